@@ -1,0 +1,70 @@
+/** One problem found in the ask_user arguments, located by the dot-joined path of the offending value. */
+export interface ToolInputIssue {
+  /** e.g. `questions.1.id`, `questions.0.options.2.label`, `timeoutSeconds`; `""` for the arguments object. */
+  path: string;
+  message: string;
+}
+
+/** The shape of every error body Handraise returns: tool errors and HTTP 4xx bodies alike. */
+export interface ErrorBody {
+  error: { code: string; message: string; issues?: ToolInputIssue[] };
+}
+
+/**
+ * The model called ask_user with arguments it can correct. Nothing was stored and the run does not suspend;
+ * the model gets {@link ToolInputError.toToolErrorText} back and may call again.
+ *
+ * `name` is set explicitly: Step Functions `ErrorEquals` and callers match on it, and bundlers rename classes.
+ */
+export class ToolInputError extends Error {
+  override readonly name = "ToolInputError";
+  readonly code = "INVALID_ARGUMENT";
+
+  constructor(readonly issues: ToolInputIssue[]) {
+    super(summarize(issues));
+  }
+
+  toErrorBody(): ErrorBody {
+    return { error: { code: this.code, message: this.message, issues: this.issues } };
+  }
+
+  /** What the model reads: the sentence, then the machine-readable body. */
+  toToolErrorText(): string {
+    return `${this.message} Fix the arguments and call ask_user again.\n${JSON.stringify(this.toErrorBody())}`;
+  }
+}
+
+function summarize(issues: ToolInputIssue[]): string {
+  const first = issues[0];
+  if (!first) return "Invalid ask_user arguments.";
+  const where = first.path === "" ? "arguments" : first.path;
+  const more =
+    issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? "s" : ""})` : "";
+  return `Invalid ask_user arguments: ${where}: ${first.message}${more}.`;
+}
+
+export type InvalidAnswerReason =
+  | "not_an_object"
+  | "unknown_question"
+  | "missing"
+  | "empty_value"
+  | "too_many_values";
+
+/** An answer that does not fit the questions; the question stays pending. */
+export class InvalidAnswerError extends Error {
+  override readonly name = "InvalidAnswerError";
+  readonly code = "INVALID_ANSWER";
+
+  constructor(
+    readonly reason: InvalidAnswerReason,
+    /** The offending key; absent when the envelope itself is not an object of string arrays. */
+    readonly questionId: string | undefined,
+    message: string,
+  ) {
+    super(message);
+  }
+
+  toErrorBody(): ErrorBody {
+    return { error: { code: this.code, message: this.message } };
+  }
+}

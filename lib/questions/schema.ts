@@ -1,0 +1,147 @@
+/**
+ * The zod schemas of the ask_user contract: the single source of its types, of the shape checks of
+ * `normalizeAskUserArgs` and of the JSON Schema in the tool definitions.
+ *
+ * Only per-value rules live in the argument schema, written as `regex` checks where possible, because
+ * those are what `z.toJSONSchema` carries over to the providers' JSON Schema. Rules that compare two values
+ * (duplicate ids, duplicate labels) cannot be said in JSON Schema; `normalize.ts` adds them.
+ */
+import { z } from "zod";
+
+export const QUESTION_ID_PATTERN = /^[a-z][a-z0-9_]*$/;
+export const MAX_QUESTIONS = 3;
+export const MIN_OPTIONS = 2;
+export const MAX_OPTIONS = 4;
+export const MAX_LABEL_UNITS = 64;
+export const MAX_HEADER_UNITS = 12;
+export const DEFAULT_TIMEOUT_SECONDS = 900;
+export const MIN_TIMEOUT_SECONDS = 30;
+export const MAX_TIMEOUT_SECONDS = 3600;
+/** Step Functions' longest execution: one year. A deployment may raise its ceiling up to this. */
+export const STEP_FUNCTIONS_MAX_TIMEOUT_SECONDS = 31_536_000;
+/** Extra time the waiting side allows on top of the question's timeout before it reports no answer. */
+export const TIMEOUT_GRACE_SECONDS = 10;
+
+/** Has at least one non-whitespace character (so it is non-empty after trimming). */
+const NOT_BLANK = /\S/;
+/**
+ * At most 64 UTF-16 code units once surrounding whitespace is trimmed (blank strings pass here and fail
+ * NOT_BLANK instead, so each problem gets one message).
+ */
+const LABEL_LENGTH = /^\s*(?:\S(?:[\s\S]{0,62}\S)?)?\s*$/;
+/** Not just "Other" (any case, optional trailing "…" or "..."): free text is always offered. */
+const NOT_OTHER = /^(?!\s*[Oo][Tt][Hh][Ee][Rr](?:…|\.\.\.)?\s*$)/;
+
+/** "x is required" when absent, "x must be …" when of the wrong type: a model fixes either at once. */
+const typeError =
+  (what: string, expected: string) =>
+  (issue: { input?: unknown }): string =>
+    issue.input === undefined ? `${what} is required` : `${what} must be ${expected}`;
+
+const nonBlankString = (what: string) =>
+  z
+    .string({ error: typeError(what, "a string") })
+    .regex(NOT_BLANK, { error: `${what} must not be empty or blank` });
+
+const optionArgSchema = z.strictObject(
+  {
+    label: nonBlankString("label")
+      .regex(LABEL_LENGTH, { error: `label must be at most ${MAX_LABEL_UNITS} characters after trimming` })
+      .regex(NOT_OTHER, {
+        error: 'do not add an "Other" option: free text is always allowed and offered automatically',
+      })
+      .describe("The choice as the user sees it. Put the recommended option first, with ' (Recommended)'."),
+    description: z
+      .string({ error: "description must be a string" })
+      .nullish()
+      .describe("Optional one-line explanation of the option."),
+  },
+  { error: "each option must be an object {label, description?}" },
+);
+
+const questionArgSchema = z.strictObject(
+  {
+    id: z
+      .string({ error: typeError("id", "a string") })
+      .regex(QUESTION_ID_PATTERN, {
+        error: "id must start with a lowercase letter and contain only a-z, 0-9 and _ (e.g. deploy_target)",
+      })
+      .describe("Short unique key for this question, e.g. deploy_target. The answers are keyed by it."),
+    header: nonBlankString("header").describe(
+      `Very short label shown above the question (cut to ${MAX_HEADER_UNITS} characters).`,
+    ),
+    question: nonBlankString("question").describe("The complete question, one sentence."),
+    options: z
+      .array(optionArgSchema, { error: typeError("options", "an array") })
+      .min(MIN_OPTIONS, { error: `give at least ${MIN_OPTIONS} options` })
+      .max(MAX_OPTIONS, { error: `give at most ${MAX_OPTIONS} options` })
+      .describe(`${MIN_OPTIONS}-${MAX_OPTIONS} distinct choices. Never add an "Other" option.`),
+    multiSelect: z
+      .boolean({ error: "multiSelect must be true or false" })
+      .nullish()
+      .describe("true only when several options may be chosen together."),
+  },
+  { error: "each question must be an object {id, header, question, options, multiSelect?}" },
+);
+
+/** The ask_user arguments as the model sends them (before trimming, truncation and clamping). */
+export const askUserArgsSchema = z.strictObject(
+  {
+    questions: z
+      .array(questionArgSchema, { error: typeError("questions", "an array") })
+      .min(1, { error: "ask at least 1 question" })
+      .max(MAX_QUESTIONS, { error: `ask at most ${MAX_QUESTIONS} questions in one call` })
+      .describe(
+        `1-${MAX_QUESTIONS} questions. Usually one; several only when the answers must come together.`,
+      ),
+    timeoutSeconds: z
+      .int({ error: "timeoutSeconds must be a whole number of seconds" })
+      .nullish()
+      .describe(
+        `How long to wait for the answer, in seconds (default ${DEFAULT_TIMEOUT_SECONDS}, ` +
+          `clamped to ${MIN_TIMEOUT_SECONDS}-${MAX_TIMEOUT_SECONDS}).`,
+      ),
+  },
+  { error: "the arguments must be an object {questions, timeoutSeconds?}" },
+);
+
+export type AskUserArgs = z.input<typeof askUserArgsSchema>;
+
+/** A question in canonical form: what is stored, delivered and returned by the API. */
+export const questionSchema = z.strictObject({
+  id: z.string().regex(QUESTION_ID_PATTERN),
+  header: z.string().min(1).max(MAX_HEADER_UNITS),
+  question: z.string().min(1),
+  options: z
+    .array(
+      z.strictObject({ label: z.string().min(1).max(MAX_LABEL_UNITS), description: z.string().optional() }),
+    )
+    .min(MIN_OPTIONS)
+    .max(MAX_OPTIONS),
+  multiSelect: z.literal(true).optional(),
+  allowOther: z.literal(true),
+});
+
+export type Question = z.infer<typeof questionSchema>;
+export type QuestionOption = Question["options"][number];
+
+/** Canonical ask_user arguments: what `normalizeAskUserArgs` returns. */
+export interface AskUserRequest {
+  questions: Question[];
+  timeoutSeconds: number;
+}
+
+/** The answer envelope: every answer is an array of values, also for single-select questions. */
+export const answersSchema = z.record(z.string(), z.array(z.string()));
+export type Answers = z.infer<typeof answersSchema>;
+
+export const noAnswerReasonSchema = z.enum(["expired", "cancelled", "skipped"]);
+export type NoAnswerReason = z.infer<typeof noAnswerReasonSchema>;
+
+/** What the AskUser task ends with, and what the model is told (DESIGN.md §2). */
+export const askUserResultSchema = z.discriminatedUnion("status", [
+  z.strictObject({ status: z.literal("answered"), answers: answersSchema }),
+  z.strictObject({ status: z.literal("no_answer"), reason: noAnswerReasonSchema }),
+  z.strictObject({ status: z.literal("delivery_failed") }),
+]);
+export type AskUserResult = z.infer<typeof askUserResultSchema>;

@@ -1,0 +1,45 @@
+import { z } from "zod";
+import { askUserArgsSchema } from "./schema.ts";
+
+export const ASK_USER_TOOL_NAME = "ask_user";
+
+/** The model guidance of reference/ask-user-contract.md §1, shipped in every tool definition. */
+export const ASK_USER_TOOL_DESCRIPTION = [
+  "Ask the user 1-3 structured questions in their chat and wait for the answer.",
+  "Ask only when you are blocked on a decision that genuinely belongs to the user; never to ask permission to proceed or to confirm a plan.",
+  "Ask one question per call unless the answers must come together.",
+  'Put every choice in options, the recommended one first with " (Recommended)" after its label.',
+  "Use multiSelect only when several options may be chosen together.",
+  'Never add an "Other" option: free text is always allowed.',
+  "If the result is no_answer, continue with your best judgment; if it is delivery_failed, do not ask again.",
+].join(" ");
+
+/** JSON Schema of the arguments, generated from the zod schema (per-value rules included as patterns). */
+function argumentsJsonSchema(): Record<string, unknown> {
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(askUserArgsSchema, { io: "input" });
+  return schema;
+}
+
+const parameters = argumentsJsonSchema();
+
+/**
+ * ask_user in the three formats agents use: OpenAI Chat Completions function tool, Anthropic Messages API
+ * tool, Bedrock Converse `toolSpec`. All share one JSON Schema generated from `askUserArgsSchema`.
+ *
+ * @example
+ * await anthropic.messages.create({ ..., tools: [askUserToolDefinitions.anthropic] });
+ */
+export const askUserToolDefinitions = {
+  openai: {
+    type: "function",
+    function: { name: ASK_USER_TOOL_NAME, description: ASK_USER_TOOL_DESCRIPTION, parameters },
+  },
+  anthropic: { name: ASK_USER_TOOL_NAME, description: ASK_USER_TOOL_DESCRIPTION, input_schema: parameters },
+  bedrock: {
+    toolSpec: {
+      name: ASK_USER_TOOL_NAME,
+      description: ASK_USER_TOOL_DESCRIPTION,
+      inputSchema: { json: parameters },
+    },
+  },
+} as const;
