@@ -3,8 +3,11 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // Integration suites share one local stack per file; keep files in separate workers.
+    // Each integration file starts its own local stack (handlers read their configuration at import), so
+    // files run in separate processes.
     pool: "forks",
-    testTimeout: 20_000,
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
   },
 });

@@ -34,7 +34,7 @@ const SECRET_KEY = /secret|password|passwd|credential|token|api_?key|sensitive/i
  */
 export function normalizeAskUserArgs(args: unknown, limits: TimeoutLimits = {}): AskUserRequest {
   const parsed = askUserArgsSchema.safeParse(args);
-  const issues = parsed.success ? [] : parsed.error.issues.flatMap(toToolInputIssues);
+  const issues = parsed.success ? [] : withoutSizeOfWrongType(parsed.error.issues).flatMap(toToolInputIssues);
   issues.push(...findDuplicates(args));
   if (!parsed.success || issues.length > 0) throw new ToolInputError(issues);
 
@@ -69,6 +69,17 @@ export function clampTimeout(seconds: number, limits: TimeoutLimits = {}): numbe
 }
 
 const joinPath = (path: readonly PropertyKey[]): string => path.map(String).join(".");
+
+/**
+ * zod sizes anything with a `length`, so a string given for `questions` also gets "ask at most 3
+ * questions". The type problem at the same path already says what is wrong; the size message would mislead.
+ */
+function withoutSizeOfWrongType(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  const wrongType = new Set(issues.filter((i) => i.code === "invalid_type").map((i) => joinPath(i.path)));
+  return issues.filter(
+    (i) => !((i.code === "too_big" || i.code === "too_small") && wrongType.has(joinPath(i.path))),
+  );
+}
 
 /** zod reports unknown keys once per object; the contract wants each at its own path. */
 function toToolInputIssues(issue: z.core.$ZodIssue): ToolInputIssue[] {

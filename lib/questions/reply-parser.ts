@@ -35,10 +35,10 @@ export function parseTextReply(questions: readonly Question[], text: string): Te
   }
 
   const [only] = questions;
+  // Several questions read the untrimmed text: a leading blank line keeps its position (it leaves the
+  // first question unanswered) like any other blank line.
   const answers: Answers =
-    questions.length === 1 && only
-      ? { [only.id]: resolveValue(only, trimmed) }
-      : parseLines(questions, trimmed);
+    questions.length === 1 && only ? { [only.id]: resolveValue(only, trimmed) } : parseLines(questions, text);
   const answered = Object.fromEntries(Object.entries(answers).filter(([, values]) => values.length > 0));
   return Object.keys(answered).length > 0 ? { kind: "answer", answers: answered } : { kind: "none" };
 }

@@ -1,0 +1,111 @@
+/**
+ * `npm start`: the local stack plus a demo agent run. The run asks three questions (printed below by the
+ * console channel); type the answers here — or answer with the HTTP API — and the run resumes and prints
+ * its reply. Ctrl-C stops everything.
+ */
+import { createInterface } from "node:readline";
+import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { interpretTypedReply } from "#lib/app/typed-reply.ts";
+import type { QuestionRecord } from "#lib/store/question-record.ts";
+import { localStackOptionsFromEnv, stopOnSignals } from "./cli-options.ts";
+import { demoAgentInput } from "./demo-agent.ts";
+import { startLocalStack } from "./stack.ts";
+
+const print = (text: string): void => {
+  process.stdout.write(`${text}\n`);
+};
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const stack = await startLocalStack(localStackOptionsFromEnv(process.env));
+stopOnSignals(stack.stop);
+const api = async (
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: unknown }> => {
+  const response = await fetch(`${stack.httpUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${stack.apiKey}`, "content-type": "application/json" },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, json: await response.json() };
+};
+
+print(`Handraise local stack
+  HTTP API:           ${stack.httpUrl}  (Authorization: Bearer ${stack.apiKey})
+  Step Functions API: ${stack.sfnUrl}
+  DynamoDB:           ${stack.dynamodbUrl}
+  State machine:      ${stack.stateMachineArns.agent}`);
+
+const sfn = new SFNClient({
+  endpoint: stack.sfnUrl,
+  region: "us-east-1",
+  credentials: { accessKeyId: "local", secretAccessKey: "local" },
+});
+const sessionKey = `demo-${Date.now()}`;
+const { executionArn } = await sfn.send(
+  new StartExecutionCommand({
+    stateMachineArn: stack.stateMachineArns.agent,
+    input: JSON.stringify(
+      demoAgentInput({
+        sessionKey,
+        owner: "console:you",
+        deliverTo: [{ channel: "console", chatId: "terminal" }],
+        timeoutSeconds: 600,
+      }),
+    ),
+  }),
+);
+print(`\nStarted the demo agent run ${executionArn}`);
+
+async function pendingQuestion(): Promise<QuestionRecord | undefined> {
+  const { json } = await api("GET", `/questions?sessionKey=${encodeURIComponent(sessionKey)}`);
+  return (json as { questions: QuestionRecord[] }).questions[0];
+}
+
+let lines: string[] = [];
+async function onLine(line: string): Promise<void> {
+  const question = await pendingQuestion();
+  if (!question) return print("(no question is waiting right now)");
+  lines.push(line);
+  const reply = interpretTypedReply(question.questions, lines.join("\n"));
+  if (reply.kind === "none") {
+    lines = [];
+    return;
+  }
+  if (reply.kind === "incomplete") {
+    const missing = reply.missing.map((q) => `${q.header} [${q.id}]`).join(", ");
+    return print(`Still needed: ${missing}. Type the next line (or "id: answer").`);
+  }
+  lines = [];
+  const result =
+    reply.kind === "answer"
+      ? await api("POST", `/questions/${question.id}/answer`, {
+          answers: reply.answers,
+          resolvedBy: "console:you",
+        })
+      : await api("POST", `/questions/${question.id}/cancel`, {
+          reason: reply.kind === "skip" ? "skipped" : "cancelled",
+          resolvedBy: "console:you",
+        });
+  if (result.status >= 400) print(`Not accepted: ${JSON.stringify(result.json)}`);
+}
+
+const input = createInterface({ input: process.stdin, terminal: false });
+let queue = Promise.resolve();
+input.on("line", (line) => {
+  queue = queue.then(() => onLine(line)).catch((error: unknown) => print(`Error: ${String(error)}`));
+});
+
+for (;;) {
+  const execution = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+  if (execution.status !== "RUNNING") {
+    print(
+      `\nThe run ${execution.status?.toLowerCase()}. Its reply:\n${execution.output ?? execution.cause ?? ""}`,
+    );
+    break;
+  }
+  await sleep(200);
+}
+input.close();
+print("\nThe local stack is still running (answer more with the HTTP API). Ctrl-C to stop.");

@@ -1,0 +1,178 @@
+/**
+ * A thin stand-in for API Gateway HTTP API (payload format 2.0): matches the routes of serverless.yml,
+ * builds the same event API Gateway sends (lower-cased headers, `routeKey`, `pathParameters`, the raw
+ * body, base64 for non-text bodies) and calls the real handler. It adds about a millisecond per request
+ * and starts instantly, where serverless-offline needs the framework booted.
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
+import { lambdaContext } from "./lambda-context.ts";
+
+export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown>;
+
+export interface GatewayRoute {
+  method: string;
+  path: string;
+  functionName: string;
+  handler: HttpHandler;
+}
+
+export interface LocalHttpGateway {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** API Gateway's payload limit. */
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+const TEXT_TYPES = /^(text\/|application\/(json|x-www-form-urlencoded|xml|[\w.+-]+\+json))/i;
+
+interface CompiledRoute extends GatewayRoute {
+  pattern: RegExp;
+  names: string[];
+}
+
+function compile(route: GatewayRoute): CompiledRoute {
+  const names: string[] = [];
+  const source = route.path
+    .split("/")
+    .map((segment) => {
+      const param = /^\{([^}+]+)(\+?)\}$/.exec(segment);
+      if (!param?.[1]) return segment.replace(/[.*+?^$()|[\]\\]/g, "\\$&");
+      names.push(param[1]);
+      return param[2] ? "(.+)" : "([^/]+)";
+    })
+    .join("/");
+  return { ...route, pattern: new RegExp(`^${source}$`), names };
+}
+
+export async function startHttpGateway(options: {
+  routes: GatewayRoute[];
+  host?: string;
+  port?: number;
+}): Promise<LocalHttpGateway> {
+  const routes = options.routes.map(compile);
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY_BYTES)
+        return send(res, { statusCode: 413, body: '{"message":"Request Entity Too Large"}' });
+      chunks.push(chunk as Buffer);
+    }
+    const url = new URL(req.url ?? "/", "http://localhost");
+    const method = (req.method ?? "GET").toUpperCase();
+    const path = decodeURIComponent(url.pathname);
+    for (const route of routes) {
+      if (route.method !== method) continue;
+      const match = route.pattern.exec(path);
+      if (!match) continue;
+      const pathParameters = Object.fromEntries(route.names.map((name, i) => [name, match[i + 1] ?? ""]));
+      const event = toEvent(
+        req,
+        url,
+        method,
+        `${route.method} ${route.path}`,
+        pathParameters,
+        Buffer.concat(chunks),
+      );
+      const result = await route.handler(event, lambdaContext(route.functionName));
+      return send(res, toResult(result));
+    }
+    send(res, { statusCode: 404, body: '{"message":"Not Found"}' });
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      // What API Gateway answers when the function itself fails.
+      console.error("local gateway: handler failed:", error instanceof Error ? error.message : error);
+      if (!res.headersSent) send(res, { statusCode: 500, body: '{"message":"Internal Server Error"}' });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 3000, options.host ?? "127.0.0.1", () => resolve());
+  });
+  const { address, port } = server.address() as AddressInfo;
+  return {
+    url: `http://${address}:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function toEvent(
+  req: IncomingMessage,
+  url: URL,
+  method: string,
+  routeKey: string,
+  pathParameters: Record<string, string>,
+  body: Buffer,
+): APIGatewayProxyEventV2 {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(",") : value;
+  }
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams)
+    query[name] = name in query ? `${query[name]},${value}` : value;
+  const isText = TEXT_TYPES.test(headers["content-type"] ?? "");
+  const now = new Date();
+  return {
+    version: "2.0",
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    ...(Object.keys(query).length > 0 && { queryStringParameters: query }),
+    ...(Object.keys(pathParameters).length > 0 && { pathParameters }),
+    requestContext: {
+      accountId: "000000000000",
+      apiId: "local",
+      domainName: headers.host ?? "localhost",
+      domainPrefix: "local",
+      http: {
+        method,
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? "127.0.0.1",
+        userAgent: headers["user-agent"] ?? "",
+      },
+      requestId: randomUUID(),
+      routeKey,
+      stage: "$default",
+      time: now.toISOString(),
+      timeEpoch: now.getTime(),
+    },
+    ...(body.length > 0 && { body: isText ? body.toString("utf8") : body.toString("base64") }),
+    isBase64Encoded: body.length > 0 && !isText,
+  };
+}
+
+/** API Gateway's rules for a v2 result: a structured result as is; anything else is a 200 JSON body. */
+function toResult(result: unknown): APIGatewayProxyStructuredResultV2 {
+  if (typeof result === "object" && result !== null && "statusCode" in result) {
+    return result as APIGatewayProxyStructuredResultV2;
+  }
+  return {
+    statusCode: 200,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(result ?? null),
+  };
+}
+
+function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
+  const headers: Record<string, string | number | boolean> = { ...(result.headers ?? {}) };
+  if (!Object.keys(headers).some((name) => name.toLowerCase() === "content-type")) {
+    headers["content-type"] = "application/json";
+  }
+  res.writeHead(result.statusCode ?? 200, headers as Record<string, string>);
+  const body = result.body ?? "";
+  res.end(result.isBase64Encoded ? Buffer.from(body, "base64") : body);
+}

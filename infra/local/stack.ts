@@ -1,0 +1,158 @@
+/**
+ * The whole system on one machine (DESIGN.md §6): embedded DynamoDB, the Step Functions API over the AWS
+ * JSON protocol, and the HTTP API — all calling the real handlers of functions/, found through
+ * serverless.yml. The handlers reach the local services the way they reach AWS: through the SDK, with the
+ * endpoints set in the standard AWS_ENDPOINT_URL_* variables.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { ensureTable, localDynamoDbClient, startLocalDynamoDb } from "./dynamodb.ts";
+import { type GatewayRoute, type HttpHandler, startHttpGateway } from "./http-gateway.ts";
+import { readServerlessFunctions } from "./serverless-functions.ts";
+import {
+  type ExecutionStatusChange,
+  type LocalLambdaHandler,
+  startLocalStepFunctions,
+} from "./stepfunctions/index.ts";
+
+export const PROJECT_ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const REGION = "us-east-1";
+const ACCOUNT = "000000000000";
+
+export interface LocalStackOptions {
+  host?: string;
+  /** HTTP API port (default 3000; 0 = any free port). */
+  port?: number;
+  sfnPort?: number;
+  dynamodbPort?: number;
+  dataDir?: string | undefined;
+  tableName?: string;
+  apiKey?: string;
+  /** Extra environment for the handlers (e.g. HANDRAISE_MIN_TIMEOUT_SECONDS, *_API_BASE). */
+  env?: Record<string, string>;
+  onExecutionStatusChange?: (change: ExecutionStatusChange) => void | Promise<void>;
+}
+
+export interface LocalStack {
+  httpUrl: string;
+  sfnUrl: string;
+  dynamodbUrl: string;
+  apiKey: string;
+  tableName: string;
+  stateMachineArns: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** The state machines of serverless.yml, by name, with their ASL files. */
+const STATE_MACHINES = [{ name: "agent", file: "infra/state-machines/agent.asl.json" }];
+
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const host = options.host ?? "127.0.0.1";
+  const tableName = options.tableName ?? "handraise-local";
+  const apiKey = options.apiKey ?? "local-api-key-change-me";
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const fn of stops.reverse()) await fn();
+  };
+
+  try {
+    const dynamodb = await startLocalDynamoDb({
+      host,
+      port: options.dynamodbPort ?? 8000,
+      dataDir: options.dataDir,
+    });
+    stops.push(dynamodb.stop);
+    const client = localDynamoDbClient(dynamodb.url);
+    await ensureTable(client, tableName);
+    client.destroy();
+
+    // The SFN port must be known before the handlers load their configuration, so start it with the
+    // handlers resolved lazily.
+    const lambdas: Record<string, LocalLambdaHandler> = {};
+    const functions = readServerlessFunctions(PROJECT_ROOT);
+    const functionName = (key: string) => `handraise-local-${key}`;
+    const functionArns = Object.fromEntries(
+      functions.map((fn) => [
+        fn.logicalId,
+        `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${functionName(fn.key)}`,
+      ]),
+    );
+    const sfn = await startLocalStepFunctions({
+      host,
+      port: options.sfnPort ?? 8083,
+      region: REGION,
+      accountId: ACCOUNT,
+      stateMachines: STATE_MACHINES.map(({ name, file }) => ({
+        name,
+        definition: resolveFunctionArns(
+          JSON.parse(readFileSync(join(PROJECT_ROOT, file), "utf8")),
+          functionArns,
+        ),
+      })),
+      lambdas,
+      ...(options.onExecutionStatusChange && { onExecutionStatusChange: options.onExecutionStatusChange }),
+    });
+    stops.push(sfn.stop);
+
+    Object.assign(process.env, {
+      AWS_REGION: REGION,
+      AWS_ACCESS_KEY_ID: "local",
+      AWS_SECRET_ACCESS_KEY: "local",
+      AWS_ENDPOINT_URL_DYNAMODB: dynamodb.url,
+      AWS_ENDPOINT_URL_SFN: sfn.url,
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+      HANDRAISE_TABLE: tableName,
+      HANDRAISE_API_KEY: apiKey,
+      HANDRAISE_CONSOLE_CHANNEL: "true",
+      ...options.env,
+    });
+
+    const routes: GatewayRoute[] = [];
+    for (const fn of functions) {
+      const module = (await import(pathToFileURL(join(PROJECT_ROOT, `${fn.module}.ts`)).href)) as Record<
+        string,
+        unknown
+      >;
+      const handler = module[fn.exportName];
+      if (typeof handler !== "function") throw new Error(`${fn.module}.ts does not export ${fn.exportName}`);
+      lambdas[functionName(fn.key)] = handler as LocalLambdaHandler;
+      for (const route of fn.routes) {
+        routes.push({ ...route, functionName: functionName(fn.key), handler: handler as HttpHandler });
+      }
+    }
+    const gateway = await startHttpGateway({ routes, host, port: options.port ?? 3000 });
+    stops.push(gateway.stop);
+
+    return {
+      httpUrl: gateway.url,
+      sfnUrl: sfn.url,
+      dynamodbUrl: dynamodb.url,
+      apiKey,
+      tableName,
+      stateMachineArns: Object.fromEntries(
+        STATE_MACHINES.map(({ name }) => [name, sfn.stateMachineArn(name)]),
+      ),
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Replaces `{"Fn::GetAtt": ["<Function>LambdaFunction", "Arn"]}` with the local function's ARN. */
+function resolveFunctionArns(node: unknown, arns: Record<string, string>): Record<string, unknown> {
+  const walk = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(walk);
+    if (typeof value !== "object" || value === null) return value;
+    const getAtt = (value as Record<string, unknown>)["Fn::GetAtt"];
+    if (Array.isArray(getAtt) && getAtt[1] === "Arn" && typeof getAtt[0] === "string") {
+      const arn = arns[getAtt[0]];
+      if (!arn) throw new Error(`state machine references unknown function ${getAtt[0]}`);
+      return arn;
+    }
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v)]));
+  };
+  return walk(node) as Record<string, unknown>;
+}

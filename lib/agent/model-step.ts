@@ -1,0 +1,163 @@
+import { z } from "zod";
+import {
+  formatToolResult,
+  normalizeAskUserArgs,
+  type TimeoutLimits,
+  ToolInputError,
+} from "../questions/index.ts";
+import { askUserResultSchema, type Question, TIMEOUT_GRACE_SECONDS } from "../questions/schema.ts";
+import { ASK_USER_TOOL_NAME } from "../questions/tool-definitions.ts";
+import { deliveryTargetSchema, ownerSchema } from "../store/question-record.ts";
+import type { ModelProvider } from "./model-provider.ts";
+import { createScriptedProvider, scriptedModelSchema } from "./scripted-provider.ts";
+import type { ToolCall, ToolOutcome, Transcript, TranscriptStore } from "./transcript.ts";
+
+/** The agent state machine's input (DESIGN.md §5). */
+export const agentInputSchema = z.object({
+  sessionKey: z.string().min(1).max(256),
+  owner: ownerSchema,
+  deliverTo: z.array(deliveryTargetSchema).max(10),
+  prompt: z.string().max(100_000),
+  model: scriptedModelSchema,
+  agentId: z.string().min(1).max(256).optional(),
+});
+export type AgentInput = z.infer<typeof agentInputSchema>;
+
+/** What the AskUser task left at `$.askResult`: a §2 result, or a tool error from its Catch. */
+const askResultSchema = z.union([
+  askUserResultSchema,
+  z.object({ status: z.literal("error"), error: z.object({ code: z.string(), message: z.string() }) }),
+]);
+
+/** The model step's event: the run id and the whole state (the agent input plus the previous step). */
+export const modelStepEventSchema = z.object({
+  runId: z.string().min(1),
+  state: agentInputSchema.extend({
+    step: z.object({ action: z.string(), ask: z.object({ toolCallId: z.string() }).optional() }).optional(),
+    askResult: askResultSchema.optional(),
+  }),
+});
+export type ModelStepEvent = z.infer<typeof modelStepEventSchema>;
+
+/**
+ * What the AskUser task needs: the model's questions as it sent them (the ask Lambda normalizes them again at
+ * its own trust boundary), the clamped timeout, and the wait including the grace period.
+ */
+export interface AskStep {
+  toolCallId: string;
+  questions: unknown;
+  timeoutSeconds: number;
+  waitSeconds: number;
+}
+export type ModelStepResult =
+  | { action: "ask"; ask: AskStep }
+  | { action: "reply"; output: { reply: string } };
+
+export interface ModelStepDeps {
+  transcripts: TranscriptStore;
+  limits: TimeoutLimits;
+  now: () => number;
+  providerFor?: (model: AgentInput["model"]) => ModelProvider;
+}
+
+/** Model calls one step may make when every tool call it gets is answered at once (errors, unknown tools). */
+const MAX_MODEL_CALLS_PER_STEP = 8;
+
+/**
+ * One turn of the reference agent: record the last ask_user outcome, then run the model until it either
+ * replies or calls ask_user with valid arguments. Invalid arguments go straight back to the model as a
+ * tool error, so the run never suspends on them.
+ */
+export function createModelStep(deps: ModelStepDeps) {
+  const providerFor = deps.providerFor ?? createScriptedProvider;
+
+  return async function modelStep(event: ModelStepEvent): Promise<ModelStepResult> {
+    const { runId, state } = event;
+    const transcript: Transcript = (await deps.transcripts.load(runId)) ?? {
+      messages: [{ role: "user", content: state.prompt }],
+      pendingToolCalls: [],
+      modelCalls: 0,
+    };
+    const waitingCall = state.step?.ask?.toolCallId;
+    if (waitingCall !== undefined && transcript.pendingToolCalls[0]?.id === waitingCall) {
+      const call = transcript.pendingToolCalls.shift() as ToolCall;
+      const outcome: ToolOutcome = state.askResult
+        ? toOutcome(state.askResult)
+        : { status: "no_answer", reason: "expired" };
+      // The arguments were valid when this question was asked, so they normalize again.
+      recordOutcome(transcript, call, outcome, normalizeAskUserArgs(call.arguments, deps.limits).questions);
+    }
+
+    const provider = providerFor(state.model);
+    for (let calls = 0; calls <= MAX_MODEL_CALLS_PER_STEP; calls++) {
+      const ask = takeNextAsk(transcript);
+      if (ask) {
+        await deps.transcripts.save(runId, transcript, deps.now());
+        return { action: "ask", ask };
+      }
+      const turn = await provider.next(transcript);
+      transcript.modelCalls += 1;
+      if ("reply" in turn) {
+        transcript.messages.push({ role: "assistant", content: turn.reply });
+        await deps.transcripts.save(runId, transcript, deps.now());
+        return { action: "reply", output: { reply: turn.reply } };
+      }
+      transcript.messages.push({ role: "assistant", toolCalls: turn.toolCalls });
+      transcript.pendingToolCalls.push(...turn.toolCalls);
+    }
+    await deps.transcripts.save(runId, transcript, deps.now());
+    return {
+      action: "reply",
+      output: { reply: "(stopped: the model kept calling tools without asking or replying)" },
+    };
+  };
+
+  /** Answers pending calls that need no person (invalid arguments, unknown tools) until one is a valid ask. */
+  function takeNextAsk(transcript: Transcript): AskStep | undefined {
+    for (;;) {
+      const call = transcript.pendingToolCalls[0];
+      if (!call) return undefined;
+      if (call.name !== ASK_USER_TOOL_NAME) {
+        transcript.pendingToolCalls.shift();
+        recordOutcome(transcript, call, toolError("UNKNOWN_TOOL", `There is no tool named "${call.name}".`));
+        continue;
+      }
+      try {
+        const { timeoutSeconds } = normalizeAskUserArgs(call.arguments, deps.limits);
+        const questions = (call.arguments as { questions: unknown }).questions;
+        return {
+          toolCallId: call.id,
+          questions,
+          timeoutSeconds,
+          waitSeconds: timeoutSeconds + TIMEOUT_GRACE_SECONDS,
+        };
+      } catch (error) {
+        if (!(error instanceof ToolInputError)) throw error;
+        transcript.pendingToolCalls.shift();
+        recordOutcome(transcript, call, {
+          status: "error",
+          error: { code: error.code, message: error.message },
+          text: error.toToolErrorText(),
+        });
+      }
+    }
+  }
+}
+
+function toolError(code: string, message: string): ToolOutcome {
+  return { status: "error", error: { code, message }, text: JSON.stringify({ error: { code, message } }) };
+}
+
+function toOutcome(result: z.infer<typeof askResultSchema>): ToolOutcome {
+  return result.status === "error" ? toolError(result.error.code, result.error.message) : result;
+}
+
+function recordOutcome(
+  transcript: Transcript,
+  call: ToolCall,
+  outcome: ToolOutcome,
+  questions: Question[] = [],
+): void {
+  const text = outcome.status === "error" ? outcome.text : formatToolResult(outcome, questions).text;
+  transcript.messages.push({ role: "tool", toolCallId: call.id, text, outcome });
+}

@@ -1,0 +1,59 @@
+/**
+ * Expected failures of the use cases, each with the API error code it maps to (DESIGN.md §4). Names are set
+ * explicitly: the ask Lambda's errors reach the state machine's `Catch` by name.
+ */
+import type { QuestionStatus } from "../store/question-record.ts";
+
+export class NotFoundError extends Error {
+  override readonly name = "NotFoundError";
+  readonly code = "NOT_FOUND";
+  constructor(readonly questionId: string) {
+    super(`No question with id "${questionId}".`);
+  }
+}
+
+export class AlreadyResolvedError extends Error {
+  override readonly name = "AlreadyResolvedError";
+  readonly code = "ALREADY_RESOLVED";
+  constructor(
+    readonly questionId: string,
+    readonly status: QuestionStatus,
+  ) {
+    super(`Question "${questionId}" is already ${status}.`);
+  }
+}
+
+export class SessionBusyError extends Error {
+  override readonly name = "SessionBusyError";
+  readonly code = "SESSION_BUSY";
+  constructor(readonly pendingId: string) {
+    super(
+      "Another question is already waiting for an answer in this session. Wait for it to be answered first.",
+    );
+  }
+}
+
+export class IdInUseError extends Error {
+  override readonly name = "IdInUseError";
+  readonly code = "ID_IN_USE";
+  constructor(readonly questionId: string) {
+    super(`The question id "${questionId}" is already in use.`);
+  }
+}
+
+export class NotOwnerError extends Error {
+  override readonly name = "NotOwnerError";
+  readonly code = "NOT_OWNER";
+  constructor(readonly questionId: string) {
+    super("This question is not yours to answer.");
+  }
+}
+
+/** Every delivery target refused the question: the run gets delivery_failed and must not ask again. */
+export class DeliveryFailedError extends Error {
+  override readonly name = "DeliveryFailedError";
+  readonly code = "DELIVERY_FAILED";
+  constructor(readonly questionId: string) {
+    super(`Question "${questionId}" could not be delivered to any target.`);
+  }
+}

@@ -1,0 +1,88 @@
+import { TASK_ERRORS, type TaskCallbacks } from "../callbacks/task-callbacks.ts";
+import type { ChannelRegistry } from "../channels/chat-channel.ts";
+import { validateAnswers } from "../questions/index.ts";
+import type { Answers } from "../questions/schema.ts";
+import type { CancelReason, QuestionRecord } from "../store/question-record.ts";
+import type { Outcome, QuestionStore } from "../store/question-store.ts";
+import { AlreadyResolvedError, NotFoundError, NotOwnerError } from "./errors.ts";
+import { retireDeliveries } from "./retire-deliveries.ts";
+
+export interface ResolveDeps {
+  store: QuestionStore;
+  callbacks: TaskCallbacks;
+  channels: ChannelRegistry;
+  now: () => number;
+  /** Reports failures that do not change the outcome (a chat copy that could not be edited). */
+  onBackgroundError: (error: unknown, context: string) => void;
+}
+
+export interface ResolveOptions {
+  /** Who resolved it, recorded on the question (e.g. "api", "telegram:42", "run-abort"). */
+  resolvedBy?: string | undefined;
+  /** When set, only this platform-qualified user may resolve the question (chat webhooks). */
+  actor?: string | undefined;
+}
+
+export interface Resolution {
+  record: QuestionRecord;
+  /** Whether the waiting run took the result; `no_run` for questions nothing waits on. */
+  run: "resumed" | "not_waiting" | "no_run";
+}
+
+/**
+ * Answering and cancelling: one conditional write decides (first one wins), then the waiting run is resumed
+ * and every posted copy is retired.
+ *
+ * @example
+ * const { answer, cancel } = createResolveQuestion(deps);
+ * await answer("ask_…", { deploy_target: ["Production"] }, { resolvedBy: "api" });
+ * await cancel("ask_…", "skipped", { actor: "telegram:42" });
+ * @throws NotFoundError, NotOwnerError, AlreadyResolvedError (with the final status), InvalidAnswerError.
+ */
+export function createResolveQuestion(deps: ResolveDeps) {
+  const { store, callbacks, channels, now } = deps;
+
+  async function loadPending(id: string, options: ResolveOptions): Promise<QuestionRecord> {
+    const record = await store.get(id, now());
+    if (!record) throw new NotFoundError(id);
+    if (options.actor !== undefined && options.actor !== record.owner) throw new NotOwnerError(id);
+    if (record.status !== "pending") throw new AlreadyResolvedError(id, record.status);
+    return record;
+  }
+
+  async function close(
+    id: string,
+    outcome: Outcome,
+    resume: (token: string) => Promise<"resumed" | "not_waiting">,
+  ): Promise<Resolution> {
+    const closed = await store.close(id, outcome, now());
+    if (closed.kind === "not_found") throw new NotFoundError(id);
+    if (closed.kind === "not_pending") throw new AlreadyResolvedError(id, closed.record.status);
+    const run = closed.taskToken === undefined ? "no_run" : await resume(closed.taskToken);
+    await retireDeliveries(channels, closed.record, (error, channel) =>
+      deps.onBackgroundError(error, `retiring question ${id} on ${channel}`),
+    );
+    return { record: closed.record, run };
+  }
+
+  return {
+    async answer(id: string, rawAnswers: unknown, options: ResolveOptions = {}): Promise<Resolution> {
+      const record = await loadPending(id, options);
+      const answers: Answers = validateAnswers(record.questions, rawAnswers);
+      return close(id, { status: "answered", answers, resolvedBy: options.resolvedBy }, (token) =>
+        callbacks.succeed(token, { status: "answered", answers }),
+      );
+    },
+
+    async cancel(id: string, reason: CancelReason, options: ResolveOptions = {}): Promise<Resolution> {
+      await loadPending(id, options);
+      const error = reason === "skipped" ? TASK_ERRORS.skipped : TASK_ERRORS.cancelled;
+      const cause = reason === "skipped" ? "The user skipped the question." : "The question was cancelled.";
+      return close(id, { status: "cancelled", reason, resolvedBy: options.resolvedBy }, (token) =>
+        callbacks.fail(token, error, cause),
+      );
+    },
+  };
+}
+
+export type ResolveQuestion = ReturnType<typeof createResolveQuestion>;

@@ -1,0 +1,24 @@
+import type { AskUserResult } from "../questions/schema.ts";
+
+/** Error names the run's `Catch` turns into no_answer results (DESIGN.md §1). */
+export const TASK_ERRORS = { cancelled: "Handraise.Cancelled", skipped: "Handraise.Skipped" } as const;
+export type TaskErrorName = (typeof TASK_ERRORS)[keyof typeof TASK_ERRORS];
+
+/**
+ * `resumed`: Step Functions took the result. `not_waiting`: the run no longer waits on this token (it timed
+ * out, was stopped, or the token was already used) — a normal outcome, not a failure.
+ */
+export type CallbackOutcome = "resumed" | "not_waiting";
+
+/**
+ * Resuming a waiting run. Callers hold the token only between closing the record and this call.
+ *
+ * @example
+ * await callbacks.succeed(token, { status: "answered", answers });
+ * await callbacks.fail(token, TASK_ERRORS.skipped, "The user skipped the question.");
+ */
+export interface TaskCallbacks {
+  succeed(taskToken: string, result: AskUserResult): Promise<CallbackOutcome>;
+  fail(taskToken: string, error: TaskErrorName, cause: string): Promise<CallbackOutcome>;
+  heartbeat(taskToken: string): Promise<CallbackOutcome>;
+}

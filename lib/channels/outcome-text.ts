@@ -1,0 +1,19 @@
+import type { QuestionRecord } from "../store/question-record.ts";
+
+/** One line saying how a question ended, shown where its prompt was posted. */
+export function outcomeText(record: QuestionRecord): string {
+  switch (record.status) {
+    case "answered": {
+      const parts = record.questions.map((q) => `${q.header}: ${(record.answers?.[q.id] ?? []).join(", ")}`);
+      return `Answered — ${parts.join("; ")}`;
+    }
+    case "cancelled":
+      return record.reason === "skipped" ? "Skipped." : "Cancelled.";
+    case "expired":
+      return "Expired: no answer in time.";
+    case "delivery_failed":
+      return "Could not be delivered.";
+    case "pending":
+      return "Waiting for an answer.";
+  }
+}

@@ -1,0 +1,59 @@
+import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { ZodError } from "zod";
+import {
+  AlreadyResolvedError,
+  IdInUseError,
+  NotFoundError,
+  NotOwnerError,
+  SessionBusyError,
+} from "../app/errors.ts";
+import { InvalidAnswerError, ToolInputError } from "../questions/errors.ts";
+import { errorResponse } from "./responses.ts";
+
+/** A request problem found at the HTTP boundary (auth, body, route). */
+export class HttpError extends Error {
+  override readonly name = "HttpError";
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The one place errors become HTTP responses (DESIGN.md §4 codes). Expected failures keep their message;
+ * anything else is an opaque 500 and is reported (name and message only: events carry secrets and
+ * personal data).
+ */
+export function toHttpResponse(
+  error: unknown,
+  report: (error: unknown) => void,
+): APIGatewayProxyStructuredResultV2 {
+  if (error instanceof HttpError) return errorResponse(error.statusCode, error.code, error.message);
+  if (error instanceof ToolInputError)
+    return errorResponse(400, error.code, error.message, { issues: error.issues });
+  if (error instanceof ZodError) {
+    const issues = error.issues.map((issue) => ({
+      path: issue.path.map(String).join("."),
+      message: issue.message,
+    }));
+    const first = issues[0];
+    const message = first
+      ? `Invalid request: ${first.path || "body"}: ${first.message}.`
+      : "Invalid request.";
+    return errorResponse(400, "INVALID_ARGUMENT", message, { issues });
+  }
+  if (error instanceof InvalidAnswerError) return errorResponse(400, error.code, error.message);
+  if (error instanceof NotFoundError) return errorResponse(404, error.code, error.message);
+  if (error instanceof NotOwnerError) return errorResponse(403, error.code, error.message);
+  if (error instanceof AlreadyResolvedError) {
+    return errorResponse(409, error.code, error.message, { status: error.status });
+  }
+  if (error instanceof SessionBusyError || error instanceof IdInUseError) {
+    return errorResponse(409, error.code, error.message);
+  }
+  report(error);
+  return errorResponse(500, "INTERNAL", "Internal error.");
+}

@@ -1,0 +1,58 @@
+import { timingSafeEqual } from "node:crypto";
+import type { MiddlewareObj } from "@middy/core";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { HttpError, toHttpResponse } from "./http-errors.ts";
+
+type HttpMiddleware = MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
+
+/** Largest body the question API reads; a question is a few KiB. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * `Authorization: Bearer <key>`, compared in constant time. Without a configured key every request is
+ * refused: the API never runs open.
+ */
+export function apiKeyAuth(apiKey: string | undefined): HttpMiddleware {
+  const expected = apiKey === undefined ? undefined : Buffer.from(apiKey);
+  return {
+    before: async (request) => {
+      const header = request.event.headers?.authorization ?? "";
+      const presented = Buffer.from(header.startsWith("Bearer ") ? header.slice("Bearer ".length) : "");
+      const ok =
+        expected !== undefined &&
+        presented.length === expected.length &&
+        timingSafeEqual(presented, expected);
+      if (!ok)
+        throw new HttpError(401, "UNAUTHORIZED", "Missing or wrong API key (Authorization: Bearer <key>).");
+    },
+  };
+}
+
+/** The raw body bytes, decoded from base64 when API Gateway encoded them. */
+export function rawBody(event: APIGatewayProxyEventV2): Buffer {
+  if (event.body === undefined) return Buffer.alloc(0);
+  return Buffer.from(event.body, event.isBase64Encoded ? "base64" : "utf8");
+}
+
+/** Parses a JSON request body; absent body → `{}`. */
+export function parseJsonBody(event: APIGatewayProxyEventV2): unknown {
+  const raw = rawBody(event);
+  if (raw.length > MAX_BODY_BYTES) {
+    throw new HttpError(413, "PAYLOAD_TOO_LARGE", `The body is larger than ${MAX_BODY_BYTES} bytes.`);
+  }
+  if (raw.length === 0) return {};
+  try {
+    return JSON.parse(raw.toString("utf8"));
+  } catch {
+    throw new HttpError(400, "INVALID_JSON", "The body is not valid JSON.");
+  }
+}
+
+/** Turns every thrown error into a response through the one mapper; must be the first `use`d. */
+export function httpErrors(report: (error: unknown) => void): HttpMiddleware {
+  return {
+    onError: async (request) => {
+      request.response = toHttpResponse(request.error, report);
+    },
+  };
+}

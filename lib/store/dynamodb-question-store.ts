@@ -1,0 +1,379 @@
+import {
+  type AttributeValue,
+  ConditionalCheckFailedException,
+  type ConsumedCapacity,
+  DeleteItemCommand,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  UpdateItemCommand,
+} from "@aws-sdk/client-dynamodb";
+import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
+import { CREATED_ORDER, INDEX, keys } from "./keys.ts";
+import { type QuestionRecord, type StoredStatus, statusAt } from "./question-record.ts";
+import type {
+  CloseResult,
+  CreateResult,
+  NewQuestion,
+  Outcome,
+  PendingFilter,
+  QuestionStore,
+} from "./question-store.ts";
+
+export interface DynamoDbQuestionStoreOptions {
+  client: DynamoDBClient;
+  tableName: string;
+  /** How long a record stays after its deadline before TTL removes it. */
+  retentionSeconds: number;
+  /** Called with the capacity each request consumed (the benchmark counts cost with it). */
+  onConsumedCapacity?: (capacity: ConsumedCapacity) => void;
+}
+
+/** Stored item of a question (the record plus storage-only attributes). */
+interface QuestionItem extends Omit<QuestionRecord, "status"> {
+  pk: string;
+  entity: "question";
+  status: StoredStatus;
+  taskToken?: string;
+  expiresAt: number;
+}
+
+interface SessionSlotItem {
+  pk: string;
+  entity: "sessionSlot";
+  questionId: string;
+  expiresAtMs: number;
+  expiresAt: number;
+}
+
+/** How many times a stale session slot is taken over before giving up (another writer keeps winning). */
+const SLOT_ATTEMPTS = 3;
+
+/**
+ * QuestionStore on one DynamoDB table (infra/table.json), without transactions: each step is a single
+ * conditional write, and a crash between two steps heals itself (a stale session slot is taken over once
+ * its question has ended or expired).
+ */
+export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOptions): QuestionStore {
+  const { client, tableName: TableName, retentionSeconds } = options;
+  const capacity = { ReturnConsumedCapacity: options.onConsumedCapacity ? ("TOTAL" as const) : undefined };
+  const track = <T extends { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] | undefined }>(
+    out: T,
+  ): T => {
+    const consumed = out.ConsumedCapacity;
+    if (consumed && options.onConsumedCapacity) {
+      for (const c of Array.isArray(consumed) ? consumed : [consumed]) options.onConsumedCapacity(c);
+    }
+    return out;
+  };
+  const ttlFor = (expiresAtMs: number) => Math.ceil(expiresAtMs / 1000) + retentionSeconds;
+
+  async function getItem<T>(pk: string): Promise<T | undefined> {
+    const out = track(
+      await client.send(
+        new GetItemCommand({ TableName, Key: { pk: { S: pk } }, ConsistentRead: true, ...capacity }),
+      ),
+    );
+    return out.Item ? (unmarshall(out.Item) as T) : undefined;
+  }
+
+  /** Runs a conditional write; false when its condition failed, every other error rethrown. */
+  async function conditionally(write: () => Promise<unknown>): Promise<boolean> {
+    try {
+      await write();
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  async function putQuestion(question: NewQuestion): Promise<boolean> {
+    const expiresAtMs = question.createdAtMs + question.timeoutSeconds * 1000;
+    const item: QuestionItem = {
+      pk: keys.question(question.id),
+      entity: "question",
+      id: question.id,
+      status: "pending",
+      questions: question.questions,
+      owner: question.owner,
+      ...(question.sessionKey !== undefined && { sessionKey: question.sessionKey }),
+      ...(question.agentId !== undefined && { agentId: question.agentId }),
+      ...(question.runId !== undefined && { runId: question.runId }),
+      ...(question.taskToken !== undefined && { taskToken: question.taskToken }),
+      deliveries: [],
+      createdAtMs: question.createdAtMs,
+      expiresAtMs,
+      expiresAt: ttlFor(expiresAtMs),
+    };
+    const indexKeys = {
+      [INDEX.pendingByOwner.partitionKey]: keys.ownerIndex(question.owner),
+      ...(question.sessionKey !== undefined && {
+        [INDEX.pendingBySession.partitionKey]: keys.sessionIndex(question.sessionKey),
+      }),
+      ...(question.agentId !== undefined && {
+        [INDEX.pendingByAgent.partitionKey]: keys.agentIndex(question.agentId),
+      }),
+      [CREATED_ORDER]: keys.createdOrder(question.createdAtMs, question.id),
+    };
+    return conditionally(async () =>
+      track(
+        await client.send(
+          new PutItemCommand({
+            TableName,
+            Item: marshall({ ...item, ...indexKeys }, { removeUndefinedValues: true }),
+            ConditionExpression: "attribute_not_exists(pk)",
+            ...capacity,
+          }),
+        ),
+      ),
+    );
+  }
+
+  /** A retried Step Functions task registers the same question again with a new token: keep the record, take the token. */
+  async function replaceToken(question: NewQuestion, nowMs: number): Promise<QuestionRecord | undefined> {
+    if (question.runId === undefined || question.taskToken === undefined) return undefined;
+    let replaced: QuestionItem | undefined;
+    const ok = await conditionally(async () => {
+      const out = track(
+        await client.send(
+          new UpdateItemCommand({
+            TableName,
+            Key: { pk: { S: keys.question(question.id) } },
+            UpdateExpression: "SET taskToken = :token",
+            ConditionExpression: "#status = :pending AND runId = :runId AND expiresAtMs > :now",
+            ExpressionAttributeNames: { "#status": "status" },
+            ExpressionAttributeValues: marshall({
+              ":token": question.taskToken,
+              ":pending": "pending",
+              ":runId": question.runId,
+              ":now": nowMs,
+            }),
+            ReturnValues: "ALL_NEW",
+            ...capacity,
+          }),
+        ),
+      );
+      replaced = out.Attributes ? (unmarshall(out.Attributes) as QuestionItem) : undefined;
+    });
+    return ok && replaced ? toRecord(replaced, nowMs) : undefined;
+  }
+
+  /** Takes the session's slot for this question; a slot whose question has ended is taken over. */
+  async function claimSessionSlot(
+    sessionKey: string,
+    questionId: string,
+    expiresAtMs: number,
+    nowMs: number,
+  ): Promise<{ claimed: true } | { claimed: false; pendingId: string }> {
+    const slot: SessionSlotItem = {
+      pk: keys.sessionSlot(sessionKey),
+      entity: "sessionSlot",
+      questionId,
+      expiresAtMs,
+      expiresAt: ttlFor(expiresAtMs),
+    };
+    let condition = "attribute_not_exists(pk) OR expiresAtMs <= :now OR questionId = :id";
+    let values: Record<string, unknown> = { ":now": nowMs, ":id": questionId };
+    for (let attempt = 0; attempt < SLOT_ATTEMPTS; attempt++) {
+      const put = await conditionally(async () =>
+        track(
+          await client.send(
+            new PutItemCommand({
+              TableName,
+              Item: marshall(slot),
+              ConditionExpression: condition,
+              ExpressionAttributeValues: marshall(values),
+              ...capacity,
+            }),
+          ),
+        ),
+      );
+      if (put) return { claimed: true };
+      const holder = await getItem<SessionSlotItem>(slot.pk);
+      if (!holder) {
+        condition = "attribute_not_exists(pk)";
+        values = {};
+        continue;
+      }
+      const held = await getItem<QuestionItem>(keys.question(holder.questionId));
+      if (held && statusAt(held.status, held.expiresAtMs, nowMs) === "pending") {
+        return { claimed: false, pendingId: holder.questionId };
+      }
+      // The holder has ended but its slot was not released (a crash between two writes): take it over,
+      // unless someone else does first.
+      condition = "questionId = :holder";
+      values = { ":holder": holder.questionId };
+    }
+    return { claimed: false, pendingId: "unknown" };
+  }
+
+  async function releaseSession(sessionKey: string, questionId: string): Promise<void> {
+    await conditionally(async () =>
+      track(
+        await client.send(
+          new DeleteItemCommand({
+            TableName,
+            Key: { pk: { S: keys.sessionSlot(sessionKey) } },
+            ConditionExpression: "questionId = :id",
+            ExpressionAttributeValues: marshall({ ":id": questionId }),
+            ...capacity,
+          }),
+        ),
+      ),
+    );
+  }
+
+  return {
+    async create(question, nowMs): Promise<CreateResult> {
+      if (!(await putQuestion(question))) {
+        const record = await replaceToken(question, nowMs);
+        return record ? { kind: "token_replaced", record } : { kind: "id_in_use" };
+      }
+      if (question.sessionKey !== undefined) {
+        const expiresAtMs = question.createdAtMs + question.timeoutSeconds * 1000;
+        const slot = await claimSessionSlot(question.sessionKey, question.id, expiresAtMs, nowMs);
+        if (!slot.claimed) {
+          // Undo our own write: the question was never delivered and nothing waits on its id yet.
+          track(
+            await client.send(
+              new DeleteItemCommand({
+                TableName,
+                Key: { pk: { S: keys.question(question.id) } },
+                ...capacity,
+              }),
+            ),
+          );
+          return { kind: "session_busy", pendingId: slot.pendingId };
+        }
+      }
+      const stored = await getItem<QuestionItem>(keys.question(question.id));
+      if (!stored) throw new Error(`question ${question.id} vanished right after it was written`);
+      return { kind: "created", record: toRecord(stored, nowMs) };
+    },
+
+    async get(id, nowMs) {
+      const item = await getItem<QuestionItem>(keys.question(id));
+      return item?.entity === "question" ? toRecord(item, nowMs) : undefined;
+    },
+
+    async listPending(filter: PendingFilter, nowMs) {
+      const [index, value] =
+        "owner" in filter
+          ? [INDEX.pendingByOwner, keys.ownerIndex(filter.owner)]
+          : "sessionKey" in filter
+            ? [INDEX.pendingBySession, keys.sessionIndex(filter.sessionKey)]
+            : [INDEX.pendingByAgent, keys.agentIndex(filter.agentId)];
+      const records: QuestionRecord[] = [];
+      let startKey: Record<string, AttributeValue> | undefined;
+      do {
+        const out = track(
+          await client.send(
+            new QueryCommand({
+              TableName,
+              IndexName: index.name,
+              KeyConditionExpression: "#pk = :value",
+              // Expired questions keep their index keys until TTL deletes them; a read must not show them.
+              FilterExpression: "expiresAtMs > :now AND #status = :pending",
+              ExpressionAttributeNames: { "#pk": index.partitionKey, "#status": "status" },
+              ExpressionAttributeValues: marshall({ ":value": value, ":now": nowMs, ":pending": "pending" }),
+              ExclusiveStartKey: startKey,
+              ...capacity,
+            }),
+          ),
+        );
+        for (const item of out.Items ?? []) records.push(toRecord(unmarshall(item) as QuestionItem, nowMs));
+        startKey = out.LastEvaluatedKey;
+      } while (startKey);
+      return records;
+    },
+
+    async close(id, outcome: Outcome, nowMs): Promise<CloseResult> {
+      const set = ["#status = :status", "resolvedAtMs = :now"];
+      const values: Record<string, unknown> = {
+        ":status": outcome.status,
+        ":pending": "pending",
+        ":now": nowMs,
+      };
+      if (outcome.status === "answered") {
+        set.push("answers = :answers");
+        values[":answers"] = outcome.answers;
+      }
+      if (outcome.status === "cancelled") {
+        set.push("reason = :reason");
+        values[":reason"] = outcome.reason;
+      }
+      if (outcome.status !== "delivery_failed" && outcome.resolvedBy !== undefined) {
+        set.push("resolvedBy = :resolvedBy");
+        values[":resolvedBy"] = outcome.resolvedBy;
+      }
+      let closed: QuestionItem | undefined;
+      const won = await conditionally(async () => {
+        const out = track(
+          await client.send(
+            new UpdateItemCommand({
+              TableName,
+              Key: { pk: { S: keys.question(id) } },
+              // Leaving the sparse indexes is what makes the question stop being listed as pending.
+              UpdateExpression: `SET ${set.join(", ")} REMOVE ${INDEX.pendingByOwner.partitionKey}, ${INDEX.pendingBySession.partitionKey}, ${INDEX.pendingByAgent.partitionKey}`,
+              ConditionExpression: "#status = :pending AND expiresAtMs > :now",
+              ExpressionAttributeNames: { "#status": "status" },
+              ExpressionAttributeValues: marshall(values, { removeUndefinedValues: true }),
+              ReturnValues: "ALL_NEW",
+              ...capacity,
+            }),
+          ),
+        );
+        closed = out.Attributes ? (unmarshall(out.Attributes) as QuestionItem) : undefined;
+      });
+      if (won && closed) {
+        if (closed.sessionKey !== undefined) await releaseSession(closed.sessionKey, id);
+        return { kind: "closed", record: toRecord(closed, nowMs), taskToken: closed.taskToken };
+      }
+      const current = await this.get(id, nowMs);
+      return current ? { kind: "not_pending", record: current } : { kind: "not_found" };
+    },
+
+    async addDeliveries(id, deliveries) {
+      if (deliveries.length === 0) return;
+      track(
+        await client.send(
+          new UpdateItemCommand({
+            TableName,
+            Key: { pk: { S: keys.question(id) } },
+            UpdateExpression: "SET deliveries = list_append(deliveries, :deliveries)",
+            ConditionExpression: "attribute_exists(pk)",
+            ExpressionAttributeValues: marshall(
+              { ":deliveries": deliveries },
+              { removeUndefinedValues: true },
+            ),
+            ...capacity,
+          }),
+        ),
+      );
+    },
+
+    releaseSession,
+  };
+}
+
+/** The API-visible record: storage attributes (keys, TTL, the task token) never leave the store. */
+function toRecord(item: QuestionItem, nowMs: number): QuestionRecord {
+  return {
+    id: item.id,
+    status: statusAt(item.status, item.expiresAtMs, nowMs),
+    questions: item.questions,
+    owner: item.owner,
+    ...(item.sessionKey !== undefined && { sessionKey: item.sessionKey }),
+    ...(item.agentId !== undefined && { agentId: item.agentId }),
+    ...(item.runId !== undefined && { runId: item.runId }),
+    deliveries: item.deliveries ?? [],
+    createdAtMs: item.createdAtMs,
+    expiresAtMs: item.expiresAtMs,
+    ...(item.answers !== undefined && { answers: item.answers }),
+    ...(item.reason !== undefined && { reason: item.reason }),
+    ...(item.resolvedBy !== undefined && { resolvedBy: item.resolvedBy }),
+    ...(item.resolvedAtMs !== undefined && { resolvedAtMs: item.resolvedAtMs }),
+  };
+}

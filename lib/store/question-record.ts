@@ -1,0 +1,54 @@
+/**
+ * The question record (DESIGN.md §3): what the store keeps and the API shows. The task token is stored
+ * beside it but is never part of a record: only `close` hands it to the caller that must resume the run.
+ */
+import { z } from "zod";
+import type { answersSchema, noAnswerReasonSchema, questionSchema } from "../questions/schema.ts";
+
+export const deliveryTargetSchema = z.strictObject({
+  channel: z.string().min(1).max(32),
+  chatId: z.string().min(1).max(256),
+  threadId: z.string().min(1).max(256).optional(),
+});
+export type DeliveryTarget = z.infer<typeof deliveryTargetSchema>;
+
+/** Where a copy of the prompt was posted, so it can be edited when the question ends. */
+export const deliverySchema = deliveryTargetSchema.extend({ messageId: z.string().min(1).optional() });
+export type Delivery = z.infer<typeof deliverySchema>;
+
+/** Stored statuses; `expired` is never stored, it is derived on read from the deadline. */
+export type StoredStatus = "pending" | "answered" | "cancelled" | "delivery_failed";
+export type QuestionStatus = StoredStatus | "expired";
+
+/** Why a question ended without an answer, when it was cancelled (`cancelled` or `skipped`). */
+export type CancelReason = Exclude<z.infer<typeof noAnswerReasonSchema>, "expired">;
+
+export const ownerSchema = z
+  .string()
+  .regex(/^(telegram|slack|discord|mattermost|web|console):\S+$/, {
+    error: 'owner must be platform-qualified, e.g. "telegram:12345", "slack:T1:U1" or "web:alice"',
+  })
+  .max(256);
+
+export interface QuestionRecord {
+  id: string;
+  status: QuestionStatus;
+  questions: z.infer<typeof questionSchema>[];
+  owner: string;
+  sessionKey?: string;
+  agentId?: string;
+  runId?: string;
+  deliveries: Delivery[];
+  createdAtMs: number;
+  expiresAtMs: number;
+  answers?: z.infer<typeof answersSchema>;
+  /** Set when cancelled: `cancelled` or `skipped`. */
+  reason?: CancelReason;
+  resolvedBy?: string;
+  resolvedAtMs?: number;
+}
+
+/** Reports a pending record past its deadline as expired: TTL deletion is lazy, reads must not be. */
+export function statusAt(stored: StoredStatus, expiresAtMs: number, nowMs: number): QuestionStatus {
+  return stored === "pending" && nowMs >= expiresAtMs ? "expired" : stored;
+}

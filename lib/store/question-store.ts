@@ -1,0 +1,54 @@
+import type { Answers, AskUserRequest } from "../questions/schema.ts";
+import type { CancelReason, Delivery, QuestionRecord } from "./question-record.ts";
+
+/** A question to register. `taskToken` is present when a Step Functions run waits on it. */
+export interface NewQuestion extends AskUserRequest {
+  id: string;
+  owner: string;
+  sessionKey?: string | undefined;
+  agentId?: string | undefined;
+  runId?: string | undefined;
+  taskToken?: string | undefined;
+  createdAtMs: number;
+}
+
+export type CreateResult =
+  | { kind: "created"; record: QuestionRecord }
+  /** The same run registered this question before (a retried task): its token was replaced. */
+  | { kind: "token_replaced"; record: QuestionRecord }
+  | { kind: "id_in_use" }
+  | { kind: "session_busy"; pendingId: string };
+
+export type Outcome =
+  | { status: "answered"; answers: Answers; resolvedBy?: string | undefined }
+  | { status: "cancelled"; reason: CancelReason; resolvedBy?: string | undefined }
+  | { status: "delivery_failed" };
+
+export type CloseResult =
+  /** This call closed it; `taskToken` is the run to resume, if one waits. */
+  | { kind: "closed"; record: QuestionRecord; taskToken: string | undefined }
+  /** It had already ended (answered, cancelled, expired, …): nothing changed. */
+  | { kind: "not_pending"; record: QuestionRecord }
+  | { kind: "not_found" };
+
+export type PendingFilter = { owner: string } | { sessionKey: string } | { agentId: string };
+
+/**
+ * Where questions live. Every lookup is by key or by a Query on a pending index; closing is one
+ * conditional write, so the first answer wins and every later one learns the final state.
+ *
+ * @example
+ * const result = await store.close(id, { status: "answered", answers }, Date.now());
+ * if (result.kind === "closed" && result.taskToken) await callbacks.succeed(result.taskToken, ...);
+ */
+export interface QuestionStore {
+  create(question: NewQuestion, nowMs: number): Promise<CreateResult>;
+  get(id: string, nowMs: number): Promise<QuestionRecord | undefined>;
+  /** Open questions, oldest first. */
+  listPending(filter: PendingFilter, nowMs: number): Promise<QuestionRecord[]>;
+  close(id: string, outcome: Outcome, nowMs: number): Promise<CloseResult>;
+  /** Records where the prompt was posted (appends). */
+  addDeliveries(id: string, deliveries: Delivery[]): Promise<void>;
+  /** Frees the session slot held by this question, if it still holds it. */
+  releaseSession(sessionKey: string, questionId: string): Promise<void>;
+}

@@ -1,0 +1,232 @@
+import {
+  GetExecutionHistoryCommand,
+  SendTaskSuccessCommand,
+  StartExecutionCommand,
+} from "@aws-sdk/client-sfn";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { demoAgentInput } from "#infra/local/demo-agent.ts";
+import {
+  allItems,
+  startTestStack,
+  type TestStack,
+  waitFor,
+  waitForExecutionEnd,
+} from "./support/test-stack.ts";
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+let counter = 0;
+const unique = (prefix: string) => `${prefix}-${Date.now()}-${++counter}`;
+
+const singleQuestion = {
+  id: "deploy_target",
+  header: "Deploy to",
+  question: "Where should it go?",
+  options: [{ label: "Staging (Recommended)" }, { label: "Production" }],
+};
+
+/** A scripted agent that asks once, then replies with a template over the outcome. */
+function scriptedInput(sessionKey: string, args: unknown, reply: string) {
+  return {
+    sessionKey,
+    owner: "web:alice",
+    deliverTo: [{ channel: "console", chatId: "terminal" }],
+    prompt: "test",
+    model: {
+      provider: "scripted",
+      steps: [{ toolCalls: [{ id: "call_1", name: "ask_user", arguments: args }] }, { reply }],
+    },
+  };
+}
+
+async function start(input: unknown): Promise<string> {
+  const { executionArn } = await stack.sfn.send(
+    new StartExecutionCommand({
+      stateMachineArn: stack.stateMachineArns.agent,
+      input: JSON.stringify(input),
+    }),
+  );
+  if (!executionArn) throw new Error("no execution ARN");
+  return executionArn;
+}
+
+async function pendingQuestionOf(sessionKey: string): Promise<{ id: string; questions: unknown[] }> {
+  return waitFor(
+    async () => {
+      const response = await stack.api("GET", `/questions?sessionKey=${encodeURIComponent(sessionKey)}`);
+      return response.body.questions[0];
+    },
+    { what: `a pending question in ${sessionKey}` },
+  );
+}
+
+async function taskTokenOf(questionId: string): Promise<string> {
+  const item = (await allItems(stack)).find((i) => i.pk === `Q#${questionId}`);
+  if (!item?.taskToken) throw new Error("no task token stored");
+  return item.taskToken;
+}
+
+async function stateNamesEntered(executionArn: string): Promise<string[]> {
+  const history = await stack.sfn.send(new GetExecutionHistoryCommand({ executionArn, maxResults: 1000 }));
+  return (history.events ?? []).flatMap((event) =>
+    event.stateEnteredEventDetails ? [event.stateEnteredEventDetails.name ?? ""] : [],
+  );
+}
+
+describe("the agent state machine", () => {
+  it("round trip: three questions asked once, answered over the API, the run resumes with the answers", async () => {
+    const sessionKey = unique("round-trip");
+    const executionArn = await start(
+      demoAgentInput({
+        sessionKey,
+        owner: "web:alice",
+        deliverTo: [{ channel: "console", chatId: "terminal" }],
+        timeoutSeconds: 60,
+      }),
+    );
+    const question = await pendingQuestionOf(sessionKey);
+    expect(question.questions).toHaveLength(3);
+    expect(question.questions[1]).toMatchObject({ id: "checks", multiSelect: true, allowOther: true });
+
+    const answered = await stack.api("POST", `/questions/${question.id}/answer`, {
+      answers: {
+        deploy_target: ["Production"],
+        checks: ["unit (recommended)", "E2E"],
+        release_note: ["night-shift"],
+      },
+    });
+    expect(answered.status).toBe(200);
+
+    const execution = await waitForExecutionEnd(stack, executionArn);
+    expect(execution.status).toBe("SUCCEEDED");
+    expect(JSON.parse(execution.output ?? "{}")).toEqual({
+      reply: "deploy=Production | checks=Unit (Recommended),E2E | note=night-shift (answered)",
+    });
+    // Resumed exactly once: one AskUser state, then the model step and the reply.
+    expect(await stateNamesEntered(executionArn)).toEqual([
+      "ModelStep",
+      "AskOrReply",
+      "AskUser",
+      "ModelStep",
+      "AskOrReply",
+      "Reply",
+    ]);
+    const record = await stack.api("GET", `/questions/${question.id}`);
+    expect(record.body.question).toMatchObject({
+      status: "answered",
+      runId: executionArn,
+      deliveries: [{ channel: "console", chatId: "terminal", messageId: question.id }],
+    });
+  });
+
+  it("no answer in time → the run gets no_answer / expired and continues", async () => {
+    const sessionKey = unique("timeout");
+    const executionArn = await start(
+      scriptedInput(
+        sessionKey,
+        { questions: [singleQuestion], timeoutSeconds: 1 },
+        "{{call_1.status}}/{{call_1.reason}}",
+      ),
+    );
+    const question = await pendingQuestionOf(sessionKey);
+    // The deadline is 1 s; the run waits 10 s more of grace before its task times out.
+    const execution = await waitForExecutionEnd(stack, executionArn, 20_000);
+    expect(JSON.parse(execution.output ?? "{}")).toEqual({ reply: "no_answer/expired" });
+    const record = await stack.api("GET", `/questions/${question.id}`);
+    expect(record.body.question.status).toBe("expired");
+  });
+
+  it.each([
+    ["cancelled", "no_answer/cancelled"],
+    ["skipped", "no_answer/skipped"],
+  ])("cancel with reason %s → the run gets %s", async (reason, expected) => {
+    const sessionKey = unique(reason);
+    const executionArn = await start(
+      scriptedInput(sessionKey, { questions: [singleQuestion] }, "{{call_1.status}}/{{call_1.reason}}"),
+    );
+    const question = await pendingQuestionOf(sessionKey);
+    const cancelled = await stack.api("POST", `/questions/${question.id}/cancel`, { reason });
+    expect(cancelled.status).toBe(200);
+    const execution = await waitForExecutionEnd(stack, executionArn);
+    expect(JSON.parse(execution.output ?? "{}")).toEqual({ reply: expected });
+  });
+
+  it("invalid tool arguments → the model gets a tool error and the run never suspends", async () => {
+    const sessionKey = unique("invalid");
+    const executionArn = await start(
+      scriptedInput(
+        sessionKey,
+        { questions: [{ ...singleQuestion, options: [{ label: "Other" }, { label: "B" }] }] },
+        "{{call_1.status}}/{{call_1.error}}",
+      ),
+    );
+    const execution = await waitForExecutionEnd(stack, executionArn);
+    expect(JSON.parse(execution.output ?? "{}")).toEqual({ reply: "error/INVALID_ARGUMENT" });
+    expect(await stateNamesEntered(executionArn)).not.toContain("AskUser");
+    const listed = await stack.api("GET", `/questions?sessionKey=${sessionKey}`);
+    expect(listed.body.questions).toEqual([]);
+  });
+
+  it("a second question in the same session while one is pending → the model gets SESSION_BUSY", async () => {
+    const sessionKey = unique("busy");
+    const first = await start(
+      scriptedInput(sessionKey, { questions: [singleQuestion] }, "{{call_1.deploy_target}}"),
+    );
+    const question = await pendingQuestionOf(sessionKey);
+    const second = await start(
+      scriptedInput(sessionKey, { questions: [singleQuestion] }, "{{call_1.status}}/{{call_1.error}}"),
+    );
+    const secondEnd = await waitForExecutionEnd(stack, second);
+    expect(JSON.parse(secondEnd.output ?? "{}")).toEqual({ reply: "error/SESSION_BUSY" });
+
+    await stack.api("POST", `/questions/${question.id}/answer`, { answers: { deploy_target: ["2"] } });
+    const firstEnd = await waitForExecutionEnd(stack, first);
+    expect(JSON.parse(firstEnd.output ?? "{}")).toEqual({ reply: "2" });
+  });
+
+  it("SendTaskSuccess with a reused token → TaskTimedOut; unknown → TaskDoesNotExist; garbage → InvalidToken", async () => {
+    const sessionKey = unique("tokens");
+    const executionArn = await start(
+      scriptedInput(sessionKey, { questions: [singleQuestion] }, "{{call_1.status}}"),
+    );
+    const question = await pendingQuestionOf(sessionKey);
+    const token = await taskTokenOf(question.id);
+    await stack.api("POST", `/questions/${question.id}/answer`, {
+      answers: { deploy_target: ["Production"] },
+    });
+    await waitForExecutionEnd(stack, executionArn);
+
+    const send = (taskToken: string) =>
+      stack.sfn.send(
+        new SendTaskSuccessCommand({
+          taskToken,
+          output: JSON.stringify({ status: "answered", answers: {} }),
+        }),
+      );
+    await expect(send(token)).rejects.toMatchObject({ name: "TaskTimedOut" });
+    await expect(send("not-a-token")).rejects.toMatchObject({ name: "InvalidToken" });
+    // Well-formed (same shape as a real one) but never issued.
+    const forged = token.slice(0, -8) + (token.endsWith("AAAAAAAA") ? "BBBBBBBB" : "AAAAAAAA");
+    await expect(send(forged)).rejects.toMatchObject({
+      name: expect.stringMatching(/^(TaskDoesNotExist|InvalidToken)$/),
+    });
+  });
+
+  it("no response body of the API ever contains a task token", async () => {
+    const tokens = (await allItems(stack)).flatMap((item) =>
+      item.taskToken ? [item.taskToken as string] : [],
+    );
+    expect(tokens.length).toBeGreaterThan(0);
+    expect(stack.responseBodies.length).toBeGreaterThan(0);
+    for (const body of stack.responseBodies) {
+      expect(body).not.toContain("taskToken");
+      for (const token of tokens) expect(body.includes(token)).toBe(false);
+    }
+  });
+});

@@ -1,0 +1,297 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { allItems, startTestStack, type TestStack } from "./support/test-stack.ts";
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+let counter = 0;
+const unique = (prefix: string) => `${prefix}-${Date.now()}-${++counter}`;
+
+function askBody(overrides: Record<string, unknown> = {}) {
+  return {
+    questions: [
+      {
+        id: "deploy_target",
+        header: "Deploy to",
+        question: "Where should it go?",
+        options: [{ label: "Staging (Recommended)" }, { label: "Production" }],
+      },
+    ],
+    owner: "web:alice",
+    ...overrides,
+  };
+}
+
+describe("authentication", () => {
+  const routes: [string, string][] = [
+    ["POST", "/questions"],
+    ["GET", "/questions?owner=web:alice"],
+    ["GET", "/questions/ask_x"],
+    ["POST", "/questions/ask_x/answer"],
+    ["POST", "/questions/ask_x/cancel"],
+    ["GET", "/questions/ask_x/wait?timeoutMs=0"],
+  ];
+  it.each(routes)("%s %s without the key → 401 UNAUTHORIZED", async (method, path) => {
+    const response = await stack.api(method, path, method === "POST" ? askBody() : undefined, { auth: null });
+    expect(response.status).toBe(401);
+    expect(response.body.error.code).toBe("UNAUTHORIZED");
+  });
+  it("a wrong key of the same length is refused", async () => {
+    const response = await stack.api("GET", "/questions?owner=web:alice", undefined, {
+      auth: "Bearer test-api-key-0123456780",
+    });
+    expect(response.status).toBe(401);
+  });
+  it("a request refused for auth stores nothing", async () => {
+    const before = (await allItems(stack)).length;
+    await stack.api("POST", "/questions", askBody({ id: unique("noauth") }), { auth: "Bearer nope" });
+    expect((await allItems(stack)).length).toBe(before);
+  });
+});
+
+describe("POST /questions", () => {
+  it("registers a pending question → 201 with id, status and deadline", async () => {
+    const before = Date.now();
+    const response = await stack.api("POST", "/questions", askBody({ timeoutSeconds: 120 }));
+    expect(response.status).toBe(201);
+    expect(response.body).toEqual({
+      id: expect.stringMatching(/^ask_[0-9a-f]{32}$/),
+      status: "pending",
+      expiresAtMs: expect.any(Number),
+    });
+    expect(response.body.expiresAtMs).toBeGreaterThanOrEqual(before + 120_000);
+    expect(response.body.expiresAtMs).toBeLessThanOrEqual(Date.now() + 120_000);
+  });
+
+  it("invalid ask_user arguments → 400 INVALID_ARGUMENT with every issue's path, nothing stored", async () => {
+    const before = (await allItems(stack)).length;
+    const response = await stack.api("POST", "/questions", {
+      owner: "web:alice",
+      questions: [{ id: "Bad Id", header: "", question: "Q?", options: [{ label: "Only one" }] }],
+      timeoutSeconds: 1.5,
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe("INVALID_ARGUMENT");
+    const paths = response.body.error.issues.map((issue: { path: string }) => issue.path);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        "questions.0.id",
+        "questions.0.header",
+        "questions.0.options",
+        "timeoutSeconds",
+      ]),
+    );
+    expect((await allItems(stack)).length).toBe(before);
+  });
+
+  it("an owner that is not platform-qualified → 400 INVALID_ARGUMENT at path owner", async () => {
+    const response = await stack.api("POST", "/questions", askBody({ owner: "alice" }));
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe("INVALID_ARGUMENT");
+    expect(response.body.error.issues[0].path).toBe("owner");
+  });
+
+  it("malformed JSON → 400 INVALID_JSON", async () => {
+    const response = await stack.api("POST", "/questions", undefined, { raw: "{not json" });
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe("INVALID_JSON");
+  });
+
+  it("the same explicit id twice → 409 ID_IN_USE", async () => {
+    const id = unique("fixed");
+    expect((await stack.api("POST", "/questions", askBody({ id }))).status).toBe(201);
+    const again = await stack.api("POST", "/questions", askBody({ id }));
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe("ID_IN_USE");
+  });
+
+  it("a second question in a session while one is pending → 409 SESSION_BUSY; free again once answered", async () => {
+    const sessionKey = unique("session");
+    const first = await stack.api("POST", "/questions", askBody({ sessionKey }));
+    expect(first.status).toBe(201);
+    const second = await stack.api("POST", "/questions", askBody({ sessionKey }));
+    expect(second.status).toBe(409);
+    expect(second.body.error.code).toBe("SESSION_BUSY");
+
+    await stack.api("POST", `/questions/${first.body.id}/answer`, {
+      answers: { deploy_target: ["Production"] },
+    });
+    const third = await stack.api("POST", "/questions", askBody({ sessionKey }));
+    expect(third.status).toBe(201);
+  });
+});
+
+describe("GET /questions/{id} and GET /questions", () => {
+  it("returns the record with canonical questions; unknown id → 404 NOT_FOUND", async () => {
+    const created = await stack.api("POST", "/questions", askBody({ agentId: "agent-7" }));
+    const response = await stack.api("GET", `/questions/${created.body.id}`);
+    expect(response.status).toBe(200);
+    expect(response.body.question).toMatchObject({
+      id: created.body.id,
+      status: "pending",
+      owner: "web:alice",
+      agentId: "agent-7",
+      deliveries: [],
+      questions: [
+        {
+          id: "deploy_target",
+          allowOther: true,
+          options: [{ label: "Staging (Recommended)" }, { label: "Production" }],
+        },
+      ],
+    });
+    const missing = await stack.api("GET", "/questions/ask_doesnotexist");
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe("NOT_FOUND");
+  });
+
+  it("lists pending questions by owner, session or agent, oldest first, without closed ones", async () => {
+    const owner = `web:${unique("owner")}`;
+    const a = await stack.api("POST", "/questions", askBody({ owner }));
+    const b = await stack.api("POST", "/questions", askBody({ owner, agentId: "lister" }));
+    const c = await stack.api("POST", "/questions", askBody({ owner }));
+    await stack.api("POST", `/questions/${b.body.id}/cancel`, {});
+    const byOwner = await stack.api("GET", `/questions?owner=${encodeURIComponent(owner)}`);
+    expect(byOwner.status).toBe(200);
+    expect(byOwner.body.questions.map((q: { id: string }) => q.id)).toEqual([a.body.id, c.body.id]);
+    expect(byOwner.body.questions.every((q: { status: string }) => q.status === "pending")).toBe(true);
+  });
+
+  it("lists by sessionKey and by agentId", async () => {
+    const sessionKey = unique("s");
+    const agentId = unique("agent");
+    const created = await stack.api("POST", "/questions", askBody({ sessionKey, agentId }));
+    for (const query of [`sessionKey=${sessionKey}`, `agentId=${agentId}`]) {
+      const response = await stack.api("GET", `/questions?${query}`);
+      expect(response.body.questions.map((q: { id: string }) => q.id)).toEqual([created.body.id]);
+    }
+  });
+
+  it("without exactly one filter → 400 INVALID_ARGUMENT (listing everything would be a scan)", async () => {
+    for (const query of ["", "?owner=web:a&agentId=x", "?colour=blue"]) {
+      const response = await stack.api("GET", `/questions${query}`);
+      expect(response.status).toBe(400);
+      expect(response.body.error.code).toBe("INVALID_ARGUMENT");
+    }
+  });
+});
+
+describe("POST /questions/{id}/answer", () => {
+  it("canonicalizes the answer, closes the question once, and a second answer → 409 ALREADY_RESOLVED", async () => {
+    const created = await stack.api("POST", "/questions", askBody());
+    const answered = await stack.api("POST", `/questions/${created.body.id}/answer`, {
+      answers: { deploy_target: [" production "] },
+    });
+    expect(answered.status).toBe(200);
+    expect(answered.body).toEqual({ status: "answered", answers: { deploy_target: ["Production"] } });
+
+    const again = await stack.api("POST", `/questions/${created.body.id}/answer`, {
+      answers: { deploy_target: ["Staging (Recommended)"] },
+    });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe("ALREADY_RESOLVED");
+    expect(again.body.status).toBe("answered");
+
+    const record = await stack.api("GET", `/questions/${created.body.id}`);
+    expect(record.body.question).toMatchObject({
+      status: "answered",
+      answers: { deploy_target: ["Production"] },
+      resolvedBy: "api",
+      resolvedAtMs: expect.any(Number),
+    });
+  });
+
+  it("an invalid answer → 400 INVALID_ANSWER and the question stays pending", async () => {
+    const created = await stack.api("POST", "/questions", askBody());
+    for (const answers of [{ nope: ["x"] }, { deploy_target: [] }, { deploy_target: ["a", "b"] }, "text"]) {
+      const response = await stack.api("POST", `/questions/${created.body.id}/answer`, { answers });
+      expect(response.status).toBe(400);
+      expect(response.body.error.code).toBe("INVALID_ANSWER");
+    }
+    const record = await stack.api("GET", `/questions/${created.body.id}`);
+    expect(record.body.question.status).toBe("pending");
+  });
+
+  it("unknown question → 404 NOT_FOUND", async () => {
+    const response = await stack.api("POST", "/questions/ask_missing/answer", { answers: { a: ["b"] } });
+    expect(response.status).toBe(404);
+    expect(response.body.error.code).toBe("NOT_FOUND");
+  });
+
+  it("an answer after the deadline → 409 ALREADY_RESOLVED with status expired", async () => {
+    const created = await stack.api("POST", "/questions", askBody({ timeoutSeconds: 1 }));
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const record = await stack.api("GET", `/questions/${created.body.id}`);
+    expect(record.body.question.status).toBe("expired");
+    const late = await stack.api("POST", `/questions/${created.body.id}/answer`, {
+      answers: { deploy_target: ["Production"] },
+    });
+    expect(late.status).toBe(409);
+    expect(late.body).toMatchObject({ error: { code: "ALREADY_RESOLVED" }, status: "expired" });
+  });
+});
+
+describe("POST /questions/{id}/cancel", () => {
+  it("cancels (default reason cancelled) and a second cancel → 409", async () => {
+    const created = await stack.api("POST", "/questions", askBody());
+    const cancelled = await stack.api("POST", `/questions/${created.body.id}/cancel`, {});
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toEqual({ status: "cancelled", reason: "cancelled" });
+    const again = await stack.api("POST", `/questions/${created.body.id}/cancel`, { reason: "skipped" });
+    expect(again.status).toBe(409);
+    expect(again.body.status).toBe("cancelled");
+  });
+
+  it("records the skipped reason; an unknown reason → 400", async () => {
+    const created = await stack.api("POST", "/questions", askBody());
+    const bad = await stack.api("POST", `/questions/${created.body.id}/cancel`, { reason: "bored" });
+    expect(bad.status).toBe(400);
+    const skipped = await stack.api("POST", `/questions/${created.body.id}/cancel`, { reason: "skipped" });
+    expect(skipped.body).toEqual({ status: "cancelled", reason: "skipped" });
+    expect((await stack.api("GET", `/questions/${created.body.id}`)).body.question.reason).toBe("skipped");
+  });
+
+  it("unknown question → 404", async () => {
+    expect((await stack.api("POST", "/questions/ask_missing/cancel", {})).status).toBe(404);
+  });
+});
+
+describe("GET /questions/{id}/wait", () => {
+  it("returns pending when the wait runs out", async () => {
+    const created = await stack.api("POST", "/questions", askBody());
+    const started = Date.now();
+    const response = await stack.api("GET", `/questions/${created.body.id}/wait?timeoutMs=300`);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ status: "pending" });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(280);
+  });
+
+  it("returns as soon as the question is answered", async () => {
+    const created = await stack.api("POST", "/questions", askBody());
+    const waiting = stack.api("GET", `/questions/${created.body.id}/wait?timeoutMs=10000`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const started = Date.now();
+    await stack.api("POST", `/questions/${created.body.id}/answer`, { answers: { deploy_target: ["1"] } });
+    const response = await waiting;
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(response.body).toEqual({ status: "answered", answers: { deploy_target: ["1"] } });
+  });
+
+  it("timeoutMs over 25 000 → 400; unknown question → 404", async () => {
+    expect((await stack.api("GET", "/questions/ask_x/wait?timeoutMs=25001")).status).toBe(400);
+    const missing = await stack.api("GET", "/questions/ask_missing/wait?timeoutMs=0");
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe("NOT_FOUND");
+  });
+});
+
+describe("routing", () => {
+  it("an unknown route → 404", async () => {
+    expect((await stack.api("GET", "/nothing-here")).status).toBe(404);
+  });
+});

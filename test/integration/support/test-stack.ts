@@ -1,0 +1,107 @@
+/**
+ * Integration tests run against the real local stack (dynalite, the local Step Functions API, the HTTP
+ * gateway and the real handlers), on free ports, talking HTTP like any client.
+ */
+import { DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
+import {
+  DescribeExecutionCommand,
+  type DescribeExecutionCommandOutput,
+  SFNClient,
+} from "@aws-sdk/client-sfn";
+import { unmarshall } from "@aws-sdk/util-dynamodb";
+import { type LocalStack, startLocalStack } from "#infra/local/stack.ts";
+
+export const TEST_API_KEY = "test-api-key-0123456789";
+
+export interface TestStack extends LocalStack {
+  sfn: SFNClient;
+  dynamodb: DynamoDBClient;
+  /** Every HTTP response body this stack's tests received, to check none leaks a task token. */
+  responseBodies: string[];
+  api(
+    method: string,
+    path: string,
+    body?: unknown,
+    options?: { auth?: string | null; raw?: string },
+  ): Promise<ApiResponse>;
+}
+
+export interface ApiResponse {
+  status: number;
+  body: any;
+  text: string;
+}
+
+const credentials = { accessKeyId: "local", secretAccessKey: "local" };
+
+export async function startTestStack(env: Record<string, string> = {}): Promise<TestStack> {
+  const stack = await startLocalStack({
+    port: 0,
+    sfnPort: 0,
+    dynamodbPort: 0,
+    apiKey: TEST_API_KEY,
+    tableName: "handraise-test",
+    env: { HANDRAISE_MIN_TIMEOUT_SECONDS: "1", ...env },
+  });
+  const responseBodies: string[] = [];
+  return {
+    ...stack,
+    responseBodies,
+    sfn: new SFNClient({ endpoint: stack.sfnUrl, region: "us-east-1", credentials }),
+    dynamodb: new DynamoDBClient({ endpoint: stack.dynamodbUrl, region: "us-east-1", credentials }),
+    async api(method, path, body, options = {}) {
+      const auth = options.auth === undefined ? `Bearer ${TEST_API_KEY}` : options.auth;
+      const response = await fetch(`${stack.httpUrl}${path}`, {
+        method,
+        headers: { "content-type": "application/json", ...(auth !== null && { authorization: auth }) },
+        ...(options.raw !== undefined
+          ? { body: options.raw }
+          : body !== undefined && { body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      responseBodies.push(text);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      return { status: response.status, body: parsed, text };
+    },
+  };
+}
+
+/** Test-only: every item of the table (the product itself never scans). */
+export async function allItems(stack: TestStack): Promise<Record<string, any>[]> {
+  const out = await stack.dynamodb.send(
+    new ScanCommand({ TableName: stack.tableName, ConsistentRead: true }),
+  );
+  return (out.Items ?? []).map((item) => unmarshall(item));
+}
+
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined>,
+  { timeoutMs = 10_000, intervalMs = 50, what = "condition" } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+export async function waitForExecutionEnd(
+  stack: TestStack,
+  executionArn: string,
+  timeoutMs = 20_000,
+): Promise<DescribeExecutionCommandOutput> {
+  return waitFor(
+    async () => {
+      const execution = await stack.sfn.send(new DescribeExecutionCommand({ executionArn }));
+      return execution.status === "RUNNING" ? undefined : execution;
+    },
+    { timeoutMs, what: `execution ${executionArn} to end` },
+  );
+}
