@@ -14,6 +14,7 @@ const CANCEL_WORD = "/cancel";
 const MULTI_VALUE_SEPARATOR = /[,;\n]/;
 /** Where a keyed line may split into key and value: `key: value`, `key = value`, `key - value`. */
 const KEY_SEPARATOR = /\s*(?::|=|\s-)\s*/g;
+const CLOCK_TIME = /^\d{1,2}:\d{2}(?::\d{2})?$/;
 
 /**
  * Turns a typed reply into answers. The result is not validated: with several questions it holds only
@@ -92,6 +93,8 @@ function matchKeyedLine(
   questions: readonly Question[],
   line: string,
 ): { question: Question; value: string } | undefined {
+  // A clock time is a value even when its hour could be a question number ("2:30" with 3 questions).
+  if (CLOCK_TIME.test(line.trim())) return undefined;
   for (const separator of line.matchAll(KEY_SEPARATOR)) {
     const key = line.slice(0, separator.index);
     if (key.trim() === "") continue;

@@ -1,0 +1,375 @@
+/**
+ * askUserToolDefinitions: the tool in OpenAI, Anthropic and Bedrock Converse formats (DESIGN.md §2), with
+ * the model guidance of reference/ask-user-contract.md §1, and a JSON Schema that agrees with
+ * normalizeAskUserArgs. README.md ("The ask_user contract") names the only two places where they may
+ * differ, and only in the lenient direction (the schema accepts, normalize rejects): the uniqueness rules,
+ * which JSON Schema cannot express, and label length, which JSON Schema counts in code points where the
+ * contract counts UTF-16 units.
+ */
+import { Ajv2020 } from "ajv/dist/2020.js";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { askUserToolDefinitions, normalizeAskUserArgs, ToolInputError } from "#lib/questions/index.ts";
+import { issuesOf, oneQuestionArgs, questionArgs, withOptions } from "./fixtures.ts";
+
+const definitions = askUserToolDefinitions;
+
+/** Each provider format with where it keeps its name, description and JSON Schema. */
+const formats = [
+  {
+    provider: "openai",
+    name: definitions.openai.function.name,
+    description: definitions.openai.function.description,
+    schema: definitions.openai.function.parameters,
+  },
+  {
+    provider: "anthropic",
+    name: definitions.anthropic.name,
+    description: definitions.anthropic.description,
+    schema: definitions.anthropic.input_schema,
+  },
+  {
+    provider: "bedrock",
+    name: definitions.bedrock.toolSpec.name,
+    description: definitions.bedrock.toolSpec.description,
+    schema: definitions.bedrock.toolSpec.inputSchema.json,
+  },
+];
+
+/** ajv in strict mode: a schema keyword it does not know, or a type mismatch in the schema, fails compile. */
+function compile(schema: object): (data: unknown) => boolean {
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  const validate = ajv.compile(schema);
+  return (data) => validate(data) === true;
+}
+
+const validators = formats.map((format) => ({ provider: format.provider, validate: compile(format.schema) }));
+
+function normalizeAccepts(args: unknown): boolean {
+  try {
+    normalizeAskUserArgs(args);
+    return true;
+  } catch (error) {
+    if (error instanceof ToolInputError) return false;
+    throw error;
+  }
+}
+
+const options2 = [{ label: "Staging" }, { label: "Production" }];
+
+/** Argument sets that both the providers' JSON Schema and normalizeAskUserArgs accept. */
+const accepted: [string, unknown][] = [
+  ["a minimal call", oneQuestionArgs()],
+  ["three questions", { questions: ["a", "b", "c"].map((id) => questionArgs({ id })) }],
+  ["four options", withOptions({ label: "A" }, { label: "B" }, { label: "C" }, { label: "D" })],
+  ["ids a and q2", { questions: [questionArgs({ id: "a" }), questionArgs({ id: "q2" })] }],
+  ["multiSelect true", oneQuestionArgs({ multiSelect: true })],
+  ["multiSelect false", oneQuestionArgs({ multiSelect: false })],
+  ["multiSelect null", oneQuestionArgs({ multiSelect: null })],
+  ["a description", withOptions({ label: "Staging", description: "safe" }, { label: "Production" })],
+  ["a blank description", withOptions({ label: "Staging", description: "  " }, { label: "Production" })],
+  ["a null description", withOptions({ label: "Staging", description: null }, { label: "Production" })],
+  ["timeoutSeconds 60", { ...oneQuestionArgs(), timeoutSeconds: 60 }],
+  ["timeoutSeconds 5 (clamped later)", { ...oneQuestionArgs(), timeoutSeconds: 5 }],
+  ["timeoutSeconds -1 (clamped later)", { ...oneQuestionArgs(), timeoutSeconds: -1 }],
+  ["timeoutSeconds null", { ...oneQuestionArgs(), timeoutSeconds: null }],
+  ["a long header (cut later)", oneQuestionArgs({ header: "Deployment target" })],
+  ["a header with surrounding spaces", oneQuestionArgs({ header: "  Deploy  " })],
+  ["a label of 64 units", withOptions({ label: "x".repeat(64) }, { label: "Production" })],
+  ["a label of 64 units with spaces around", withOptions({ label: `  ${"x".repeat(64)} ` }, { label: "B" })],
+  ["a label of 32 emoji", withOptions({ label: "😀".repeat(32) }, { label: "Production" })],
+  ["the label Others", withOptions({ label: "Others" }, { label: "Production" })],
+  ["the label Other team", withOptions({ label: "Other team" }, { label: "Production" })],
+  ["the same labels in two questions", { questions: [questionArgs({ id: "a" }), questionArgs({ id: "b" })] }],
+];
+
+/** Argument sets that both reject. */
+const rejected: [string, unknown][] = [
+  ["a string", "deploy"],
+  ["null", null],
+  ["an array", [questionArgs()]],
+  ["no questions key", { timeoutSeconds: 60 }],
+  ["zero questions", { questions: [] }],
+  ["four questions", { questions: ["a", "b", "c", "d"].map((id) => questionArgs({ id })) }],
+  ["questions as a string", { questions: "Where?" }],
+  ["an unknown root key", { ...oneQuestionArgs(), reason: "x" }],
+  ["an unknown question key", oneQuestionArgs({ priority: 1 })],
+  ["an unknown option key", withOptions({ label: "Staging", value: "stg" }, { label: "Production" })],
+  ["a secret flag", oneQuestionArgs({ secret: true })],
+  ["allowOther given", oneQuestionArgs({ allowOther: true })],
+  ["the id Deploy Target", oneQuestionArgs({ id: "Deploy Target" })],
+  ["the id 9lives", oneQuestionArgs({ id: "9lives" })],
+  ["the id _x", oneQuestionArgs({ id: "_x" })],
+  ["the id with spaces", oneQuestionArgs({ id: " deploy_target " })],
+  ["a missing id", { questions: [{ header: "Deploy", question: "Where?", options: options2 }] }],
+  ["an empty header", oneQuestionArgs({ header: "" })],
+  ["a blank header", oneQuestionArgs({ header: "   " })],
+  ["a blank question", oneQuestionArgs({ question: "\n" })],
+  ["a null header", oneQuestionArgs({ header: null })],
+  ["one option", withOptions({ label: "Staging" })],
+  ["five options", withOptions(...["A", "B", "C", "D", "E"].map((label) => ({ label })))],
+  ["an option as a string", withOptions("Staging", { label: "Production" })],
+  ["a blank label", withOptions({ label: "  " }, { label: "Production" })],
+  ["a label of 65 units", withOptions({ label: "x".repeat(65) }, { label: "Production" })],
+  ["the label Other", withOptions({ label: "Staging" }, { label: "Other" })],
+  ["the label other…", withOptions({ label: "Staging" }, { label: "other…" })],
+  ["the label Other...", withOptions({ label: "Staging" }, { label: " Other... " })],
+  ["a numeric description", withOptions({ label: "Staging", description: 1 }, { label: "Production" })],
+  ["multiSelect as a string", oneQuestionArgs({ multiSelect: "true" })],
+  ["timeoutSeconds 1.5", { ...oneQuestionArgs(), timeoutSeconds: 1.5 }],
+  ['timeoutSeconds "60"', { ...oneQuestionArgs(), timeoutSeconds: "60" }],
+];
+
+/**
+ * The deliberate divergence (README.md, "The ask_user contract"): valid by the schema, refused by
+ * normalizeAskUserArgs. Never the other way round.
+ */
+const schemaAcceptsNormalizeRejects: [string, unknown, string][] = [
+  [
+    "a repeated question id (uniqueness cannot be said in JSON Schema)",
+    { questions: [questionArgs({ id: "deploy_target" }), questionArgs({ id: "deploy_target" })] },
+    "questions.1.id",
+  ],
+  [
+    "labels equal ignoring case and spaces (uniqueness cannot be said in JSON Schema)",
+    withOptions({ label: "Staging" }, { label: " staging " }),
+    "questions.0.options.1.label",
+  ],
+  [
+    "a label of 33 emoji: 66 UTF-16 units, 33 code points",
+    withOptions({ label: "Staging" }, { label: "😀".repeat(33) }),
+    "questions.0.options.1.label",
+  ],
+  [
+    "a label of 63 letters and an emoji: 65 UTF-16 units, 64 code points",
+    withOptions({ label: `${"a".repeat(63)}😀` }, { label: "Production" }),
+    "questions.0.options.0.label",
+  ],
+];
+
+describe("askUserToolDefinitions: the three formats", () => {
+  it.each(formats)('names the $provider tool "ask_user"', ({ name }) => {
+    expect(name).toBe("ask_user");
+  });
+
+  it("wraps OpenAI's definition as a function tool", () => {
+    expect(definitions.openai.type).toBe("function");
+  });
+
+  it("shares one JSON Schema and one description across the three formats", () => {
+    const [openai, anthropic, bedrock] = formats;
+
+    expect(anthropic?.schema).toEqual(openai?.schema);
+    expect(bedrock?.schema).toEqual(openai?.schema);
+    expect(anthropic?.description).toBe(openai?.description);
+    expect(bedrock?.description).toBe(openai?.description);
+  });
+
+  it("describes an object with exactly questions and an optional timeoutSeconds", () => {
+    const schema = definitions.anthropic.input_schema;
+
+    expect(schema).toMatchObject({
+      type: "object",
+      required: ["questions"],
+      additionalProperties: false,
+    });
+    expect(Object.keys(schema.properties as object).sort()).toEqual(["questions", "timeoutSeconds"]);
+  });
+
+  it.each([
+    [
+      "ask only when blocked on the user's decision",
+      /ask only when you are blocked on a decision that genuinely belongs to the user/i,
+    ],
+    ["never ask permission or to confirm a plan", /never to ask permission to proceed or to confirm a plan/i],
+    ["one question per call", /one question per call unless the answers must come together/i],
+    ["every choice in options", /put every choice in options/i],
+    ["recommended first", /the recommended one first with " \(Recommended\)" after its label/i],
+    ["multiSelect only when several", /use multiSelect only when several options may be chosen/i],
+    ["never add Other", /never add an "Other" option/i],
+    ["on no_answer continue with best judgment", /no_answer, continue with your best judgment/i],
+  ])("carries the model guidance: %s", (_rule, text) => {
+    expect.soft(definitions.openai.function.description).toMatch(text);
+    expect.soft(definitions.anthropic.description).toMatch(text);
+    expect(definitions.bedrock.toolSpec.description).toMatch(text);
+  });
+});
+
+describe("askUserToolDefinitions: JSON Schema and normalizeAskUserArgs agree", () => {
+  describe.each(validators)("with the $provider schema", ({ validate }) => {
+    it.each(accepted)("both accept %s", (_name, args) => {
+      const verdicts = { schema: validate(args), normalize: normalizeAccepts(args) };
+
+      expect(verdicts).toEqual({ schema: true, normalize: true });
+    });
+
+    it.each(rejected)("both reject %s", (_name, args) => {
+      const verdicts = { schema: validate(args), normalize: normalizeAccepts(args) };
+
+      expect(verdicts).toEqual({ schema: false, normalize: false });
+    });
+
+    it.each(schemaAcceptsNormalizeRejects)(
+      "deliberately differ on %s: schema accepts, normalize rejects with a ToolInputError",
+      (_name, args, path) => {
+        const valid = validate(args);
+        const issues = issuesOf(args);
+
+        expect(valid).toBe(true);
+        expect(issues.map((issue) => issue.path)).toEqual([path]);
+      },
+    );
+  });
+
+  it("never disagree on generated arguments, except in the documented lenient direction (property)", () => {
+    fc.assert(
+      fc.property(argumentsArbitrary(), (args) => {
+        const issues = normalizeAccepts(args) ? [] : issuesOf(args);
+
+        for (const { validate } of validators) {
+          const valid = validate(args);
+          // Rejected by the schema → rejected by normalize; accepted by the schema → only documented refusals.
+          if (!valid) expect(issues.length).toBeGreaterThan(0);
+          else expect(issues.filter((issue) => !isDocumentedDivergence(args, issue.path))).toEqual([]);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+/** Follows a dot-joined issue path into the arguments. */
+function at(args: unknown, path: string): unknown {
+  return path
+    .split(".")
+    .reduce<unknown>(
+      (value, key) =>
+        typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined,
+      args,
+    );
+}
+
+/** Uniqueness (an earlier equal id or label) or a label over 64 UTF-16 units but within 64 code points. */
+function isDocumentedDivergence(args: unknown, path: string): boolean {
+  const id = /^questions\.(\d+)\.id$/.exec(path);
+  if (id) {
+    const index = Number(id[1]);
+    const earlier = (at(args, "questions") as unknown[]).slice(0, index);
+    return earlier.some((question) => at(question, "id") === at(args, path));
+  }
+  const label = /^(questions\.\d+\.options)\.(\d+)\.label$/.exec(path);
+  if (label?.[1] && label[2]) {
+    const text = String(at(args, path)).trim();
+    const earlier = (at(args, label[1]) as unknown[]).slice(0, Number(label[2]));
+    const repeated = earlier.some((option) => {
+      const other = at(option, "label");
+      return typeof other === "string" && other.trim().toLowerCase() === text.toLowerCase();
+    });
+    const longOnlyInUnits = text.length > 64 && [...text].length <= 64;
+    return repeated || longOnlyInUnits;
+  }
+  return false;
+}
+
+/**
+ * JSON argument sets near the contract's boundaries: each value well-formed most of the time, with wrong
+ * values, wrong types, extra keys and duplicates mixed in, so both sides see many valid and invalid calls.
+ */
+function argumentsArbitrary(): fc.Arbitrary<unknown> {
+  /** Mostly `good`, sometimes `bad`. */
+  const mostly = <T>(good: fc.Arbitrary<T>, bad: fc.Arbitrary<unknown>) =>
+    fc.oneof({ weight: 20, arbitrary: good as fc.Arbitrary<unknown> }, { weight: 1, arbitrary: bad });
+  const chunk = fc.constantFrom("a", "Z", " ", "\t", "\n", "😀", "部", "…", ".", "-", "1");
+  const freeString = (maxLength: number) =>
+    fc.array(chunk, { minLength: 1, maxLength }).map((chunks) => chunks.join(""));
+  const id = mostly(
+    fc.constantFrom("deploy_target", "a", "q2", "checks", "release_note"),
+    fc.constantFrom("Deploy Target", "9lives", "_x", " a ", "", 7, null),
+  );
+  const text = mostly(
+    fc.oneof(fc.constantFrom("Deploy", "  Where?  ", "Deployment target", "🚀 launch"), freeString(20)),
+    fc.constantFrom("", "   ", "\n", 3, null),
+  );
+  const label = fc.oneof(
+    {
+      weight: 16,
+      arbitrary: fc
+        .tuple(fc.string({ minLength: 1, maxLength: 8 }), freeString(20))
+        .map(([a, b]) => `L${a}${b}`),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom(
+        "Staging",
+        " staging ",
+        "Others",
+        "Blue, green",
+        "x".repeat(64),
+        "x".repeat(65),
+        ` ${"x".repeat(64)} `,
+        "😀".repeat(32),
+        "😀".repeat(33),
+        `${"a".repeat(63)}😀`,
+        `${"a".repeat(62)}😀`,
+      ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.oneof(freeString(70), fc.constantFrom("Other", "other…", "Other...", "", "  ", 5, null)),
+    },
+  );
+  const extraKey = fc.oneof(
+    { weight: 30, arbitrary: fc.constant(undefined) },
+    { weight: 1, arbitrary: fc.constantFrom("extra", "secret", "sensitive", "allowOther", "value") },
+  );
+  const withExtra = (object: fc.Arbitrary<Record<string, unknown>>) =>
+    fc.tuple(object, extraKey).map(([value, key]) => (key === undefined ? value : { ...value, [key]: true }));
+  const option = mostly(
+    withExtra(
+      fc.record(
+        { label, description: mostly(fc.constantFrom("safe", " ", "", null), fc.constantFrom(1, false)) },
+        { requiredKeys: ["label"] },
+      ),
+    ),
+    fc.constantFrom("Staging", null, []),
+  );
+  const question = mostly(
+    withExtra(
+      fc.record(
+        {
+          id,
+          header: text,
+          question: text,
+          options: mostly(
+            fc.array(option, { minLength: 2, maxLength: 4 }),
+            fc.array(option, { maxLength: 6 }),
+          ),
+          multiSelect: mostly(fc.constantFrom(true, false, null), fc.constantFrom("true", 1)),
+        },
+        { requiredKeys: ["id", "header", "question", "options"] },
+      ),
+    ),
+    fc.constantFrom("Where?", null),
+  );
+  const timeoutSeconds = mostly(
+    fc.oneof(fc.integer({ min: -100, max: 100_000 }), fc.constantFrom(null, Number.MAX_SAFE_INTEGER)),
+    fc.constantFrom(1.5, "60", true, 2 ** 53, -(2 ** 53)),
+  );
+  const root = mostly(
+    withExtra(
+      fc.record(
+        {
+          questions: mostly(
+            fc.array(question, { minLength: 1, maxLength: 3 }),
+            fc.array(question, { maxLength: 5 }),
+          ),
+          timeoutSeconds,
+        },
+        { requiredKeys: ["questions"] },
+      ),
+    ),
+    fc.oneof(fc.constantFrom({}, null, "deploy"), fc.jsonValue()),
+  );
+  // Only JSON reaches the tool: normalize every generated value through a JSON round trip.
+  return root.map((value) => JSON.parse(JSON.stringify(value) ?? "null"));
+}
