@@ -1,0 +1,146 @@
+import { DeleteItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
+import { marshall } from "@aws-sdk/util-dynamodb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureTable, type LocalDynamoDb, localDynamoDbClient, startLocalDynamoDb } from "#infra/local/dynamodb.ts";
+import { normalizeAskUserArgs } from "#lib/questions/index.ts";
+import { createDynamoDbQuestionStore } from "#lib/store/dynamodb-question-store.ts";
+import { keys } from "#lib/store/keys.ts";
+import type { NewQuestion, QuestionStore } from "#lib/store/question-store.ts";
+
+const TABLE = "store-test";
+let dynamodb: LocalDynamoDb;
+let client: ReturnType<typeof localDynamoDbClient>;
+let store: QuestionStore;
+const capacity: number[] = [];
+
+beforeAll(async () => {
+  dynamodb = await startLocalDynamoDb({ port: 0 });
+  client = localDynamoDbClient(dynamodb.url);
+  await ensureTable(client, TABLE);
+  store = createDynamoDbQuestionStore({
+    client,
+    tableName: TABLE,
+    retentionSeconds: 3600,
+    onConsumedCapacity: (c) => capacity.push(c.CapacityUnits ?? 0),
+  });
+});
+afterAll(async () => {
+  client?.destroy();
+  await dynamodb?.stop();
+});
+
+const T0 = 1_800_000_000_000;
+let counter = 0;
+function newQuestion(overrides: Partial<NewQuestion> = {}): NewQuestion {
+  const request = normalizeAskUserArgs({
+    questions: [{ id: "q", header: "H", question: "Q?", options: [{ label: "A" }, { label: "B" }] }],
+    timeoutSeconds: 60,
+  });
+  return { ...request, id: `ask_${++counter}_${Date.now()}`, owner: "web:alice", createdAtMs: T0, ...overrides };
+}
+
+describe("DynamoDB question store", () => {
+  it("creates a pending record whose deadline is creation + timeout, without exposing the token", async () => {
+    const created = await store.create(newQuestion({ taskToken: "secret-token", runId: "run-1" }), T0);
+    expect(created.kind).toBe("created");
+    if (created.kind !== "created") return;
+    expect(created.record).toMatchObject({ status: "pending", expiresAtMs: T0 + 60_000, deliveries: [] });
+    expect(JSON.stringify(created.record)).not.toContain("secret-token");
+    expect(JSON.stringify(await store.get(created.record.id, T0))).not.toContain("secret-token");
+  });
+
+  it("derives expired on read once the deadline has passed, and lists it no more", async () => {
+    const question = newQuestion({ owner: "web:expiry" });
+    await store.create(question, T0);
+    expect((await store.get(question.id, T0 + 59_999))?.status).toBe("pending");
+    expect((await store.get(question.id, T0 + 60_000))?.status).toBe("expired");
+    expect(await store.listPending({ owner: "web:expiry" }, T0 + 1)).toHaveLength(1);
+    expect(await store.listPending({ owner: "web:expiry" }, T0 + 60_000)).toHaveLength(0);
+  });
+
+  it("closes exactly once: of 20 concurrent closes one wins and gets the token", async () => {
+    const question = newQuestion({ taskToken: "tok-race" });
+    await store.create(question, T0);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        store.close(question.id, { status: "answered", answers: { q: [`v${i}`] }, resolvedBy: `r${i}` }, T0 + 1),
+      ),
+    );
+    const winners = results.filter((r) => r.kind === "closed");
+    expect(winners).toHaveLength(1);
+    expect(winners[0]?.kind === "closed" && winners[0].taskToken).toBe("tok-race");
+    const losers = results.filter((r) => r.kind === "not_pending");
+    expect(losers).toHaveLength(19);
+    const stored = await store.get(question.id, T0 + 2);
+    const winner = winners[0];
+    expect(winner?.kind === "closed" && stored?.answers).toEqual(winner?.kind === "closed" ? winner.record.answers : null);
+  });
+
+  it("refuses to close after the deadline (a late answer changes nothing)", async () => {
+    const question = newQuestion();
+    await store.create(question, T0);
+    const late = await store.close(question.id, { status: "answered", answers: { q: ["A"] } }, T0 + 60_000);
+    expect(late).toMatchObject({ kind: "not_pending", record: { status: "expired" } });
+  });
+
+  it("one pending question per session; the slot frees when the question closes", async () => {
+    const sessionKey = `s-${Date.now()}`;
+    const first = newQuestion({ sessionKey });
+    expect((await store.create(first, T0)).kind).toBe("created");
+    const second = newQuestion({ sessionKey });
+    expect(await store.create(second, T0 + 1)).toEqual({ kind: "session_busy", pendingId: first.id });
+    expect(await store.get(second.id, T0 + 1)).toBeUndefined();
+    await store.close(first.id, { status: "cancelled", reason: "cancelled" }, T0 + 2);
+    expect((await store.create(newQuestion({ sessionKey }), T0 + 3)).kind).toBe("created");
+  });
+
+  it("heals a slot left behind by a crash: the slot's question has ended, so a new question takes it", async () => {
+    const sessionKey = `crash-${Date.now()}`;
+    const first = newQuestion({ sessionKey });
+    await store.create(first, T0);
+    // Simulate a crash between closing the question and releasing the slot: close, then put the slot back.
+    await store.close(first.id, { status: "answered", answers: { q: ["A"] } }, T0 + 1);
+    await client.send(
+      new PutItemCommand({
+        TableName: TABLE,
+        Item: marshall({
+          pk: keys.sessionSlot(sessionKey),
+          entity: "sessionSlot",
+          questionId: first.id,
+          expiresAtMs: T0 + 60_000,
+          expiresAt: 0,
+        }),
+      }),
+    );
+    expect((await store.create(newQuestion({ sessionKey }), T0 + 2)).kind).toBe("created");
+  });
+
+  it("heals a slot whose question vanished (TTL) and one past its deadline", async () => {
+    const sessionKey = `vanished-${Date.now()}`;
+    const first = newQuestion({ sessionKey });
+    await store.create(first, T0);
+    await client.send(new DeleteItemCommand({ TableName: TABLE, Key: { pk: { S: keys.question(first.id) } } }));
+    expect((await store.create(newQuestion({ sessionKey }), T0 + 1)).kind).toBe("created");
+
+    const other = `deadline-${Date.now()}`;
+    await store.create(newQuestion({ sessionKey: other }), T0);
+    expect((await store.create(newQuestion({ sessionKey: other }), T0 + 60_000)).kind).toBe("created");
+  });
+
+  it("same id again → id_in_use; the same run re-registering replaces the token and keeps the record", async () => {
+    const question = newQuestion({ runId: "run-9", taskToken: "first" });
+    await store.create(question, T0);
+    expect(await store.create({ ...question, runId: "other-run", taskToken: "x" }, T0 + 1)).toEqual({ kind: "id_in_use" });
+    await store.addDeliveries(question.id, [{ channel: "console", chatId: "t", messageId: "m" }]);
+    const retried = await store.create({ ...question, taskToken: "second" }, T0 + 1);
+    expect(retried.kind).toBe("token_replaced");
+    expect(retried.kind === "token_replaced" && retried.record.deliveries).toHaveLength(1);
+    const closed = await store.close(question.id, { status: "answered", answers: { q: ["A"] } }, T0 + 2);
+    expect(closed.kind === "closed" && closed.taskToken).toBe("second");
+  });
+
+  it("reports consumed capacity for every request (the benchmark counts cost with it)", () => {
+    expect(capacity.length).toBeGreaterThan(10);
+    expect(capacity.every((units) => units > 0)).toBe(true);
+  });
+});

@@ -1,0 +1,167 @@
+import { describe, expect, it } from "vitest";
+import { type AgentInput, createModelStep, type ModelStepEvent } from "#lib/agent/model-step.ts";
+import type { Transcript, TranscriptStore } from "#lib/agent/transcript.ts";
+
+function memoryTranscripts(): TranscriptStore & { saved: Map<string, Transcript> } {
+  const saved = new Map<string, Transcript>();
+  return {
+    saved,
+    async load(runId) {
+      const transcript = saved.get(runId);
+      return transcript ? structuredClone(transcript) : undefined;
+    },
+    async save(runId, transcript) {
+      saved.set(runId, structuredClone(transcript));
+    },
+  };
+}
+
+const question = {
+  id: "deploy_target",
+  header: "Deploy to",
+  question: "Where?",
+  options: [{ label: "Staging" }, { label: "Production" }],
+};
+
+function input(steps: AgentInput["model"]["steps"]): AgentInput {
+  return {
+    sessionKey: "s",
+    owner: "web:alice",
+    deliverTo: [],
+    prompt: "hi",
+    model: { provider: "scripted", steps },
+  };
+}
+
+function setup() {
+  const transcripts = memoryTranscripts();
+  const step = createModelStep({
+    transcripts,
+    limits: { minTimeoutSeconds: 30, maxTimeoutSeconds: 3600 },
+    now: () => 0,
+  });
+  return { transcripts, step };
+}
+
+describe("model step", () => {
+  it("returns an ask with the model's questions, the clamped timeout and the wait with 10 s grace", async () => {
+    const { step } = setup();
+    const state = input([
+      {
+        toolCalls: [
+          { id: "call_1", name: "ask_user", arguments: { questions: [question], timeoutSeconds: 5 } },
+        ],
+      },
+      { reply: "done" },
+    ]);
+    const result = await step({ runId: "r1", state });
+    expect(result).toEqual({
+      action: "ask",
+      ask: { toolCallId: "call_1", questions: [question], timeoutSeconds: 30, waitSeconds: 40 },
+    });
+  });
+
+  it("records the answer and expands the reply template with it", async () => {
+    const { step, transcripts } = setup();
+    const state = input([
+      { toolCalls: [{ id: "call_1", name: "ask_user", arguments: { questions: [question] } }] },
+      { reply: "deploy={{call_1.deploy_target}} status={{call_1.status}}" },
+    ]);
+    const first = await step({ runId: "r2", state });
+    const second = await step({
+      runId: "r2",
+      state: {
+        ...state,
+        step: first as ModelStepEvent["state"]["step"],
+        askResult: { status: "answered", answers: { deploy_target: ["Production"] } },
+      },
+    });
+    expect(second).toEqual({ action: "reply", output: { reply: "deploy=Production status=answered" } });
+    const toolMessage = transcripts.saved.get("r2")?.messages.find((m) => m.role === "tool");
+    expect(toolMessage).toMatchObject({
+      toolCallId: "call_1",
+      text: expect.stringContaining("Deploy to: Production"),
+    });
+  });
+
+  it("turns a Catch's tool error into an error outcome the model can read", async () => {
+    const { step } = setup();
+    const state = input([
+      { toolCalls: [{ id: "call_1", name: "ask_user", arguments: { questions: [question] } }] },
+      { reply: "{{call_1.status}}:{{call_1.error}}" },
+    ]);
+    const first = await step({ runId: "r3", state });
+    const second = await step({
+      runId: "r3",
+      state: {
+        ...state,
+        step: first as ModelStepEvent["state"]["step"],
+        askResult: { status: "error", error: { code: "SESSION_BUSY", message: "wait" } },
+      },
+    });
+    expect(second).toEqual({ action: "reply", output: { reply: "error:SESSION_BUSY" } });
+  });
+
+  it("answers invalid arguments and unknown tools at once, without asking", async () => {
+    const { step, transcripts } = setup();
+    const state = input([
+      {
+        toolCalls: [
+          { id: "bad", name: "ask_user", arguments: { questions: [] } },
+          { id: "other", name: "search_web", arguments: {} },
+        ],
+      },
+      { reply: "{{bad.status}}:{{bad.error}} {{other.status}}:{{other.error}}" },
+    ]);
+    const result = await step({ runId: "r4", state });
+    expect(result).toEqual({
+      action: "reply",
+      output: { reply: "error:INVALID_ARGUMENT error:UNKNOWN_TOOL" },
+    });
+    const badMessage = transcripts.saved
+      .get("r4")
+      ?.messages.find((m) => m.role === "tool" && m.toolCallId === "bad");
+    expect(badMessage).toMatchObject({ text: expect.stringContaining('"path":"questions"') });
+  });
+
+  it("asks several ask_user calls of one turn one after another without calling the model again", async () => {
+    const { step } = setup();
+    const second = { ...question, id: "second" };
+    const state = input([
+      {
+        toolCalls: [
+          { id: "a", name: "ask_user", arguments: { questions: [question] } },
+          { id: "b", name: "ask_user", arguments: { questions: [second] } },
+        ],
+      },
+      { reply: "{{a.deploy_target}}+{{b.reason}}" },
+    ]);
+    const first = await step({ runId: "r5", state });
+    expect(first).toMatchObject({ action: "ask", ask: { toolCallId: "a" } });
+    const next = await step({
+      runId: "r5",
+      state: {
+        ...state,
+        step: first as ModelStepEvent["state"]["step"],
+        askResult: { status: "answered", answers: { deploy_target: ["Staging"] } },
+      },
+    });
+    expect(next).toMatchObject({ action: "ask", ask: { toolCallId: "b", questions: [second] } });
+    const last = await step({
+      runId: "r5",
+      state: {
+        ...state,
+        step: next as ModelStepEvent["state"]["step"],
+        askResult: { status: "no_answer", reason: "skipped" },
+      },
+    });
+    expect(last).toEqual({ action: "reply", output: { reply: "Staging+skipped" } });
+  });
+
+  it("ends with a reply when the script runs out of steps", async () => {
+    const { step } = setup();
+    const state = input([{ toolCalls: [{ id: "x", name: "unknown", arguments: {} }] }]);
+    const result = await step({ runId: "r6", state });
+    expect(result).toEqual({ action: "reply", output: { reply: "(the script has no more steps)" } });
+  });
+});
