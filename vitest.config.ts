@@ -8,6 +8,8 @@ export default defineConfig({
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // The console channel prints every prompt; show output only for failing tests.
+    silent: "passed-only",
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
   },
 });

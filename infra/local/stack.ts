@@ -48,6 +48,8 @@ export interface LocalStack {
 const STATE_MACHINES = [{ name: "agent", file: "infra/state-machines/agent.asl.json" }];
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  // The SDK warns on every start that Node 20 support ends in 2027; deployed functions run Node 22.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   const host = options.host ?? "127.0.0.1";
   const tableName = options.tableName ?? "handraise-local";
   const apiKey = options.apiKey ?? "local-api-key-change-me";

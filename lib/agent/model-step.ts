@@ -40,14 +40,18 @@ export const modelStepEventSchema = z.object({
 export type ModelStepEvent = z.infer<typeof modelStepEventSchema>;
 
 /**
- * What the AskUser task needs: the model's questions as it sent them (the ask Lambda normalizes them again at
- * its own trust boundary), the clamped timeout, and the wait including the grace period.
+ * The AskUser task's input (DESIGN.md §5): the model's questions as it sent them (the ask Lambda normalizes
+ * them again at its own trust boundary), who to ask and where, the clamped timeout, and the wait including
+ * the grace period, which the task's `TimeoutSecondsPath` reads.
  */
 export interface AskStep {
   toolCallId: string;
   questions: unknown;
   timeoutSeconds: number;
   waitSeconds: number;
+  owner: string;
+  sessionKey: string;
+  deliverTo: AgentInput["deliverTo"];
 }
 export type ModelStepResult =
   | { action: "ask"; ask: AskStep }
@@ -90,7 +94,7 @@ export function createModelStep(deps: ModelStepDeps) {
 
     const provider = providerFor(state.model);
     for (let calls = 0; calls <= MAX_MODEL_CALLS_PER_STEP; calls++) {
-      const ask = takeNextAsk(transcript);
+      const ask = takeNextAsk(transcript, state);
       if (ask) {
         await deps.transcripts.save(runId, transcript, deps.now());
         return { action: "ask", ask };
@@ -113,7 +117,7 @@ export function createModelStep(deps: ModelStepDeps) {
   };
 
   /** Answers pending calls that need no person (invalid arguments, unknown tools) until one is a valid ask. */
-  function takeNextAsk(transcript: Transcript): AskStep | undefined {
+  function takeNextAsk(transcript: Transcript, state: AgentInput): AskStep | undefined {
     for (;;) {
       const call = transcript.pendingToolCalls[0];
       if (!call) return undefined;
@@ -130,6 +134,9 @@ export function createModelStep(deps: ModelStepDeps) {
           questions,
           timeoutSeconds,
           waitSeconds: timeoutSeconds + TIMEOUT_GRACE_SECONDS,
+          owner: state.owner,
+          sessionKey: state.sessionKey,
+          deliverTo: state.deliverTo,
         };
       } catch (error) {
         if (!(error instanceof ToolInputError)) throw error;

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import {
   GetExecutionHistoryCommand,
   SendTaskSuccessCommand,
@@ -5,6 +6,7 @@ import {
 } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoAgentInput } from "#infra/local/demo-agent.ts";
+import { encodeTaskToken } from "#infra/local/stepfunctions/task-token.ts";
 import {
   allItems,
   startTestStack,
@@ -211,11 +213,12 @@ describe("the agent state machine", () => {
       );
     await expect(send(token)).rejects.toMatchObject({ name: "TaskTimedOut" });
     await expect(send("not-a-token")).rejects.toMatchObject({ name: "InvalidToken" });
-    // Well-formed (same shape as a real one) but never issued.
-    const forged = token.slice(0, -8) + (token.endsWith("AAAAAAAA") ? "BBBBBBBB" : "AAAAAAAA");
-    await expect(send(forged)).rejects.toMatchObject({
-      name: expect.stringMatching(/^(TaskDoesNotExist|InvalidToken)$/),
-    });
+    // Tampered: its checksum no longer matches.
+    const tampered = `${token.slice(0, 40)}${token.slice(40, 44) === "AAAA" ? "BBBB" : "AAAA"}${token.slice(44)}`;
+    await expect(send(tampered)).rejects.toMatchObject({ name: "InvalidToken" });
+    // Well-formed (the local engine's own format) but never issued.
+    const neverIssued = encodeTaskToken(randomBytes(16).toString("hex"));
+    await expect(send(neverIssued)).rejects.toMatchObject({ name: "TaskDoesNotExist" });
   });
 
   it("no response body of the API ever contains a task token", async () => {

@@ -1,7 +1,12 @@
 import { DeleteItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { marshall } from "@aws-sdk/util-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureTable, type LocalDynamoDb, localDynamoDbClient, startLocalDynamoDb } from "#infra/local/dynamodb.ts";
+import {
+  ensureTable,
+  type LocalDynamoDb,
+  localDynamoDbClient,
+  startLocalDynamoDb,
+} from "#infra/local/dynamodb.ts";
 import { normalizeAskUserArgs } from "#lib/questions/index.ts";
 import { createDynamoDbQuestionStore } from "#lib/store/dynamodb-question-store.ts";
 import { keys } from "#lib/store/keys.ts";
@@ -36,7 +41,13 @@ function newQuestion(overrides: Partial<NewQuestion> = {}): NewQuestion {
     questions: [{ id: "q", header: "H", question: "Q?", options: [{ label: "A" }, { label: "B" }] }],
     timeoutSeconds: 60,
   });
-  return { ...request, id: `ask_${++counter}_${Date.now()}`, owner: "web:alice", createdAtMs: T0, ...overrides };
+  return {
+    ...request,
+    id: `ask_${++counter}_${Date.now()}`,
+    owner: "web:alice",
+    createdAtMs: T0,
+    ...overrides,
+  };
 }
 
 describe("DynamoDB question store", () => {
@@ -63,7 +74,11 @@ describe("DynamoDB question store", () => {
     await store.create(question, T0);
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        store.close(question.id, { status: "answered", answers: { q: [`v${i}`] }, resolvedBy: `r${i}` }, T0 + 1),
+        store.close(
+          question.id,
+          { status: "answered", answers: { q: [`v${i}`] }, resolvedBy: `r${i}` },
+          T0 + 1,
+        ),
       ),
     );
     const winners = results.filter((r) => r.kind === "closed");
@@ -73,7 +88,9 @@ describe("DynamoDB question store", () => {
     expect(losers).toHaveLength(19);
     const stored = await store.get(question.id, T0 + 2);
     const winner = winners[0];
-    expect(winner?.kind === "closed" && stored?.answers).toEqual(winner?.kind === "closed" ? winner.record.answers : null);
+    expect(winner?.kind === "closed" && stored?.answers).toEqual(
+      winner?.kind === "closed" ? winner.record.answers : null,
+    );
   });
 
   it("refuses to close after the deadline (a late answer changes nothing)", async () => {
@@ -119,7 +136,9 @@ describe("DynamoDB question store", () => {
     const sessionKey = `vanished-${Date.now()}`;
     const first = newQuestion({ sessionKey });
     await store.create(first, T0);
-    await client.send(new DeleteItemCommand({ TableName: TABLE, Key: { pk: { S: keys.question(first.id) } } }));
+    await client.send(
+      new DeleteItemCommand({ TableName: TABLE, Key: { pk: { S: keys.question(first.id) } } }),
+    );
     expect((await store.create(newQuestion({ sessionKey }), T0 + 1)).kind).toBe("created");
 
     const other = `deadline-${Date.now()}`;
@@ -130,7 +149,9 @@ describe("DynamoDB question store", () => {
   it("same id again → id_in_use; the same run re-registering replaces the token and keeps the record", async () => {
     const question = newQuestion({ runId: "run-9", taskToken: "first" });
     await store.create(question, T0);
-    expect(await store.create({ ...question, runId: "other-run", taskToken: "x" }, T0 + 1)).toEqual({ kind: "id_in_use" });
+    expect(await store.create({ ...question, runId: "other-run", taskToken: "x" }, T0 + 1)).toEqual({
+      kind: "id_in_use",
+    });
     await store.addDeliveries(question.id, [{ channel: "console", chatId: "t", messageId: "m" }]);
     const retried = await store.create({ ...question, taskToken: "second" }, T0 + 1);
     expect(retried.kind).toBe("token_replaced");

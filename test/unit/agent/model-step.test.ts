@@ -57,7 +57,15 @@ describe("model step", () => {
     const result = await step({ runId: "r1", state });
     expect(result).toEqual({
       action: "ask",
-      ask: { toolCallId: "call_1", questions: [question], timeoutSeconds: 30, waitSeconds: 40 },
+      ask: {
+        toolCallId: "call_1",
+        questions: [question],
+        timeoutSeconds: 30,
+        waitSeconds: 40,
+        owner: "web:alice",
+        sessionKey: "s",
+        deliverTo: [],
+      },
     });
   });
 
