@@ -1,0 +1,184 @@
+/**
+ * Least privilege, checked on the packaged template: each function has its own role, and each role allows
+ * exactly the (action, resource) pairs in the table below — nothing more (a widened policy fails) and nothing
+ * less (a role that lost a permission fails). Adding a function means adding its row here, reviewed.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { keys } from "#lib/store/keys.ts";
+import tableDefinition from "../../infra/table.json" with { type: "json" };
+import {
+  functionRoles,
+  type IamRow,
+  iamProblems,
+  isRecord,
+  roleGrants,
+  stateMachineRoles,
+  trustedServices,
+} from "./cfn.ts";
+import { type CfnTemplate, ensurePackage, loadTemplate } from "./packaged.ts";
+
+const TABLE = "QuestionsTable.Arn";
+const QUESTION_ITEM_ACTIONS = [
+  "dynamodb:GetItem",
+  "dynamodb:PutItem",
+  "dynamodb:UpdateItem",
+  "dynamodb:DeleteItem",
+];
+const LOGS = ["logs:CreateLogStream", "logs:PutLogEvents"];
+const pendingIndexes = tableDefinition.GlobalSecondaryIndexes.map(
+  (index) => `${TABLE}/index/${index.IndexName}`,
+);
+
+/**
+ * Step Functions' CloudWatch Logs delivery. AWS requires `"Resource": "*"` here: these are account-level
+ * log-delivery APIs with no resource type to scope them to (Step Functions developer guide, "IAM policies
+ * for logging to CloudWatch Logs"). It is the only `*` in the stack.
+ */
+const LOG_DELIVERY = [
+  "logs:CreateLogDelivery",
+  "logs:GetLogDelivery",
+  "logs:UpdateLogDelivery",
+  "logs:DeleteLogDelivery",
+  "logs:ListLogDeliveries",
+  "logs:PutResourcePolicy",
+  "logs:DescribeResourcePolicies",
+  "logs:DescribeLogGroups",
+];
+
+/**
+ * Whose waiting runs an answer may resume: state machines named like the agent, `handraise-<stage>-*`
+ * (serverless.yml `params.resumableStateMachines`), so agents of your own can use the AskUser task too.
+ */
+const resumableStateMachines = (stage: string) =>
+  `arn:AWS::Partition:states:AWS::Region:AWS::AccountId:stateMachine:handraise-${stage}-*`;
+
+/** Function (key in serverless.yml) or state machine (logical id) → exactly what its role may do. */
+const iamTable = (stage: string): Record<string, IamRow[]> => ({
+  questionsApi: [
+    { actions: LOGS, resources: ["QuestionsApiLogGroup.Arn"] },
+    { actions: QUESTION_ITEM_ACTIONS, resources: [TABLE] },
+    { actions: ["dynamodb:Query"], resources: pendingIndexes },
+    {
+      actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
+      resources: [resumableStateMachines(stage)],
+    },
+  ],
+  ask: [
+    { actions: LOGS, resources: ["AskLogGroup.Arn"] },
+    { actions: QUESTION_ITEM_ACTIONS, resources: [TABLE] },
+  ],
+  modelStep: [
+    { actions: LOGS, resources: ["ModelStepLogGroup.Arn"] },
+    {
+      actions: ["dynamodb:GetItem", "dynamodb:PutItem"],
+      resources: [TABLE],
+      // Transcript items only (keys.transcript): never a question item, which holds a task token.
+      condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [`${keys.transcript("")}*`] } },
+    },
+  ],
+  AgentStateMachine: [
+    {
+      actions: ["lambda:InvokeFunction"],
+      resources: [
+        "ModelStepLambdaFunction.Arn",
+        "ModelStepLambdaFunction.Arn:*",
+        "AskLambdaFunction.Arn",
+        "AskLambdaFunction.Arn:*",
+      ],
+    },
+    { actions: LOG_DELIVERY, resources: ["*"] },
+  ],
+});
+
+let template: CfnTemplate;
+let subjects: Record<string, string>;
+let IAM_TABLE: Record<string, IamRow[]>;
+let agentName: string;
+
+beforeAll(async () => {
+  await ensurePackage();
+  template = loadTemplate();
+  subjects = { ...functionRoles(template), ...stateMachineRoles(template) };
+  agentName = String(template.Resources.AgentStateMachine?.Properties?.StateMachineName);
+  const stage = /^handraise-(.+)-agent$/.exec(agentName)?.[1];
+  if (!stage) throw new Error(`unexpected agent state machine name ${agentName}`);
+  IAM_TABLE = iamTable(stage);
+}, 180_000);
+
+describe("IAM roles of the packaged template", () => {
+  it("allow each function and state machine exactly its row of the table", () => {
+    expect(iamProblems(template, subjects, IAM_TABLE)).toEqual([]);
+  });
+
+  it("let an answer resume the agent's runs", () => {
+    const prefix = "states:SendTaskSuccess on ";
+    const resumable = roleGrants(template, subjects.questionsApi ?? "")
+      .grants.filter((g) => g.startsWith(prefix))
+      .map((g) => g.slice(prefix.length));
+    const agentArn = `arn:AWS::Partition:states:AWS::Region:AWS::AccountId:stateMachine:${agentName}`;
+    const matches = (pattern: string) =>
+      new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replaceAll("*", ".*")}$`).test(agentArn);
+    expect(resumable.some(matches), `${resumable.join(", ")} should match ${agentArn}`).toBe(true);
+  });
+
+  it("give every function a role of its own, assumable by Lambda only", () => {
+    const roles = Object.values(functionRoles(template));
+    expect(new Set(roles).size).toBe(roles.length);
+    for (const role of roles) expect(trustedServices(template, role)).toEqual(["lambda.amazonaws.com"]);
+    // The framework's shared role would give every function the union of all permissions.
+    expect(template.Resources.IamRoleLambdaExecution).toBeUndefined();
+  });
+
+  it("have no wildcard action, and a wildcard resource only where AWS requires one", () => {
+    for (const [name, role] of Object.entries(subjects)) {
+      for (const g of roleGrants(template, role).grants) {
+        const [action = "", target = ""] = g.split(" on ");
+        expect(action, `${name}: ${g}`).not.toContain("*");
+        if (target.startsWith("*")) expect(LOG_DELIVERY, `${name}: ${g}`).toContain(action);
+      }
+    }
+  });
+});
+
+describe("the IAM check itself", () => {
+  const widen = (mutate: (statements: Record<string, unknown>[]) => void): CfnTemplate => {
+    const copy = structuredClone(template);
+    const policies = copy.Resources.AskRole?.Properties?.Policies as {
+      PolicyDocument: { Statement: unknown[] };
+    }[];
+    mutate(policies.flatMap((policy) => policy.PolicyDocument.Statement.filter(isRecord)));
+    return copy;
+  };
+
+  it("fails when a policy gains an action", () => {
+    const widened = widen((statements) => {
+      const items = statements.find((s) => s.Sid === "QuestionItems");
+      if (!Array.isArray(items?.Action)) throw new Error("AskRole lost its QuestionItems statement");
+      items.Action.push("dynamodb:Scan");
+    });
+    expect(iamProblems(widened, subjects, IAM_TABLE)).toEqual([
+      "ask (AskRole) allows more: dynamodb:Scan on QuestionsTable.Arn",
+    ]);
+  });
+
+  it("fails when a policy's resource becomes a wildcard", () => {
+    const widened = widen((statements) => {
+      const items = statements.find((s) => s.Sid === "QuestionItems");
+      if (items) items.Resource = "*";
+    });
+    const problems = iamProblems(widened, subjects, IAM_TABLE);
+    expect(problems).toContain("ask (AskRole) allows more: dynamodb:GetItem on *");
+    expect(problems).toContain("ask (AskRole) lacks: dynamodb:GetItem on QuestionsTable.Arn");
+  });
+
+  it("fails when a role gets a managed policy or a function has no row", () => {
+    const copy = structuredClone(template);
+    const role = copy.Resources.AskRole;
+    if (role?.Properties) role.Properties.ManagedPolicyArns = ["arn:aws:iam::aws:policy/AdministratorAccess"];
+    expect(iamProblems(copy, subjects, IAM_TABLE)).toContain(
+      'AskRole attaches managed policies ["arn:aws:iam::aws:policy/AdministratorAccess"]',
+    );
+    const { ask: _ask, ...withoutAsk } = IAM_TABLE;
+    expect(iamProblems(template, subjects, withoutAsk)).toContain("ask has no row in the IAM table");
+  });
+});

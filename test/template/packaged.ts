@@ -1,0 +1,162 @@
+/**
+ * The packaged deployment (`npm run package` → `.serverless/`), read the way CloudFormation and Lambda will
+ * read it: the compiled template as JSON, and each function's zip.
+ *
+ * `ensurePackage()` packages again when `.serverless/` is missing or older than any input (CI packages
+ * first, so there it only checks). Packaging takes 3–6 s; test files run in parallel processes, so a lock
+ * directory makes one of them package while the others wait (serverless-esbuild's work folder is shared).
+ */
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { type CfnTemplate, readTemplate, TEMPLATE_FILE } from "../../scripts/lib/cloudformation.ts";
+import { listZipEntries, readZipEntry, type ZipEntry } from "./zip.ts";
+
+export type { CfnResource, CfnTemplate } from "../../scripts/lib/cloudformation.ts";
+
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+export const PACKAGE_DIR = join(ROOT, ".serverless");
+
+/** Everything that goes into the package: a change to any of these makes `.serverless/` stale. */
+const INPUTS = [
+  "serverless.yml",
+  "package.json",
+  "package-lock.json",
+  "infra/table.json",
+  "infra/state-machines",
+  "functions",
+  "lib",
+  "scripts",
+];
+
+const LOCK_DIR = join(
+  tmpdir(),
+  `handraise-package-${createHash("sha256").update(ROOT).digest("hex").slice(0, 12)}`,
+);
+const LOCK_STALE_MS = 5 * 60_000;
+const run = promisify(execFile);
+
+/** Packages unless `.serverless/` is newer than every input. Returns the seconds packaging took, or 0. */
+export async function ensurePackage(): Promise<number> {
+  if (isFresh()) return 0;
+  return withLock(async () => {
+    if (isFresh()) return 0; // another test file packaged while this one waited
+    const started = performance.now();
+    await run("npm", ["run", "--silent", "package"], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
+    return (performance.now() - started) / 1000;
+  });
+}
+
+/**
+ * Packages a copy of the project (its inputs, with node_modules linked) with extra environment variables,
+ * e.g. canary secrets, and returns the copy's `.serverless/` folder. A copy, because packaging clears the
+ * project's own `.serverless/` that the other test files are reading. `remove()` deletes the copy.
+ */
+export async function packageCopy(env: Record<string, string>): Promise<{ dir: string; remove(): void }> {
+  const copy = mkdtempSync(join(tmpdir(), "handraise-package-copy-"));
+  const remove = () => rmSync(copy, { recursive: true, force: true });
+  try {
+    for (const input of [...INPUTS, "tsconfig.json"]) {
+      if (existsSync(join(ROOT, input))) cpSync(join(ROOT, input), join(copy, input), { recursive: true });
+    }
+    symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"), "dir");
+    await run("npm", ["run", "--silent", "package"], {
+      cwd: copy,
+      env: { ...process.env, ...env },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return { dir: join(copy, ".serverless"), remove };
+  } catch (error) {
+    remove();
+    throw error;
+  }
+}
+
+export function loadTemplate(dir = PACKAGE_DIR): CfnTemplate {
+  return readTemplate(dir);
+}
+
+export interface PackagedFunction {
+  /** The key under `functions:` in serverless.yml, e.g. `questionsApi`. */
+  key: string;
+  logicalId: string;
+  properties: Record<string, unknown>;
+  zipPath: string;
+  zip: Buffer;
+  entries: ZipEntry[];
+  read(entry: ZipEntry): Buffer;
+}
+
+/** Every Lambda function of the template with its zip (found by the S3 key the template deploys). */
+export function packagedFunctions(template: CfnTemplate, dir = PACKAGE_DIR): PackagedFunction[] {
+  return Object.entries(template.Resources)
+    .filter(([, resource]) => resource.Type === "AWS::Lambda::Function")
+    .map(([logicalId, resource]) => {
+      const properties = resource.Properties ?? {};
+      const code = properties.Code as { S3Key?: unknown } | undefined;
+      if (typeof code?.S3Key !== "string") throw new Error(`${logicalId} has no packaged S3 code`);
+      const zipPath = join(dir, basename(code.S3Key));
+      const zip = readFileSync(zipPath);
+      return {
+        key: basename(code.S3Key, ".zip"),
+        logicalId,
+        properties,
+        zipPath,
+        zip,
+        entries: listZipEntries(zip),
+        read: (entry: ZipEntry) => readZipEntry(zip, entry),
+      };
+    });
+}
+
+function isFresh(): boolean {
+  const templatePath = join(PACKAGE_DIR, TEMPLATE_FILE);
+  if (!existsSync(templatePath)) return false;
+  const packagedAt = statSync(templatePath).mtimeMs;
+  return INPUTS.every((input) => newestMtime(join(ROOT, input)) <= packagedAt);
+}
+
+function newestMtime(path: string): number {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = stat.mtimeMs;
+  for (const name of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, name)));
+  return newest;
+}
+
+async function withLock<T>(work: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      mkdirSync(LOCK_DIR);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      // A lock left by a killed run would block every later one.
+      const lockedAt = statSync(LOCK_DIR, { throwIfNoEntry: false })?.mtimeMs;
+      if (lockedAt !== undefined && Date.now() - lockedAt > LOCK_STALE_MS) {
+        rmSync(LOCK_DIR, { recursive: true, force: true });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(LOCK_DIR, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,275 @@
+/**
+ * The packaged CloudFormation template (`npm run package`), parsed as JSON: what DESIGN.md and the deploy
+ * issue promise about runtime, table, state machine, routes, secrets and outputs.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import tableDefinition from "../../infra/table.json" with { type: "json" };
+import { agentRunSteps, walk } from "../../scripts/lib/state-machine-walk.ts";
+import {
+  DYNAMIC_REFERENCE,
+  functionKey,
+  render,
+  resource,
+  resourcesOfType,
+  SECRET_NAME,
+  secretProblems,
+  stateMachineDefinition,
+  ttlProblems,
+  walkStrings,
+} from "./cfn.ts";
+import { type CfnTemplate, ensurePackage, loadTemplate, packageCopy } from "./packaged.ts";
+import { listZipEntries, readZipEntry } from "./zip.ts";
+
+let template: CfnTemplate;
+let packageSeconds = 0;
+
+beforeAll(async () => {
+  packageSeconds = await ensurePackage();
+  template = loadTemplate();
+}, 180_000);
+
+const lambdas = () => resourcesOfType(template, "AWS::Lambda::Function");
+const props = (logicalId: string) => resource(template, logicalId).Properties ?? {};
+
+describe("Lambda functions", () => {
+  it("run nodejs22.x on arm64", () => {
+    expect(lambdas().length).toBeGreaterThanOrEqual(3);
+    for (const [id, fn] of lambdas()) {
+      expect(fn.Properties?.Runtime, id).toBe("nodejs22.x");
+      expect(fn.Properties?.Architectures, id).toEqual(["arm64"]);
+    }
+    if (packageSeconds > 0) console.info(`packaged in ${packageSeconds.toFixed(1)} s`);
+  });
+
+  it("include the three the state machine and the HTTP API need", () => {
+    const keys = lambdas().map(([id, fn]) => functionKey(id, fn));
+    expect(keys).toEqual(expect.arrayContaining(["questionsApi", "ask", "modelStep"]));
+  });
+
+  it("log to groups that expire", () => {
+    for (const [id, group] of resourcesOfType(template, "AWS::Logs::LogGroup")) {
+      expect(group.Properties?.RetentionInDays, id).toEqual(expect.any(Number));
+    }
+  });
+});
+
+describe("the questions table", () => {
+  const table = () => props("QuestionsTable");
+
+  it("expires items by TTL on expiresAt", () => {
+    expect(ttlProblems(template)).toEqual([]);
+  });
+
+  it("is on-demand with point-in-time recovery, and keeps infra/table.json's keys and indexes", () => {
+    expect(table().BillingMode).toBe("PAY_PER_REQUEST");
+    expect(table().PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    expect(table().KeySchema).toEqual(tableDefinition.KeySchema);
+    expect(table().GlobalSecondaryIndexes).toEqual(tableDefinition.GlobalSecondaryIndexes);
+  });
+
+  it("has a stream only if something consumes it", () => {
+    const consumers = resourcesOfType(template, "AWS::Lambda::EventSourceMapping").filter(([, mapping]) =>
+      render(mapping.Properties?.EventSourceArn).startsWith("QuestionsTable.StreamArn"),
+    );
+    expect(table().StreamSpecification === undefined).toBe(consumers.length === 0);
+  });
+
+  it("the TTL check fails when TTL is removed, disabled or moved", () => {
+    const broken = (
+      change: (ttl: { AttributeName: string; Enabled: boolean }, table: Record<string, unknown>) => void,
+    ) => {
+      const copy = structuredClone(template);
+      const tableProps = copy.Resources.QuestionsTable?.Properties as Record<string, unknown>;
+      // From a known-good TTL, so this shows the check works even while the template itself is broken.
+      const ttl = { AttributeName: "expiresAt", Enabled: true };
+      tableProps.TimeToLiveSpecification = ttl;
+      change(ttl, tableProps);
+      return ttlProblems(copy);
+    };
+    expect(broken((_, t) => delete t.TimeToLiveSpecification)).toEqual([
+      "QuestionsTable has no TimeToLiveSpecification",
+    ]);
+    expect(broken((ttl) => (ttl.Enabled = false))).toEqual(["QuestionsTable TTL is not enabled"]);
+    expect(broken((ttl) => (ttl.AttributeName = "ttl"))).toEqual(["QuestionsTable TTL attribute is ttl"]);
+  });
+});
+
+describe("the agent state machine", () => {
+  const definition = () => stateMachineDefinition(template, "AgentStateMachine");
+
+  it("is a Standard workflow (only Standard can wait on a task token) that logs errors without data", () => {
+    expect(props("AgentStateMachine").StateMachineType).toBe("STANDARD");
+    expect(props("AgentStateMachine").LoggingConfiguration).toMatchObject({
+      Level: "ERROR",
+      IncludeExecutionData: false,
+    });
+  });
+
+  it("suspends AskUser on lambda:invoke.waitForTaskToken with a per-question TimeoutSecondsPath", () => {
+    const askUser = definition().States.AskUser;
+    expect(askUser).toMatchObject({
+      Type: "Task",
+      Resource: "arn:aws:states:::lambda:invoke.waitForTaskToken",
+      Parameters: { FunctionName: "AskLambdaFunction.Arn", Payload: { "taskToken.$": "$$.Task.Token" } },
+      TimeoutSecondsPath: expect.stringMatching(/^\$\./),
+    });
+    expect(askUser).not.toHaveProperty("TimeoutSeconds");
+    const catches = (askUser?.Catch ?? []).flatMap((c) => c.ErrorEquals);
+    expect(catches).toEqual(
+      expect.arrayContaining(["States.Timeout", "Handraise.Cancelled", "Handraise.Skipped", "States.ALL"]),
+    );
+  });
+
+  it("calls the model step function of this stack", () => {
+    expect(definition().States.ModelStep?.Resource).toBe("ModelStepLambdaFunction.Arn");
+  });
+
+  it("bills 6 transitions for a run with one answered question, 3 more per further question, 1 more on no answer", () => {
+    const transitions = (questions: number, ending?: { error: string }) =>
+      walk(definition(), agentRunSteps(questions, ending)).length;
+    expect(walk(definition(), agentRunSteps(1))).toEqual([
+      "ModelStep",
+      "AskOrReply",
+      "AskUser",
+      "ModelStep",
+      "AskOrReply",
+      "Reply",
+    ]);
+    expect(transitions(2) - transitions(1)).toBe(3);
+    expect(transitions(1, { error: "States.Timeout" })).toBe(7);
+    expect(transitions(1, { error: "Handraise.Skipped" })).toBe(7);
+    expect(transitions(0)).toBe(3);
+  });
+});
+
+describe("the HTTP API", () => {
+  it("serves the question routes of DESIGN.md §4, all on the questions API function", () => {
+    const routes = resourcesOfType(template, "AWS::ApiGatewayV2::Route").map(([, route]) => ({
+      key: route.Properties?.RouteKey,
+      target: render(route.Properties?.Target),
+    }));
+    const questionRoutes = routes.filter((route) => String(route.key).includes(" /questions"));
+    expect(questionRoutes.map((route) => route.key).sort()).toEqual(
+      [
+        "GET /questions",
+        "GET /questions/{id}",
+        "GET /questions/{id}/wait",
+        "POST /questions",
+        "POST /questions/{id}/answer",
+        "POST /questions/{id}/cancel",
+      ].sort(),
+    );
+    for (const route of questionRoutes)
+      expect(route.target).toBe("integrations/HttpApiIntegrationQuestionsApi");
+    expect(render(props("HttpApiIntegrationQuestionsApi").IntegrationUri)).toBe(
+      "QuestionsApiLambdaFunction.Arn",
+    );
+  });
+
+  it("is throttled at the stage and writes access logs", () => {
+    expect(props("HttpApiStage").DefaultRouteSettings).toMatchObject({
+      ThrottlingRateLimit: expect.any(Number),
+      ThrottlingBurstLimit: expect.any(Number),
+    });
+    expect(props("HttpApiStage").AccessLogSettings).toBeDefined();
+  });
+});
+
+describe("secrets", () => {
+  it("reach functions only as CloudFormation dynamic references, never as values", () => {
+    expect(secretProblems(template)).toEqual([]);
+    const apiKey = (props("QuestionsApiLambdaFunction").Environment as { Variables: Record<string, unknown> })
+      .Variables.HANDRAISE_API_KEY;
+    expect(apiKey).toMatch(DYNAMIC_REFERENCE);
+    expect(apiKey).toMatch(/^\{\{resolve:ssm:\/handraise\/[^/]+\/api-key\}\}$/);
+  });
+
+  it("go only to the functions that use them", () => {
+    const allowed: Record<string, string[]> = { questionsApi: ["HANDRAISE_API_KEY"], ask: [], modelStep: [] };
+    for (const [id, fn] of lambdas()) {
+      const key = functionKey(id, fn);
+      const variables = (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)
+        ?.Variables;
+      const secrets = Object.keys(variables ?? {}).filter((name) => SECRET_NAME.test(name));
+      expect(secrets, key).toEqual(allowed[key] ?? expect.any(Array));
+    }
+  });
+
+  it("the secrets check fails on a plaintext value or one resolved at package time (an ssm variable)", () => {
+    const copy = structuredClone(template);
+    const environment = copy.Resources.AskLambdaFunction?.Properties?.Environment;
+    if (!environment) throw new Error("AskLambdaFunction has no environment");
+    const { Variables: variables } = environment as { Variables: Record<string, unknown> };
+    variables.TELEGRAM_BOT_TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"; // resolved at package time
+    variables.HANDRAISE_API_KEY = "a-plaintext-api-key-value";
+    expect(secretProblems(copy)).toEqual([
+      "AskLambdaFunction sets TELEGRAM_BOT_TOKEN to 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw, not a {{resolve:...}} dynamic reference",
+      "AskLambdaFunction sets HANDRAISE_API_KEY to a-plaintext-api-key-value, not a {{resolve:...}} dynamic reference",
+      "$.Resources.AskLambdaFunction.Properties.Environment.Variables.TELEGRAM_BOT_TOKEN looks like a Telegram bot token",
+    ]);
+  });
+
+  it("in the packaging environment never end up in the template or a bundle", async () => {
+    // Package with canary values in every secret variable: nothing may copy them in (an ${env:} variable in
+    // serverless.yml, an esbuild `define` of process.env, a stray .env file).
+    const canaries = Object.fromEntries(
+      [
+        "HANDRAISE_API_KEY",
+        "TELEGRAM_BOT_TOKEN",
+        "TELEGRAM_WEBHOOK_SECRET",
+        "SLACK_BOT_TOKEN",
+        "SLACK_SIGNING_SECRET",
+        "DISCORD_BOT_TOKEN",
+        "MATTERMOST_BOT_TOKEN",
+        "MATTERMOST_ACTION_SECRET",
+        "MATTERMOST_COMMAND_TOKEN",
+      ].map((name) => [name, `canary-${name.toLowerCase()}-7f3a9c`]),
+    );
+    const copy = await packageCopy(canaries);
+    const outDir = copy.dir;
+    try {
+      const found: string[] = [];
+      const scan = (where: string, text: string) => {
+        for (const value of Object.values(canaries))
+          if (text.includes(value)) found.push(`${value} in ${where}`);
+      };
+      const canaryTemplate = loadTemplate(outDir);
+      expect(Object.keys(canaryTemplate.Resources).sort()).toEqual(Object.keys(template.Resources).sort());
+      walkStrings(canaryTemplate, (text, path) => scan(`template ${path}`, text));
+      for (const file of readdirSync(outDir).filter((name) => name.endsWith(".zip"))) {
+        const zip = readFileSync(join(outDir, file));
+        for (const entry of listZipEntries(zip))
+          scan(`${file}:${entry.name}`, readZipEntry(zip, entry).toString("utf8"));
+      }
+      expect(found).toEqual([]);
+    } finally {
+      copy.remove();
+    }
+  }, 180_000);
+});
+
+describe("stack outputs", () => {
+  it("give the HTTP API URL, the state machine ARN, the table name and the AskUser function", () => {
+    const outputs = template.Outputs ?? {};
+    expect(render(outputs.HttpApiUrl?.Value)).toMatch(/^https:\/\/HttpApi\.execute-api\./);
+    expect(render(outputs.AgentStateMachineArn?.Value)).toBe("AgentStateMachine");
+    expect(render(outputs.QuestionsTableName?.Value)).toBe("QuestionsTable");
+    expect(render(outputs.AskFunctionArn?.Value)).toBe("AskLambdaFunction.Arn");
+  });
+
+  it("include a webhook URL for every webhook route", () => {
+    const webhookRoutes = resourcesOfType(template, "AWS::ApiGatewayV2::Route")
+      .map(([, route]) => String(route.Properties?.RouteKey))
+      .filter((key) => key.startsWith("POST /webhooks/"));
+    const outputUrls = Object.values(template.Outputs ?? {}).map((output) => render(output.Value));
+    for (const route of webhookRoutes) {
+      const path = route.slice("POST ".length);
+      expect(
+        outputUrls.some((url) => url.endsWith(path)),
+        `an output for ${path}`,
+      ).toBe(true);
+    }
+  });
+});
