@@ -6,11 +6,14 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { createModelStep } from "./agent/model-step.ts";
 import { createAskQuestion } from "./app/ask-question.ts";
+import { createHandleInbound } from "./app/handle-inbound.ts";
 import { createResolveQuestion } from "./app/resolve-question.ts";
 import { createWaitForQuestion } from "./app/wait-for-question.ts";
 import { createSfnTaskCallbacks } from "./callbacks/sfn-task-callbacks.ts";
 import type { ChatChannel } from "./channels/chat-channel.ts";
 import { createConsoleChannel } from "./channels/console-channel.ts";
+import { createTelegramApi } from "./channels/telegram/telegram-api.ts";
+import { createTelegramChannel } from "./channels/telegram/telegram-channel.ts";
 import type { Config } from "./config.ts";
 import { createQuestionApi } from "./http/question-api.ts";
 import { logError } from "./log.ts";
@@ -20,17 +23,36 @@ import { createDynamoDbTranscriptStore } from "./store/dynamodb-transcript-store
 const now = () => Date.now();
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Instrumentation for processes that load the functions in process (the local stack and the benchmark):
+ * called with each DynamoDB client the services build, before its first request, e.g. to count the read and
+ * write units the real handlers consume. Nothing sets it when deployed, and unset it changes nothing.
+ */
+export type DynamoDbClientObserver = (client: DynamoDBClient) => void;
+let observeDynamoDbClient: DynamoDbClientObserver | undefined;
+
+/** Installs (or, with undefined, removes) the observer. Functions build their services at import: call first. */
+export function setDynamoDbClientObserver(observer: DynamoDbClientObserver | undefined): void {
+  observeDynamoDbClient = observer;
+}
+
 export function createChannels(config: Config): Map<string, ChatChannel> {
   const channels = new Map<string, ChatChannel>();
-  if (config.consoleChannel) {
-    const console = createConsoleChannel((text) => process.stdout.write(text));
-    channels.set(console.name, console);
+  const add = (channel: ChatChannel) => channels.set(channel.name, channel);
+  if (config.consoleChannel) add(createConsoleChannel((text) => process.stdout.write(text)));
+  if (config.telegram.botToken) {
+    add(
+      createTelegramChannel(
+        createTelegramApi({ apiBase: config.telegram.apiBase, botToken: config.telegram.botToken }),
+      ),
+    );
   }
   return channels;
 }
 
 export function createServices(config: Config) {
   const dynamodb = new DynamoDBClient({});
+  observeDynamoDbClient?.(dynamodb);
   const sfn = new SFNClient({});
   const store = createDynamoDbQuestionStore({
     client: dynamodb,
@@ -59,8 +81,10 @@ export function createServices(config: Config) {
     tableName: config.tableName,
     keepSeconds: config.limits.maxTimeoutSeconds + config.retentionSeconds,
   });
+  const handleInbound = createHandleInbound({ store, resolve, channels, now });
   return {
     store,
+    handleInbound,
     askQuestion,
     resolve,
     questionApi: createQuestionApi({ store, askQuestion, resolve, waitForQuestion, now }),

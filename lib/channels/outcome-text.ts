@@ -17,3 +17,15 @@ export function outcomeText(record: QuestionRecord): string {
       return "Waiting for an answer.";
   }
 }
+
+/** What a late tap or reply is told about a question that has already ended. */
+export function endedText(record: QuestionRecord): string {
+  switch (record.status) {
+    case "answered":
+      return "This question has already been answered.";
+    case "expired":
+      return "This question has expired.";
+    default:
+      return `This question has ended (${outcomeText(record)})`;
+  }
+}

@@ -1,7 +1,7 @@
-import { timingSafeEqual } from "node:crypto";
 import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { HttpError, toHttpResponse } from "./http-errors.ts";
+import { safeEqual } from "./safe-equal.ts";
 
 type HttpMiddleware = MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
 
@@ -13,16 +13,11 @@ export const MAX_BODY_BYTES = 64 * 1024;
  * refused: the API never runs open.
  */
 export function apiKeyAuth(apiKey: string | undefined): HttpMiddleware {
-  const expected = apiKey === undefined ? undefined : Buffer.from(apiKey);
   return {
     before: async (request) => {
       const header = request.event.headers?.authorization ?? "";
-      const presented = Buffer.from(header.startsWith("Bearer ") ? header.slice("Bearer ".length) : "");
-      const ok =
-        expected !== undefined &&
-        presented.length === expected.length &&
-        timingSafeEqual(presented, expected);
-      if (!ok)
+      const presented = header.startsWith("Bearer ") ? header.slice("Bearer ".length) : "";
+      if (apiKey === undefined || !safeEqual(presented, apiKey))
         throw new HttpError(401, "UNAUTHORIZED", "Missing or wrong API key (Authorization: Bearer <key>).");
     },
   };

@@ -17,7 +17,8 @@ const createBodySchema = z.strictObject({
   timeoutSeconds: z.unknown().optional(),
   id: z
     .string()
-    .regex(/^[A-Za-z0-9_-]{1,64}$/, { error: "id must be 1-64 characters of A-Z, a-z, 0-9, _ or -" })
+    // Short enough to ride in every platform's button payload (Telegram: 64 bytes).
+    .regex(/^[A-Za-z0-9_-]{1,48}$/, { error: "id must be 1-48 characters of A-Z, a-z, 0-9, _ or -" })
     .optional(),
   owner: ownerSchema,
   sessionKey: shortText.optional(),

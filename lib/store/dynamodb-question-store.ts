@@ -1,5 +1,6 @@
 import {
   type AttributeValue,
+  BatchWriteItemCommand,
   ConditionalCheckFailedException,
   type ConsumedCapacity,
   DeleteItemCommand,
@@ -337,6 +338,35 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
 
     async addDeliveries(id, deliveries) {
       if (deliveries.length === 0) return;
+      const question = await getItem<QuestionItem>(keys.question(id));
+      const expiresAt = question ? question.expiresAt : Math.ceil(Date.now() / 1000) + retentionSeconds;
+      let requests = deliveries.flatMap((delivery) =>
+        delivery.messageId === undefined
+          ? []
+          : [
+              {
+                PutRequest: {
+                  Item: marshall({
+                    pk: keys.message(delivery.channel, delivery.chatId, delivery.messageId),
+                    entity: "messageIndex",
+                    questionId: id,
+                    expiresAt,
+                  }),
+                },
+              },
+            ],
+      );
+      // At most 10 targets per question, under BatchWriteItem's 25; unprocessed items are retried.
+      for (let attempt = 0; requests.length > 0; attempt++) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
+        const out = track(
+          await client.send(
+            new BatchWriteItemCommand({ RequestItems: { [TableName]: requests }, ...capacity }),
+          ),
+        );
+        requests = (out.UnprocessedItems?.[TableName] ?? []) as typeof requests;
+        if (attempt > 5 && requests.length > 0) throw new Error("could not index delivered messages");
+      }
       track(
         await client.send(
           new UpdateItemCommand({
@@ -350,6 +380,38 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
             ),
             ...capacity,
           }),
+        ),
+      );
+    },
+
+    async findByMessage(channel, chatId, messageId) {
+      const item = await getItem<{ questionId: string }>(keys.message(channel, chatId, messageId));
+      return item?.questionId;
+    },
+
+    async claimEvent(dedupeKey, ttlSeconds, nowMs) {
+      return conditionally(async () =>
+        track(
+          await client.send(
+            new PutItemCommand({
+              TableName,
+              Item: marshall({
+                pk: keys.inboundEvent(dedupeKey),
+                entity: "inboundEvent",
+                expiresAt: Math.ceil(nowMs / 1000) + ttlSeconds,
+              }),
+              ConditionExpression: "attribute_not_exists(pk)",
+              ...capacity,
+            }),
+          ),
+        ),
+      );
+    },
+
+    async releaseEvent(dedupeKey) {
+      track(
+        await client.send(
+          new DeleteItemCommand({ TableName, Key: { pk: { S: keys.inboundEvent(dedupeKey) } }, ...capacity }),
         ),
       );
     },

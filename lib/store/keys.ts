@@ -13,13 +13,17 @@ export const INDEX = {
 /** The sort key of the pending indexes: creation time (zero-padded, so it sorts as text) then id. */
 export const CREATED_ORDER = "createdOrder";
 
-export type Entity = "question" | "sessionSlot" | "transcript";
+export type Entity = "question" | "sessionSlot" | "transcript" | "messageIndex" | "inboundEvent";
 
 export const keys = {
   question: (id: string) => `Q#${id}`,
   /** The one-pending-question-per-session slot: a conditional write on it is the lock. */
   sessionSlot: (sessionKey: string) => `SESSION#${sessionKey}`,
   transcript: (runId: string) => `RUN#${runId}`,
+  /** A posted chat message → its question, so replies, threads and taps route by key. */
+  message: (channel: string, chatId: string, messageId: string) => `MSG#${channel}#${chatId}#${messageId}`,
+  /** A platform delivery already handled (Telegram update_id, Slack event_id, Discord interaction id). */
+  inboundEvent: (dedupeKey: string) => `EVENT#${dedupeKey}`,
   ownerIndex: (owner: string) => `OWNER#${owner}`,
   sessionIndex: (sessionKey: string) => `SESSION#${sessionKey}`,
   agentIndex: (agentId: string) => `AGENT#${agentId}`,

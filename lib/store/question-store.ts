@@ -47,8 +47,17 @@ export interface QuestionStore {
   /** Open questions, oldest first. */
   listPending(filter: PendingFilter, nowMs: number): Promise<QuestionRecord[]>;
   close(id: string, outcome: Outcome, nowMs: number): Promise<CloseResult>;
-  /** Records where the prompt was posted (appends). */
+  /** Records where the prompt was posted (appends), and indexes each posted message for routing. */
   addDeliveries(id: string, deliveries: Delivery[]): Promise<void>;
+  /** The question a posted message belongs to (a reply to it, a thread under it, a tap on it). */
+  findByMessage(channel: string, chatId: string, messageId: string): Promise<string | undefined>;
+  /**
+   * Claims an inbound platform event; false when it was claimed before (a duplicate delivery). Claims
+   * expire after `ttlSeconds` (longer than the platform's retry horizon).
+   */
+  claimEvent(dedupeKey: string, ttlSeconds: number, nowMs: number): Promise<boolean>;
+  /** Gives a claim back when handling the event failed, so the platform's retry is handled. */
+  releaseEvent(dedupeKey: string): Promise<void>;
   /** Frees the session slot held by this question, if it still holds it. */
   releaseSession(sessionKey: string, questionId: string): Promise<void>;
 }

@@ -23,6 +23,7 @@ const QUESTION_ITEM_ACTIONS = [
   "dynamodb:PutItem",
   "dynamodb:UpdateItem",
   "dynamodb:DeleteItem",
+  "dynamodb:BatchWriteItem",
 ];
 const LOGS = ["logs:CreateLogStream", "logs:PutLogEvents"];
 const pendingIndexes = tableDefinition.GlobalSecondaryIndexes.map(
@@ -66,6 +67,15 @@ const iamTable = (stage: string): Record<string, IamRow[]> => ({
   ask: [
     { actions: LOGS, resources: ["AskLogGroup.Arn"] },
     { actions: QUESTION_ITEM_ACTIONS, resources: [TABLE] },
+  ],
+  telegramWebhook: [
+    { actions: LOGS, resources: ["TelegramWebhookLogGroup.Arn"] },
+    { actions: QUESTION_ITEM_ACTIONS, resources: [TABLE] },
+    { actions: ["dynamodb:Query"], resources: [`${TABLE}/index/pendingByOwner`] },
+    {
+      actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
+      resources: [resumableStateMachines(stage)],
+    },
   ],
   modelStep: [
     { actions: LOGS, resources: ["ModelStepLogGroup.Arn"] },

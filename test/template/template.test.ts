@@ -187,7 +187,12 @@ describe("secrets", () => {
   });
 
   it("go only to the functions that use them", () => {
-    const allowed: Record<string, string[]> = { questionsApi: ["HANDRAISE_API_KEY"], ask: [], modelStep: [] };
+    const allowed: Record<string, string[]> = {
+      questionsApi: ["HANDRAISE_API_KEY", "TELEGRAM_BOT_TOKEN"],
+      ask: ["TELEGRAM_BOT_TOKEN"],
+      modelStep: [],
+      telegramWebhook: ["TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET"],
+    };
     for (const [id, fn] of lambdas()) {
       const key = functionKey(id, fn);
       const variables = (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)

@@ -1,0 +1,181 @@
+import type { ChannelRegistry } from "../channels/chat-channel.ts";
+import type { ControlAction, Inbound } from "../channels/inbound.ts";
+import { InvalidAnswerError } from "../questions/errors.ts";
+import type { Answers, Question } from "../questions/schema.ts";
+import type { QuestionRecord } from "../store/question-record.ts";
+import type { QuestionStore } from "../store/question-store.ts";
+import { AlreadyResolvedError } from "./errors.ts";
+import type { ResolveQuestion } from "./resolve-question.ts";
+import { interpretTypedReply } from "./typed-reply.ts";
+
+/** What became of an inbound chat event; the platform adapter turns it into the platform's reply. */
+export type InboundOutcome =
+  /** The platform delivered this event before: nothing changes, acknowledge it again. */
+  | { kind: "duplicate" }
+  /** Chatter that belongs to no question of this user in this chat. */
+  | { kind: "ignored" }
+  | { kind: "no_pending" }
+  /** Someone other than the owner: they get a private notice, the question stays as it is. */
+  | { kind: "not_owner"; record: QuestionRecord }
+  /** It had already ended (answered, cancelled, expired): a late tap is told so. */
+  | { kind: "ended"; record: QuestionRecord }
+  /** This event answered, skipped or cancelled it; the run has been resumed. */
+  | { kind: "resolved"; record: QuestionRecord }
+  | { kind: "incomplete"; record: QuestionRecord; missing: Question[] }
+  | { kind: "invalid"; record: QuestionRecord; message: string }
+  /** `/question`: the pending question was posted again here. */
+  | { kind: "shown"; record: QuestionRecord }
+  /** "Other…": the owner wants to type an answer to this sub-question. */
+  | { kind: "needs_text"; record: QuestionRecord; questionIndex: number }
+  /** A multi-select toggle by the owner: the adapter re-renders its controls. */
+  | { kind: "toggled"; record: QuestionRecord; questionIndex: number; optionIndex: number };
+
+export interface HandleInboundDeps {
+  store: QuestionStore;
+  resolve: ResolveQuestion;
+  channels: ChannelRegistry;
+  now: () => number;
+}
+
+/** Longer than any platform retries a delivery (Telegram drops message updates after 24 h). */
+const DEDUPE_TTL_SECONDS = 2 * 86_400;
+
+/**
+ * The shared inbound pipeline of every chat channel: dedupe → route to a question (button id, reply-to or
+ * thread, else the sender's oldest pending question in that chat) → owner check → resolve. All lookups are
+ * by key or by the owner's pending index.
+ *
+ * @example
+ * const outcome = await handleInbound({ platform: "telegram", actor: "telegram:42", chatId: "42",
+ *   kind: "text", text: "2", dedupeKey: "1001" });
+ */
+export function createHandleInbound(deps: HandleInboundDeps) {
+  const { store, resolve, now } = deps;
+
+  async function route(inbound: Inbound): Promise<QuestionRecord | undefined> {
+    if (inbound.kind === "control" || inbound.kind === "form") return store.get(inbound.questionId, now());
+    if (inbound.replyToMessageId !== undefined) {
+      const id = await store.findByMessage(inbound.platform, inbound.chatId, inbound.replyToMessageId);
+      if (id !== undefined) return store.get(id, now());
+    }
+    const pending = await store.listPending({ owner: inbound.actor }, now());
+    return pending.find((record) =>
+      record.deliveries.some((d) => d.channel === inbound.platform && d.chatId === inbound.chatId),
+    );
+  }
+
+  /** Runs a resolution; losing a race to another answer reports the final state instead. */
+  async function settle(id: string, run: () => Promise<{ record: QuestionRecord }>): Promise<InboundOutcome> {
+    try {
+      return { kind: "resolved", record: (await run()).record };
+    } catch (error) {
+      if (!(error instanceof AlreadyResolvedError)) throw error;
+      const record = await store.get(id, now());
+      if (!record) throw error;
+      return { kind: "ended", record };
+    }
+  }
+
+  async function answer(record: QuestionRecord, answers: Answers, actor: string): Promise<InboundOutcome> {
+    try {
+      return await settle(record.id, () => resolve.answer(record.id, answers, { actor, resolvedBy: actor }));
+    } catch (error) {
+      if (!(error instanceof InvalidAnswerError)) throw error;
+      if (error.reason === "missing") {
+        const missing = record.questions.filter((q) => !Object.hasOwn(answers, q.id));
+        return { kind: "incomplete", record, missing };
+      }
+      return { kind: "invalid", record, message: error.message };
+    }
+  }
+
+  const cancel = (record: QuestionRecord, reason: "cancelled" | "skipped", actor: string) =>
+    settle(record.id, () => resolve.cancel(record.id, reason, { actor, resolvedBy: actor }));
+
+  async function control(
+    record: QuestionRecord,
+    action: ControlAction,
+    actor: string,
+  ): Promise<InboundOutcome> {
+    switch (action.type) {
+      case "option": {
+        const question = record.questions[action.questionIndex];
+        const option = question?.options[action.optionIndex];
+        if (!question || !option || record.questions.length !== 1 || question.multiSelect) {
+          return { kind: "invalid", record, message: "That button does not fit this question." };
+        }
+        return answer(record, { [question.id]: [option.label] }, actor);
+      }
+      case "choose": {
+        const question = record.questions[action.questionIndex];
+        if (!question)
+          return { kind: "invalid", record, message: "That control does not fit this question." };
+        const labels = action.optionIndexes.flatMap((i) => question.options[i]?.label ?? []);
+        return answer(record, { [question.id]: labels }, actor);
+      }
+      case "skip":
+        return cancel(record, "skipped", actor);
+      case "other":
+        return record.questions[action.questionIndex]
+          ? { kind: "needs_text", record, questionIndex: action.questionIndex }
+          : { kind: "invalid", record, message: "That button does not fit this question." };
+      case "toggle":
+        return {
+          kind: "toggled",
+          record,
+          questionIndex: action.questionIndex,
+          optionIndex: action.optionIndex,
+        };
+    }
+  }
+
+  async function handle(inbound: Inbound): Promise<InboundOutcome> {
+    const record = await route(inbound);
+    if (!record) return inbound.kind === "command" ? { kind: "no_pending" } : { kind: "ignored" };
+    if (record.owner !== inbound.actor) return { kind: "not_owner", record };
+    if (record.status !== "pending") return { kind: "ended", record };
+
+    switch (inbound.kind) {
+      case "control":
+        return control(record, inbound.action, inbound.actor);
+      case "form":
+        return answer(record, inbound.answers, inbound.actor);
+      case "command":
+        if (inbound.command === "cancel") return cancel(record, "cancelled", inbound.actor);
+        return show(record, inbound);
+      case "text": {
+        const reply = interpretTypedReply(record.questions, inbound.text);
+        if (reply.kind === "answer") return answer(record, reply.answers, inbound.actor);
+        if (reply.kind === "skip") return cancel(record, "skipped", inbound.actor);
+        if (reply.kind === "cancel") return cancel(record, "cancelled", inbound.actor);
+        if (reply.kind === "incomplete") return { kind: "incomplete", record, missing: reply.missing };
+        return { kind: "ignored" };
+      }
+    }
+  }
+
+  async function show(record: QuestionRecord, inbound: Inbound): Promise<InboundOutcome> {
+    const channel = deps.channels.get(inbound.platform);
+    if (!channel) throw new Error(`channel "${inbound.platform}" is not configured`);
+    const delivery = await channel.deliver(record, { channel: inbound.platform, chatId: inbound.chatId });
+    await store.addDeliveries(record.id, [delivery]);
+    return { kind: "shown", record: { ...record, deliveries: [...record.deliveries, delivery] } };
+  }
+
+  return async function handleInbound(inbound: Inbound): Promise<InboundOutcome> {
+    const dedupeKey =
+      inbound.dedupeKey === undefined ? undefined : `${inbound.platform}:${inbound.dedupeKey}`;
+    if (dedupeKey !== undefined && !(await store.claimEvent(dedupeKey, DEDUPE_TTL_SECONDS, now()))) {
+      return { kind: "duplicate" };
+    }
+    try {
+      return await handle(inbound);
+    } catch (error) {
+      // Handling failed: give the claim back so the platform's retry is handled, not dropped.
+      if (dedupeKey !== undefined) await store.releaseEvent(dedupeKey);
+      throw error;
+    }
+  };
+}
+
+export type HandleInbound = ReturnType<typeof createHandleInbound>;

@@ -1,0 +1,44 @@
+/**
+ * The one inbound type every chat platform's webhook is turned into, after its signature was verified.
+ * Adapters parse; the `handle-inbound` use case routes, checks the owner and resolves.
+ */
+import type { Answers } from "../questions/schema.ts";
+
+export type Platform = "telegram" | "slack" | "discord" | "mattermost";
+
+interface InboundBase {
+  platform: Platform;
+  /** The platform-qualified user who sent it (`telegram:42`, `slack:T1:U1`, …): compared to the owner. */
+  actor: string;
+  chatId: string;
+  /** The platform's id for this delivery (update_id, event_id, interaction id): duplicates are ignored. */
+  dedupeKey?: string | undefined;
+}
+
+/** A tap on a control of a posted question. Indexes are positions in `record.questions` / `options`. */
+export type ControlAction =
+  /** A single-select option: answers that sub-question (and the whole question when it is the only one). */
+  | { type: "option"; questionIndex: number; optionIndex: number }
+  /** Several options of one multi-select sub-question (Slack checkboxes, Discord select, Telegram Done). */
+  | { type: "choose"; questionIndex: number; optionIndexes: number[] }
+  /** "Other…": the user wants to type; the adapter opens a modal or a forced reply. */
+  | { type: "other"; questionIndex: number }
+  /** A toggle of a multi-select option that is not submitted yet (Telegram re-renders its buttons). */
+  | { type: "toggle"; questionIndex: number; optionIndex: number }
+  | { type: "skip" };
+
+export type Inbound =
+  | (InboundBase & {
+      kind: "text";
+      text: string;
+      /** The message this one replies to (Telegram reply_to_message), or the thread root (Slack thread_ts). */
+      replyToMessageId?: string | undefined;
+    })
+  | (InboundBase & { kind: "control"; questionId: string; action: ControlAction })
+  /** A modal / dialog submission: free text or chosen values per sub-question id. */
+  | (InboundBase & { kind: "form"; questionId: string; answers: Answers })
+  | (InboundBase & {
+      kind: "command";
+      command: "cancel" | "question";
+      replyToMessageId?: string | undefined;
+    });

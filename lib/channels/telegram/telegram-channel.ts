@@ -1,0 +1,29 @@
+import type { ChatChannel } from "../chat-channel.ts";
+import { outcomeText } from "../outcome-text.ts";
+import type { TelegramApi } from "./telegram-api.ts";
+import { renderKeyboard, renderText } from "./telegram-render.ts";
+
+/** Posts questions to Telegram chats and, once they end, edits every copy to the outcome without buttons. */
+export function createTelegramChannel(api: TelegramApi): ChatChannel {
+  return {
+    name: "telegram",
+    async deliver(record, target) {
+      const message = await api.call<{ message_id: number }>("sendMessage", {
+        chat_id: target.chatId,
+        ...(target.threadId !== undefined && { message_thread_id: Number(target.threadId) }),
+        text: renderText(record),
+        reply_markup: { inline_keyboard: renderKeyboard(record) },
+      });
+      return { ...target, messageId: String(message.message_id) };
+    },
+    async retire(record, delivery) {
+      if (delivery.messageId === undefined) return;
+      await api.call("editMessageText", {
+        chat_id: delivery.chatId,
+        message_id: Number(delivery.messageId),
+        text: `${renderText(record)}\n\n${outcomeText(record)}`,
+        reply_markup: { inline_keyboard: [] },
+      });
+    },
+  };
+}

@@ -1,0 +1,307 @@
+import { StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import vectors from "../../../shared/reference/signature-vectors.json" with { type: "json" };
+import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
+import {
+  allItems,
+  startTestStack,
+  type TestStack,
+  waitFor,
+  waitForExecutionEnd,
+} from "./support/test-stack.ts";
+
+const SECRET = vectors.telegram_generated.secret_token;
+const HEADER = vectors.telegram_generated.header.toLowerCase();
+const BOT_TOKEN = "123456:TEST-token";
+const OWNER_ID = 42;
+/** Each test talks in a chat of its own: a plain message goes to the oldest pending question in the chat. */
+let CHAT_ID = -1001234567890;
+
+let stack: TestStack;
+let telegram: FakePlatform;
+let messageIds = 1000;
+
+beforeAll(async () => {
+  telegram = await startFakePlatform((call) =>
+    call.method === "sendMessage"
+      ? { body: { ok: true, result: { message_id: ++messageIds, chat: { id: call.body.chat_id } } } }
+      : { body: { ok: true, result: true } },
+  );
+  stack = await startTestStack({
+    TELEGRAM_BOT_TOKEN: BOT_TOKEN,
+    TELEGRAM_WEBHOOK_SECRET: SECRET,
+    TELEGRAM_API_BASE: telegram.url,
+  });
+});
+afterAll(async () => {
+  await stack?.stop();
+  await telegram?.stop();
+});
+beforeEach(() => {
+  telegram.calls.length = 0;
+  CHAT_ID -= 1;
+});
+
+let counter = 0;
+let updateId = 5000;
+const unique = (prefix: string) => `${prefix}-${Date.now()}-${++counter}`;
+
+const single = {
+  id: "deploy_target",
+  header: "Deploy to",
+  question: "Where should it go?",
+  options: [{ label: "Staging (Recommended)" }, { label: "Production" }],
+};
+const multi = {
+  id: "checks",
+  header: "Checks",
+  question: "Which checks?",
+  multiSelect: true,
+  options: [{ label: "Unit" }, { label: "E2E" }, { label: "Lint" }],
+};
+
+async function startRun(questions: unknown[], options: { chats?: number[]; sessionKey?: string } = {}) {
+  const sessionKey = options.sessionKey ?? unique("tg");
+  const chats = options.chats ?? [CHAT_ID];
+  const before = telegram.callsTo("sendMessage").length;
+  const { executionArn } = await stack.sfn.send(
+    new StartExecutionCommand({
+      stateMachineArn: stack.stateMachineArns.agent,
+      input: JSON.stringify({
+        sessionKey,
+        owner: `telegram:${OWNER_ID}`,
+        deliverTo: chats.map((chat) => ({ channel: "telegram", chatId: String(chat) })),
+        prompt: "test",
+        model: {
+          provider: "scripted",
+          steps: [
+            { toolCalls: [{ id: "c1", name: "ask_user", arguments: { questions } }] },
+            { reply: "{{c1.status}}|{{c1.reason}}|{{c1.deploy_target}}{{c1.checks}}" },
+          ],
+        },
+      }),
+    }),
+  );
+  const posts = await waitFor(
+    async () => {
+      const sent = telegram.callsTo("sendMessage").slice(before);
+      return sent.length >= chats.length ? sent : undefined;
+    },
+    { what: "the question posted to Telegram" },
+  );
+  const questionId = (await stack.api("GET", `/questions?sessionKey=${sessionKey}`)).body.questions[0]
+    .id as string;
+  return { executionArn: executionArn as string, posts, questionId, sessionKey };
+}
+
+/** `secret: null` sends no secret header at all. */
+function post(update: unknown, secret: string | null = SECRET) {
+  return fetch(`${stack.httpUrl}/webhooks/telegram`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(secret !== null && { [HEADER]: secret }) },
+    body: JSON.stringify(update),
+  });
+}
+
+function tap(data: string, messageId: number, options: { from?: number; keyboard?: unknown } = {}) {
+  return {
+    update_id: ++updateId,
+    callback_query: {
+      id: `cb${updateId}`,
+      from: { id: options.from ?? OWNER_ID, is_bot: false, first_name: "Ann" },
+      message: {
+        message_id: messageId,
+        chat: { id: CHAT_ID, type: "supergroup" },
+        date: 1,
+        ...(options.keyboard !== undefined && { reply_markup: options.keyboard }),
+      },
+      chat_instance: "1",
+      data,
+    },
+  };
+}
+
+function text(body: string, options: { from?: number; replyTo?: number } = {}) {
+  return {
+    update_id: ++updateId,
+    message: {
+      message_id: ++messageIds,
+      from: { id: options.from ?? OWNER_ID, is_bot: false, first_name: "Ann" },
+      chat: { id: CHAT_ID, type: "supergroup" },
+      date: 1,
+      text: body,
+      ...(options.replyTo !== undefined && {
+        reply_to_message: { message_id: options.replyTo, chat: { id: CHAT_ID, type: "supergroup" }, date: 1 },
+      }),
+    },
+  };
+}
+
+const buttons = (call: RecordedCall) =>
+  (call.body.reply_markup.inline_keyboard as { text: string; callback_data: string }[][]).flat();
+const button = (call: RecordedCall, label: string) => {
+  const found = buttons(call).find((b) => b.text === label);
+  if (!found) throw new Error(`no button ${label}`);
+  return found.callback_data;
+};
+async function replyOf(executionArn: string) {
+  const execution = await waitForExecutionEnd(stack, executionArn);
+  return JSON.parse(execution.output ?? "{}").reply as string;
+}
+
+/** The message id Telegram gave the post: the fake numbers them in order of sendMessage calls. */
+async function postedMessageId(questionId: string, chat = CHAT_ID): Promise<number> {
+  const record = (await stack.api("GET", `/questions/${questionId}`)).body.question;
+  const delivery = record.deliveries.find((d: { chatId: string }) => d.chatId === String(chat));
+  return Number(delivery.messageId);
+}
+
+describe("Telegram webhook verification", () => {
+  it("accepts the configured secret token (vector TG1) and rejects a wrong or missing one with 401, storing nothing", async () => {
+    expect((await post(text("hello"), SECRET)).status).toBe(200);
+    const before = (await allItems(stack)).length;
+    expect((await post(text("hello"), "tg_Secret-124")).status).toBe(401);
+    expect((await post(text("hello"), null)).status).toBe(401);
+    expect((await allItems(stack)).length).toBe(before);
+  });
+
+  it("a verified but malformed body → 400", async () => {
+    const response = await fetch(`${stack.httpUrl}/webhooks/telegram`, {
+      method: "POST",
+      headers: { "content-type": "application/json", [HEADER]: SECRET },
+      body: "{not json",
+    });
+    expect(response.status).toBe(400);
+  });
+});
+
+describe("Telegram end to end", () => {
+  it("posts one single-select question with native buttons, Other… and Skip, and no task token", async () => {
+    const { posts, questionId } = await startRun([single]);
+    const [message] = posts;
+    expect(message?.path).toBe(`/bot${BOT_TOKEN}/sendMessage`);
+    expect(message?.body.chat_id).toBe(String(CHAT_ID));
+    expect(message?.body.text).toContain("Where should it go?");
+    expect(buttons(message as RecordedCall).map((b) => b.text)).toEqual([
+      "Staging (Recommended)",
+      "Production",
+      "Other…",
+      "Skip",
+    ]);
+    for (const b of buttons(message as RecordedCall)) {
+      expect(Buffer.byteLength(b.callback_data)).toBeLessThanOrEqual(64);
+      expect(b.callback_data).toContain(questionId);
+    }
+    const tokens = (await allItems(stack)).flatMap((i) => (i.taskToken ? [i.taskToken as string] : []));
+    for (const call of telegram.calls)
+      for (const token of tokens) expect(JSON.stringify(call.body)).not.toContain(token);
+  });
+
+  it("a button tap answers and resumes the run once; every copy is edited without buttons; a later tap is told it is over", async () => {
+    const { executionArn, posts, questionId } = await startRun([single], { chats: [CHAT_ID, 777] });
+    const messageId = await postedMessageId(questionId);
+    const data = button(posts[0] as RecordedCall, "Production");
+    expect((await post(tap(data, messageId))).status).toBe(200);
+    expect(await replyOf(executionArn)).toBe("answered||Production");
+
+    const acks = telegram.callsTo("answerCallbackQuery");
+    expect(acks.at(-1)?.body).toMatchObject({ text: "Got it." });
+    const edits = telegram.callsTo("editMessageText");
+    expect(edits.map((e) => e.body.chat_id).sort()).toEqual([String(CHAT_ID), "777"].sort());
+    for (const edit of edits) {
+      expect(edit.body.reply_markup).toEqual({ inline_keyboard: [] });
+      expect(edit.body.text).toContain("Answered — Deploy to: Production");
+    }
+
+    await post(tap(data, messageId));
+    expect(telegram.callsTo("answerCallbackQuery").at(-1)?.body).toMatchObject({
+      text: "This question has already been answered.",
+      show_alert: true,
+    });
+  });
+
+  it("a typed answer resumes the run", async () => {
+    const { executionArn } = await startRun([single]);
+    await post(text("2"));
+    expect(await replyOf(executionArn)).toBe("answered||Production");
+  });
+
+  it("multi-select: toggles re-render with ✅, Done submits the selection", async () => {
+    const { executionArn, posts, questionId } = await startRun([multi]);
+    const messageId = await postedMessageId(questionId);
+    const first = posts[0] as RecordedCall;
+    expect(buttons(first).map((b) => b.text)).toEqual(["Unit", "E2E", "Lint", "Done", "Other…", "Skip"]);
+
+    await post(tap(button(first, "Unit"), messageId, { keyboard: first.body.reply_markup }));
+    const afterUnit = telegram.callsTo("editMessageReplyMarkup").at(-1) as RecordedCall;
+    expect(
+      buttons(afterUnit)
+        .map((b) => b.text)
+        .slice(0, 3),
+    ).toEqual(["✅ Unit", "E2E", "Lint"]);
+    await post(tap(button(afterUnit, "Lint"), messageId, { keyboard: afterUnit.body.reply_markup }));
+    const afterLint = telegram.callsTo("editMessageReplyMarkup").at(-1) as RecordedCall;
+    await post(tap(button(afterLint, "Done"), messageId, { keyboard: afterLint.body.reply_markup }));
+    expect(await replyOf(executionArn)).toBe("answered||Unit,Lint");
+  });
+
+  it("Other… asks for a forced reply, and the reply to it is the free-text answer", async () => {
+    const { executionArn, posts, questionId } = await startRun([single]);
+    const messageId = await postedMessageId(questionId);
+    await post(tap(button(posts[0] as RecordedCall, "Other…"), messageId));
+    const prompt = telegram.callsTo("sendMessage").at(-1) as RecordedCall;
+    expect(prompt.body.reply_markup).toMatchObject({ force_reply: true, selective: true });
+    const promptId = messageIds;
+    await post(text("blue-green on Friday", { replyTo: promptId }));
+    expect(await replyOf(executionArn)).toBe("answered||blue-green on Friday");
+  });
+
+  it("Skip → skipped; /cancel → cancelled", async () => {
+    const skipped = await startRun([single]);
+    await post(
+      tap(button(skipped.posts[0] as RecordedCall, "Skip"), await postedMessageId(skipped.questionId)),
+    );
+    expect(await replyOf(skipped.executionArn)).toBe("no_answer|skipped|");
+
+    const cancelled = await startRun([single]);
+    await post(text("/cancel@HandraiseBot"));
+    expect(await replyOf(cancelled.executionArn)).toBe("no_answer|cancelled|");
+  });
+
+  it("someone else's tap gets a private alert and changes nothing", async () => {
+    const { posts, questionId, executionArn } = await startRun([single]);
+    const messageId = await postedMessageId(questionId);
+    await post(tap(button(posts[0] as RecordedCall, "Production"), messageId, { from: 99 }));
+    expect(telegram.callsTo("answerCallbackQuery").at(-1)?.body).toMatchObject({
+      text: "This question is not yours to answer.",
+      show_alert: true,
+    });
+    expect((await stack.api("GET", `/questions/${questionId}`)).body.question.status).toBe("pending");
+    await post(text("1"));
+    expect(await replyOf(executionArn)).toBe("answered||Staging (Recommended)");
+  });
+
+  it("the same update delivered twice resumes the run once and is acknowledged both times", async () => {
+    const { executionArn, posts, questionId } = await startRun([single]);
+    const update = tap(button(posts[0] as RecordedCall, "Production"), await postedMessageId(questionId));
+    const responses = await Promise.all([post(update), post(update)]);
+    expect(responses.map((r) => r.status)).toEqual([200, 200]);
+    expect(await replyOf(executionArn)).toBe("answered||Production");
+    expect(
+      telegram
+        .callsTo("answerCallbackQuery")
+        .filter((c) => c.body.callback_query_id === update.callback_query.id),
+    ).toHaveLength(1);
+  });
+
+  it("two pending questions in one chat: a reply routes to the question it replies to", async () => {
+    const first = await startRun([single]);
+    const second = await startRun([{ ...single, id: "second", header: "Second" }]);
+    await post(text("Production", { replyTo: await postedMessageId(second.questionId) }));
+    expect(await replyOf(second.executionArn)).toBe("answered||");
+    expect((await stack.api("GET", `/questions/${first.questionId}`)).body.question.status).toBe("pending");
+    // Without reply-to, a plain message goes to the owner's oldest pending question in the chat.
+    await post(text("1"));
+    expect(await replyOf(first.executionArn)).toBe("answered||Staging (Recommended)");
+  });
+});
