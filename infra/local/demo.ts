@@ -3,6 +3,7 @@
  * console channel); type the answers here — or answer with the HTTP API — and the run resumes and prints
  * its reply. Ctrl-C stops everything.
  */
+import { randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
 import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { interpretTypedReply } from "#lib/app/typed-reply.ts";
@@ -10,14 +11,37 @@ import type { QuestionRecord } from "#lib/store/question-record.ts";
 import { localStackOptionsFromEnv, stopOnSignals } from "./cli-options.ts";
 import { demoAgentInput } from "./demo-agent.ts";
 import { startLocalStack } from "./stack.ts";
+import { startTelegramPoller } from "./telegram-poller.ts";
 
 const print = (text: string): void => {
   process.stdout.write(`${text}\n`);
 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const stack = await startLocalStack(localStackOptionsFromEnv(process.env));
-stopOnSignals(stack.stop);
+// With a bot token and a chat id, the question also goes to that real Telegram chat (see README).
+const telegramChat = process.env.HANDRAISE_DEMO_TELEGRAM_CHAT_ID;
+const telegramToken = process.env.TELEGRAM_BOT_TOKEN;
+const useTelegram = Boolean(telegramChat && telegramToken);
+const telegramSecret = process.env.TELEGRAM_WEBHOOK_SECRET ?? randomBytes(24).toString("hex");
+
+const stack = await startLocalStack({
+  ...localStackOptionsFromEnv(process.env),
+  ...(useTelegram && { env: { TELEGRAM_WEBHOOK_SECRET: telegramSecret } }),
+});
+const poller =
+  useTelegram && telegramToken
+    ? startTelegramPoller({
+        apiBase: process.env.TELEGRAM_API_BASE ?? "https://api.telegram.org",
+        botToken: telegramToken,
+        webhookUrl: `${stack.httpUrl}/webhooks/telegram`,
+        secret: telegramSecret,
+        onError: (message) => print(message),
+      })
+    : undefined;
+stopOnSignals(async () => {
+  poller?.stop();
+  await stack.stop();
+});
 const api = async (
   method: string,
   path: string,
@@ -49,8 +73,14 @@ const { executionArn } = await sfn.send(
     input: JSON.stringify(
       demoAgentInput({
         sessionKey,
-        owner: "console:you",
-        deliverTo: [{ channel: "console", chatId: "terminal" }],
+        // In a private Telegram chat the chat id is the user's id.
+        owner: useTelegram
+          ? `telegram:${process.env.HANDRAISE_DEMO_TELEGRAM_USER_ID ?? telegramChat}`
+          : "console:you",
+        deliverTo: [
+          { channel: "console", chatId: "terminal" },
+          ...(useTelegram && telegramChat ? [{ channel: "telegram", chatId: telegramChat }] : []),
+        ],
         timeoutSeconds: 600,
       }),
     ),

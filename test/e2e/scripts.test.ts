@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "#infra/local/stack.ts";
+import { startFakePlatform } from "../integration/support/fake-platform.ts";
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -23,10 +24,10 @@ function pressCtrlC(child: ChildProcess): void {
   if (child.pid) process.kill(-child.pid, "SIGINT");
 }
 
-function run(script: string) {
+function run(script: string, env: Record<string, string> = {}) {
   const child = spawn("npm", ["run", "--silent", script], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, PORT: "0", SFN_PORT: "0", DYNAMODB_PORT: "0" },
+    env: { ...process.env, PORT: "0", SFN_PORT: "0", DYNAMODB_PORT: "0", ...env },
     stdio: ["pipe", "pipe", "pipe"],
     // Its own process group, so the test can signal all of it like a terminal does.
     detached: true,
@@ -87,5 +88,38 @@ describe("npm scripts", () => {
     pressCtrlC(demo.child);
     await demo.exited;
     await demo.waitFor(/stopping the local stack/);
+  });
+
+  it("npm start also delivers to a Telegram chat when a bot token and chat id are set, and an answer there resumes the run", async () => {
+    let answered = false;
+    const telegram = await startFakePlatform((call) => {
+      if (call.method === "sendMessage") return { body: { ok: true, result: { message_id: 77 } } };
+      if (call.method !== "getUpdates") return { body: { ok: true, result: true } };
+      const asked = telegram.callsTo("sendMessage").length > 0;
+      if (!asked || answered) return { body: { ok: true, result: [] } };
+      answered = true;
+      const message = { message_id: 78, from: { id: 4242, is_bot: false }, chat: { id: 4242 }, date: 1 };
+      return {
+        body: { ok: true, result: [{ update_id: 1, message: { ...message, text: "2\n1, 2\nnight-shift" } }] },
+      };
+    });
+    try {
+      const demo = run("start", {
+        TELEGRAM_BOT_TOKEN: "1:demo",
+        TELEGRAM_API_BASE: telegram.url,
+        HANDRAISE_DEMO_TELEGRAM_CHAT_ID: "4242",
+      });
+      await demo.waitFor(/deploy=Production \| checks=Unit \(Recommended\),E2E \| note=night-shift/);
+      const [post] = telegram.callsTo("sendMessage");
+      expect(post?.body).toMatchObject({
+        chat_id: "4242",
+        text: expect.stringContaining("Question for you:"),
+      });
+      expect(telegram.callsTo("editMessageText")[0]?.body).toMatchObject({ chat_id: "4242", message_id: 77 });
+      pressCtrlC(demo.child);
+      await demo.exited;
+    } finally {
+      await telegram.stop();
+    }
   });
 });
