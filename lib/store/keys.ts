@@ -10,6 +10,11 @@ export const INDEX = {
   pendingByAgent: { name: "pendingByAgent", partitionKey: "agentKey" },
 } as const;
 
+/*
+ * The pending indexes project only what a listing shows (infra/table.json): never the task token, and a
+ * smaller copy costs fewer write units per question.
+ */
+
 /** The sort key of the pending indexes: creation time (zero-padded, so it sorts as text) then id. */
 export const CREATED_ORDER = "createdOrder";
 

@@ -1,4 +1,4 @@
-import { DeleteItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
+import { DeleteItemCommand, PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
 import { marshall } from "@aws-sdk/util-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -58,6 +58,22 @@ describe("DynamoDB question store", () => {
     expect(created.record).toMatchObject({ status: "pending", expiresAtMs: T0 + 60_000, deliveries: [] });
     expect(JSON.stringify(created.record)).not.toContain("secret-token");
     expect(JSON.stringify(await store.get(created.record.id, T0))).not.toContain("secret-token");
+  });
+
+  it("keeps the task token out of the pending indexes", async () => {
+    const question = newQuestion({ owner: "web:projection", taskToken: "token-not-in-index" });
+    await store.create(question, T0);
+    const out = await client.send(
+      new QueryCommand({
+        TableName: TABLE,
+        IndexName: "pendingByOwner",
+        KeyConditionExpression: "ownerKey = :o",
+        ExpressionAttributeValues: { ":o": { S: keys.ownerIndex("web:projection") } },
+      }),
+    );
+    expect(out.Items).toHaveLength(1);
+    expect(out.Items?.[0]?.taskToken).toBeUndefined();
+    expect(out.Items?.[0]?.questions).toBeDefined();
   });
 
   it("derives expired on read once the deadline has passed, and lists it no more", async () => {
