@@ -123,12 +123,16 @@ function toEvent(
   for (const [name, value] of url.searchParams)
     query[name] = name in query ? `${query[name]},${value}` : value;
   const isText = TEXT_TYPES.test(headers["content-type"] ?? "");
+  // Payload 2.0 moves cookies out of the headers into their own array.
+  const cookies = headers.cookie?.split(";").map((cookie) => cookie.trim());
+  delete headers.cookie;
   const now = new Date();
   return {
     version: "2.0",
     routeKey,
     rawPath: url.pathname,
     rawQueryString: url.search.slice(1),
+    ...(cookies && { cookies }),
     headers,
     ...(Object.keys(query).length > 0 && { queryStringParameters: query }),
     ...(Object.keys(pathParameters).length > 0 && { pathParameters }),
@@ -147,12 +151,20 @@ function toEvent(
       requestId: randomUUID(),
       routeKey,
       stage: "$default",
-      time: now.toISOString(),
+      time: apiGatewayTime(now),
       timeEpoch: now.getTime(),
     },
     ...(body.length > 0 && { body: isText ? body.toString("utf8") : body.toString("base64") }),
     isBase64Encoded: body.length > 0 && !isText,
   };
+}
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** `requestContext.time` as API Gateway writes it: `30/Nov/2026:04:27:46 +0000`. */
+function apiGatewayTime(date: Date): string {
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${pad(date.getUTCDate())}/${MONTHS[date.getUTCMonth()]}/${date.getUTCFullYear()}:${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())} +0000`;
 }
 
 /** API Gateway's rules for a v2 result: a structured result as is; anything else is a 200 JSON body. */

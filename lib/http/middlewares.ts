@@ -25,7 +25,8 @@ export function apiKeyAuth(apiKey: string | undefined): HttpMiddleware {
 
 /** The raw body bytes, decoded from base64 when API Gateway encoded them. */
 export function rawBody(event: APIGatewayProxyEventV2): Buffer {
-  if (event.body === undefined) return Buffer.alloc(0);
+  // `== null`: API Gateway leaves the body out when there is none; some emulators send null.
+  if (event.body == null) return Buffer.alloc(0);
   return Buffer.from(event.body, event.isBase64Encoded ? "base64" : "utf8");
 }
 
