@@ -32,6 +32,8 @@ const envSchema = z
     HANDRAISE_RETENTION_DAYS: z.coerce.number().int().min(1).max(365).default(7),
     /** Local stack only: deliver to channel "console" by writing the prompt to stdout. */
     HANDRAISE_CONSOLE_CHANNEL: z.enum(["true", "false"]).default("false"),
+    /** The HTTP API's public base URL: Mattermost buttons and dialogs call `<it>/webhooks/mattermost`. */
+    HANDRAISE_PUBLIC_URL: url.optional(),
     TELEGRAM_BOT_TOKEN: optionalSecret,
     TELEGRAM_WEBHOOK_SECRET: optionalSecret,
     TELEGRAM_API_BASE: url.default("https://api.telegram.org"),
@@ -50,6 +52,19 @@ const envSchema = z
   .refine((env) => env.HANDRAISE_MIN_TIMEOUT_SECONDS <= env.HANDRAISE_MAX_TIMEOUT_SECONDS, {
     path: ["HANDRAISE_MIN_TIMEOUT_SECONDS"],
     message: "must not be above HANDRAISE_MAX_TIMEOUT_SECONDS",
+  })
+  // Mattermost buttons are signed and call the webhook back: both are needed to render them.
+  .refine(
+    (env) =>
+      !(env.MATTERMOST_URL && env.MATTERMOST_BOT_TOKEN) || (env.MATTERMOST_ACTION_SECRET?.length ?? 0) >= 16,
+    {
+      path: ["MATTERMOST_ACTION_SECRET"],
+      message: "is required, at least 16 characters, when MATTERMOST_URL and MATTERMOST_BOT_TOKEN are set",
+    },
+  )
+  .refine((env) => !(env.MATTERMOST_URL && env.MATTERMOST_BOT_TOKEN) || env.HANDRAISE_PUBLIC_URL, {
+    path: ["HANDRAISE_PUBLIC_URL"],
+    message: "is required when MATTERMOST_URL and MATTERMOST_BOT_TOKEN are set (buttons call it back)",
   });
 
 export interface Config {
@@ -59,6 +74,8 @@ export interface Config {
   limits: { minTimeoutSeconds: number; maxTimeoutSeconds: number };
   retentionSeconds: number;
   consoleChannel: boolean;
+  /** HANDRAISE_PUBLIC_URL: the HTTP API base URL, for controls that call a webhook back (Mattermost). */
+  publicUrl: string | undefined;
   telegram: { botToken?: string; webhookSecret?: string; apiBase: string };
   slack: { botToken?: string; signingSecret?: string; apiBase: string };
   discord: { applicationId?: string; publicKey?: string; botToken?: string; apiBase: string };
@@ -92,6 +109,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     retentionSeconds: e.HANDRAISE_RETENTION_DAYS * 86_400,
     consoleChannel: e.HANDRAISE_CONSOLE_CHANNEL === "true",
+    publicUrl: e.HANDRAISE_PUBLIC_URL,
     telegram: definedOnly({
       botToken: e.TELEGRAM_BOT_TOKEN,
       webhookSecret: e.TELEGRAM_WEBHOOK_SECRET,

@@ -6,12 +6,20 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { createModelStep } from "./agent/model-step.ts";
 import { createAskQuestion } from "./app/ask-question.ts";
+import { createCancelStoppedRun } from "./app/cancel-stopped-run.ts";
 import { createHandleInbound } from "./app/handle-inbound.ts";
 import { createResolveQuestion } from "./app/resolve-question.ts";
 import { createWaitForQuestion } from "./app/wait-for-question.ts";
 import { createSfnTaskCallbacks } from "./callbacks/sfn-task-callbacks.ts";
 import type { ChatChannel } from "./channels/chat-channel.ts";
 import { createConsoleChannel } from "./channels/console-channel.ts";
+import { createDiscordApi } from "./channels/discord/discord-api.ts";
+import { createDiscordChannel } from "./channels/discord/discord-channel.ts";
+import { createMattermostApi } from "./channels/mattermost/mattermost-api.ts";
+import { createMattermostChannel } from "./channels/mattermost/mattermost-channel.ts";
+import { mattermostWebhookUrl } from "./channels/mattermost/mattermost-render.ts";
+import { createSlackApi } from "./channels/slack/slack-api.ts";
+import { createSlackChannel } from "./channels/slack/slack-channel.ts";
 import { createTelegramApi } from "./channels/telegram/telegram-api.ts";
 import { createTelegramChannel } from "./channels/telegram/telegram-channel.ts";
 import type { Config } from "./config.ts";
@@ -45,6 +53,28 @@ export function createChannels(config: Config): Map<string, ChatChannel> {
       createTelegramChannel(
         createTelegramApi({ apiBase: config.telegram.apiBase, botToken: config.telegram.botToken }),
       ),
+    );
+  }
+  if (config.slack.botToken) {
+    add(
+      createSlackChannel(createSlackApi({ apiBase: config.slack.apiBase, botToken: config.slack.botToken })),
+    );
+  }
+  if (config.discord.botToken) {
+    add(
+      createDiscordChannel(
+        createDiscordApi({ apiBase: config.discord.apiBase, botToken: config.discord.botToken }),
+      ),
+    );
+  }
+  const mattermost = config.mattermost;
+  if (mattermost.url && mattermost.botToken) {
+    // loadConfig requires the action secret and the public URL alongside these two.
+    add(
+      createMattermostChannel(createMattermostApi({ url: mattermost.url, botToken: mattermost.botToken }), {
+        url: mattermostWebhookUrl(config.publicUrl ?? ""),
+        secret: mattermost.actionSecret ?? "",
+      }),
     );
   }
   return channels;
@@ -85,6 +115,7 @@ export function createServices(config: Config) {
   return {
     store,
     handleInbound,
+    cancelStoppedRun: createCancelStoppedRun({ store, resolve, now }),
     askQuestion,
     resolve,
     questionApi: createQuestionApi({ store, askQuestion, resolve, waitForQuestion, now }),

@@ -14,6 +14,7 @@ import tableDefinition from "#infra/table.json" with { type: "json" };
 import { createModelStep, type ModelStepEvent } from "#lib/agent/model-step.ts";
 import { createDynamoDbQuestionStore } from "#lib/store/dynamodb-question-store.ts";
 import { createDynamoDbTranscriptStore } from "#lib/store/dynamodb-transcript-store.ts";
+import { ASSUMED_MS, PRICE } from "./lib/aws-prices.ts";
 import {
   type CfnTemplate,
   functionKey,
@@ -23,22 +24,6 @@ import {
 } from "./lib/cloudformation.ts";
 import { countCapacity, type RequestUnits } from "./lib/dynamodb-units.ts";
 import { agentRunSteps, walk } from "./lib/state-machine-walk.ts";
-
-/** On-demand prices, us-east-1 (docs/reference: aws-and-toolchain.md). */
-const PRICE = {
-  transition: 0.025 / 1000,
-  lambdaRequest: 0.2 / 1e6,
-  lambdaGbSecondArm: 0.0000133334,
-  writeUnit: 0.625 / 1e6,
-  readUnit: 0.125 / 1e6,
-  httpApiRequest: 1.0 / 1e6,
-};
-
-/**
- * Billed duration per invocation, warm, without the model's own latency: assumptions, not measurements.
- * The ask and answer paths each make one chat-platform API call (post the prompt; retire the buttons).
- */
-const ASSUMED_MS = { modelStep: 100, ask: 300, answer: 200 };
 
 /** A realistic question: one question, three described options, a Telegram owner and delivery. */
 const TOOL_CALL = {

@@ -18,6 +18,8 @@ export interface ServerlessFunction {
   module: string;
   exportName: string;
   routes: HttpRoute[];
+  /** EventBridge patterns of its `eventBridge` events (CloudFormation refs left as `{"Fn::Ref": id}`). */
+  eventPatterns: Record<string, unknown>[];
   /** The CloudFormation logical id serverless gives it, which state machines reference with Fn::GetAtt. */
   logicalId: string;
 }
@@ -31,7 +33,13 @@ const cloudFormationTags = ["!Ref", "!GetAtt", "!Sub", "!Join", "!If", "!Select"
 export function readServerlessFunctions(projectRoot: string): ServerlessFunction[] {
   const text = readFileSync(join(projectRoot, "serverless.yml"), "utf8");
   const doc = parse(text, { customTags: cloudFormationTags }) as {
-    functions: Record<string, { handler: string; events?: { httpApi?: HttpRoute }[] }>;
+    functions: Record<
+      string,
+      {
+        handler: string;
+        events?: { httpApi?: HttpRoute; eventBridge?: { pattern?: Record<string, unknown> } }[];
+      }
+    >;
   };
   return Object.entries(doc.functions).map(([key, fn]) => {
     const dot = fn.handler.lastIndexOf(".");
@@ -41,6 +49,9 @@ export function readServerlessFunctions(projectRoot: string): ServerlessFunction
       exportName: fn.handler.slice(dot + 1),
       routes: (fn.events ?? []).flatMap((event) =>
         event.httpApi ? [{ method: event.httpApi.method.toUpperCase(), path: event.httpApi.path }] : [],
+      ),
+      eventPatterns: (fn.events ?? []).flatMap((event) =>
+        event.eventBridge?.pattern ? [event.eventBridge.pattern] : [],
       ),
       logicalId: `${key.charAt(0).toUpperCase()}${key.slice(1).replaceAll("-", "Dash").replaceAll("_", "Underscore")}LambdaFunction`,
     };

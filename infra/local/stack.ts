@@ -7,8 +7,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import type { DynamoDbClientObserver } from "#lib/wiring.ts";
 import { ensureTable, localDynamoDbClient, startLocalDynamoDb } from "./dynamodb.ts";
+import { executionStatusEvent, matchesPattern } from "./event-bridge.ts";
 import { type GatewayRoute, type HttpHandler, startHttpGateway } from "./http-gateway.ts";
+import { lambdaContext } from "./lambda-context.ts";
 import { readServerlessFunctions } from "./serverless-functions.ts";
 import {
   type ExecutionStatusChange,
@@ -32,6 +35,11 @@ export interface LocalStackOptions {
   /** Extra environment for the handlers (e.g. HANDRAISE_MIN_TIMEOUT_SECONDS, *_API_BASE). */
   env?: Record<string, string>;
   onExecutionStatusChange?: (change: ExecutionStatusChange) => void | Promise<void>;
+  /**
+   * Called with each DynamoDB client the handlers build, before its first request (the benchmark counts
+   * DynamoDB units with it). Handlers build their clients when they first load, once per process.
+   */
+  observeDynamoDbClient?: DynamoDbClientObserver;
 }
 
 export interface LocalStack {
@@ -72,6 +80,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // The SFN port must be known before the handlers load their configuration, so start it with the
     // handlers resolved lazily.
     const lambdas: Record<string, LocalLambdaHandler> = {};
+    // Set once the handlers are loaded; status changes before that have no subscriber yet.
+    let deliverStatusChange = async (_change: ExecutionStatusChange): Promise<void> => {};
     const functions = readServerlessFunctions(PROJECT_ROOT);
     const functionName = (key: string) => `handraise-local-${key}`;
     const functionArns = Object.fromEntries(
@@ -93,7 +103,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         ),
       })),
       lambdas,
-      ...(options.onExecutionStatusChange && { onExecutionStatusChange: options.onExecutionStatusChange }),
+      onExecutionStatusChange: async (change) => {
+        await deliverStatusChange(change);
+        await options.onExecutionStatusChange?.(change);
+      },
     });
     stops.push(sfn.stop);
 
@@ -110,6 +123,29 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...options.env,
     });
 
+    if (options.observeDynamoDbClient) {
+      const { setDynamoDbClientObserver } = await import("#lib/wiring.ts");
+      setDynamoDbClientObserver(options.observeDynamoDbClient);
+    }
+    const subscribers: { patterns: Record<string, unknown>[]; handler: LocalLambdaHandler; name: string }[] =
+      [];
+    // `!Ref <Name>StateMachine` in a pattern means that state machine's ARN.
+    const resolveRef = (value: unknown): unknown => {
+      const ref = (value as { "Fn::Ref"?: unknown } | null)?.["Fn::Ref"];
+      if (typeof ref !== "string") return value;
+      const machine = STATE_MACHINES.find(
+        ({ name }) => `${name[0]?.toUpperCase()}${name.slice(1)}StateMachine` === ref,
+      );
+      return machine ? sfn.stateMachineArn(machine.name) : value;
+    };
+    deliverStatusChange = async (change) => {
+      const event = executionStatusEvent(change, REGION, ACCOUNT);
+      for (const subscriber of subscribers) {
+        if (!subscriber.patterns.some((pattern) => matchesPattern(event, pattern, resolveRef))) continue;
+        await subscriber.handler(event, lambdaContext(subscriber.name));
+      }
+    };
+
     const routes: GatewayRoute[] = [];
     for (const fn of functions) {
       const module = (await import(pathToFileURL(join(PROJECT_ROOT, `${fn.module}.ts`)).href)) as Record<
@@ -119,6 +155,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const handler = module[fn.exportName];
       if (typeof handler !== "function") throw new Error(`${fn.module}.ts does not export ${fn.exportName}`);
       lambdas[functionName(fn.key)] = handler as LocalLambdaHandler;
+      if (fn.eventPatterns.length > 0) {
+        subscribers.push({
+          patterns: fn.eventPatterns,
+          handler: handler as LocalLambdaHandler,
+          name: functionName(fn.key),
+        });
+      }
       for (const route of fn.routes) {
         routes.push({ ...route, functionName: functionName(fn.key), handler: handler as HttpHandler });
       }

@@ -31,7 +31,7 @@ export function startTelegramPoller(options: {
         });
         for (const update of updates) {
           offset = update.update_id + 1;
-          await fetch(options.webhookUrl, {
+          const response = await fetch(options.webhookUrl, {
             method: "POST",
             headers: {
               "content-type": "application/json",
@@ -39,6 +39,9 @@ export function startTelegramPoller(options: {
             },
             body: JSON.stringify(update),
           });
+          if (!response.ok) {
+            options.onError(`The local Telegram webhook answered ${response.status}: ${await response.text()}`);
+          }
         }
       } catch (error) {
         options.onError(

@@ -5,8 +5,12 @@ import {
   type TimeoutLimits,
   ToolInputError,
 } from "../questions/index.ts";
-import { askUserResultSchema, type Question, TIMEOUT_GRACE_SECONDS } from "../questions/schema.ts";
-import { ASK_USER_TOOL_NAME } from "../questions/tool-definitions.ts";
+import {
+  ASK_USER_TOOL_NAME,
+  askUserResultSchema,
+  type Question,
+  TIMEOUT_GRACE_SECONDS,
+} from "../questions/schema.ts";
 import { deliveryTargetSchema, ownerSchema } from "../store/question-record.ts";
 import type { ModelProvider } from "./model-provider.ts";
 import { createScriptedProvider, scriptedModelSchema } from "./scripted-provider.ts";

@@ -8,6 +8,9 @@
  */
 import { z } from "zod";
 
+/** The tool's name in every provider format. */
+export const ASK_USER_TOOL_NAME = "ask_user";
+
 export const QUESTION_ID_PATTERN = /^[a-z][a-z0-9_]*$/;
 export const MAX_QUESTIONS = 3;
 export const MIN_OPTIONS = 2;

@@ -1,7 +1,5 @@
 import { z } from "zod";
-import { askUserArgsSchema } from "./schema.ts";
-
-export const ASK_USER_TOOL_NAME = "ask_user";
+import { ASK_USER_TOOL_NAME, askUserArgsSchema } from "./schema.ts";
 
 /** The model guidance of reference/ask-user-contract.md §1, shipped in every tool definition. */
 export const ASK_USER_TOOL_DESCRIPTION = [

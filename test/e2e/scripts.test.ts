@@ -92,11 +92,13 @@ describe("npm scripts", () => {
 
   it("npm start also delivers to a Telegram chat when a bot token and chat id are set, and an answer there resumes the run", async () => {
     let answered = false;
+    let askedAt: number | undefined;
     const telegram = await startFakePlatform((call) => {
       if (call.method === "sendMessage") return { body: { ok: true, result: { message_id: 77 } } };
       if (call.method !== "getUpdates") return { body: { ok: true, result: true } };
-      const asked = telegram.callsTo("sendMessage").length > 0;
-      if (!asked || answered) return { body: { ok: true, result: [] } };
+      // The person answers a moment after the question arrives (once Handraise has recorded where it posted it).
+      askedAt ??= telegram.callsTo("sendMessage").length > 0 ? Date.now() : undefined;
+      if (askedAt === undefined || Date.now() - askedAt < 500 || answered) return { body: { ok: true, result: [] } };
       answered = true;
       const message = { message_id: 78, from: { id: 4242, is_bot: false }, chat: { id: 4242 }, date: 1 };
       return {

@@ -3,6 +3,7 @@ import {
   GetExecutionHistoryCommand,
   SendTaskSuccessCommand,
   StartExecutionCommand,
+  StopExecutionCommand,
 } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoAgentInput } from "#infra/local/demo-agent.ts";
@@ -219,6 +220,33 @@ describe("the agent state machine", () => {
     // Well-formed (the local engine's own format) but never issued.
     const neverIssued = encodeTaskToken(randomBytes(16).toString("hex"));
     await expect(send(neverIssued)).rejects.toMatchObject({ name: "TaskDoesNotExist" });
+  });
+
+  it("a stopped run cancels its pending question with resolvedBy run-abort and frees the session", async () => {
+    const sessionKey = unique("stopped");
+    const executionArn = await start(
+      scriptedInput(sessionKey, { questions: [singleQuestion] }, "{{call_1.status}}"),
+    );
+    const question = await pendingQuestionOf(sessionKey);
+    await stack.sfn.send(new StopExecutionCommand({ executionArn, error: "Stopped", cause: "by the test" }));
+    const record = await waitFor(
+      async () => {
+        const current = (await stack.api("GET", `/questions/${question.id}`)).body.question;
+        return current.status === "pending" ? undefined : current;
+      },
+      { what: "the stopped run's question to be cancelled" },
+    );
+    expect(record).toMatchObject({ status: "cancelled", reason: "cancelled", resolvedBy: "run-abort" });
+    const late = await stack.api("POST", `/questions/${question.id}/answer`, {
+      answers: { deploy_target: ["1"] },
+    });
+    expect(late.status).toBe(409);
+    const next = await stack.api("POST", "/questions", {
+      questions: [singleQuestion],
+      owner: "web:alice",
+      sessionKey,
+    });
+    expect(next.status).toBe(201);
   });
 
   it("no response body of the API ever contains a task token", async () => {

@@ -89,8 +89,14 @@ async function startRun(questions: unknown[], options: { chats?: number[]; sessi
     },
     { what: "the question posted to Telegram" },
   );
-  const questionId = (await stack.api("GET", `/questions?sessionKey=${sessionKey}`)).body.questions[0]
-    .id as string;
+  // The posts are recorded once the platform answered them; wait until the record lists every copy.
+  const questionId = await waitFor(
+    async () => {
+      const [question] = (await stack.api("GET", `/questions?sessionKey=${sessionKey}`)).body.questions;
+      return question?.deliveries.length >= chats.length ? (question.id as string) : undefined;
+    },
+    { what: "the deliveries to be recorded" },
+  );
   return { executionArn: executionArn as string, posts, questionId, sessionKey };
 }
 

@@ -77,6 +77,39 @@ const iamTable = (stage: string): Record<string, IamRow[]> => ({
       resources: [resumableStateMachines(stage)],
     },
   ],
+  slackWebhook: [
+    { actions: LOGS, resources: ["SlackWebhookLogGroup.Arn"] },
+    { actions: QUESTION_ITEM_ACTIONS, resources: [TABLE] },
+    { actions: ["dynamodb:Query"], resources: [`${TABLE}/index/pendingByOwner`] },
+    {
+      actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
+      resources: [resumableStateMachines(stage)],
+    },
+  ],
+  discordWebhook: [
+    { actions: LOGS, resources: ["DiscordWebhookLogGroup.Arn"] },
+    { actions: QUESTION_ITEM_ACTIONS, resources: [TABLE] },
+    { actions: ["dynamodb:Query"], resources: [`${TABLE}/index/pendingByOwner`] },
+    {
+      actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
+      resources: [resumableStateMachines(stage)],
+    },
+  ],
+  mattermostWebhook: [
+    { actions: LOGS, resources: ["MattermostWebhookLogGroup.Arn"] },
+    { actions: QUESTION_ITEM_ACTIONS, resources: [TABLE] },
+    { actions: ["dynamodb:Query"], resources: [`${TABLE}/index/pendingByOwner`] },
+    {
+      actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
+      resources: [resumableStateMachines(stage)],
+    },
+  ],
+  executionStatus: [
+    { actions: LOGS, resources: ["ExecutionStatusLogGroup.Arn"] },
+    { actions: ["dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"], resources: [TABLE] },
+    { actions: ["dynamodb:Query"], resources: [`${TABLE}/index/pendingBySession`] },
+    { actions: ["states:SendTaskFailure"], resources: [resumableStateMachines(stage)] },
+  ],
   modelStep: [
     { actions: LOGS, resources: ["ModelStepLogGroup.Arn"] },
     {

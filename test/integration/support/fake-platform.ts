@@ -9,11 +9,16 @@ export interface RecordedCall {
   path: string;
   /** The last path segment: the API method (`sendMessage`, `chat.postMessage`, …). */
   method: string;
+  /** The HTTP method (`POST`, `PATCH`, `PUT`, …), for REST-style APIs where the path alone is ambiguous. */
+  verb: string;
   body: any;
   headers: Record<string, string | string[] | undefined>;
 }
 
-export type Responder = (call: RecordedCall) => { status?: number; body: unknown };
+/** May answer late (a Promise), to play a slow platform. */
+export type Responder = (
+  call: RecordedCall,
+) => { status?: number; body: unknown } | Promise<{ status?: number; body: unknown }>;
 
 export interface FakePlatform {
   url: string;
@@ -37,9 +42,15 @@ export async function startFakePlatform(responder: Responder): Promise<FakePlatf
       body = Object.fromEntries(new URLSearchParams(text));
     }
     const path = new URL(req.url ?? "/", "http://x").pathname;
-    const call: RecordedCall = { path, method: path.split("/").pop() ?? "", body, headers: req.headers };
+    const call: RecordedCall = {
+      path,
+      method: path.split("/").pop() ?? "",
+      verb: req.method ?? "GET",
+      body,
+      headers: req.headers,
+    };
     calls.push(call);
-    const reply = respond(call);
+    const reply = await respond(call);
     res.writeHead(reply.status ?? 200, { "content-type": "application/json" });
     res.end(JSON.stringify(reply.body));
   });

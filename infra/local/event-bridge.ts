@@ -1,0 +1,42 @@
+/**
+ * What EventBridge does for the local stack: Step Functions execution status changes become the events
+ * AWS sends, delivered to the functions whose `eventBridge` pattern in serverless.yml matches.
+ */
+import { randomUUID } from "node:crypto";
+import type { EventBridgeEvent } from "aws-lambda";
+import type { ExecutionStatusChange } from "./stepfunctions/index.ts";
+
+export function executionStatusEvent(
+  change: ExecutionStatusChange,
+  region: string,
+  account: string,
+): EventBridgeEvent<"Step Functions Execution Status Change", ExecutionStatusChange> {
+  return {
+    version: "0",
+    id: randomUUID(),
+    "detail-type": "Step Functions Execution Status Change",
+    source: "aws.states",
+    account,
+    time: new Date().toISOString(),
+    region,
+    resources: [change.executionArn],
+    detail: change,
+  };
+}
+
+/**
+ * EventBridge content matching for the forms serverless.yml uses: a list of allowed values, or a nested
+ * object of such lists. `resolve` turns CloudFormation refs (`{"Fn::Ref": id}`) into local values.
+ */
+export function matchesPattern(
+  event: unknown,
+  pattern: unknown,
+  resolve: (value: unknown) => unknown,
+): boolean {
+  if (Array.isArray(pattern)) return pattern.map(resolve).includes(event);
+  if (typeof pattern !== "object" || pattern === null) return resolve(pattern) === event;
+  if (typeof event !== "object" || event === null) return false;
+  return Object.entries(pattern).every(([key, sub]) =>
+    matchesPattern((event as Record<string, unknown>)[key], sub, resolve),
+  );
+}

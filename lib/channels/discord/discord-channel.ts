@@ -1,0 +1,54 @@
+import type { QuestionRecord } from "../../store/question-record.ts";
+import type { ChatChannel } from "../chat-channel.ts";
+import { PlatformApiError } from "../platform-api-error.ts";
+import type { DiscordApi } from "./discord-api.ts";
+import { currentInteraction } from "./discord-interaction-scope.ts";
+import { NO_MENTIONS, promptContent, renderComponents, retiredContent } from "./discord-render.ts";
+
+const messagesPath = (chatId: string) => `/channels/${encodeURIComponent(chatId)}/messages`;
+
+/** Edits one posted copy to the outcome and removes its components. */
+export function retireMessage(
+  api: DiscordApi,
+  record: QuestionRecord,
+  chatId: string,
+  messageId: string,
+): Promise<unknown> {
+  return api.request("PATCH", `${messagesPath(chatId)}/${encodeURIComponent(messageId)}`, {
+    content: retiredContent(record),
+    components: [],
+    allowed_mentions: NO_MENTIONS,
+  });
+}
+
+/**
+ * Posts questions to Discord channels (`chatId` is a channel id: a guild text channel, a thread, or a DM
+ * channel) as bot messages, and once they end edits every copy to the outcome without components. The copy
+ * whose button ended the question is edited by the interaction response itself (type 7), not again here.
+ */
+export function createDiscordChannel(api: DiscordApi): ChatChannel {
+  return {
+    name: "discord",
+    async deliver(record, target) {
+      const message = await api.request<{ id?: unknown }>("POST", messagesPath(target.chatId), {
+        content: promptContent(record),
+        components: renderComponents(record),
+        allowed_mentions: NO_MENTIONS,
+      });
+      if (typeof message?.id !== "string") {
+        throw new PlatformApiError(
+          "discord",
+          "POST /channels/{id}/messages",
+          undefined,
+          "no message id returned",
+        );
+      }
+      return { ...target, messageId: message.id };
+    },
+    async retire(record, delivery) {
+      if (delivery.messageId === undefined) return;
+      if (currentInteraction()?.updatesMessageId === delivery.messageId) return;
+      await retireMessage(api, record, delivery.chatId, delivery.messageId);
+    },
+  };
+}

@@ -1,0 +1,141 @@
+import { PLATFORM_CALL_TIMEOUT_MS, PlatformApiError } from "../platform-api-error.ts";
+
+/** An interactive message button (legacy attachment actions: every Mattermost version renders them). */
+export interface PostAction {
+  id: string;
+  type: "button";
+  name: string;
+  style?: "default" | "primary" | "danger";
+  integration: { url: string; context: Record<string, unknown> };
+}
+
+export interface Attachment {
+  fallback?: string;
+  text?: string;
+  actions?: PostAction[];
+}
+
+export interface PostContent {
+  message: string;
+  props: { attachments: Attachment[] };
+}
+
+export interface NewPost extends PostContent {
+  channel_id: string;
+  root_id?: string;
+}
+
+export interface MattermostPost {
+  id: string;
+  channel_id: string;
+  user_id?: string;
+  root_id?: string;
+}
+
+export interface DialogElement {
+  display_name: string;
+  name: string;
+  type: "text" | "textarea" | "select";
+  optional?: boolean;
+  multiselect?: boolean;
+  help_text?: string;
+  placeholder?: string;
+  max_length?: number;
+  options?: { text: string; value: string }[];
+}
+
+export interface Dialog {
+  callback_id: string;
+  title: string;
+  introduction_text?: string;
+  elements: DialogElement[];
+  submit_label: string;
+  notify_on_cancel: boolean;
+  state: string;
+}
+
+export interface OpenDialogRequest {
+  trigger_id: string;
+  /** Where Mattermost posts the submission: the webhook. */
+  url: string;
+  dialog: Dialog;
+}
+
+/** The REST calls Handraise makes, as the bot account. */
+export interface MattermostApi {
+  createPost(post: NewPost): Promise<MattermostPost>;
+  /** Replaces the message and the props (so `attachments: []` drops the buttons). */
+  patchPost(postId: string, patch: PostContent): Promise<void>;
+  getPost(postId: string): Promise<MattermostPost>;
+  /** Opens an interactive dialog for the user whose tap produced `trigger_id` (valid for a few seconds). */
+  openDialog(request: OpenDialogRequest): Promise<void>;
+}
+
+/**
+ * REST API v4 of a Mattermost server (`<url>/api/v4/...`, `Authorization: Bearer <bot token>`, JSON). Any
+ * non-2xx answer or a timeout is a PlatformApiError naming the call, never the token.
+ */
+export function createMattermostApi(options: { url: string; botToken: string }): MattermostApi {
+  const base = `${options.url.replace(/\/+$/, "")}/api/v4`;
+
+  async function call<T>(verb: "GET" | "POST" | "PUT", path: string, body?: unknown): Promise<T> {
+    const name = `${verb} ${path.replace(/\/[A-Za-z0-9]{20,}(?=\/|$)/g, "/{id}")}`;
+    let response: Response;
+    try {
+      response = await fetch(`${base}${path}`, {
+        method: verb,
+        headers: {
+          authorization: `Bearer ${options.botToken}`,
+          accept: "application/json",
+          ...(body !== undefined && { "content-type": "application/json" }),
+        },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(PLATFORM_CALL_TIMEOUT_MS),
+      });
+    } catch (error) {
+      throw new PlatformApiError(
+        "mattermost",
+        name,
+        undefined,
+        error instanceof Error ? error.name : "fetch failed",
+      );
+    }
+    const parsed = (await response.json().catch(() => undefined)) as unknown;
+    if (!response.ok) {
+      const message =
+        typeof parsed === "object" &&
+        parsed !== null &&
+        "message" in parsed &&
+        typeof parsed.message === "string"
+          ? parsed.message
+          : `HTTP ${response.status}`;
+      throw new PlatformApiError("mattermost", name, response.status, message);
+    }
+    return parsed as T;
+  }
+
+  const postPath = (postId: string) => `/posts/${encodeURIComponent(postId)}`;
+
+  return {
+    async createPost(post) {
+      const created = await call<MattermostPost | undefined>("POST", "/posts", post);
+      if (typeof created?.id !== "string" || created.id === "") {
+        throw new PlatformApiError("mattermost", "POST /posts", 200, "the response has no post id");
+      }
+      return created;
+    },
+    async patchPost(postId, patch) {
+      await call("PUT", `${postPath(postId)}/patch`, patch);
+    },
+    async getPost(postId) {
+      const post = await call<MattermostPost | undefined>("GET", postPath(postId));
+      if (typeof post?.id !== "string") {
+        throw new PlatformApiError("mattermost", "GET /posts/{id}", 200, "the response is not a post");
+      }
+      return post;
+    },
+    async openDialog(request) {
+      await call("POST", "/actions/dialogs/open", request);
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import type { ChatChannel } from "../chat-channel.ts";
+import type { MattermostApi } from "./mattermost-api.ts";
+import { type ActionTarget, renderPost, retiredPost } from "./mattermost-render.ts";
+
+/**
+ * Posts questions to Mattermost channels (as a thread reply when the target has a `threadId`, the root post
+ * id) and, once they end, edits every copy to the outcome without buttons.
+ *
+ * @example
+ * const channel = createMattermostChannel(api, { url: "https://api.example.com/webhooks/mattermost", secret });
+ * const delivery = await channel.deliver(record, { channel: "mattermost", chatId: "<channel id>" });
+ */
+export function createMattermostChannel(api: MattermostApi, target: ActionTarget): ChatChannel {
+  return {
+    name: "mattermost",
+    async deliver(record, delivery) {
+      const post = await api.createPost({
+        channel_id: delivery.chatId,
+        ...(delivery.threadId !== undefined && { root_id: delivery.threadId }),
+        ...renderPost(record, target),
+      });
+      return { ...delivery, messageId: post.id };
+    },
+    async retire(record, delivery) {
+      if (delivery.messageId === undefined) return;
+      await api.patchPost(delivery.messageId, retiredPost(record));
+    },
+  };
+}

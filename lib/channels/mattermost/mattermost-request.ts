@@ -1,0 +1,212 @@
+/**
+ * Everything Mattermost sends to `POST /webhooks/mattermost`, told apart by content type and shape, verified,
+ * then parsed (channels.md §5): button taps (JSON with `context`), dialog submissions (JSON,
+ * `type: "dialog_submission"`), slash commands (form with `command`) and outgoing-webhook messages (form or
+ * JSON with `token`). Failed verification → 401; a verified body of the wrong shape → 400.
+ */
+import { z } from "zod";
+import { HttpError } from "../../http/http-errors.ts";
+import { type Answers, QUESTION_ID_PATTERN } from "../../questions/schema.ts";
+import { otherElementName } from "./mattermost-render.ts";
+import {
+  type SignedActionContext,
+  tokenFromAuthorization,
+  tokenMatches,
+  verifyContext,
+} from "./mattermost-signature.ts";
+
+export type MattermostRequest =
+  | {
+      kind: "action";
+      context: SignedActionContext;
+      userId: string;
+      channelId: string;
+      postId: string;
+      triggerId?: string | undefined;
+    }
+  | {
+      kind: "dialog";
+      context: SignedActionContext;
+      userId: string;
+      channelId: string;
+      answers: Answers;
+      cancelled: boolean;
+    }
+  | { kind: "command"; userId: string; channelId: string; text: string; triggerId?: string | undefined }
+  | {
+      kind: "message";
+      userId: string;
+      channelId: string;
+      postId: string;
+      text: string;
+      rootId?: string | undefined;
+    };
+
+export interface Verification {
+  /** MATTERMOST_ACTION_SECRET; without it no tap or dialog is accepted. */
+  actionSecret: string | undefined;
+  /** The slash command's and outgoing webhooks' tokens; empty: no command or message is accepted. */
+  tokens: readonly string[];
+}
+
+/** Mattermost ids are 26 lowercase letters and digits; they go into index keys and URL paths, so be strict. */
+const id = z.string().regex(/^[A-Za-z0-9]{1,64}$/);
+// The whole body is at most MAX_BODY_BYTES, which bounds every field.
+const sender = { user_id: id, channel_id: id };
+const actionSchema = z.object({ ...sender, post_id: id, trigger_id: z.string().optional() });
+const dialogSchema = z.object({
+  ...sender,
+  submission: z.record(z.string(), z.unknown()).nullish(),
+  cancelled: z.boolean().optional(),
+});
+const commandSchema = z.object({
+  ...sender,
+  text: z.string().default(""),
+  trigger_id: z.string().optional(),
+});
+const messageSchema = z.object({
+  ...sender,
+  post_id: id,
+  text: z.string().default(""),
+  trigger_word: z.string().optional(),
+  root_id: z.union([id, z.literal("")]).optional(),
+});
+
+const UNVERIFIED = "Missing or wrong Mattermost action signature or token.";
+const unauthorized = () => new HttpError(401, "UNAUTHORIZED", UNVERIFIED);
+
+export function readMattermostRequest(
+  headers: Record<string, string | undefined>,
+  raw: Buffer,
+  verification: Verification,
+): MattermostRequest {
+  const text = raw.toString("utf8");
+  if ((headers["content-type"] ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded")) {
+    const form = Object.fromEntries(new URLSearchParams(text));
+    if (form.command !== undefined) {
+      const presented = tokenFromAuthorization(headers.authorization) ?? form.token;
+      if (!tokenMatches(presented, verification.tokens)) throw unauthorized();
+      return command(form);
+    }
+    if (!tokenMatches(form.token, verification.tokens)) throw unauthorized();
+    return message(form);
+  }
+
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw unauthorized();
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw unauthorized();
+  }
+  const fields = body as Record<string, unknown>;
+  if (fields.type === "dialog_submission") {
+    const context = verifyContext(verification.actionSecret, parseState(fields.state));
+    if (context?.option !== "dialog") throw unauthorized();
+    return dialog(context, fields);
+  }
+  if (fields.context !== undefined) {
+    const context = verifyContext(verification.actionSecret, fields.context);
+    if (!context || context.option === "dialog") throw unauthorized();
+    return action(context, fields);
+  }
+  if (typeof fields.token === "string") {
+    if (!tokenMatches(fields.token, verification.tokens)) throw unauthorized();
+    return message(fields);
+  }
+  throw unauthorized();
+}
+
+function parseState(state: unknown): unknown {
+  if (typeof state !== "string") return undefined;
+  try {
+    return JSON.parse(state);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A verified body that lacks what its kind must carry: 400, never 500. */
+function parsed<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new HttpError(400, "INVALID_REQUEST", "The body is not a Mattermost request.");
+  return result.data;
+}
+
+function action(context: SignedActionContext, fields: unknown): MattermostRequest {
+  const body = parsed(actionSchema, fields);
+  return {
+    kind: "action",
+    context,
+    userId: body.user_id,
+    channelId: body.channel_id,
+    postId: body.post_id,
+    triggerId: body.trigger_id || undefined,
+  };
+}
+
+function dialog(context: SignedActionContext, fields: unknown): MattermostRequest {
+  const body = parsed(dialogSchema, fields);
+  return {
+    kind: "dialog",
+    context,
+    userId: body.user_id,
+    channelId: body.channel_id,
+    answers: submissionAnswers(body.submission ?? {}),
+    cancelled: body.cancelled === true,
+  };
+}
+
+function command(fields: unknown): MattermostRequest {
+  const body = parsed(commandSchema, fields);
+  return {
+    kind: "command",
+    userId: body.user_id,
+    channelId: body.channel_id,
+    text: body.text,
+    triggerId: body.trigger_id || undefined,
+  };
+}
+
+function message(fields: unknown): MattermostRequest {
+  const body = parsed(messageSchema, fields);
+  const trigger = body.trigger_word ?? "";
+  // A trigger-word webhook sends the whole message, trigger word included: the answer is what follows it.
+  const text = trigger !== "" && body.text.startsWith(trigger) ? body.text.slice(trigger.length) : body.text;
+  return {
+    kind: "message",
+    userId: body.user_id,
+    channelId: body.channel_id,
+    postId: body.post_id,
+    text,
+    rootId: body.root_id || undefined,
+  };
+}
+
+/**
+ * A dialog's fields → answers: `<question id>` holds the chosen label(s) (a string, or an array from a
+ * multi-select), `<question id>:other` the typed text. Blank values are dropped; which questions are still
+ * unanswered is for validation to say.
+ */
+export function submissionAnswers(submission: Record<string, unknown>): Answers {
+  const answers: Answers = {};
+  const add = (questionId: string, value: unknown) => {
+    if (!QUESTION_ID_PATTERN.test(questionId)) return;
+    const values = (Array.isArray(value) ? value : [value]).filter(
+      (item): item is string => typeof item === "string" && item.trim() !== "",
+    );
+    if (values.length > 0) answers[questionId] = [...(answers[questionId] ?? []), ...values];
+  };
+  const names = Object.keys(submission);
+  // Chosen options first, then the own answer, whatever order the fields arrived in.
+  for (const name of names) if (!name.endsWith(":other")) add(name, submission[name]);
+  for (const name of names) {
+    if (name.endsWith(":other")) {
+      const questionId = name.slice(0, -":other".length);
+      if (otherElementName(questionId) === name) add(questionId, submission[name]);
+    }
+  }
+  return answers;
+}

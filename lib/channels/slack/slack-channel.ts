@@ -1,0 +1,36 @@
+import type { ChatChannel } from "../chat-channel.ts";
+import type { SlackApi } from "./slack-api.ts";
+import { renderBlocks, renderRetiredBlocks, renderRetiredText, renderText } from "./slack-render.ts";
+
+/**
+ * Posts questions to Slack conversations (`chat.postMessage`, in the target's thread when it has one) and,
+ * once they end, edits every copy (`chat.update`) to the prompt plus the outcome, without controls.
+ *
+ * The delivery keeps the conversation id Slack answers with: a target given as a user id (`U…`) is posted
+ * to the app's DM with that user (`D…`), which is where that user's replies and taps come from.
+ */
+export function createSlackChannel(api: SlackApi): ChatChannel {
+  return {
+    name: "slack",
+    async deliver(record, target) {
+      const message = await api.call<{ channel?: string; ts: string }>("chat.postMessage", {
+        channel: target.chatId,
+        ...(target.threadId !== undefined && { thread_ts: target.threadId }),
+        text: renderText(record),
+        blocks: renderBlocks(record),
+        unfurl_links: false,
+        unfurl_media: false,
+      });
+      return { ...target, chatId: message.channel ?? target.chatId, messageId: message.ts };
+    },
+    async retire(record, delivery) {
+      if (delivery.messageId === undefined) return;
+      await api.call("chat.update", {
+        channel: delivery.chatId,
+        ts: delivery.messageId,
+        text: renderRetiredText(record),
+        blocks: renderRetiredBlocks(record),
+      });
+    },
+  };
+}

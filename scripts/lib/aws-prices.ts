@@ -1,0 +1,20 @@
+/**
+ * On-demand prices, us-east-1 (../shared/reference/aws-and-toolchain.md), and the Lambda durations the cost
+ * figures assume. Shared by scripts/question-cost.ts and the benchmark (bench/cost.ts), so both price a
+ * question the same way.
+ */
+export const PRICE = {
+  /** Step Functions Standard, per state transition. */
+  transition: 0.025 / 1000,
+  lambdaRequest: 0.2 / 1e6,
+  lambdaGbSecondArm: 0.0000133334,
+  writeUnit: 0.625 / 1e6,
+  readUnit: 0.125 / 1e6,
+  httpApiRequest: 1.0 / 1e6,
+};
+
+/**
+ * Billed duration per invocation, warm, without the model's own latency: assumptions, not measurements.
+ * The ask and answer paths each make one chat-platform API call (post the prompt; retire the buttons).
+ */
+export const ASSUMED_MS = { modelStep: 100, ask: 300, answer: 200 };

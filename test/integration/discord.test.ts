@@ -1,0 +1,555 @@
+import { createPrivateKey, sign } from "node:crypto";
+import { StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { DISCORD_ACK_BUDGET_MS } from "#lib/channels/discord/discord-webhook.ts";
+import { PLATFORM_CALL_TIMEOUT_MS } from "#lib/channels/platform-api-error.ts";
+import vectors from "../../../shared/reference/signature-vectors.json" with { type: "json" };
+import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
+import {
+  allItems,
+  startTestStack,
+  type TestStack,
+  waitFor,
+  waitForExecutionEnd,
+} from "./support/test-stack.ts";
+
+const D1 = vectors.discord_generated;
+/** The vector's key pair: the stack verifies with its public key, the tests sign with its RFC 8032 seed. */
+const PRIVATE_KEY = createPrivateKey({
+  key: {
+    kty: "OKP",
+    crv: "Ed25519",
+    d: Buffer.from(D1.private_seed_rfc8032_test1, "hex").toString("base64url"),
+    x: Buffer.from(D1.public_key, "hex").toString("base64url"),
+  },
+  format: "jwk",
+});
+const BOT_TOKEN = "MTA5.test-bot-token";
+const APPLICATION_ID = "111111111111111111";
+const GUILD_ID = "290926798626357999";
+const OWNER_ID = "53908232506183680";
+const OTHER_USER_ID = "80351110224678912";
+
+let stack: TestStack;
+let discord: FakePlatform;
+let snowflake = 1_199_999_999_999_990_000n;
+const nextSnowflake = () => String(++snowflake);
+/** Each test talks in a channel of its own: commands go to the oldest pending question in the channel. */
+let CHANNEL = "645027906669510000";
+const webhookResponses: string[] = [];
+
+const postsMessage = (call: RecordedCall) =>
+  call.verb === "POST" && /^\/channels\/\d+\/messages$/.test(call.path);
+const editsMessage = (call: RecordedCall) =>
+  call.verb === "PATCH" && /^\/channels\/\d+\/messages\/\d+$/.test(call.path);
+const fastDiscord = (call: RecordedCall) =>
+  postsMessage(call)
+    ? { body: { id: nextSnowflake(), channel_id: call.path.split("/")[2] } }
+    : { body: { id: call.method } };
+
+beforeAll(async () => {
+  discord = await startFakePlatform(fastDiscord);
+  stack = await startTestStack({
+    DISCORD_BOT_TOKEN: BOT_TOKEN,
+    DISCORD_PUBLIC_KEY: D1.public_key,
+    DISCORD_APPLICATION_ID: APPLICATION_ID,
+    DISCORD_API_BASE: discord.url,
+  });
+});
+afterAll(async () => {
+  await stack?.stop();
+  await discord?.stop();
+});
+beforeEach(() => {
+  discord.calls.length = 0;
+  discord.respond(fastDiscord);
+  CHANNEL = String(BigInt(CHANNEL) + 1n);
+});
+
+let counter = 0;
+const unique = (prefix: string) => `${prefix}-${Date.now()}-${++counter}`;
+
+const single = {
+  id: "deploy_target",
+  header: "Deploy to",
+  question: "Where should it go?",
+  options: [{ label: "Staging (Recommended)" }, { label: "Production" }],
+};
+const multi = {
+  id: "checks",
+  header: "Checks",
+  question: "Which checks?",
+  multiSelect: true,
+  options: [{ label: "Unit" }, { label: "E2E" }, { label: "Lint" }],
+};
+const DEFAULT_REPLY = "{{c1.status}}|{{c1.reason}}|{{c1.deploy_target}}{{c1.checks}}";
+
+async function startRun(questions: unknown[], options: { channels?: string[]; reply?: string } = {}) {
+  const sessionKey = unique("dc");
+  const channels = options.channels ?? [CHANNEL];
+  const before = discord.calls.filter(postsMessage).length;
+  const { executionArn } = await stack.sfn.send(
+    new StartExecutionCommand({
+      stateMachineArn: stack.stateMachineArns.agent,
+      input: JSON.stringify({
+        sessionKey,
+        owner: `discord:${OWNER_ID}`,
+        deliverTo: channels.map((chatId) => ({ channel: "discord", chatId })),
+        prompt: "test",
+        model: {
+          provider: "scripted",
+          steps: [
+            { toolCalls: [{ id: "c1", name: "ask_user", arguments: { questions } }] },
+            { reply: options.reply ?? DEFAULT_REPLY },
+          ],
+        },
+      }),
+    }),
+  );
+  const posts = await waitFor(
+    async () => {
+      const sent = discord.calls.filter(postsMessage).slice(before);
+      return sent.length >= channels.length ? sent : undefined;
+    },
+    { what: "the question posted to Discord" },
+  );
+  const questionId = (await stack.api("GET", `/questions?sessionKey=${sessionKey}`)).body.questions[0]
+    .id as string;
+  // The post is recorded before the ask function stores where it went: wait for that too.
+  const record = await waitFor(
+    async () => {
+      const found = (await stack.api("GET", `/questions/${questionId}`)).body.question;
+      return found.deliveries.length >= channels.length ? found : undefined;
+    },
+    { what: "the deliveries stored" },
+  );
+  const messageIn = (channel: string) =>
+    record.deliveries.find((d: { chatId: string }) => d.chatId === channel).messageId as string;
+  return { executionArn: executionArn as string, posts, questionId, messageIn };
+}
+
+interface SendOptions {
+  /** Unix seconds; default now. */
+  timestamp?: number;
+  /** `none`: no signature headers; `tampered`: one flipped hex digit; `other-body`: signs something else. */
+  signature?: "valid" | "none" | "tampered" | "other-body";
+}
+
+/** POSTs an interaction to the stack's Discord webhook, signed like Discord signs it. */
+async function send(payload: unknown, options: SendOptions = {}) {
+  const body = typeof payload === "string" ? payload : JSON.stringify(payload);
+  const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
+  const signed = options.signature === "other-body" ? '{"type":2}' : body;
+  let signature = sign(null, Buffer.from(`${timestamp}${signed}`), PRIVATE_KEY).toString("hex");
+  if (options.signature === "tampered")
+    signature = `${signature.slice(0, -1)}${signature.endsWith("0") ? "1" : "0"}`;
+  const started = performance.now();
+  const response = await fetch(`${stack.httpUrl}/webhooks/discord`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      ...(options.signature !== "none" && {
+        "x-signature-ed25519": signature,
+        "x-signature-timestamp": timestamp,
+      }),
+    },
+    body,
+  });
+  const text = await response.text();
+  webhookResponses.push(text);
+  return {
+    status: response.status,
+    body: text ? JSON.parse(text) : undefined,
+    elapsedMs: performance.now() - started,
+  };
+}
+
+interface Actor {
+  /** Default the owner. */
+  user?: string;
+  /** A DM: `user` instead of `member.user`. */
+  dm?: boolean;
+}
+const who = ({ user = OWNER_ID, dm = false }: Actor) =>
+  dm
+    ? { user: { id: user, username: "ann" } }
+    : { guild_id: GUILD_ID, member: { user: { id: user, username: "ann" }, roles: [], permissions: "0" } };
+
+/** A tap on a component of a posted message; `components` is what the message still shows. */
+function tap(
+  customId: string,
+  messageId: string,
+  options: Actor & { values?: string[]; components?: unknown[]; channel?: string } = {},
+) {
+  return {
+    id: nextSnowflake(),
+    application_id: APPLICATION_ID,
+    type: 3,
+    token: "aW50ZXJhY3Rpb24tdG9rZW4",
+    version: 1,
+    channel_id: options.channel ?? CHANNEL,
+    ...who(options),
+    message: {
+      id: messageId,
+      channel_id: options.channel ?? CHANNEL,
+      content: "…",
+      components: options.components ?? [{ type: 1, components: [] }],
+    },
+    data: {
+      custom_id: customId,
+      component_type: options.values ? 3 : 2,
+      ...(options.values && { values: options.values }),
+    },
+  };
+}
+
+/** A submitted modal (Label components, as Discord sends them) opened from a button on `messageId`. */
+function submit(customId: string, messageId: string, fields: Record<string, string>, options: Actor = {}) {
+  return {
+    id: nextSnowflake(),
+    application_id: APPLICATION_ID,
+    type: 5,
+    token: "aW50ZXJhY3Rpb24tdG9rZW4",
+    version: 1,
+    channel_id: CHANNEL,
+    ...who(options),
+    message: { id: messageId, channel_id: CHANNEL, content: "…", components: [] },
+    data: {
+      custom_id: customId,
+      components: Object.entries(fields).map(([id, value], index) => ({
+        type: 18,
+        id: index + 1,
+        component: { type: 4, id: index + 10, custom_id: id, value },
+      })),
+    },
+  };
+}
+
+function command(name: string, options: Actor & { answer?: string } = {}) {
+  return {
+    id: nextSnowflake(),
+    application_id: APPLICATION_ID,
+    type: 2,
+    token: "aW50ZXJhY3Rpb24tdG9rZW4",
+    version: 1,
+    channel_id: CHANNEL,
+    ...who(options),
+    data: {
+      id: "1",
+      name,
+      type: 1,
+      ...(options.answer !== undefined && { options: [{ type: 3, name: "answer", value: options.answer }] }),
+    },
+  };
+}
+
+type Component = { type: number; label?: string; custom_id?: string; components?: Component[] } & Record<
+  string,
+  any
+>;
+const controls = (post: RecordedCall): Component[] =>
+  (post.body.components as Component[]).flatMap((row) => row.components ?? []);
+const customId = (post: RecordedCall, label: string) => {
+  const found = controls(post).find((c) => c.label === label);
+  if (!found?.custom_id) throw new Error(`no control ${label}`);
+  return found.custom_id;
+};
+async function replyOf(executionArn: string) {
+  const execution = await waitForExecutionEnd(stack, executionArn);
+  return JSON.parse(execution.output ?? "{}").reply as string;
+}
+const statusOf = async (questionId: string) =>
+  (await stack.api("GET", `/questions/${questionId}`)).body.question.status as string;
+const privateNotice = (text: string) => ({
+  type: 4,
+  data: expect.objectContaining({ content: text, flags: 64, allowed_mentions: { parse: [] } }),
+});
+
+describe("Discord webhook verification", () => {
+  it("answers Discord's signed PING with PONG", async () => {
+    const response = await send({ id: nextSnowflake(), application_id: APPLICATION_ID, type: 1, version: 1 });
+    expect(response).toMatchObject({ status: 200, body: { type: 1 } });
+  });
+
+  it("refuses unsigned, tampered, other-body and stale requests with 401, storing and resuming nothing", async () => {
+    const { executionArn, posts, questionId, messageIn } = await startRun([single]);
+    const interaction = tap(customId(posts[0] as RecordedCall, "Production"), messageIn(CHANNEL));
+    const before = await allItems(stack);
+    const now = Math.floor(Date.now() / 1000);
+    for (const options of [
+      { signature: "none" },
+      { signature: "tampered" },
+      { signature: "other-body" },
+      { timestamp: now - 301 },
+      { timestamp: now + 310 },
+    ] as SendOptions[]) {
+      expect((await send(interaction, options)).status, JSON.stringify(options)).toBe(401);
+    }
+    expect(await allItems(stack)).toEqual(before);
+    expect(await statusOf(questionId)).toBe("pending");
+    expect(discord.calls.filter(editsMessage)).toEqual([]);
+
+    // The very same interaction, properly signed, is taken.
+    expect((await send(interaction)).body.type).toBe(7);
+    expect(await replyOf(executionArn)).toBe("answered||Production");
+  });
+
+  it("a verified but malformed body → 400", async () => {
+    expect((await send("{not json")).status).toBe(400);
+    expect((await send({ type: 3, id: "not-a-snowflake" })).status).toBe(400);
+  });
+});
+
+describe("Discord end to end", () => {
+  it("posts one single-select question as escaped text with option buttons, Other… and Skip, and no task token", async () => {
+    const { posts, questionId } = await startRun([
+      {
+        ...single,
+        question: "Ship *now* to `prod`, @everyone? ~~maybe~~ ||x|| > quoted [link](https://x.y)",
+      },
+    ]);
+    const post = posts[0] as RecordedCall;
+    expect(post.path).toBe(`/channels/${CHANNEL}/messages`);
+    expect(post.headers.authorization).toBe(`Bot ${BOT_TOKEN}`);
+    expect(post.body.allowed_mentions).toEqual({ parse: [] });
+    expect(post.body.content).toContain(
+      "Ship \\*now\\* to \\`prod\\`, @everyone? \\~\\~maybe\\~\\~ \\|\\|x\\|\\| \\> quoted \\[link\\](https://x.y)",
+    );
+    expect(post.body.content.length).toBeLessThanOrEqual(2000);
+    expect(post.body.components.map((row: Component) => row.components?.map((c) => c.label))).toEqual([
+      ["Staging (Recommended)", "Production"],
+      ["Other…", "Skip"],
+    ]);
+    for (const control of controls(post)) {
+      expect(control.custom_id?.length).toBeLessThanOrEqual(100);
+      expect(control.custom_id).toContain(questionId);
+    }
+    const tokens = (await allItems(stack)).flatMap((i) => (i.taskToken ? [i.taskToken as string] : []));
+    expect(tokens.length).toBeGreaterThan(0);
+    for (const call of discord.calls)
+      for (const token of tokens) expect(JSON.stringify(call.body)).not.toContain(token);
+  });
+
+  it("a button tap answers and resumes the run; the tapped copy is updated in the response, the other edited; a later tap is told it is over", async () => {
+    const elsewhere = String(BigInt(CHANNEL) + 500_000n);
+    const { executionArn, posts, messageIn, questionId } = await startRun([single], {
+      channels: [CHANNEL, elsewhere],
+    });
+    const production = customId(posts[0] as RecordedCall, "Production");
+
+    const response = await send(tap(production, messageIn(CHANNEL)));
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({
+      type: 7,
+      data: { components: [], allowed_mentions: { parse: [] } },
+    });
+    expect(response.body.data.content).toContain("Answered — Deploy to: Production");
+    expect(await replyOf(executionArn)).toBe("answered||Production");
+
+    // Only the other copy needs an API edit: the tapped one was edited by the type 7 response.
+    const edits = discord.calls.filter(editsMessage);
+    expect(edits.map((e) => e.path)).toEqual([`/channels/${elsewhere}/messages/${messageIn(elsewhere)}`]);
+    expect(edits[0]?.body).toMatchObject({ components: [], allowed_mentions: { parse: [] } });
+    expect(edits[0]?.body.content).toContain("Answered — Deploy to: Production");
+    expect(await statusOf(questionId)).toBe("answered");
+
+    // A later tap (the copy shows no controls any more, as after a real type 7): a private notice only.
+    const late = await send(tap(production, messageIn(CHANNEL), { components: [] }));
+    expect(late.body).toMatchObject(privateNotice("This question has already been answered."));
+    expect(discord.calls.filter(editsMessage)).toHaveLength(1);
+  });
+
+  it("multi-select: a string select with min 1 / max n submits the chosen options at once", async () => {
+    const { executionArn, posts, messageIn } = await startRun([multi]);
+    const post = posts[0] as RecordedCall;
+    const [select, ...buttons] = controls(post);
+    expect(select).toMatchObject({
+      type: 3,
+      min_values: 1,
+      max_values: 3,
+      options: [
+        { label: "Unit", value: "0" },
+        { label: "E2E", value: "1" },
+        { label: "Lint", value: "2" },
+      ],
+    });
+    expect(buttons.map((b) => b.label)).toEqual(["Other…", "Skip"]);
+
+    const response = await send(tap(select?.custom_id ?? "", messageIn(CHANNEL), { values: ["2", "0"] }));
+    expect(response.body).toMatchObject({ type: 7, data: { components: [] } });
+    expect(await replyOf(executionArn)).toBe("answered||Unit,Lint");
+  });
+
+  it("Other… opens a modal, and its submission is the free-text answer", async () => {
+    const { executionArn, posts, messageIn } = await startRun([single]);
+    const opened = await send(tap(customId(posts[0] as RecordedCall, "Other…"), messageIn(CHANNEL)));
+    expect(opened.body.type).toBe(9);
+    const modal = opened.body.data;
+    expect(modal.title.length).toBeLessThanOrEqual(45);
+    expect(modal.components).toEqual([
+      expect.objectContaining({ type: 18, component: expect.objectContaining({ type: 4, required: true }) }),
+    ]);
+
+    const input = modal.components[0].component.custom_id as string;
+    const response = await send(
+      submit(modal.custom_id, messageIn(CHANNEL), { [input]: "blue-green on Friday" }),
+    );
+    expect(response.body).toMatchObject({ type: 7, data: { components: [] } });
+    expect(await replyOf(executionArn)).toBe("answered||blue-green on Friday");
+  });
+
+  it("several questions: the text prompt and 'Answer in a form', whose modal answers them all (contract §6)", async () => {
+    const questions = [
+      { ...single, header: "Deploy" },
+      { ...multi, options: [{ label: "Unit (Recommended)" }, { label: "E2E" }, { label: "Lint" }] },
+      {
+        id: "release_note",
+        header: "Note",
+        question: "Release note?",
+        options: [{ label: "Routine (Recommended)" }, { label: "Urgent" }],
+      },
+    ];
+    const { executionArn, posts, messageIn } = await startRun(questions, {
+      reply: "deploy={{c1.deploy_target}} | checks={{c1.checks}} | note={{c1.release_note}}",
+    });
+    const post = posts[0] as RecordedCall;
+    expect(post.body.content).toContain("1. Deploy \\[deploy\\_target\\]");
+    expect(post.body.content).toContain("3. Note \\[release\\_note\\]");
+    expect(controls(post).map((c) => c.label)).toEqual(["Answer in a form", "Skip"]);
+
+    const opened = await send(tap(customId(post, "Answer in a form"), messageIn(CHANNEL)));
+    expect(opened.body.type).toBe(9);
+    const inputs = (opened.body.data.components as Component[]).map((label) => label.component);
+    expect(inputs).toHaveLength(3);
+
+    const [deploy, checks, note] = inputs.map((input) => input.custom_id as string);
+    const response = await send(
+      submit(opened.body.data.custom_id, messageIn(CHANNEL), {
+        [deploy ?? ""]: "2",
+        [checks ?? ""]: "1, 2",
+        [note ?? ""]: "night-shift",
+      }),
+    );
+    expect(response.body).toMatchObject({ type: 7, data: { components: [] } });
+    expect(await replyOf(executionArn)).toBe(
+      "deploy=Production | checks=Unit (Recommended),E2E | note=night-shift",
+    );
+  });
+
+  it("Skip (in a DM) → skipped; /cancel → cancelled with a private confirmation, every copy edited", async () => {
+    const skipped = await startRun([single]);
+    const response = await send(
+      tap(customId(skipped.posts[0] as RecordedCall, "Skip"), skipped.messageIn(CHANNEL), { dm: true }),
+    );
+    expect(response.body).toMatchObject({ type: 7, data: { components: [] } });
+    expect(response.body.data.content).toContain("Skipped.");
+    expect(await replyOf(skipped.executionArn)).toBe("no_answer|skipped|");
+
+    const cancelled = await startRun([single]);
+    const confirmation = await send(command("cancel"));
+    expect(confirmation.body).toMatchObject(privateNotice("Cancelled."));
+    expect(await replyOf(cancelled.executionArn)).toBe("no_answer|cancelled|");
+    const edit = discord.calls.filter(editsMessage).at(-1);
+    expect(edit?.path).toBe(`/channels/${CHANNEL}/messages/${cancelled.messageIn(CHANNEL)}`);
+    expect(edit?.body).toMatchObject({ components: [] });
+    expect(edit?.body.content).toContain("Cancelled.");
+  });
+
+  it("/question posts the question again; /question answer: answers it like a typed reply", async () => {
+    const { executionArn, questionId } = await startRun([single]);
+    const shown = await send(command("question"));
+    expect(shown.body).toMatchObject(privateNotice("The question is posted again below."));
+    expect(discord.calls.filter(postsMessage)).toHaveLength(2);
+
+    const answered = await send(command("question", { answer: "2" }));
+    expect(answered.body).toMatchObject(privateNotice("Answered — Deploy to: Production"));
+    expect(await replyOf(executionArn)).toBe("answered||Production");
+    // Both copies, the first post and the re-post, lose their controls.
+    const record = (await stack.api("GET", `/questions/${questionId}`)).body.question;
+    expect(record.deliveries).toHaveLength(2);
+    expect(
+      discord.calls
+        .filter(editsMessage)
+        .map((e) => e.path)
+        .sort(),
+    ).toEqual(
+      record.deliveries
+        .map((d: { messageId: string }) => `/channels/${CHANNEL}/messages/${d.messageId}`)
+        .sort(),
+    );
+  });
+
+  it("someone else's tap gets a private notice and changes nothing", async () => {
+    const { executionArn, posts, questionId, messageIn } = await startRun([single]);
+    const production = customId(posts[0] as RecordedCall, "Production");
+    const response = await send(tap(production, messageIn(CHANNEL), { user: OTHER_USER_ID }));
+    expect(response.body).toMatchObject(privateNotice("This question is not yours to answer."));
+    expect(await statusOf(questionId)).toBe("pending");
+    expect(discord.calls.filter(editsMessage)).toEqual([]);
+    // Their /cancel finds no question of theirs here.
+    expect((await send(command("cancel", { user: OTHER_USER_ID }))).body).toMatchObject(
+      privateNotice("No question is waiting for you here."),
+    );
+    expect(await statusOf(questionId)).toBe("pending");
+
+    await send(tap(production, messageIn(CHANNEL)));
+    expect(await replyOf(executionArn)).toBe("answered||Production");
+  });
+
+  it("the same interaction delivered twice resumes the run once and is acknowledged both times", async () => {
+    const { executionArn, posts, messageIn } = await startRun([single]);
+    const interaction = tap(customId(posts[0] as RecordedCall, "Production"), messageIn(CHANNEL));
+    const responses = await Promise.all([send(interaction), send(interaction)]);
+    expect(responses.map((r) => r.status)).toEqual([200, 200]);
+    // One of them answered (type 7); the other is a no-op success ack (type 6, DEFERRED_UPDATE_MESSAGE).
+    expect(responses.map((r) => r.body.type).sort()).toEqual([6, 7]);
+    expect(await replyOf(executionArn)).toBe("answered||Production");
+  });
+
+  it("two pending questions in one channel are each answered through their own buttons", async () => {
+    const reply = "{{c1.status}}|{{c1.deploy_target}}{{c1.second}}";
+    const first = await startRun([single], { reply });
+    const second = await startRun([{ ...single, id: "second", header: "Second" }], { reply });
+
+    await send(tap(customId(second.posts[0] as RecordedCall, "Production"), second.messageIn(CHANNEL)));
+    expect(await replyOf(second.executionArn)).toBe("answered|Production");
+    expect(await statusOf(first.questionId)).toBe("pending");
+
+    await send(
+      tap(customId(first.posts[0] as RecordedCall, "Staging (Recommended)"), first.messageIn(CHANNEL)),
+    );
+    expect(await replyOf(first.executionArn)).toBe("answered|Staging (Recommended)");
+  });
+
+  it("a slow Discord API cannot hold the response past the budget; a later tap on the copy left behind edits it", async () => {
+    const elsewhere = String(BigInt(CHANNEL) + 500_000n);
+    const { executionArn, posts, messageIn } = await startRun([single], { channels: [CHANNEL, elsewhere] });
+    const production = customId(posts[0] as RecordedCall, "Production");
+    // Edits now take 3 s, longer than the whole interaction may.
+    discord.respond(async (call) => {
+      if (editsMessage(call)) await new Promise((resolve) => setTimeout(resolve, 3_000));
+      return fastDiscord(call);
+    });
+
+    const response = await send(tap(production, messageIn(CHANNEL)));
+    expect(response.body.type).toBe(7);
+    // Within the budget (plus local overhead), and short of the 2 s a single API call alone may take.
+    expect(response.elapsedMs).toBeLessThan(DISCORD_ACK_BUDGET_MS + 400);
+    expect(DISCORD_ACK_BUDGET_MS + 400).toBeLessThan(PLATFORM_CALL_TIMEOUT_MS);
+    expect(await replyOf(executionArn)).toBe("answered||Production");
+
+    // The other copy kept its buttons; a tap on it is told the question is over and edits it after all.
+    discord.respond(fastDiscord);
+    const stale = await send(tap(production, messageIn(elsewhere), { channel: elsewhere }));
+    expect(stale.body).toMatchObject(privateNotice("This question has already been answered."));
+    const heal = discord.calls.filter(editsMessage).at(-1);
+    expect(heal?.path).toBe(`/channels/${elsewhere}/messages/${messageIn(elsewhere)}`);
+    expect(heal?.body).toMatchObject({ components: [] });
+  });
+
+  it("no webhook response carried a task token", async () => {
+    const tokens = (await allItems(stack)).flatMap((i) => (i.taskToken ? [i.taskToken as string] : []));
+    expect(webhookResponses.length).toBeGreaterThan(10);
+    for (const text of webhookResponses) for (const token of tokens) expect(text).not.toContain(token);
+  });
+});

@@ -1,0 +1,493 @@
+import { StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
+import {
+  allItems,
+  startTestStack,
+  type TestStack,
+  waitFor,
+  waitForExecutionEnd,
+} from "./support/test-stack.ts";
+
+const BOT_TOKEN = "mmbottoken0123456789abcdef";
+const ACTION_SECRET = "mm-action-secret-for-tests-0123456789";
+const COMMAND_TOKEN = "cmdtoken1234567890abcdefgh";
+const HOOK_TOKEN = "hooktoken234567890abcdefgh";
+/** Mattermost calls the URL in the button; the test plays Mattermost and posts to the stack directly. */
+const PUBLIC_URL = "https://handraise.test";
+const OWNER = "ownerid0000000000000000001";
+const OTHER_USER = "otherid0000000000000000002";
+
+let stack: TestStack;
+let mattermost: FakePlatform;
+/** Each test talks in a channel of its own: a plain message goes to the oldest pending question there. */
+let channel = "";
+let channels = 0;
+let ids = 0;
+const newId = (prefix: string) => `${prefix}${String(++ids).padStart(8, "0")}`;
+
+/** Posts the bot created (id → the POST /api/v4/posts body), and users' posts the fake can be asked about. */
+const created: { id: string; body: any }[] = [];
+const userPosts = new Map<string, { channel_id: string; user_id: string; root_id: string }>();
+
+beforeAll(async () => {
+  mattermost = await startFakePlatform((call) => {
+    if (call.path === "/api/v4/posts") {
+      const id = newId("botpost");
+      created.push({ id, body: call.body });
+      return {
+        status: 201,
+        body: { id, channel_id: call.body.channel_id, root_id: call.body.root_id ?? "" },
+      };
+    }
+    const read = /^\/api\/v4\/posts\/([a-z0-9]+)$/.exec(call.path);
+    if (read?.[1]) {
+      const post = userPosts.get(read[1]);
+      return post ? { body: { id: read[1], ...post } } : { status: 404, body: { message: "not found" } };
+    }
+    return { body: { status: "OK" } };
+  });
+  stack = await startTestStack({
+    MATTERMOST_URL: mattermost.url,
+    MATTERMOST_BOT_TOKEN: BOT_TOKEN,
+    MATTERMOST_ACTION_SECRET: ACTION_SECRET,
+    MATTERMOST_COMMAND_TOKEN: `${COMMAND_TOKEN},${HOOK_TOKEN}`,
+    HANDRAISE_PUBLIC_URL: PUBLIC_URL,
+  });
+});
+afterAll(async () => {
+  await stack?.stop();
+  await mattermost?.stop();
+});
+beforeEach(() => {
+  mattermost.calls.length = 0;
+  channel = `channel${String(++channels).padStart(4, "0")}`;
+});
+
+let counter = 0;
+const unique = (prefix: string) => `${prefix}-${Date.now()}-${++counter}`;
+
+const single = {
+  id: "deploy_target",
+  header: "Deploy to",
+  question: "Where should it go?",
+  options: [{ label: "Staging (Recommended)" }, { label: "Production" }],
+};
+const multi = {
+  id: "checks",
+  header: "Checks",
+  question: "Which checks?",
+  multiSelect: true,
+  options: [{ label: "Unit" }, { label: "E2E" }, { label: "Lint" }],
+};
+
+type Target = { channel: string; chatId: string; threadId?: string };
+
+async function startRun(questions: unknown[], options: { targets?: Target[] } = {}) {
+  const sessionKey = unique("mm");
+  const targets = options.targets ?? [{ channel: "mattermost", chatId: channel }];
+  const before = created.length;
+  const { executionArn } = await stack.sfn.send(
+    new StartExecutionCommand({
+      stateMachineArn: stack.stateMachineArns.agent,
+      input: JSON.stringify({
+        sessionKey,
+        owner: `mattermost:${OWNER}`,
+        deliverTo: targets,
+        prompt: "test",
+        model: {
+          provider: "scripted",
+          steps: [
+            { toolCalls: [{ id: "c1", name: "ask_user", arguments: { questions } }] },
+            {
+              reply:
+                "{{c1.status}}|{{c1.reason}}|{{c1.deploy_target}}{{c1.checks}}{{c1.second}}|{{c1.release_note}}",
+            },
+          ],
+        },
+      }),
+    }),
+  );
+  const posts = await waitFor(
+    async () => (created.length >= before + targets.length ? created.slice(before) : undefined),
+    { what: "the question posted to Mattermost" },
+  );
+  const questionId = (await stack.api("GET", `/questions?sessionKey=${sessionKey}`)).body.questions[0]
+    .id as string;
+  // The ask function records the posted copies right after posting them.
+  await waitFor(
+    async () => {
+      const record = (await stack.api("GET", `/questions/${questionId}`)).body.question;
+      return record.deliveries.length >= targets.length ? true : undefined;
+    },
+    { what: "the deliveries to be recorded" },
+  );
+  return {
+    executionArn: executionArn as string,
+    posts,
+    post: posts[0] as (typeof posts)[number],
+    questionId,
+  };
+}
+
+async function send(body: string, headers: Record<string, string>) {
+  const response = await fetch(`${stack.httpUrl}/webhooks/mattermost`, { method: "POST", headers, body });
+  const text = await response.text();
+  stack.responseBodies.push(text);
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+const sendJson = (body: unknown) => send(JSON.stringify(body), { "content-type": "application/json" });
+const sendForm = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
+  send(new URLSearchParams(fields).toString(), {
+    "content-type": "application/x-www-form-urlencoded",
+    ...headers,
+  });
+
+type Action = { id: string; name: string; integration: { url: string; context: Record<string, unknown> } };
+const actionsOf = (post: { body: any }) => post.body.props.attachments[0].actions as Action[];
+const action = (post: { body: any }, name: string) => {
+  const found = actionsOf(post).find((a) => a.name === name);
+  if (!found) throw new Error(`no button ${name}`);
+  return found;
+};
+
+/** What Mattermost POSTs when someone taps a button (PostActionIntegrationRequest). */
+function tapBody(
+  post: { id: string; body: any },
+  name: string,
+  options: { user?: string; triggerId?: string } = {},
+) {
+  return {
+    user_id: options.user ?? OWNER,
+    user_name: "ann",
+    channel_id: post.body.channel_id,
+    channel_name: "town-square",
+    team_id: "team0000000000000000000001",
+    team_domain: "acme",
+    post_id: post.id,
+    trigger_id: options.triggerId ?? Buffer.from(unique("trigger")).toString("base64"),
+    type: "button",
+    data_source: "",
+    context: action(post, name).integration.context,
+  };
+}
+const tap = (
+  post: { id: string; body: any },
+  name: string,
+  options: { user?: string; triggerId?: string } = {},
+) => sendJson(tapBody(post, name, options));
+
+/** The dialog the last tap opened, and its submission as Mattermost forwards it. */
+function lastDialog(): RecordedCall {
+  const opened = mattermost.callsTo("open").at(-1);
+  if (!opened) throw new Error("no dialog was opened");
+  return opened;
+}
+const submitDialog = (opened: RecordedCall, submission: Record<string, unknown>, user = OWNER) =>
+  sendJson({
+    type: "dialog_submission",
+    callback_id: opened.body.dialog.callback_id,
+    state: opened.body.dialog.state,
+    user_id: user,
+    channel_id: channel,
+    team_id: "team0000000000000000000001",
+    submission,
+    cancelled: false,
+  });
+
+const slash = (text: string, token = COMMAND_TOKEN, user = OWNER) =>
+  sendForm(
+    {
+      channel_id: channel,
+      channel_name: "town-square",
+      command: "/handraise",
+      team_domain: "acme",
+      team_id: "team0000000000000000000001",
+      text,
+      trigger_id: Buffer.from(unique("cmd")).toString("base64"),
+      user_id: user,
+      user_name: "ann",
+    },
+    { authorization: `Token ${token}` },
+  );
+
+/** A message someone typed (in a thread when rootId is given), as an outgoing webhook delivers it. */
+function typed(text: string, options: { rootId?: string; user?: string; token?: string } = {}) {
+  const postId = newId("userpost");
+  const user = options.user ?? OWNER;
+  userPosts.set(postId, { channel_id: channel, user_id: user, root_id: options.rootId ?? "" });
+  return sendForm({
+    token: options.token ?? HOOK_TOKEN,
+    team_id: "team0000000000000000000001",
+    team_domain: "acme",
+    channel_id: channel,
+    channel_name: "town-square",
+    timestamp: "1700000000",
+    user_id: user,
+    user_name: "ann",
+    post_id: postId,
+    text,
+    trigger_word: "",
+    file_ids: "",
+  });
+}
+
+async function replyOf(executionArn: string) {
+  const execution = await waitForExecutionEnd(stack, executionArn);
+  return JSON.parse(execution.output ?? "{}").reply as string;
+}
+const statusOf = async (questionId: string) =>
+  (await stack.api("GET", `/questions/${questionId}`)).body.question.status as string;
+const patches = () => mattermost.calls.filter((c) => c.path.endsWith("/patch"));
+
+describe("Mattermost webhook verification", () => {
+  it("an unsigned or tampered tap → 401 and nothing stored or resumed", async () => {
+    const { post, questionId } = await startRun([single]);
+    const before = await allItems(stack);
+    const body = tapBody(post, "Production");
+    const { sig: _sig, ...unsigned } = body.context;
+    const skipSig = action(post, "Skip").integration.context.sig;
+    const variants = [
+      { ...body, context: unsigned },
+      // The Production button's context with the Skip button's signature.
+      { ...body, context: { ...body.context, sig: skipSig } },
+      // Another option under Production's signature.
+      { ...body, context: { ...body.context, option: "0" } },
+      { ...body, context: { ...body.context, sig: "0".repeat(64) } },
+    ];
+    for (const variant of variants) expect((await sendJson(variant)).status).toBe(401);
+    expect((await send("{not json", { "content-type": "application/json" })).status).toBe(401);
+    expect(await allItems(stack)).toEqual(before);
+    expect(await statusOf(questionId)).toBe("pending");
+    expect(patches()).toHaveLength(0);
+  });
+
+  it("a wrong command or webhook token → 401; a verified but malformed body → 400", async () => {
+    const { questionId } = await startRun([single]);
+    const before = await allItems(stack);
+    expect((await slash("cancel", "wrongtoken1234567890abcdef")).status).toBe(401);
+    expect(
+      (
+        await sendForm({
+          token: "",
+          user_id: OWNER,
+          channel_id: channel,
+          command: "/handraise",
+          text: "cancel",
+        })
+      ).status,
+    ).toBe(401);
+    expect((await typed("Production", { token: "wrongtoken1234567890abcdef" })).status).toBe(401);
+    expect(await allItems(stack)).toEqual(before);
+    expect(await statusOf(questionId)).toBe("pending");
+
+    expect((await sendForm({ token: COMMAND_TOKEN, command: "/handraise", text: "cancel" })).status).toBe(
+      400,
+    );
+  });
+});
+
+describe("Mattermost end to end", () => {
+  it("posts the escaped prompt with signed buttons to the webhook URL, Other… and Skip, and no task token", async () => {
+    const { post, questionId } = await startRun([
+      {
+        ...single,
+        question: "Ship *it* to @channel?",
+        options: [{ label: "Staging (Recommended)" }, { label: "Production" }],
+      },
+    ]);
+    const call = mattermost.callsTo("posts")[0] as RecordedCall;
+    expect(call.headers.authorization).toBe(`Bearer ${BOT_TOKEN}`);
+    expect(post.body.channel_id).toBe(channel);
+    expect(post.body.root_id).toBeUndefined();
+    expect(post.body.message).toContain("Ship \\*it\\* to @\u200bchannel?");
+    expect(actionsOf(post).map((a) => a.name)).toEqual([
+      "Staging (Recommended)",
+      "Production",
+      "Other…",
+      "Skip",
+    ]);
+    for (const a of actionsOf(post)) {
+      expect(a.integration.url).toBe(`${PUBLIC_URL}/webhooks/mattermost`);
+      expect(a.integration.context).toMatchObject({
+        questionId,
+        sub: 0,
+        sig: expect.stringMatching(/^[0-9a-f]{64}$/),
+      });
+    }
+    const tokens = (await allItems(stack)).flatMap((i) => (i.taskToken ? [i.taskToken as string] : []));
+    expect(tokens.length).toBeGreaterThan(0);
+    for (const recorded of mattermost.calls)
+      for (const token of tokens) expect(JSON.stringify(recorded.body)).not.toContain(token);
+  });
+
+  it("a button answers and resumes the run; every copy is edited without buttons; a later tap is told it is over", async () => {
+    const other = `other${channel}`;
+    const { executionArn, posts, questionId } = await startRun([single], {
+      targets: [
+        { channel: "mattermost", chatId: channel },
+        { channel: "mattermost", chatId: other, threadId: "threadroot0000000000000001" },
+      ],
+    });
+    const here = posts.find((p) => p.body.channel_id === channel) as (typeof posts)[number];
+    expect(posts.find((p) => p.body.channel_id === other)?.body.root_id).toBe("threadroot0000000000000001");
+
+    const response = await tap(here, "Production");
+    expect(response.status).toBe(200);
+    expect(response.body.update.props).toEqual({ attachments: [] });
+    expect(response.body.update.message).toContain("Answered — Deploy to: Production");
+    expect(await replyOf(executionArn)).toBe("answered||Production|");
+
+    const edits = patches();
+    expect(edits.map((e) => e.path).sort()).toEqual(posts.map((p) => `/api/v4/posts/${p.id}/patch`).sort());
+    for (const edit of edits) {
+      expect(edit.body.props).toEqual({ attachments: [] });
+      expect(edit.body.message).toContain("Answered — Deploy to: Production");
+    }
+
+    const late = await tap(here, "Staging (Recommended)");
+    expect(late.status).toBe(200);
+    expect(late.body.ephemeral_text).toBe("This question has already been answered\\.");
+    expect((await stack.api("GET", `/questions/${questionId}`)).body.question.answers).toEqual({
+      deploy_target: ["Production"],
+    });
+  });
+
+  it("a typed reply in the question's thread resumes the run", async () => {
+    const { executionArn, post } = await startRun([single]);
+    expect((await typed("2", { rootId: post.id })).status).toBe(200);
+    expect(mattermost.calls.some((c) => /^\/api\/v4\/posts\/userpost\d+$/.test(c.path))).toBe(true);
+    expect(await replyOf(executionArn)).toBe("answered||Production|");
+  });
+
+  it("multi-select: Choose… opens a dialog with a multiselect, and its submission answers", async () => {
+    const { executionArn, post } = await startRun([multi]);
+    expect(actionsOf(post).map((a) => a.name)).toEqual(["Choose…", "Skip"]);
+    const triggerId = Buffer.from(unique("trigger")).toString("base64");
+    expect((await tap(post, "Choose…", { triggerId })).body).toEqual({});
+    const opened = lastDialog();
+    expect(opened.headers.authorization).toBe(`Bearer ${BOT_TOKEN}`);
+    expect(opened.body).toMatchObject({ trigger_id: triggerId, url: `${PUBLIC_URL}/webhooks/mattermost` });
+    expect(opened.body.dialog.elements).toEqual([
+      expect.objectContaining({
+        name: "checks",
+        type: "select",
+        multiselect: true,
+        options: ["Unit", "E2E", "Lint"].map((label) => ({ text: label, value: label })),
+      }),
+      expect.objectContaining({ name: "checks:other", type: "text", optional: true }),
+    ]);
+    const submitted = await submitDialog(opened, { checks: ["Unit", "Lint"], "checks:other": "" });
+    expect(submitted).toEqual({ status: 200, body: {} });
+    expect(await replyOf(executionArn)).toBe("answered||Unit,Lint|");
+  });
+
+  it("Other… opens a free-text dialog; its submission is the answer", async () => {
+    const { executionArn, post } = await startRun([single]);
+    await tap(post, "Other…");
+    const opened = lastDialog();
+    expect(opened.body.dialog.elements).toEqual([
+      expect.objectContaining({ name: "deploy_target:other", type: "textarea", optional: false }),
+    ]);
+    expect((await submitDialog(opened, { "deploy_target:other": "blue-green on Friday" })).body).toEqual({});
+    expect(await replyOf(executionArn)).toBe("answered||blue-green on Friday|");
+  });
+
+  it("several questions: Answer… opens one dialog; a missing answer keeps it open with errors", async () => {
+    const note = {
+      id: "release_note",
+      header: "Note",
+      question: "Which note?",
+      options: [{ label: "Routine" }, { label: "Urgent" }],
+    };
+    const { executionArn, post } = await startRun([single, note]);
+    expect(actionsOf(post).map((a) => a.name)).toEqual(["Answer…", "Skip"]);
+    await tap(post, "Answer…");
+    const opened = lastDialog();
+    expect(opened.body.dialog.elements.map((e: { name: string }) => e.name)).toEqual([
+      "deploy_target",
+      "deploy_target:other",
+      "release_note",
+      "release_note:other",
+    ]);
+    const partial = await submitDialog(opened, { deploy_target: "Production" });
+    expect(partial.status).toBe(200);
+    expect(partial.body.errors).toMatchObject({ release_note: expect.any(String) });
+    expect(
+      (await submitDialog(opened, { deploy_target: "Production", "release_note:other": "night-shift" })).body,
+    ).toEqual({});
+    expect(await replyOf(executionArn)).toBe("answered||Production|night-shift");
+  });
+
+  it("Skip → skipped; /handraise cancel → cancelled, told privately", async () => {
+    const skipped = await startRun([single]);
+    const skip = await tap(skipped.post, "Skip");
+    expect(skip.body.update.message).toContain("Skipped\\.");
+    expect(await replyOf(skipped.executionArn)).toBe("no_answer|skipped||");
+
+    const cancelled = await startRun([single]);
+    const response = await slash("cancel");
+    expect(response).toEqual({ status: 200, body: { response_type: "ephemeral", text: "Cancelled\\." } });
+    expect(await replyOf(cancelled.executionArn)).toBe("no_answer|cancelled||");
+    expect((await slash("cancel")).body.text).toBe("No question is waiting for you here\\.");
+  });
+
+  it("/handraise question posts the pending question again", async () => {
+    const { post, questionId, executionArn } = await startRun([single]);
+    const response = await slash("question");
+    expect(response.body).toEqual({ response_type: "ephemeral", text: "Posted the question again\\." });
+    const again = created.at(-1) as (typeof created)[number];
+    expect(again.id).not.toBe(post.id);
+    expect(again.body.channel_id).toBe(channel);
+    const record = (await stack.api("GET", `/questions/${questionId}`)).body.question;
+    expect(record.deliveries.map((d: { messageId: string }) => d.messageId)).toEqual([post.id, again.id]);
+    await tap(again, "Production");
+    expect(await replyOf(executionArn)).toBe("answered||Production|");
+  });
+
+  it("someone else's tap gets a private notice and changes nothing", async () => {
+    const { post, questionId, executionArn } = await startRun([single]);
+    const response = await tap(post, "Production", { user: OTHER_USER });
+    expect(response).toEqual({
+      status: 200,
+      body: { ephemeral_text: "This question is not yours to answer\\." },
+    });
+    expect(await statusOf(questionId)).toBe("pending");
+    expect(patches()).toHaveLength(0);
+    // Their typed reply in the thread is ignored too.
+    expect((await typed("1", { rootId: post.id, user: OTHER_USER })).body).toEqual({});
+    expect(await statusOf(questionId)).toBe("pending");
+    await tap(post, "Staging (Recommended)");
+    expect(await replyOf(executionArn)).toBe("answered||Staging (Recommended)|");
+  });
+
+  it("the same tap delivered twice resumes the run once, and both get a 200", async () => {
+    const { executionArn, post } = await startRun([single]);
+    const body = tapBody(post, "Production");
+    const responses = await Promise.all([sendJson(body), sendJson(body)]);
+    expect(responses.map((r) => r.status)).toEqual([200, 200]);
+    expect(responses.filter((r) => r.body.update !== undefined)).toHaveLength(1);
+    expect(responses.filter((r) => Object.keys(r.body).length === 0)).toHaveLength(1);
+    expect(await replyOf(executionArn)).toBe("answered||Production|");
+    expect(patches()).toHaveLength(1);
+  });
+
+  it("two pending questions in one channel are answered through their own thread replies and buttons", async () => {
+    const first = await startRun([single]);
+    const second = await startRun([{ ...single, id: "second", header: "Second" }]);
+    await typed("Production", { rootId: second.post.id });
+    expect(await replyOf(second.executionArn)).toBe("answered||Production|");
+    expect(await statusOf(second.questionId)).toBe("answered");
+    expect((await stack.api("GET", `/questions/${second.questionId}`)).body.question.answers).toEqual({
+      second: ["Production"],
+    });
+    expect(await statusOf(first.questionId)).toBe("pending");
+    // A later reply in the answered question's thread is told so, in the thread.
+    expect((await typed("1", { rootId: second.post.id })).body).toEqual({
+      text: "This question has already been answered\\.",
+      response_type: "comment",
+    });
+    await tap(first.post, "Staging (Recommended)");
+    expect(await replyOf(first.executionArn)).toBe("answered||Staging (Recommended)|");
+  });
+});

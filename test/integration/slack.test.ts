@@ -1,0 +1,719 @@
+import { createHmac } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { PlatformApiError } from "#lib/channels/platform-api-error.ts";
+import { createSlackApi, withSlackDeadline } from "#lib/channels/slack/slack-api.ts";
+import vectors from "../../../shared/reference/signature-vectors.json" with { type: "json" };
+import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
+import {
+  allItems,
+  startTestStack,
+  type TestStack,
+  waitFor,
+  waitForExecutionEnd,
+} from "./support/test-stack.ts";
+
+const SIGNING_SECRET = "test-signing-secret-5d41402abc4b2a76";
+const BOT_TOKEN = "xoxb-test-0000-token";
+const TEAM = "T061EG9R6";
+const OWNER = "U2147483697";
+const BOT_USER = "U0BOT";
+/** Each test talks in a channel of its own: a plain message goes to the oldest pending question there. */
+let CHANNEL = "C0";
+let channelCounter = 0;
+
+let stack: TestStack;
+let slack: FakePlatform;
+let proxy: Server;
+let seq = 100;
+const nextTs = () => `1700000000.${String(++seq).padStart(6, "0")}`;
+
+beforeAll(async () => {
+  slack = await startFakePlatform((call) => {
+    switch (call.method) {
+      case "chat.postMessage":
+        return { body: { ok: true, channel: call.body.channel, ts: nextTs(), message: {} } };
+      case "chat.update":
+        return { body: { ok: true, channel: call.body.channel, ts: call.body.ts } };
+      case "chat.postEphemeral":
+        return { body: { ok: true, message_ts: nextTs() } };
+      case "views.open":
+        return { body: { ok: true, view: { id: `V${++seq}` } } };
+      default:
+        return { body: { ok: false, error: "unknown_method" } };
+    }
+  });
+  proxy = await startSlowProxy(slack.url);
+  stack = await startTestStack({
+    SLACK_BOT_TOKEN: BOT_TOKEN,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_BASE: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+  });
+});
+afterAll(async () => {
+  await stack?.stop();
+  proxy?.closeAllConnections();
+  await new Promise((resolve) => proxy?.close(resolve));
+  await slack?.stop();
+});
+
+/** Methods Slack is slow to answer (ms), and the calls held because of it. */
+const slow = new Map<string, number>();
+const heldCalls: string[] = [];
+
+/**
+ * Between the handlers and the fake Slack: forwards every call, except calls to a method in `slow`, which it
+ * holds that long (they never reach the fake) — Slack having a slow moment.
+ */
+async function startSlowProxy(target: string): Promise<Server> {
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const method = new URL(req.url ?? "/", "http://x").pathname.split("/").pop() ?? "";
+    const delay = slow.get(method);
+    if (delay !== undefined) {
+      heldCalls.push(method);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      if (!res.destroyed) res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
+      return;
+    }
+    const upstream = await fetch(`${target}${req.url}`, {
+      method: "POST",
+      headers: {
+        "content-type": req.headers["content-type"] ?? "application/json",
+        authorization: req.headers.authorization ?? "",
+      },
+      body: Buffer.concat(chunks),
+    });
+    res.writeHead(upstream.status, { "content-type": "application/json" }).end(await upstream.text());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  return server;
+}
+beforeEach(() => {
+  slack.calls.length = 0;
+  CHANNEL = `C${String(++channelCounter).padStart(8, "0")}`;
+});
+
+const unique = (prefix: string) => `${prefix}-${Date.now()}-${++seq}`;
+
+const single = {
+  id: "deploy_target",
+  header: "Deploy to",
+  question: "Where should it go?",
+  options: [{ label: "Staging (Recommended)" }, { label: "Production" }],
+};
+const multi = {
+  id: "checks",
+  header: "Checks",
+  question: "Which checks?",
+  multiSelect: true,
+  options: [{ label: "Unit" }, { label: "E2E" }, { label: "Lint" }],
+};
+const note = {
+  id: "release_note",
+  header: "Release note",
+  question: "How should the note read?",
+  options: [{ label: "Routine (Recommended)" }, { label: "Urgent" }],
+};
+
+async function startRun(questions: unknown[], options: { channels?: string[]; sessionKey?: string } = {}) {
+  const sessionKey = options.sessionKey ?? unique("slack");
+  const channels = options.channels ?? [CHANNEL];
+  const before = slack.callsTo("chat.postMessage").length;
+  const { executionArn } = await stack.sfn.send(
+    new StartExecutionCommand({
+      stateMachineArn: stack.stateMachineArns.agent,
+      input: JSON.stringify({
+        sessionKey,
+        owner: `slack:${TEAM}:${OWNER}`,
+        deliverTo: channels.map((chatId) => ({ channel: "slack", chatId })),
+        prompt: "test",
+        model: {
+          provider: "scripted",
+          steps: [
+            { toolCalls: [{ id: "c1", name: "ask_user", arguments: { questions } }] },
+            {
+              reply: "{{c1.status}}|{{c1.reason}}|{{c1.deploy_target}}{{c1.checks}}|{{c1.release_note}}",
+            },
+          ],
+        },
+      }),
+    }),
+  );
+  const posts = await waitFor(
+    async () => {
+      const sent = slack.callsTo("chat.postMessage").slice(before);
+      return sent.length >= channels.length ? sent : undefined;
+    },
+    { what: "the question posted to Slack" },
+  );
+  const questionId = (await stack.api("GET", `/questions?sessionKey=${sessionKey}`)).body.questions[0]
+    .id as string;
+  return { executionArn: executionArn as string, posts, questionId };
+}
+
+// ── Signed requests, as Slack sends them ────────────────────────────────────────────────────────────
+
+interface SendOptions {
+  timestamp?: number;
+  secret?: string;
+  /** Sign this body but send another one. */
+  sendBody?: string;
+  unsigned?: boolean;
+  headers?: Record<string, string>;
+}
+
+async function send(body: string, contentType: string, options: SendOptions = {}) {
+  const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
+  const signature = `v0=${createHmac("sha256", options.secret ?? SIGNING_SECRET)
+    .update(`v0:${timestamp}:${body}`)
+    .digest("hex")}`;
+  const response = await fetch(`${stack.httpUrl}/webhooks/slack`, {
+    method: "POST",
+    headers: {
+      "content-type": contentType,
+      ...(!options.unsigned && { "x-slack-request-timestamp": timestamp, "x-slack-signature": signature }),
+      ...options.headers,
+    },
+    body: options.sendBody ?? body,
+  });
+  const text = await response.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, text, json };
+}
+
+const postEvent = (envelope: unknown, options?: SendOptions) =>
+  send(JSON.stringify(envelope), "application/json", options);
+const postInteraction = (payload: unknown, options?: SendOptions) =>
+  send(
+    `payload=${encodeURIComponent(JSON.stringify(payload))}`,
+    "application/x-www-form-urlencoded",
+    options,
+  );
+const postCommand = (text: string, options: { user?: string } = {}) =>
+  send(
+    new URLSearchParams({
+      token: "legacy",
+      team_id: TEAM,
+      team_domain: "acme",
+      channel_id: CHANNEL,
+      channel_name: "dev",
+      user_id: options.user ?? OWNER,
+      user_name: "ann",
+      command: "/handraise",
+      text,
+      response_url: "https://hooks.slack.com/commands/T/1/x",
+      trigger_id: `${++seq}.47445629121.803a0bc887a14d10d2c447fce8b6703c`,
+    }).toString(),
+    "application/x-www-form-urlencoded",
+  );
+
+function messageEvent(text: string, options: { user?: string; threadTs?: string; eventId?: string } = {}) {
+  const ts = nextTs();
+  return {
+    token: "legacy",
+    team_id: TEAM,
+    api_app_id: "A0PNCHHK2",
+    type: "event_callback",
+    event_id: options.eventId ?? `Ev${++seq}`,
+    event_time: Math.floor(Date.now() / 1000),
+    authorizations: [{ enterprise_id: null, team_id: TEAM, user_id: BOT_USER, is_bot: true }],
+    event: {
+      type: "message",
+      channel: CHANNEL,
+      channel_type: "channel",
+      user: options.user ?? OWNER,
+      text,
+      ts,
+      ...(options.threadTs !== undefined && { thread_ts: options.threadTs, parent_user_id: BOT_USER }),
+      team: TEAM,
+    },
+  };
+}
+
+interface Element {
+  type: string;
+  action_id: string;
+  value?: string;
+  text?: { text: string };
+}
+const elements = (call: RecordedCall): Element[] =>
+  (call.body.blocks as { type: string; elements?: Element[] }[])
+    .filter((block) => block.type === "actions")
+    .flatMap((block) => block.elements ?? []);
+function control(call: RecordedCall, label: string): Element {
+  const found = elements(call).find((e) => e.text?.text === label);
+  if (!found) throw new Error(`no control ${label}`);
+  return found;
+}
+
+function tap(
+  element: Element,
+  messageTs: string,
+  options: { user?: string; state?: unknown; channel?: string } = {},
+) {
+  const channel = options.channel ?? CHANNEL;
+  return {
+    type: "block_actions",
+    user: { id: options.user ?? OWNER, username: "ann", team_id: TEAM },
+    api_app_id: "A0PNCHHK2",
+    token: "legacy",
+    container: { type: "message", message_ts: messageTs, channel_id: channel, is_ephemeral: false },
+    trigger_id: `${++seq}.738474920.8088930838d88f008e0`,
+    team: { id: TEAM, domain: "acme" },
+    channel: { id: channel, name: "dev" },
+    message: { type: "message", ts: messageTs, user: BOT_USER, blocks: [] },
+    state: options.state ?? { values: {} },
+    response_url: "https://hooks.slack.com/actions/T/1/x",
+    actions: [
+      {
+        type: element.type,
+        block_id: "b",
+        action_id: element.action_id,
+        ...(element.value !== undefined && { value: element.value }),
+        action_ts: `${Math.floor(Date.now() / 1000)}.${++seq}`,
+      },
+    ],
+  };
+}
+
+function submit(view: { callback_id: string; private_metadata: string }, values: unknown, user = OWNER) {
+  return {
+    type: "view_submission",
+    team: { id: TEAM, domain: "acme" },
+    user: { id: user, username: "ann", team_id: TEAM },
+    api_app_id: "A0PNCHHK2",
+    token: "legacy",
+    trigger_id: `${++seq}.738474920.8088930838d88f008e0`,
+    view: {
+      id: "V0MODAL",
+      type: "modal",
+      callback_id: view.callback_id,
+      private_metadata: view.private_metadata,
+      hash: "1.abc",
+      state: { values },
+    },
+  };
+}
+
+async function replyOf(executionArn: string) {
+  const execution = await waitForExecutionEnd(stack, executionArn);
+  return JSON.parse(execution.output ?? "{}").reply as string;
+}
+const statusOf = async (questionId: string) =>
+  (await stack.api("GET", `/questions/${questionId}`)).body.question.status as string;
+
+/** The `ts` Slack gave the copy posted in `channel`, once the delivery is recorded (just after the post). */
+function postedTs(questionId: string, channel = CHANNEL): Promise<string> {
+  return waitFor(
+    async () => {
+      const record = (await stack.api("GET", `/questions/${questionId}`)).body.question;
+      return record.deliveries.find((d: { chatId: string }) => d.chatId === channel)?.messageId as
+        | string
+        | undefined;
+    },
+    { what: `the delivery of ${questionId} to ${channel}` },
+  );
+}
+
+// ── Tests ───────────────────────────────────────────────────────────────────────────────────────────
+
+describe("Slack webhook verification", () => {
+  it("accepts a request signed now; refuses 301 s old, a changed body, a wrong secret or no signature with 401, storing nothing", async () => {
+    expect((await postEvent(messageEvent("hello"))).status).toBe(200);
+    const before = (await allItems(stack)).length;
+    const now = Math.floor(Date.now() / 1000);
+    const body = JSON.stringify(messageEvent("hello"));
+    expect((await send(body, "application/json", { timestamp: now - 301 })).status).toBe(401);
+    expect((await send(body, "application/json", { sendBody: `${body}x` })).status).toBe(401);
+    expect((await send(body, "application/json", { secret: `${SIGNING_SECRET}0` })).status).toBe(401);
+    expect((await send(body, "application/json", { unsigned: true })).status).toBe(401);
+    // The official vector is genuine but from 2018: outside the replay window.
+    const official = vectors.slack_official;
+    const response = await fetch(`${stack.httpUrl}/webhooks/slack`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        "x-slack-request-timestamp": official.timestamp,
+        "x-slack-signature": official.signature,
+      },
+      body: official.body,
+    });
+    expect(response.status).toBe(401);
+    expect((await allItems(stack)).length).toBe(before);
+    expect(slack.calls).toEqual([]);
+  });
+
+  it("answers the url_verification handshake with the challenge, and ssl_check with 200", async () => {
+    const challenge = "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P";
+    const handshake = { token: "Jhj5dZrVaK7ZwHHjRyZWjbDl", challenge, type: "url_verification" };
+    const verified = await postEvent(handshake);
+    expect(verified.status).toBe(200);
+    expect(verified.json).toEqual({ challenge });
+    expect((await postEvent(handshake, { unsigned: true })).status).toBe(401);
+
+    const ssl = await send("ssl_check=1&token=legacy", "application/x-www-form-urlencoded");
+    expect(ssl.status).toBe(200);
+    expect(slack.calls).toEqual([]);
+  });
+
+  it("a verified but malformed body → 400", async () => {
+    expect((await send("{not json", "application/json")).status).toBe(400);
+    expect((await send("payload=%7Bnope", "application/x-www-form-urlencoded")).status).toBe(400);
+    expect((await send("hello=1", "application/x-www-form-urlencoded")).status).toBe(400);
+  });
+});
+
+describe("Slack end to end", () => {
+  it("posts one single-select question as Block Kit: escaped text, a button per option, Other…, Skip; no task token", async () => {
+    const tricky = { ...single, question: "Ship <!channel> & <@U1> to <https://evil.example|prod>?" };
+    const { posts, questionId } = await startRun([tricky]);
+    const [message] = posts as [RecordedCall];
+    expect(message.path).toBe("/chat.postMessage");
+    expect(message.headers.authorization).toBe(`Bearer ${BOT_TOKEN}`);
+    expect(message.body.channel).toBe(CHANNEL);
+    expect(elements(message).map((e) => e.text?.text)).toEqual([
+      "Staging (Recommended)",
+      "Production",
+      "Other…",
+      "Skip",
+    ]);
+    for (const element of elements(message)) expect(element.value).toBe(questionId);
+    const section = JSON.stringify(message.body.blocks);
+    expect(section).toContain(
+      "Ship &lt;!channel&gt; &amp; &lt;@U1&gt; to &lt;https://evil.example|prod&gt;?",
+    );
+    expect(`${section}${message.body.text}`).not.toMatch(/<!channel>|<@U1>|<https:/);
+
+    const tokens = (await allItems(stack)).flatMap((i) => (i.taskToken ? [i.taskToken as string] : []));
+    expect(tokens.length).toBeGreaterThan(0);
+    for (const call of slack.calls)
+      for (const token of tokens) expect(JSON.stringify(call.body)).not.toContain(token);
+  });
+
+  it("a button tap answers and resumes the run; every copy is edited without controls; a later tap is told it is over", async () => {
+    const other = `C${String(++channelCounter).padStart(8, "0")}`;
+    const { executionArn, posts, questionId } = await startRun([single], { channels: [CHANNEL, other] });
+    const ts = await postedTs(questionId);
+    const production = control(posts[0] as RecordedCall, "Production");
+    const response = await postInteraction(tap(production, ts));
+    expect(response.status).toBe(200);
+    expect(await replyOf(executionArn)).toBe("answered||Production|");
+
+    const updates = slack.callsTo("chat.update");
+    expect(updates.map((u) => [u.body.channel, u.body.ts]).sort()).toEqual(
+      [
+        [CHANNEL, ts],
+        [other, await postedTs(questionId, other)],
+      ].sort(),
+    );
+    for (const update of updates) {
+      expect(update.body.blocks.some((b: { type: string }) => b.type === "actions")).toBe(false);
+      expect(update.body.text).toContain("Where should it go?");
+      expect(update.body.text).toContain("Answered — Deploy to: Production");
+      expect(JSON.stringify(update.body.blocks)).toContain("Answered — Deploy to: Production");
+    }
+
+    await postInteraction(tap(production, ts));
+    expect(slack.callsTo("chat.postEphemeral").at(-1)?.body).toMatchObject({
+      channel: CHANNEL,
+      user: OWNER,
+      text: "This question has already been answered.",
+    });
+    expect(await statusOf(questionId)).toBe("answered");
+  });
+
+  it("a typed answer in the question's thread resumes the run", async () => {
+    const { executionArn, questionId } = await startRun([single]);
+    const response = await postEvent(messageEvent("2", { threadTs: await postedTs(questionId) }));
+    expect(response.status).toBe(200);
+    expect(await replyOf(executionArn)).toBe("answered||Production|");
+    expect(slack.callsTo("chat.update")).toHaveLength(1);
+  });
+
+  it("multi-select: checkboxes + Submit answers with the ticked options from state.values", async () => {
+    const { executionArn, posts, questionId } = await startRun([multi]);
+    const post = posts[0] as RecordedCall;
+    const ts = await postedTs(questionId);
+    const checkboxes = elements(post).find((e) => e.type === "checkboxes") as Element;
+    expect(elements(post).map((e) => e.text?.text ?? e.type)).toEqual([
+      "checkboxes",
+      "Submit",
+      "Other…",
+      "Skip",
+    ]);
+
+    const state = (values: string[]) => ({
+      values: {
+        b: {
+          [checkboxes.action_id]: {
+            type: "checkboxes",
+            selected_options: values.map((value) => ({ text: { type: "plain_text", text: value }, value })),
+          },
+        },
+      },
+    });
+    // A tick is only acknowledged: the selection lives in the message until Submit.
+    expect((await postInteraction(tap(checkboxes, ts, { state: state(["0"]) }))).status).toBe(200);
+    expect(slack.calls.slice(1)).toEqual([]);
+    expect(await statusOf(questionId)).toBe("pending");
+
+    // Submit with nothing ticked: a private hint, still pending.
+    await postInteraction(tap(control(post, "Submit"), ts, { state: state([]) }));
+    expect(slack.callsTo("chat.postEphemeral").at(-1)?.body.text).toBe(
+      "Tick at least one option, then Submit.",
+    );
+    expect(await statusOf(questionId)).toBe("pending");
+
+    await postInteraction(tap(control(post, "Submit"), ts, { state: state(["0", "2"]) }));
+    expect(await replyOf(executionArn)).toBe("answered||Unit,Lint|");
+  });
+
+  it("Other… opens a modal (views.open with the tap's trigger_id); its submission is the free-text answer", async () => {
+    const { executionArn, posts, questionId } = await startRun([single]);
+    const ts = await postedTs(questionId);
+    const payload = tap(control(posts[0] as RecordedCall, "Other…"), ts);
+    await postInteraction(payload);
+    const open = slack.callsTo("views.open").at(-1) as RecordedCall;
+    expect(open.body.trigger_id).toBe(payload.trigger_id);
+    const view = open.body.view;
+    expect(view.type).toBe("modal");
+    const input = view.blocks.find((b: { type: string }) => b.type === "input");
+    expect(input.element.type).toBe("plain_text_input");
+
+    const response = await postInteraction(
+      submit(view, {
+        [input.block_id]: {
+          [input.element.action_id]: { type: "plain_text_input", value: "blue-green on Friday" },
+        },
+      }),
+    );
+    expect(response.status).toBe(200);
+    expect(response.text).toBe("");
+    expect(await replyOf(executionArn)).toBe("answered||blue-green on Friday|");
+  });
+
+  it("several questions: the form modal answers all of them (the round trip of the contract §6)", async () => {
+    const { executionArn, posts, questionId } = await startRun([single, multi, note]);
+    const post = posts[0] as RecordedCall;
+    expect(elements(post).map((e) => e.text?.text)).toEqual(["Answer in a form", "Skip"]);
+    await postInteraction(tap(control(post, "Answer in a form"), await postedTs(questionId)));
+    const view = (slack.callsTo("views.open").at(-1) as RecordedCall).body.view;
+    const inputs = view.blocks.filter((b: { type: string }) => b.type === "input");
+    expect(
+      inputs.map((b: { block_id: string; element: { type: string } }) => [b.block_id, b.element.type]),
+    ).toEqual([
+      ["c|deploy_target", "static_select"],
+      ["t|deploy_target", "plain_text_input"],
+      ["c|checks", "checkboxes"],
+      ["t|checks", "plain_text_input"],
+      ["c|release_note", "static_select"],
+      ["t|release_note", "plain_text_input"],
+    ]);
+
+    const values = {
+      "c|deploy_target": { choice: { type: "static_select", selected_option: { value: "Production" } } },
+      "t|deploy_target": { text: { type: "plain_text_input", value: null } },
+      "c|checks": {
+        choice: { type: "checkboxes", selected_options: [{ value: "Unit" }, { value: "E2E" }] },
+      },
+      "t|checks": { text: { type: "plain_text_input", value: null } },
+      "c|release_note": { choice: { type: "static_select", selected_option: null } },
+      "t|release_note": { text: { type: "plain_text_input", value: null } },
+    };
+    // A question left empty: the modal shows an error on it and nothing is answered.
+    const incomplete = await postInteraction(submit(view, values));
+    expect(incomplete.json).toEqual({
+      response_action: "errors",
+      errors: { "c|release_note": "Choose an option or type your own answer." },
+    });
+    expect(await statusOf(questionId)).toBe("pending");
+
+    const complete = await postInteraction(
+      submit(view, {
+        ...values,
+        "t|release_note": { text: { type: "plain_text_input", value: "night-shift" } },
+      }),
+    );
+    expect(complete.text).toBe("");
+    expect(await replyOf(executionArn)).toBe("answered||ProductionUnit,E2E|night-shift");
+  });
+
+  it("Skip → skipped; /handraise cancel → cancelled, told privately", async () => {
+    const skipped = await startRun([single]);
+    await postInteraction(
+      tap(control(skipped.posts[0] as RecordedCall, "Skip"), await postedTs(skipped.questionId)),
+    );
+    expect(await replyOf(skipped.executionArn)).toBe("no_answer|skipped||");
+
+    const cancelled = await startRun([single]);
+    const response = await postCommand("cancel");
+    expect(response.status).toBe(200);
+    expect(response.json).toEqual({ response_type: "ephemeral", text: "Cancelled." });
+    expect(await replyOf(cancelled.executionArn)).toBe("no_answer|cancelled||");
+    expect(JSON.stringify(slack.callsTo("chat.update").at(-1)?.body.blocks)).toContain("Cancelled.");
+    expect((await postCommand("cancel")).json.text).toBe("No question is waiting for you here.");
+  });
+
+  it("/handraise question posts the pending question again in that conversation", async () => {
+    const { questionId } = await startRun([single]);
+    const before = slack.callsTo("chat.postMessage").length;
+    expect((await postCommand("question")).status).toBe(200);
+    expect(
+      slack
+        .callsTo("chat.postMessage")
+        .slice(before)
+        .map((c) => c.body.channel),
+    ).toEqual([CHANNEL]);
+    const record = (await stack.api("GET", `/questions/${questionId}`)).body.question;
+    expect(record.deliveries).toHaveLength(2);
+    expect((await postCommand("help")).json.text).toContain("/handraise cancel");
+  });
+
+  it("someone else's tap gets an ephemeral notice and changes nothing", async () => {
+    const { executionArn, posts, questionId } = await startRun([single]);
+    const ts = await postedTs(questionId);
+    await postInteraction(tap(control(posts[0] as RecordedCall, "Production"), ts, { user: "U0STRANGER" }));
+    expect(slack.callsTo("chat.postEphemeral")).toHaveLength(1);
+    expect(slack.callsTo("chat.postEphemeral")[0]?.body).toMatchObject({
+      channel: CHANNEL,
+      user: "U0STRANGER",
+      text: "This question is not yours to answer.",
+    });
+    expect(slack.callsTo("chat.update")).toEqual([]);
+    expect(await statusOf(questionId)).toBe("pending");
+    await postEvent(messageEvent("1", { threadTs: ts }));
+    expect(await replyOf(executionArn)).toBe("answered||Staging (Recommended)|");
+  });
+
+  it("the same event delivered twice (a retry with X-Slack-Retry-Num) resumes the run once and is acknowledged both times", async () => {
+    const { executionArn, questionId } = await startRun([single]);
+    const event = messageEvent("Production", { threadTs: await postedTs(questionId) });
+    expect((await postEvent(event)).status).toBe(200);
+    const retry = await postEvent(event, {
+      headers: { "x-slack-retry-num": "1", "x-slack-retry-reason": "http_timeout" },
+    });
+    expect(retry.status).toBe(200);
+    expect(await replyOf(executionArn)).toBe("answered||Production|");
+    // The retry was recognised as the same event: no second edit, no "already answered" notice.
+    expect(slack.callsTo("chat.update")).toHaveLength(1);
+    expect(slack.callsTo("chat.postEphemeral")).toEqual([]);
+  });
+
+  it("two pending questions in one channel: a reply routes by the thread it is in", async () => {
+    const first = await startRun([single]);
+    const second = await startRun([{ ...single, id: "second", header: "Second" }]);
+    await postEvent(messageEvent("Production", { threadTs: await postedTs(second.questionId) }));
+    expect(await replyOf(second.executionArn)).toBe("answered|||");
+    expect(await statusOf(first.questionId)).toBe("pending");
+    // A reply in some other thread is conversation, not an answer.
+    await postEvent(messageEvent("1", { threadTs: "1600000000.000001" }));
+    expect(await statusOf(first.questionId)).toBe("pending");
+    // Outside any thread, a message goes to the owner's oldest pending question in the channel.
+    await postEvent(messageEvent("1"));
+    expect(await replyOf(first.executionArn)).toBe("answered||Staging (Recommended)|");
+  });
+
+  it("a question posted into an existing thread (deliverTo threadId) is answered by a reply in that thread", async () => {
+    const threadTs = "1690000000.000042";
+    const sessionKey = unique("slack-thread");
+    const { executionArn } = await stack.sfn.send(
+      new StartExecutionCommand({
+        stateMachineArn: stack.stateMachineArns.agent,
+        input: JSON.stringify({
+          sessionKey,
+          owner: `slack:${TEAM}:${OWNER}`,
+          deliverTo: [{ channel: "slack", chatId: CHANNEL, threadId: threadTs }],
+          prompt: "test",
+          model: {
+            provider: "scripted",
+            steps: [
+              { toolCalls: [{ id: "c1", name: "ask_user", arguments: { questions: [single] } }] },
+              { reply: "{{c1.status}}|{{c1.deploy_target}}" },
+            ],
+          },
+        }),
+      }),
+    );
+    const post = await waitFor(async () => slack.callsTo("chat.postMessage")[0], { what: "the post" });
+    expect(post.body.thread_ts).toBe(threadTs);
+    const questionId = (await stack.api("GET", `/questions?sessionKey=${sessionKey}`)).body.questions[0].id;
+    await postedTs(questionId);
+    await postEvent(messageEvent("2", { threadTs }));
+    expect(await replyOf(executionArn as string)).toBe("answered|Production");
+  });
+
+  it("ignores the bot's own messages and message edits", async () => {
+    const { questionId } = await startRun([single]);
+    const own = messageEvent("1");
+    const edited = messageEvent("1");
+    const fromBot = { ...own, event: { ...own.event, bot_id: "B0BOT", user: BOT_USER } };
+    const edit = { ...edited, event: { ...edited.event, subtype: "message_changed" } };
+    expect((await postEvent(fromBot)).status).toBe(200);
+    expect((await postEvent(edit)).status).toBe(200);
+    expect(await statusOf(questionId)).toBe("pending");
+  });
+
+  it("a slow Slack cannot make the acknowledgement late: the run resumes, the missed edit is made on the next tap", async () => {
+    const { executionArn, posts, questionId } = await startRun([single]);
+    const ts = await postedTs(questionId);
+    const production = control(posts[0] as RecordedCall, "Production");
+    slow.set("chat.update", 3_000);
+    try {
+      const started = performance.now();
+      const response = await postInteraction(tap(production, ts));
+      const elapsedMs = performance.now() - started;
+      expect(response.status).toBe(200);
+      expect(elapsedMs).toBeLessThan(2_800);
+      expect(heldCalls).toContain("chat.update");
+    } finally {
+      slow.delete("chat.update");
+    }
+    // The answer was recorded and the run resumed before the acknowledgement.
+    expect(await replyOf(executionArn)).toBe("answered||Production|");
+    expect(slack.callsTo("chat.update")).toEqual([]);
+
+    // The copy still shows its buttons: the next tap on it is told it is over, and the copy is edited then.
+    await postInteraction(tap(production, ts));
+    expect(slack.callsTo("chat.postEphemeral").at(-1)?.body.text).toBe(
+      "This question has already been answered.",
+    );
+    expect(slack.callsTo("chat.update").map((update) => [update.body.channel, update.body.ts])).toEqual([
+      [CHANNEL, ts],
+    ]);
+  });
+
+  it("every Slack call made while handling a request is bounded by the time left before the acknowledgement", async () => {
+    const api = createSlackApi({
+      apiBase: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      botToken: BOT_TOKEN,
+    });
+    slow.set("chat.postEphemeral", 1_500);
+    try {
+      // 400 ms left: the call is cut at 400 ms, not at the 2 s a call may take outside a request.
+      const started = performance.now();
+      const call = withSlackDeadline(Date.now() + 400, () => api.call("chat.postEphemeral", {}));
+      await expect(call).rejects.toBeInstanceOf(PlatformApiError);
+      expect(performance.now() - started).toBeLessThan(1_000);
+      // Under 100 ms left: not even started.
+      const held = heldCalls.length;
+      const late = withSlackDeadline(Date.now() + 50, () => api.call("chat.postEphemeral", {}));
+      await expect(late).rejects.toThrow("no time left before the 3 s acknowledgement");
+      expect(heldCalls.length).toBe(held);
+    } finally {
+      slow.delete("chat.postEphemeral");
+    }
+    // Slack's {ok:false} is an error too, named by Slack's error code.
+    await expect(api.call("no.such.method", {})).rejects.toThrow(
+      "slack no.such.method failed: unknown_method",
+    );
+  });
+});

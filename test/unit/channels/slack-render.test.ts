@@ -1,0 +1,200 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import {
+  commandOf,
+  messageToInbound,
+  readForm,
+  slackTextToPlain,
+  tickedOptions,
+} from "#lib/channels/slack/slack-inbound.ts";
+import { fillSlackManifest } from "#lib/channels/slack/slack-manifest.ts";
+import {
+  actionId,
+  decodeActionId,
+  escapeMrkdwn,
+  fitMrkdwn,
+  renderBlocks,
+  renderRetiredBlocks,
+  renderText,
+  tapToAction,
+} from "#lib/channels/slack/slack-render.ts";
+import { normalizeAskUserArgs } from "#lib/questions/index.ts";
+import type { QuestionRecord } from "#lib/store/question-record.ts";
+
+function recordOf(questions: unknown[], extra: Partial<QuestionRecord> = {}): QuestionRecord {
+  return {
+    id: "ask_0123456789abcdef0123456789abcdef",
+    status: "pending",
+    questions: normalizeAskUserArgs({ questions }).questions,
+    owner: "slack:T1:U1",
+    deliveries: [],
+    createdAtMs: 0,
+    expiresAtMs: 1,
+    ...extra,
+  };
+}
+const single = {
+  id: "deploy_target",
+  header: "Deploy",
+  question: "Where?",
+  options: [{ label: "Staging" }, { label: "Production", description: "<!here> & live" }],
+};
+const multi = { ...single, id: "checks", multiSelect: true };
+const types = (blocks: Record<string, unknown>[]) => blocks.map((b) => b.type);
+
+describe("Slack rendering", () => {
+  it("escapes &, < and > in everything the model or a user wrote", () => {
+    expect(escapeMrkdwn("a <@U1> & <!channel> > b")).toBe("a &lt;@U1&gt; &amp; &lt;!channel&gt; &gt; b");
+    const blocks = JSON.stringify(renderBlocks(recordOf([single])));
+    expect(blocks).toContain("2. Production - &lt;!here&gt; &amp; live");
+    expect(renderText(recordOf([single]))).not.toContain("<!here>");
+  });
+
+  it("cuts long text to Block Kit's limits without splitting an entity or a surrogate pair", () => {
+    expect(fitMrkdwn("&&&&", 12)).toBe("&amp;&amp;…");
+    expect(fitMrkdwn("ab😀", 3)).toBe("ab…");
+    const long = recordOf([{ ...single, question: "x".repeat(5000) }]);
+    for (const block of renderBlocks(long)) {
+      const text = (block.text as { text?: string } | undefined)?.text ?? "";
+      expect(text.length).toBeLessThanOrEqual(3000);
+    }
+    expect(renderText(long).length).toBeLessThanOrEqual(3000);
+  });
+
+  it("one single-select question: buttons; one multi-select: checkboxes + Submit; several: a form button", () => {
+    const controls = (record: QuestionRecord) => {
+      const actions = renderBlocks(record).find((b) => b.type === "actions");
+      const elements = (actions?.elements ?? []) as { type: string; action_id: string }[];
+      return elements.map((e) => `${e.type}:${e.action_id}`);
+    };
+    expect(controls(recordOf([single]))).toEqual([
+      "button:hr|o|0|0",
+      "button:hr|o|0|1",
+      "button:hr|x|0|0",
+      "button:hr|s|0|0",
+    ]);
+    expect(controls(recordOf([multi]))).toEqual([
+      "checkboxes:hr|c|0|0",
+      "button:hr|d|0|0",
+      "button:hr|x|0|0",
+      "button:hr|s|0|0",
+    ]);
+    expect(controls(recordOf([single, multi]))).toEqual(["button:hr|f|0|0", "button:hr|s|0|0"]);
+    expect(renderText(recordOf([single]))).toContain("/handraise cancel to cancel.");
+  });
+
+  it("a retired question keeps its text, shows the outcome and has no controls", () => {
+    const answered = recordOf([single], { status: "answered", answers: { deploy_target: ["<b> & c"] } });
+    const blocks = renderRetiredBlocks(answered);
+    expect(types(blocks)).toEqual(["section"]);
+    expect(JSON.stringify(blocks)).toContain("Answered — Deploy: &lt;b&gt; &amp; c");
+  });
+
+  it("decodes only its own action ids, and maps taps to control actions", () => {
+    expect(decodeActionId(actionId("o", 0, 3))).toEqual({ kind: "o", sub: 0, option: 3 });
+    expect(decodeActionId("hr|z|0|0")).toBeUndefined();
+    expect(decodeActionId("someone-elses-button")).toBeUndefined();
+    expect(tapToAction({ kind: "d", sub: 0, option: 0 }, [2, 0])).toEqual({
+      type: "choose",
+      questionIndex: 0,
+      optionIndexes: [0, 2],
+    });
+    expect(tapToAction({ kind: "c", sub: 0, option: 0 }, [1])).toBeUndefined();
+    expect(tapToAction({ kind: "f", sub: 0, option: 0 }, [])).toEqual({ type: "other", questionIndex: 0 });
+  });
+});
+
+describe("Slack inbound parsing", () => {
+  it("turns Slack's markup back into what was typed, dropping a leading mention of the bot", () => {
+    expect(slackTextToPlain("<@UBOT> 2", "UBOT")).toBe("2");
+    expect(slackTextToPlain("see <https://example.com|example.com> &amp; &lt;3")).toBe(
+      "see example.com & <3",
+    );
+    expect(slackTextToPlain("<https://x.example/a>")).toBe("https://x.example/a");
+    expect(slackTextToPlain("ask <@U2> first")).toBe("ask <@U2> first");
+  });
+
+  it("a message event: thread_ts routes, the bot and edits are ignored, owner is slack:<team>:<user>", () => {
+    const envelope = {
+      type: "event_callback" as const,
+      team_id: "T1",
+      event_id: "Ev1",
+      authorizations: [{ user_id: "UBOT", is_bot: true }],
+      event: { type: "message", channel: "C1", user: "U1", text: "2", ts: "2.0", thread_ts: "1.0" },
+    };
+    expect(messageToInbound(envelope)).toEqual({
+      platform: "slack",
+      actor: "slack:T1:U1",
+      chatId: "C1",
+      dedupeKey: "ev:Ev1",
+      kind: "text",
+      text: "2",
+      replyToMessageId: "1.0",
+    });
+    expect(messageToInbound({ ...envelope, event: { ...envelope.event, bot_id: "B1" } })).toBeUndefined();
+    expect(messageToInbound({ ...envelope, event: { ...envelope.event, user: "UBOT" } })).toBeUndefined();
+    expect(
+      messageToInbound({ ...envelope, event: { ...envelope.event, subtype: "message_changed" } }),
+    ).toBeUndefined();
+  });
+
+  it("reads ticked checkboxes and modal forms; a single-select with a choice and a text is an error", () => {
+    const state = {
+      values: { b: { "hr|c|0|0": { type: "checkboxes", selected_options: [{ value: "2" }] } } },
+    };
+    expect(tickedOptions(state, 0)).toEqual([2]);
+    expect(tickedOptions(state, 1)).toEqual([]);
+    const form = {
+      values: {
+        "c|a": { choice: { type: "static_select", selected_option: { value: "Staging" } } },
+        "t|a": { text: { type: "plain_text_input", value: "  " } },
+        "c|b": { choice: { type: "checkboxes", selected_options: [{ value: "Unit" }] } },
+        "t|b": { text: { type: "plain_text_input", value: "custom" } },
+      },
+    };
+    expect(readForm(form)).toEqual({ answers: { a: ["Staging"], b: ["Unit", "custom"] }, errors: {} });
+    const both = { values: { ...form.values, "t|a": { text: { type: "plain_text_input", value: "mine" } } } };
+    expect(readForm(both).errors).toEqual({ "t|a": "Pick an option or type your own answer, not both." });
+  });
+
+  it("knows /handraise cancel|question (and /cancel, /question)", () => {
+    const command = (name: string, text = "") => ({
+      command: name,
+      text,
+      user_id: "U1",
+      team_id: "T1",
+      channel_id: "C1",
+    });
+    expect(commandOf(command("/handraise", " Cancel "))).toBe("cancel");
+    expect(commandOf(command("/handraise", "question"))).toBe("question");
+    expect(commandOf(command("/cancel"))).toBe("cancel");
+    expect(commandOf(command("/handraise", "help"))).toBeUndefined();
+  });
+});
+
+describe("the Slack app manifest", () => {
+  const template = readFileSync(new URL("../../../infra/slack/manifest.yml", import.meta.url), "utf8");
+  const url = "https://abc123.execute-api.us-east-1.amazonaws.com/webhooks/slack";
+
+  it("points events, interactivity and /handraise at the webhook, with the scopes the code uses", () => {
+    const manifest = parse(fillSlackManifest(template, url));
+    expect(manifest.settings.event_subscriptions.request_url).toBe(url);
+    expect(manifest.settings.interactivity).toEqual({ is_enabled: true, request_url: url });
+    expect(manifest.features.slash_commands).toEqual([
+      expect.objectContaining({ command: "/handraise", url }),
+    ]);
+    expect(manifest.oauth_config.scopes.bot).toEqual(
+      expect.arrayContaining(["chat:write", "commands", "im:history", "channels:history"]),
+    );
+    expect(manifest.settings.event_subscriptions.bot_events).toEqual(
+      expect.arrayContaining(["message.im", "message.channels"]),
+    );
+    expect(JSON.stringify(manifest)).not.toContain("<SlackWebhookUrl>");
+  });
+
+  it("refuses a URL Slack would not call", () => {
+    expect(() => fillSlackManifest(template, "http://example.com/webhooks/slack")).toThrow("https");
+    expect(() => fillSlackManifest(template, "not a url")).toThrow("not a URL");
+  });
+});
