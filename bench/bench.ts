@@ -1,0 +1,129 @@
+/**
+ * The benchmarks of `npm run bench`, run against the real local stack in this process (cold start in fresh
+ * processes). `runBench({ smoke: true })` runs every measurement on a tiny size (test/bench).
+ */
+
+import { readdirSync, rmdirSync, rmSync } from "node:fs";
+import { cpus } from "node:os";
+import { dirname, join } from "node:path";
+import { PROJECT_ROOT } from "#infra/local/stack.ts";
+import { measureAnswerOverhead, type OverheadResult, type OverheadSizes } from "./answer-overhead.ts";
+import { type ColdStartResult, type ColdStartSizes, measureColdStart } from "./cold-start.ts";
+import { type CostResult, type CostSizes, measureCost } from "./cost.ts";
+import { startBenchStack } from "./lib/bench-stack.ts";
+import { samplePairs } from "./lib/paired.ts";
+import { measureScale, type ScaleResult, type ScaleSizes } from "./scale.ts";
+import { measureThroughput, type ThroughputResult, type ThroughputSizes } from "./throughput.ts";
+
+export interface BenchSizes {
+  warmupPairs: number;
+  overhead: OverheadSizes;
+  throughput: ThroughputSizes;
+  scale: ScaleSizes;
+  coldStart: ColdStartSizes;
+  cost: CostSizes;
+}
+
+export const FULL: BenchSizes = {
+  warmupPairs: 50,
+  overhead: { pairs: 200 },
+  throughput: { rounds: 3, serialAnswers: 100, concurrentAnswers: 200, concurrency: 20 },
+  scale: { levels: [10, 1_000, 10_000], pairsPerLevel: 96, cycles: 4, batch: 4 },
+  coldStart: { warmupRounds: 2, rounds: 15 },
+  cost: { runs: 20, averageWaitSeconds: 300, pollSeconds: 10 },
+};
+
+export const SMOKE: BenchSizes = {
+  warmupPairs: 1,
+  overhead: { pairs: 3 },
+  throughput: { rounds: 1, serialAnswers: 3, concurrentAnswers: 20, concurrency: 20 },
+  scale: { levels: [10, 20, 40], pairsPerLevel: 2, cycles: 1, batch: 2 },
+  coldStart: { warmupRounds: 0, rounds: 1 },
+  cost: { runs: 2, averageWaitSeconds: 300, pollSeconds: 10 },
+};
+
+export interface BenchResults {
+  mode: "full" | "smoke";
+  startedAt: string;
+  seconds: number;
+  machine: { node: string; platform: string; cpus: number; cpuModel: string };
+  sizes: BenchSizes;
+  overhead: OverheadResult;
+  throughput: ThroughputResult;
+  scale: ScaleResult;
+  coldStart: ColdStartResult;
+  cost: CostResult;
+}
+
+export async function runBench(
+  options: { smoke?: boolean; log?: (line: string) => void } = {},
+): Promise<BenchResults> {
+  const mode = options.smoke ? "smoke" : "full";
+  const sizes = options.smoke ? SMOKE : FULL;
+  const log = options.log ?? (() => undefined);
+  const startedAt = new Date();
+  const started = performance.now();
+  const step = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+    const at = performance.now();
+    log(`${name}…`);
+    const result = await work();
+    log(`${name}: ${((performance.now() - at) / 1000).toFixed(1)} s`);
+    return result;
+  };
+
+  const bench = await step("local stack", () => startBenchStack());
+  let scale: ScaleResult;
+  let overhead: OverheadResult;
+  let throughput: ThroughputResult;
+  let cost: CostResult;
+  try {
+    await step("warm-up", async () =>
+      samplePairs(bench, await bench.startWaitingRuns(sizes.warmupPairs * 2)),
+    );
+    // Scale first, on an otherwise empty table; its filler questions are removed when it ends.
+    scale = await step("scale", () => measureScale(bench, sizes.scale));
+    overhead = await step("answer overhead", () => measureAnswerOverhead(bench, sizes.overhead));
+    throughput = await step("throughput", () => measureThroughput(bench, sizes.throughput));
+    cost = await step("cost", () => measureCost(bench, sizes.cost));
+  } finally {
+    await bench.stop();
+  }
+  // Not .esbuild/: serverless-esbuild clears that folder whenever anything packages. Under node_modules,
+  // `@aws-sdk/*` resolves from the project's node_modules, as the bundles expect.
+  const bundles = join(PROJECT_ROOT, "node_modules", ".cache", "handraise-bench", `${mode}-${process.pid}`);
+  let coldStart: ColdStartResult;
+  try {
+    coldStart = await step("cold start", () => measureColdStart(sizes.coldStart, bundles));
+  } finally {
+    rmSync(bundles, { recursive: true, force: true });
+    // The parent too, unless another run (the smoke test, say) is using it.
+    rmdirIfEmpty(dirname(bundles));
+  }
+
+  const cpu = cpus();
+  return {
+    mode,
+    startedAt: startedAt.toISOString(),
+    seconds: (performance.now() - started) / 1000,
+    machine: {
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+      cpus: cpu.length,
+      cpuModel: cpu[0]?.model ?? "unknown",
+    },
+    sizes,
+    overhead,
+    throughput,
+    scale,
+    coldStart,
+    cost,
+  };
+}
+
+function rmdirIfEmpty(dir: string): void {
+  try {
+    if (readdirSync(dir).length === 0) rmdirSync(dir);
+  } catch {
+    // Gone already, or another run is filling it: either way nothing to clean.
+  }
+}

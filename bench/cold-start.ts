@@ -1,0 +1,234 @@
+/**
+ * 4. Cold start: each function of serverless.yml is bundled the way it deploys (serverless.yml
+ * `custom.esbuild`, with scripts/esbuild-plugins.cjs: one minified ES module, the AWS SDK external), then
+ * loaded in fresh Node processes with the deployed NODE_OPTIONS and the environment its configuration needs.
+ * Measured per process: the import of the bundle (load, evaluate, build clients at module scope) and the
+ * time from process start until the handler is ready — against the same for an empty handler bundled with
+ * the same options. The AWS SDK resolves from node_modules here (on Lambda it comes from the runtime's own
+ * node_modules), so its load is part of each figure, as on Lambda.
+ */
+import { execFile } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { gzipSync } from "node:zlib";
+import { type BuildOptions, build, type Plugin } from "esbuild";
+import { parse } from "yaml";
+import { readServerlessFunctions } from "#infra/local/serverless-functions.ts";
+import { PROJECT_ROOT } from "#infra/local/stack.ts";
+import { median } from "./lib/stats.ts";
+
+const run = promisify(execFile);
+const EMPTY = "(empty handler)";
+/** A reference: what the AWS SDK clients alone cost to load and build, the part no handler code can avoid. */
+const SDK_ONLY = "(AWS SDK clients only)";
+const SDK_ONLY_SOURCE = `import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { SFNClient } from "@aws-sdk/client-sfn";
+const dynamodb = new DynamoDBClient({});
+const sfn = new SFNClient({});
+export const handler = async () => ({ statusCode: 200, clients: [typeof dynamodb, typeof sfn] });
+`;
+
+export interface ColdStartSizes {
+  warmupRounds: number;
+  rounds: number;
+}
+
+export interface ColdStartBundle {
+  function: string;
+  /** The bundled JavaScript (the .mjs file; its source map is not loaded unless an error is printed). */
+  bytes: number;
+  gzipBytes: number;
+  /** Median milliseconds of `await import(bundle)` in a fresh process. */
+  importMs: number;
+  /** Median milliseconds from process start until the handler is ready (Node's own start included). */
+  readyMs: number;
+  importRatio: number;
+  readyRatio: number;
+}
+
+export interface ColdStartResult {
+  rounds: number;
+  nodeOptions: string;
+  empty: ColdStartBundle;
+  /** The DynamoDB and Step Functions clients alone, built at module scope as the handlers do. */
+  sdkOnly: ColdStartBundle;
+  functions: ColdStartBundle[];
+  /** Functions that did not bundle or load (e.g. still being written), with the reason. */
+  failed: { function: string; error: string }[];
+}
+
+interface ServerlessDoc {
+  provider?: { environment?: Record<string, unknown> };
+  custom?: { esbuild?: Record<string, unknown> };
+}
+
+/** esbuild's options from serverless.yml `custom.esbuild`, as serverless-esbuild passes them on. */
+function esbuildOptions(doc: ServerlessDoc): BuildOptions {
+  const config = doc.custom?.esbuild;
+  if (!config) throw new Error("serverless.yml has no custom.esbuild");
+  const { exclude, plugins, outputFileExtension, ...rest } = config as {
+    exclude?: string[];
+    plugins?: string;
+    outputFileExtension?: string;
+  } & Record<string, unknown>;
+  const passThrough = [
+    "bundle",
+    "minify",
+    "treeShaking",
+    "sourcemap",
+    "sourcesContent",
+    "platform",
+    "target",
+    "format",
+    "mainFields",
+    "banner",
+    "footer",
+    "define",
+    "keepNames",
+    "conditions",
+  ];
+  const unknown = Object.keys(rest).filter((key) => !passThrough.includes(key));
+  if (unknown.length > 0)
+    throw new Error(`custom.esbuild has options the benchmark does not pass on: ${unknown}`);
+  return {
+    ...(rest as BuildOptions),
+    ...(exclude && { external: exclude }),
+    ...(outputFileExtension && { outExtension: { ".js": outputFileExtension } }),
+    ...(plugins && {
+      plugins: createRequire(import.meta.url)(join(PROJECT_ROOT, plugins)) as Plugin[],
+    }),
+    absWorkingDir: PROJECT_ROOT,
+    logLevel: "silent",
+  };
+}
+
+const MEASURE_SCRIPT = `
+const started = performance.now();
+const module = await import(process.argv[2]);
+const ready = performance.now();
+if (typeof module[process.argv[3]] !== "function") throw new Error("the bundle exports no " + process.argv[3]);
+process.stdout.write(JSON.stringify({ importMs: ready - started, readyMs: ready }));
+`;
+
+interface Bundle {
+  function: string;
+  file: string;
+  exportName: string;
+}
+
+export async function measureColdStart(sizes: ColdStartSizes, outDir: string): Promise<ColdStartResult> {
+  const doc = parse(readFileSync(join(PROJECT_ROOT, "serverless.yml"), "utf8"), {
+    logLevel: "error",
+  }) as ServerlessDoc;
+  const options = esbuildOptions(doc);
+  const nodeOptions = String(doc.provider?.environment?.NODE_OPTIONS ?? "");
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(join(outDir, "src"), { recursive: true });
+  const measure = join(outDir, "measure.mjs");
+  writeFileSync(measure, MEASURE_SCRIPT);
+  const emptyEntry = join(outDir, "src", "empty-handler.ts");
+  writeFileSync(emptyEntry, "export const handler = async () => ({ statusCode: 200 });\n");
+  const sdkEntry = join(outDir, "src", "sdk-only-handler.ts");
+  writeFileSync(sdkEntry, SDK_ONLY_SOURCE);
+
+  const failed: ColdStartResult["failed"] = [];
+  const bundles: Bundle[] = [];
+  const entries = [
+    { function: EMPTY, entry: emptyEntry, out: "empty/handler", exportName: "handler" },
+    { function: SDK_ONLY, entry: sdkEntry, out: "sdk-only/handler", exportName: "handler" },
+    ...readServerlessFunctions(PROJECT_ROOT).map((fn) => ({
+      function: fn.key,
+      entry: join(PROJECT_ROOT, `${fn.module}.ts`),
+      out: `${fn.key}/${fn.module}`,
+      exportName: fn.exportName,
+    })),
+  ];
+  for (const entry of entries) {
+    try {
+      await build({ ...options, entryPoints: [{ in: entry.entry, out: entry.out }], outdir: outDir });
+      bundles.push({
+        function: entry.function,
+        file: join(outDir, `${entry.out}${options.outExtension?.[".js"] ?? ".js"}`),
+        exportName: entry.exportName,
+      });
+    } catch (error) {
+      if (entry.function === EMPTY || entry.function === SDK_ONLY) throw error;
+      failed.push({ function: entry.function, error: firstLine(error) });
+    }
+  }
+
+  const env = {
+    PATH: process.env.PATH ?? "",
+    NODE_OPTIONS: nodeOptions,
+    AWS_REGION: "us-east-1",
+    AWS_ACCESS_KEY_ID: "local",
+    AWS_SECRET_ACCESS_KEY: "local",
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+    HANDRAISE_TABLE: "handraise-bench",
+    HANDRAISE_API_KEY: "bench-api-key-0123456789",
+  };
+  const spawnOnce = async (bundle: Bundle) => {
+    const { stdout } = await run(process.execPath, [measure, bundle.file, bundle.exportName], {
+      cwd: PROJECT_ROOT,
+      env,
+    });
+    return JSON.parse(stdout) as { importMs: number; readyMs: number };
+  };
+
+  const samples = new Map<Bundle, { importMs: number[]; readyMs: number[] }>();
+  let live = bundles;
+  for (let round = 0; round < sizes.warmupRounds + sizes.rounds; round++) {
+    // Round robin, starting one further each round, so drift of the machine is shared by every bundle.
+    const order = live.map((_, i) => live[(i + round) % live.length]).filter((b): b is Bundle => !!b);
+    for (const bundle of order) {
+      try {
+        const sample = await spawnOnce(bundle);
+        if (round < sizes.warmupRounds) continue;
+        const list = samples.get(bundle) ?? { importMs: [], readyMs: [] };
+        list.importMs.push(sample.importMs);
+        list.readyMs.push(sample.readyMs);
+        samples.set(bundle, list);
+      } catch (error) {
+        if (bundle.function === EMPTY || bundle.function === SDK_ONLY) throw error;
+        failed.push({ function: bundle.function, error: firstLine(error) });
+        live = live.filter((b) => b !== bundle);
+      }
+    }
+  }
+
+  const describe = (bundle: Bundle, empty?: ColdStartBundle): ColdStartBundle => {
+    const list = samples.get(bundle);
+    if (!list) throw new Error(`no samples for ${bundle.function}`);
+    const code = readFileSync(bundle.file);
+    const importMs = median(list.importMs);
+    const readyMs = median(list.readyMs);
+    return {
+      function: bundle.function,
+      bytes: statSync(bundle.file).size,
+      gzipBytes: gzipSync(code).length,
+      importMs,
+      readyMs,
+      importRatio: empty ? importMs / empty.importMs : 1,
+      readyRatio: empty ? readyMs / empty.readyMs : 1,
+    };
+  };
+  const emptyBundle = live.find((b) => b.function === EMPTY);
+  const sdkBundle = live.find((b) => b.function === SDK_ONLY);
+  if (!emptyBundle || !sdkBundle) throw new Error("a reference bundle is missing");
+  const empty = describe(emptyBundle);
+  return {
+    rounds: sizes.rounds,
+    nodeOptions,
+    empty,
+    sdkOnly: describe(sdkBundle, empty),
+    functions: live.filter((b) => b !== emptyBundle && b !== sdkBundle).map((b) => describe(b, empty)),
+    failed,
+  };
+}
+
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split("\n").find((line) => line.trim() !== "") ?? text;
+}

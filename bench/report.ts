@@ -1,0 +1,126 @@
+/** The benchmark results as the Markdown table README.md shows, and the details under it. */
+import type { BenchResults } from "./bench.ts";
+import type { ColdStartBundle } from "./cold-start.ts";
+
+const ms = (value: number) => `${value.toFixed(2)} ms`;
+const x = (value: number) => `${value.toFixed(2)}×`;
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(bytes < 10_240 ? 1 : 0)} KB`;
+const dollars = (value: number) => `$${value.toFixed(4)}`;
+const count = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(2));
+const met = (ok: boolean) => (ok ? "**met**" : "**not met**");
+const thousands = (value: number) => value.toLocaleString("en-US");
+
+type Row = [measurement: string, result: string, baseline: string, ratio: string, target: string];
+
+export function renderTable(results: BenchResults): string {
+  const { overhead, throughput, scale, coldStart, cost } = results;
+  const rows: Row[] = [
+    [
+      "1. Answer → resume, median",
+      ms(overhead.subject.median),
+      `${ms(overhead.baseline.median)} (UpdateItem + SendTaskSuccess)`,
+      x(overhead.ratioMedian),
+      `≤ ${overhead.target}× ${met(overhead.met)}`,
+    ],
+    [
+      "1. Answer → resume, p99",
+      ms(overhead.subject.p99),
+      ms(overhead.baseline.p99),
+      x(overhead.ratioP99),
+      "—",
+    ],
+    ["2. Throughput, 1 in flight", `${throughput.serial.perSecond.toFixed(0)} answers/s`, "—", "—", "—"],
+    [
+      `2. Throughput, ${throughput.concurrency} in flight`,
+      `${throughput.concurrent.perSecond.toFixed(0)} answers/s`,
+      `${throughput.serial.perSecond.toFixed(0)} answers/s (1 in flight)`,
+      x(throughput.ratio),
+      "—",
+    ],
+    ...scale.levels.map(
+      (level, i): Row => [
+        `3. Scale, ${thousands(level.pending)} pending: answer median`,
+        ms(level.subject.median),
+        i === 0
+          ? "(smallest)"
+          : `${ms(scale.levels[0]?.subject.median ?? 0)} (${thousands(scale.levels[0]?.pending ?? 0)} pending)`,
+        i === 0 ? "1.00×" : x(level.ratioToSmallest),
+        i === scale.levels.length - 1 ? `≤ ${scale.target}× ${met(scale.met)}` : "—",
+      ],
+    ),
+    ...coldStart.functions.map(
+      (fn): Row => [
+        `4. Cold start, ${fn.function} (${kb(fn.bytes)}, ${kb(fn.gzipBytes)} gzip)`,
+        `import ${ms(fn.importMs)} · ready ${ms(fn.readyMs)}`,
+        `empty handler: import ${ms(coldStart.empty.importMs)} · ready ${ms(coldStart.empty.readyMs)}`,
+        `${x(fn.importRatio)} · ${x(fn.readyRatio)}`,
+        "—",
+      ],
+    ),
+    coldStartRow("4. Cold start, reference: AWS SDK clients only", coldStart.sdkOnly, coldStart.empty),
+    ["5. Cost per 1,000 questions, task token", dollars(cost.usdPer1000), "—", "—", "—"],
+    [
+      `5. Cost per 1,000 questions, naive polling (every ${cost.naive.pollSeconds} s, ${cost.naive.averageWaitSeconds / 60} min average wait)`,
+      dollars(cost.naive.usdPer1000),
+      `${dollars(cost.usdPer1000)} (task token)`,
+      x(cost.naive.ratio),
+      "—",
+    ],
+  ];
+  return [
+    "| measurement | result | baseline | ratio | target |",
+    "| --- | --- | --- | --- | --- |",
+    ...rows.map((row) => `| ${row.join(" | ")} |`),
+  ].join("\n");
+}
+
+function coldStartRow(label: string, bundle: ColdStartBundle, empty: ColdStartBundle): Row {
+  return [
+    `${label} (${kb(bundle.bytes)})`,
+    `import ${ms(bundle.importMs)} · ready ${ms(bundle.readyMs)}`,
+    `empty handler: import ${ms(empty.importMs)} · ready ${ms(empty.readyMs)}`,
+    `${x(bundle.importRatio)} · ${x(bundle.readyRatio)}`,
+    "—",
+  ];
+}
+
+/** What stands behind the table: samples, breakdowns, counts and assumptions. */
+export function renderDetails(results: BenchResults): string {
+  const { overhead, throughput, scale, coldStart, cost } = results;
+  const lines: string[] = [];
+  lines.push(
+    `Machine: ${results.machine.cpus} × ${results.machine.cpuModel}, Node ${results.machine.node}; ${results.mode} run, ${results.seconds.toFixed(0)} s.`,
+  );
+  lines.push(
+    `1. ${overhead.pairs} interleaved pairs (answer over HTTP, baseline over the SDK), each on its own waiting run. Answer path median, by part (medians; approximate):`,
+  );
+  for (const part of overhead.breakdown) lines.push(`   - ${part.part}: ${ms(part.medianMs)}`);
+  lines.push(
+    `2. ${throughput.serial.answers} answers 1 at a time in ${throughput.serial.seconds.toFixed(2)} s; ${throughput.concurrent.answers} answers ${throughput.concurrency} at a time in ${throughput.concurrent.seconds.toFixed(2)} s.`,
+  );
+  lines.push(
+    `3. Per level: ${scale.levels[0]?.subject.n ?? 0} answers and as many baseline answers. Baseline medians: ${scale.levels.map((l) => `${thousands(l.pending)}: ${ms(l.baseline.median)}`).join(", ")} (largest/smallest ${x(scale.baselineRatio)}; the answer path relative to it: ${x(scale.relativeRatio)}). For scale, one Scan of the table at the largest level (${thousands(scale.scan.items)} items) takes ${ms(scale.scan.ms)}. Medians per visit, in order: ${scale.visits.map((v) => `${thousands(v.pending)}: ${v.subjectMedian.toFixed(1)}`).join(" → ")} ms. Filler questions written: ${thousands(scale.fill.questions)} (+ their session slots) in ${scale.fill.seconds.toFixed(1)} s.`,
+  );
+  lines.push(
+    `4. Median of ${coldStart.rounds} fresh processes per bundle, NODE_OPTIONS="${coldStart.nodeOptions}". import = \`await import(bundle)\`; ready = process start → handler ready.${coldStart.failed.length > 0 ? ` Not measured: ${coldStart.failed.map((f) => `${f.function} (${f.error})`).join("; ")}.` : ""}`,
+  );
+  const q = cost.perQuestion;
+  lines.push(
+    `5. Per question (${cost.runs} runs): ${count(q.transitions)} transitions, ${count(q.lambdaInvocations)} Lambda invocations (${Object.entries(
+      cost.lambdaByFunction,
+    )
+      .map(([k, v]) => `${k} ${count(v)}`)
+      .join(
+        ", ",
+      )}; ${q.lambdaGbSeconds.toFixed(3)} GB-s at assumed durations), ${count(q.writeUnits)} write units, ${count(q.readUnits)} read units, ${count(q.apiRequests)} HTTP API request.`,
+  );
+  lines.push(
+    `   Per 1,000: ${Object.entries(cost.breakdownUsdPer1000)
+      .map(([k, v]) => `${k} ${dollars(v)}`)
+      .join(", ")}.`,
+  );
+  lines.push(
+    `   Naive: ${cost.naive.polls} polls × (3 transitions + 1 Lambda of ${cost.naive.pollAssumedMs} ms assumed + ${cost.naive.pollReadUnits} read unit). Naive/task token at other average waits: ${cost.ratioByWait.map((r) => `${r.averageWaitSeconds / 60} min ${x(r.ratio)}`).join(", ")}.`,
+  );
+  return lines.join("\n");
+}

@@ -1,0 +1,56 @@
+/**
+ * `npm run bench` on a tiny size, so the benchmarks cannot rot: every measurement runs against the real
+ * local stack and bundles, and its figures come out finite and consistent. Timings are not judged here
+ * (the full run reports them, with its targets, in bench/results/latest.json and README.md).
+ */
+import { describe, expect, it } from "vitest";
+import { runBench } from "../../bench/bench.ts";
+import { renderDetails, renderTable } from "../../bench/report.ts";
+
+const positive = (value: number) => Number.isFinite(value) && value > 0;
+
+describe("npm run bench --smoke", () => {
+  it("runs every measurement on a tiny size and reports each with its baseline and ratio", async () => {
+    const results = await runBench({ smoke: true });
+
+    const { overhead, throughput, scale, coldStart, cost } = results;
+    expect(overhead.subject.n).toBe(overhead.pairs);
+    expect(overhead.baseline.n).toBe(overhead.pairs);
+    expect([overhead.subject.median, overhead.baseline.median, overhead.ratioMedian].every(positive)).toBe(
+      true,
+    );
+    expect(overhead.met).toBe(overhead.ratioMedian <= overhead.target);
+    expect(overhead.breakdown.map((p) => p.part)).toContain("GetItem Q# (in the handler)");
+
+    expect(throughput.serial.answers).toBeGreaterThan(0);
+    expect(
+      [throughput.serial.perSecond, throughput.concurrent.perSecond, throughput.ratio].every(positive),
+    ).toBe(true);
+
+    expect(scale.levels.map((level) => level.pending)).toEqual(results.sizes.scale.levels);
+    expect(
+      scale.levels.every((level) => positive(level.subject.median) && positive(level.ratioToSmallest)),
+    ).toBe(true);
+    expect(scale.met).toBe(scale.ratio <= scale.target);
+
+    const keys = coldStart.functions.map((fn) => fn.function);
+    expect(keys).toEqual(expect.arrayContaining(["questionsApi", "ask", "modelStep"]));
+    expect(coldStart.failed).toEqual([]);
+    for (const fn of [...coldStart.functions, coldStart.sdkOnly]) {
+      expect([fn.bytes, fn.importMs, fn.readyMs, fn.importRatio, fn.readyRatio].every(positive)).toBe(true);
+    }
+
+    // One question per run, answered: the reference agent's six states, four Lambda invocations, one request.
+    expect(cost.perQuestion).toMatchObject({ transitions: 6, lambdaInvocations: 4, apiRequests: 1 });
+    expect(cost.perQuestion.writeUnits).toBeGreaterThan(0);
+    expect(cost.perQuestion.readUnits).toBeGreaterThan(0);
+    expect(cost.naive.polls).toBe(30);
+    expect(cost.naive.ratio).toBeGreaterThan(1);
+
+    const table = renderTable(results);
+    for (const row of ["1. Answer", "2. Throughput", "3. Scale", "4. Cold start", "5. Cost"]) {
+      expect(table).toContain(row);
+    }
+    expect(renderDetails(results)).toContain("Naive");
+  });
+});
