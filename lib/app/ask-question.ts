@@ -85,6 +85,7 @@ export function createAskQuestion(deps: AskQuestionDeps) {
     const delivered = await deliverEverywhere(record, input.deliverTo);
     if (delivered.length === 0) {
       await store.close(id, { status: "delivery_failed" }, now());
+      if (input.sessionKey !== undefined) await store.releaseSession(input.sessionKey, id);
       throw new DeliveryFailedError(id);
     }
     await store.addDeliveries(id, delivered);

@@ -58,7 +58,12 @@ export function createResolveQuestion(deps: ResolveDeps) {
     const closed = await store.close(id, outcome, now());
     if (closed.kind === "not_found") throw new NotFoundError(id);
     if (closed.kind === "not_pending") throw new AlreadyResolvedError(id, closed.record.status);
-    const run = closed.taskToken === undefined ? "no_run" : await resume(closed.taskToken);
+    // Resuming the run and freeing the session slot are independent: do them together, off each other's path.
+    const { sessionKey } = closed.record;
+    const [run] = await Promise.all([
+      closed.taskToken === undefined ? ("no_run" as const) : resume(closed.taskToken),
+      sessionKey === undefined ? undefined : store.releaseSession(sessionKey, id),
+    ]);
     await retireDeliveries(channels, closed.record, (error, channel) =>
       deps.onBackgroundError(error, `retiring question ${id} on ${channel}`),
     );

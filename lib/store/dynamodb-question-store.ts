@@ -329,7 +329,6 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
         closed = out.Attributes ? (unmarshall(out.Attributes) as QuestionItem) : undefined;
       });
       if (won && closed) {
-        if (closed.sessionKey !== undefined) await releaseSession(closed.sessionKey, id);
         return { kind: "closed", record: toRecord(closed, nowMs), taskToken: closed.taskToken };
       }
       const current = await this.get(id, nowMs);

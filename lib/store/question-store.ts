@@ -46,6 +46,10 @@ export interface QuestionStore {
   get(id: string, nowMs: number): Promise<QuestionRecord | undefined>;
   /** Open questions, oldest first. */
   listPending(filter: PendingFilter, nowMs: number): Promise<QuestionRecord[]>;
+  /**
+   * Closes a pending question (one conditional write). The session slot is left to the caller
+   * (`releaseSession`), so it can be freed alongside resuming the run rather than before it.
+   */
   close(id: string, outcome: Outcome, nowMs: number): Promise<CloseResult>;
   /** Records where the prompt was posted (appends), and indexes each posted message for routing. */
   addDeliveries(id: string, deliveries: Delivery[]): Promise<void>;

@@ -116,7 +116,7 @@ describe("DynamoDB question store", () => {
     expect(late).toMatchObject({ kind: "not_pending", record: { status: "expired" } });
   });
 
-  it("one pending question per session; the slot frees when the question closes", async () => {
+  it("one pending question per session; the slot frees once released after the close", async () => {
     const sessionKey = `s-${Date.now()}`;
     const first = newQuestion({ sessionKey });
     expect((await store.create(first, T0)).kind).toBe("created");
@@ -124,6 +124,7 @@ describe("DynamoDB question store", () => {
     expect(await store.create(second, T0 + 1)).toEqual({ kind: "session_busy", pendingId: first.id });
     expect(await store.get(second.id, T0 + 1)).toBeUndefined();
     await store.close(first.id, { status: "cancelled", reason: "cancelled" }, T0 + 2);
+    await store.releaseSession(sessionKey, first.id);
     expect((await store.create(newQuestion({ sessionKey }), T0 + 3)).kind).toBe("created");
   });
 
