@@ -5,23 +5,23 @@
  * DeliveryFailedError.
  */
 import middy from "@middy/core";
-import { z } from "zod";
 import { loadConfig } from "#lib/config.ts";
 import { deliveryTargetSchema, ownerSchema } from "#lib/store/question-record.ts";
 import { createServices } from "#lib/wiring.ts";
+import * as z from "#lib/zod.ts";
 
 const { askQuestion } = createServices(loadConfig());
 
 const askTaskEventSchema = z.object({
-  taskToken: z.string().min(1).max(4096),
-  runId: z.string().min(1),
-  toolCallId: z.string().min(1).max(128),
+  taskToken: z.string().check(z.minLength(1), z.maxLength(4096)),
+  runId: z.string().check(z.minLength(1)),
+  toolCallId: z.string().check(z.minLength(1), z.maxLength(128)),
   owner: ownerSchema,
-  sessionKey: z.string().min(1).max(256).optional(),
-  agentId: z.string().min(1).max(256).optional(),
-  deliverTo: z.array(deliveryTargetSchema).max(10),
+  sessionKey: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+  agentId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+  deliverTo: z.array(deliveryTargetSchema).check(z.maxLength(10)),
   questions: z.unknown(),
-  timeoutSeconds: z.unknown().optional(),
+  timeoutSeconds: z.optional(z.unknown()),
 });
 
 export const handler = middy(async (event: unknown): Promise<{ questionId: string }> => {

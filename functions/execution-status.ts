@@ -4,16 +4,16 @@
  */
 import middy from "@middy/core";
 import type { EventBridgeEvent } from "aws-lambda";
-import { z } from "zod";
 import { loadConfig } from "#lib/config.ts";
 import { createServices } from "#lib/wiring.ts";
+import * as z from "#lib/zod.ts";
 
 const { cancelStoppedRun } = createServices(loadConfig());
 
 const detailSchema = z.object({
-  executionArn: z.string().min(1),
+  executionArn: z.string().check(z.minLength(1)),
   status: z.string(),
-  input: z.string().nullish(),
+  input: z.nullish(z.string()),
 });
 
 export const handler = middy(async (event: EventBridgeEvent<string, unknown>) => {

@@ -4,68 +4,78 @@
  * AWS SDK reads `AWS_ENDPOINT_URL_DYNAMODB` / `AWS_ENDPOINT_URL_SFN` itself, which is how the local stack
  * points the same handlers at its own services.
  */
-import { z } from "zod";
 import {
   MAX_TIMEOUT_SECONDS,
   MIN_TIMEOUT_SECONDS,
   STEP_FUNCTIONS_MAX_TIMEOUT_SECONDS,
 } from "./questions/schema.ts";
+import * as z from "./zod.ts";
 
 const seconds = (fallback: number) =>
-  z.coerce
-    .number()
-    .int("must be a whole number of seconds")
-    .min(1, "must be at least 1")
-    .max(STEP_FUNCTIONS_MAX_TIMEOUT_SECONDS, "must be at most one year (31536000), the Step Functions limit")
-    .default(fallback);
+  z._default(
+    z.coerce
+      .number()
+      .check(
+        z.int("must be a whole number of seconds"),
+        z.gte(1, "must be at least 1"),
+        z.lte(
+          STEP_FUNCTIONS_MAX_TIMEOUT_SECONDS,
+          "must be at most one year (31536000), the Step Functions limit",
+        ),
+      ),
+    fallback,
+  );
 
-const optionalSecret = z.string().min(1).optional();
+const optionalSecret = z.optional(z.string().check(z.minLength(1)));
 const url = z.url();
 
 const envSchema = z
   .object({
-    HANDRAISE_TABLE: z.string().min(1, "is required (the DynamoDB table name)"),
-    HANDRAISE_API_KEY: z.string().min(16, "must be at least 16 characters").optional(),
+    HANDRAISE_TABLE: z.string().check(z.minLength(1, "is required (the DynamoDB table name)")),
+    HANDRAISE_API_KEY: z.optional(z.string().check(z.minLength(16, "must be at least 16 characters"))),
     HANDRAISE_MIN_TIMEOUT_SECONDS: seconds(MIN_TIMEOUT_SECONDS),
     HANDRAISE_MAX_TIMEOUT_SECONDS: seconds(MAX_TIMEOUT_SECONDS),
     /** Days a closed or expired record stays readable before DynamoDB TTL removes it. */
-    HANDRAISE_RETENTION_DAYS: z.coerce.number().int().min(1).max(365).default(7),
+    HANDRAISE_RETENTION_DAYS: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(365)), 7),
     /** Local stack only: deliver to channel "console" by writing the prompt to stdout. */
-    HANDRAISE_CONSOLE_CHANNEL: z.enum(["true", "false"]).default("false"),
+    HANDRAISE_CONSOLE_CHANNEL: z._default(z.enum(["true", "false"]), "false"),
     /** The HTTP API's public base URL: Mattermost buttons and dialogs call `<it>/webhooks/mattermost`. */
-    HANDRAISE_PUBLIC_URL: url.optional(),
+    HANDRAISE_PUBLIC_URL: z.optional(url),
     TELEGRAM_BOT_TOKEN: optionalSecret,
     TELEGRAM_WEBHOOK_SECRET: optionalSecret,
-    TELEGRAM_API_BASE: url.default("https://api.telegram.org"),
+    TELEGRAM_API_BASE: z._default(url, "https://api.telegram.org"),
     SLACK_BOT_TOKEN: optionalSecret,
     SLACK_SIGNING_SECRET: optionalSecret,
-    SLACK_API_BASE: url.default("https://slack.com/api"),
+    SLACK_API_BASE: z._default(url, "https://slack.com/api"),
     DISCORD_APPLICATION_ID: optionalSecret,
     DISCORD_PUBLIC_KEY: optionalSecret,
     DISCORD_BOT_TOKEN: optionalSecret,
-    DISCORD_API_BASE: url.default("https://discord.com/api/v10"),
-    MATTERMOST_URL: url.optional(),
+    DISCORD_API_BASE: z._default(url, "https://discord.com/api/v10"),
+    MATTERMOST_URL: z.optional(url),
     MATTERMOST_BOT_TOKEN: optionalSecret,
     MATTERMOST_ACTION_SECRET: optionalSecret,
     MATTERMOST_COMMAND_TOKEN: optionalSecret,
   })
-  .refine((env) => env.HANDRAISE_MIN_TIMEOUT_SECONDS <= env.HANDRAISE_MAX_TIMEOUT_SECONDS, {
-    path: ["HANDRAISE_MIN_TIMEOUT_SECONDS"],
-    message: "must not be above HANDRAISE_MAX_TIMEOUT_SECONDS",
-  })
-  // Mattermost buttons are signed and call the webhook back: both are needed to render them.
-  .refine(
-    (env) =>
-      !(env.MATTERMOST_URL && env.MATTERMOST_BOT_TOKEN) || (env.MATTERMOST_ACTION_SECRET?.length ?? 0) >= 16,
-    {
-      path: ["MATTERMOST_ACTION_SECRET"],
-      message: "is required, at least 16 characters, when MATTERMOST_URL and MATTERMOST_BOT_TOKEN are set",
-    },
-  )
-  .refine((env) => !(env.MATTERMOST_URL && env.MATTERMOST_BOT_TOKEN) || env.HANDRAISE_PUBLIC_URL, {
-    path: ["HANDRAISE_PUBLIC_URL"],
-    message: "is required when MATTERMOST_URL and MATTERMOST_BOT_TOKEN are set (buttons call it back)",
-  });
+  .check(
+    z.refine((env) => env.HANDRAISE_MIN_TIMEOUT_SECONDS <= env.HANDRAISE_MAX_TIMEOUT_SECONDS, {
+      path: ["HANDRAISE_MIN_TIMEOUT_SECONDS"],
+      message: "must not be above HANDRAISE_MAX_TIMEOUT_SECONDS",
+    }),
+    // Mattermost buttons are signed and call the webhook back: both are needed to render them.
+    z.refine(
+      (env) =>
+        !(env.MATTERMOST_URL && env.MATTERMOST_BOT_TOKEN) ||
+        (env.MATTERMOST_ACTION_SECRET?.length ?? 0) >= 16,
+      {
+        path: ["MATTERMOST_ACTION_SECRET"],
+        message: "is required, at least 16 characters, when MATTERMOST_URL and MATTERMOST_BOT_TOKEN are set",
+      },
+    ),
+    z.refine((env) => !(env.MATTERMOST_URL && env.MATTERMOST_BOT_TOKEN) || env.HANDRAISE_PUBLIC_URL, {
+      path: ["HANDRAISE_PUBLIC_URL"],
+      message: "is required when MATTERMOST_URL and MATTERMOST_BOT_TOKEN are set (buttons call it back)",
+    }),
+  );
 
 export interface Config {
   tableName: string;

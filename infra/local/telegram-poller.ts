@@ -40,7 +40,9 @@ export function startTelegramPoller(options: {
             body: JSON.stringify(update),
           });
           if (!response.ok) {
-            options.onError(`The local Telegram webhook answered ${response.status}: ${await response.text()}`);
+            options.onError(
+              `The local Telegram webhook answered ${response.status}: ${await response.text()}`,
+            );
           }
         }
       } catch (error) {

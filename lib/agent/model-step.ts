@@ -1,4 +1,3 @@
-import { z } from "zod";
 import {
   formatToolResult,
   normalizeAskUserArgs,
@@ -12,18 +11,19 @@ import {
   TIMEOUT_GRACE_SECONDS,
 } from "../questions/schema.ts";
 import { deliveryTargetSchema, ownerSchema } from "../store/question-record.ts";
+import * as z from "../zod.ts";
 import type { ModelProvider } from "./model-provider.ts";
 import { createScriptedProvider, scriptedModelSchema } from "./scripted-provider.ts";
 import type { ToolCall, ToolOutcome, Transcript, TranscriptStore } from "./transcript.ts";
 
 /** The agent state machine's input (DESIGN.md §5). */
 export const agentInputSchema = z.object({
-  sessionKey: z.string().min(1).max(256),
+  sessionKey: z.string().check(z.minLength(1), z.maxLength(256)),
   owner: ownerSchema,
-  deliverTo: z.array(deliveryTargetSchema).max(10),
-  prompt: z.string().max(100_000),
+  deliverTo: z.array(deliveryTargetSchema).check(z.maxLength(10)),
+  prompt: z.string().check(z.maxLength(100_000)),
   model: scriptedModelSchema,
-  agentId: z.string().min(1).max(256).optional(),
+  agentId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
 });
 export type AgentInput = z.infer<typeof agentInputSchema>;
 
@@ -35,10 +35,10 @@ const askResultSchema = z.union([
 
 /** The model step's event: the run id and the whole state (the agent input plus the previous step). */
 export const modelStepEventSchema = z.object({
-  runId: z.string().min(1),
-  state: agentInputSchema.extend({
-    step: z.object({ action: z.string(), ask: z.object({ toolCallId: z.string() }).optional() }).optional(),
-    askResult: askResultSchema.optional(),
+  runId: z.string().check(z.minLength(1)),
+  state: z.extend(agentInputSchema, {
+    step: z.optional(z.object({ action: z.string(), ask: z.optional(z.object({ toolCallId: z.string() })) })),
+    askResult: z.optional(askResultSchema),
   }),
 });
 export type ModelStepEvent = z.infer<typeof modelStepEventSchema>;

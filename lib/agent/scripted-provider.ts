@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../zod.ts";
 import type { ModelProvider, ModelTurn } from "./model-provider.ts";
 import { type Transcript, toolCallSchema, toolOutcomes } from "./transcript.ts";
 
@@ -11,12 +11,11 @@ export const scriptedModelSchema = z.strictObject({
   steps: z
     .array(
       z.union([
-        z.strictObject({ toolCalls: z.array(toolCallSchema).min(1).max(10) }),
+        z.strictObject({ toolCalls: z.array(toolCallSchema).check(z.minLength(1), z.maxLength(10)) }),
         z.strictObject({ reply: z.string() }),
       ]),
     )
-    .min(1)
-    .max(50),
+    .check(z.minLength(1), z.maxLength(50)),
 });
 export type ScriptedModel = z.infer<typeof scriptedModelSchema>;
 

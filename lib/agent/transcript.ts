@@ -1,9 +1,9 @@
-import { z } from "zod";
 import { askUserResultSchema } from "../questions/schema.ts";
+import * as z from "../zod.ts";
 
 export const toolCallSchema = z.strictObject({
-  id: z.string().min(1).max(128),
-  name: z.string().min(1).max(128),
+  id: z.string().check(z.minLength(1), z.maxLength(128)),
+  name: z.string().check(z.minLength(1), z.maxLength(128)),
   arguments: z.unknown(),
 });
 export type ToolCall = z.infer<typeof toolCallSchema>;

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { ZodError } from "zod";
+import { $ZodError } from "zod/v4/core";
 import {
   AlreadyResolvedError,
   IdInUseError,
@@ -34,7 +34,8 @@ export function toHttpResponse(
   if (error instanceof HttpError) return errorResponse(error.statusCode, error.code, error.message);
   if (error instanceof ToolInputError)
     return errorResponse(400, error.code, error.message, { issues: error.issues });
-  if (error instanceof ZodError) {
+  // A failed `parse` of any zod schema (zod/mini throws the core error; zod's classic ZodError is one too).
+  if (error instanceof $ZodError) {
     const issues = error.issues.map((issue) => ({
       path: issue.path.map(String).join("."),
       message: issue.message,

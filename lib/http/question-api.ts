@@ -1,48 +1,51 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { z } from "zod";
 import type { AskQuestion } from "../app/ask-question.ts";
 import type { ResolveQuestion } from "../app/resolve-question.ts";
 import { MAX_WAIT_MS } from "../app/wait-for-question.ts";
 import { deliveryTargetSchema, ownerSchema, type QuestionRecord } from "../store/question-record.ts";
 import type { QuestionStore } from "../store/question-store.ts";
+import * as z from "../zod.ts";
 import { HttpError } from "./http-errors.ts";
 import { parseJsonBody } from "./middlewares.ts";
 import { json } from "./responses.ts";
 
-const shortText = z.string().min(1).max(256);
+const shortText = z.string().check(z.minLength(1), z.maxLength(256));
 
 const createBodySchema = z.strictObject({
   // The ask_user arguments are checked by normalizeAskUserArgs, which reports every problem by path.
   questions: z.unknown(),
-  timeoutSeconds: z.unknown().optional(),
-  id: z
-    .string()
-    // Short enough to ride in every platform's button payload (Telegram: 64 bytes).
-    .regex(/^[A-Za-z0-9_-]{1,48}$/, { error: "id must be 1-48 characters of A-Z, a-z, 0-9, _ or -" })
-    .optional(),
+  timeoutSeconds: z.optional(z.unknown()),
+  id: z.optional(
+    z.string().check(
+      // Short enough to ride in every platform's button payload (Telegram: 64 bytes).
+      z.regex(/^[A-Za-z0-9_-]{1,48}$/, { error: "id must be 1-48 characters of A-Z, a-z, 0-9, _ or -" }),
+    ),
+  ),
   owner: ownerSchema,
-  sessionKey: shortText.optional(),
-  agentId: shortText.optional(),
-  runId: shortText.optional(),
-  deliverTo: z.array(deliveryTargetSchema).max(10).default([]),
+  sessionKey: z.optional(shortText),
+  agentId: z.optional(shortText),
+  runId: z.optional(shortText),
+  deliverTo: z._default(z.array(deliveryTargetSchema).check(z.maxLength(10)), []),
 });
 
-const answerBodySchema = z.strictObject({ answers: z.unknown(), resolvedBy: shortText.optional() });
+const answerBodySchema = z.strictObject({ answers: z.unknown(), resolvedBy: z.optional(shortText) });
 const cancelBodySchema = z.strictObject({
-  reason: z.enum(["cancelled", "skipped"]).default("cancelled"),
-  resolvedBy: shortText.optional(),
+  reason: z._default(z.enum(["cancelled", "skipped"]), "cancelled"),
+  resolvedBy: z.optional(shortText),
 });
 const listQuerySchema = z
   .strictObject({
-    owner: shortText.optional(),
-    sessionKey: shortText.optional(),
-    agentId: shortText.optional(),
+    owner: z.optional(shortText),
+    sessionKey: z.optional(shortText),
+    agentId: z.optional(shortText),
   })
-  .refine((q) => [q.owner, q.sessionKey, q.agentId].filter((v) => v !== undefined).length === 1, {
-    error: "give exactly one of owner, sessionKey or agentId (listing everything would be a table scan)",
-  });
+  .check(
+    z.refine((q) => [q.owner, q.sessionKey, q.agentId].filter((v) => v !== undefined).length === 1, {
+      error: "give exactly one of owner, sessionKey or agentId (listing everything would be a table scan)",
+    }),
+  );
 const waitQuerySchema = z.strictObject({
-  timeoutMs: z.coerce.number().int().min(0).max(MAX_WAIT_MS).default(MAX_WAIT_MS),
+  timeoutMs: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(MAX_WAIT_MS)), MAX_WAIT_MS),
 });
 
 export interface QuestionApiDeps {

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "../zod.ts";
 import { ToolInputError, type ToolInputIssue } from "./errors.ts";
 import { isRecord } from "./guards.ts";
 import {

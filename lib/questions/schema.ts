@@ -6,7 +6,7 @@
  * those are what `z.toJSONSchema` carries over to the providers' JSON Schema. Rules that compare two values
  * (duplicate ids, duplicate labels) cannot be said in JSON Schema; `normalize.ts` adds them.
  */
-import { z } from "zod";
+import * as z from "../zod.ts";
 
 /** The tool's name in every provider format. */
 export const ASK_USER_TOOL_NAME = "ask_user";
@@ -44,45 +44,63 @@ const typeError =
 const nonBlankString = (what: string) =>
   z
     .string({ error: typeError(what, "a string") })
-    .regex(NOT_BLANK, { error: `${what} must not be empty or blank` });
+    .check(z.regex(NOT_BLANK, { error: `${what} must not be empty or blank` }));
+
+/** Gives `schema` the description the JSON Schema of the tool definitions shows the model. */
+function described<T extends z.ZodMiniType>(schema: T, description: string): T {
+  z.globalRegistry.add<z.ZodMiniType>(schema, { description });
+  return schema;
+}
 
 const optionArgSchema = z.strictObject(
   {
-    label: nonBlankString("label")
-      .regex(LABEL_LENGTH, { error: `label must be at most ${MAX_LABEL_UNITS} characters after trimming` })
-      .regex(NOT_OTHER, {
-        error: 'do not add an "Other" option: free text is always allowed and offered automatically',
-      })
-      .describe("The choice as the user sees it. Put the recommended option first, with ' (Recommended)'."),
-    description: z
-      .string({ error: "description must be a string" })
-      .nullish()
-      .describe("Optional one-line explanation of the option."),
+    label: described(
+      nonBlankString("label").check(
+        z.regex(LABEL_LENGTH, {
+          error: `label must be at most ${MAX_LABEL_UNITS} characters after trimming`,
+        }),
+        z.regex(NOT_OTHER, {
+          error: 'do not add an "Other" option: free text is always allowed and offered automatically',
+        }),
+      ),
+      "The choice as the user sees it. Put the recommended option first, with ' (Recommended)'.",
+    ),
+    description: described(
+      z.nullish(z.string({ error: "description must be a string" })),
+      "Optional one-line explanation of the option.",
+    ),
   },
   { error: "each option must be an object {label, description?}" },
 );
 
 const questionArgSchema = z.strictObject(
   {
-    id: z
-      .string({ error: typeError("id", "a string") })
-      .regex(QUESTION_ID_PATTERN, {
-        error: "id must start with a lowercase letter and contain only a-z, 0-9 and _ (e.g. deploy_target)",
-      })
-      .describe("Short unique key for this question, e.g. deploy_target. The answers are keyed by it."),
-    header: nonBlankString("header").describe(
+    id: described(
+      z.string({ error: typeError("id", "a string") }).check(
+        z.regex(QUESTION_ID_PATTERN, {
+          error: "id must start with a lowercase letter and contain only a-z, 0-9 and _ (e.g. deploy_target)",
+        }),
+      ),
+      "Short unique key for this question, e.g. deploy_target. The answers are keyed by it.",
+    ),
+    header: described(
+      nonBlankString("header"),
       `Very short label shown above the question (cut to ${MAX_HEADER_UNITS} characters).`,
     ),
-    question: nonBlankString("question").describe("The complete question, one sentence."),
-    options: z
-      .array(optionArgSchema, { error: typeError("options", "an array") })
-      .min(MIN_OPTIONS, { error: `give at least ${MIN_OPTIONS} options` })
-      .max(MAX_OPTIONS, { error: `give at most ${MAX_OPTIONS} options` })
-      .describe(`${MIN_OPTIONS}-${MAX_OPTIONS} distinct choices. Never add an "Other" option.`),
-    multiSelect: z
-      .boolean({ error: "multiSelect must be true or false" })
-      .nullish()
-      .describe("true only when several options may be chosen together."),
+    question: described(nonBlankString("question"), "The complete question, one sentence."),
+    options: described(
+      z
+        .array(optionArgSchema, { error: typeError("options", "an array") })
+        .check(
+          z.minLength(MIN_OPTIONS, { error: `give at least ${MIN_OPTIONS} options` }),
+          z.maxLength(MAX_OPTIONS, { error: `give at most ${MAX_OPTIONS} options` }),
+        ),
+      `${MIN_OPTIONS}-${MAX_OPTIONS} distinct choices. Never add an "Other" option.`,
+    ),
+    multiSelect: described(
+      z.nullish(z.boolean({ error: "multiSelect must be true or false" })),
+      "true only when several options may be chosen together.",
+    ),
   },
   { error: "each question must be an object {id, header, question, options, multiSelect?}" },
 );
@@ -90,20 +108,20 @@ const questionArgSchema = z.strictObject(
 /** The ask_user arguments as the model sends them (before trimming, truncation and clamping). */
 export const askUserArgsSchema = z.strictObject(
   {
-    questions: z
-      .array(questionArgSchema, { error: typeError("questions", "an array") })
-      .min(1, { error: "ask at least 1 question" })
-      .max(MAX_QUESTIONS, { error: `ask at most ${MAX_QUESTIONS} questions in one call` })
-      .describe(
-        `1-${MAX_QUESTIONS} questions. Usually one; several only when the answers must come together.`,
-      ),
-    timeoutSeconds: z
-      .int({ error: "timeoutSeconds must be a whole number of seconds" })
-      .nullish()
-      .describe(
-        `How long to wait for the answer, in seconds (default ${DEFAULT_TIMEOUT_SECONDS}, ` +
-          `clamped to ${MIN_TIMEOUT_SECONDS}-${MAX_TIMEOUT_SECONDS}).`,
-      ),
+    questions: described(
+      z
+        .array(questionArgSchema, { error: typeError("questions", "an array") })
+        .check(
+          z.minLength(1, { error: "ask at least 1 question" }),
+          z.maxLength(MAX_QUESTIONS, { error: `ask at most ${MAX_QUESTIONS} questions in one call` }),
+        ),
+      `1-${MAX_QUESTIONS} questions. Usually one; several only when the answers must come together.`,
+    ),
+    timeoutSeconds: described(
+      z.nullish(z.int({ error: "timeoutSeconds must be a whole number of seconds" })),
+      `How long to wait for the answer, in seconds (default ${DEFAULT_TIMEOUT_SECONDS}, ` +
+        `clamped to ${MIN_TIMEOUT_SECONDS}-${MAX_TIMEOUT_SECONDS}).`,
+    ),
   },
   { error: "the arguments must be an object {questions, timeoutSeconds?}" },
 );
@@ -112,16 +130,18 @@ export type AskUserArgs = z.input<typeof askUserArgsSchema>;
 
 /** A question in canonical form: what is stored, delivered and returned by the API. */
 export const questionSchema = z.strictObject({
-  id: z.string().regex(QUESTION_ID_PATTERN),
-  header: z.string().min(1).max(MAX_HEADER_UNITS),
-  question: z.string().min(1),
+  id: z.string().check(z.regex(QUESTION_ID_PATTERN)),
+  header: z.string().check(z.minLength(1), z.maxLength(MAX_HEADER_UNITS)),
+  question: z.string().check(z.minLength(1)),
   options: z
     .array(
-      z.strictObject({ label: z.string().min(1).max(MAX_LABEL_UNITS), description: z.string().optional() }),
+      z.strictObject({
+        label: z.string().check(z.minLength(1), z.maxLength(MAX_LABEL_UNITS)),
+        description: z.optional(z.string()),
+      }),
     )
-    .min(MIN_OPTIONS)
-    .max(MAX_OPTIONS),
-  multiSelect: z.literal(true).optional(),
+    .check(z.minLength(MIN_OPTIONS), z.maxLength(MAX_OPTIONS)),
+  multiSelect: z.optional(z.literal(true)),
   allowOther: z.literal(true),
 });
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../zod.ts";
 import { ASK_USER_TOOL_NAME, askUserArgsSchema } from "./schema.ts";
 
 /** The model guidance of reference/ask-user-contract.md §1, shipped in every tool definition. */

@@ -2,18 +2,20 @@
  * The question record (DESIGN.md §3): what the store keeps and the API shows. The task token is stored
  * beside it but is never part of a record: only `close` hands it to the caller that must resume the run.
  */
-import { z } from "zod";
 import type { answersSchema, noAnswerReasonSchema, questionSchema } from "../questions/schema.ts";
+import * as z from "../zod.ts";
 
 export const deliveryTargetSchema = z.strictObject({
-  channel: z.string().min(1).max(32),
-  chatId: z.string().min(1).max(256),
-  threadId: z.string().min(1).max(256).optional(),
+  channel: z.string().check(z.minLength(1), z.maxLength(32)),
+  chatId: z.string().check(z.minLength(1), z.maxLength(256)),
+  threadId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
 });
 export type DeliveryTarget = z.infer<typeof deliveryTargetSchema>;
 
 /** Where a copy of the prompt was posted, so it can be edited when the question ends. */
-export const deliverySchema = deliveryTargetSchema.extend({ messageId: z.string().min(1).optional() });
+export const deliverySchema = z.extend(deliveryTargetSchema, {
+  messageId: z.optional(z.string().check(z.minLength(1))),
+});
 export type Delivery = z.infer<typeof deliverySchema>;
 
 /** Stored statuses; `expired` is never stored, it is derived on read from the deadline. */
@@ -23,12 +25,12 @@ export type QuestionStatus = StoredStatus | "expired";
 /** Why a question ended without an answer, when it was cancelled (`cancelled` or `skipped`). */
 export type CancelReason = Exclude<z.infer<typeof noAnswerReasonSchema>, "expired">;
 
-export const ownerSchema = z
-  .string()
-  .regex(/^(telegram|slack|discord|mattermost|web|console):\S+$/, {
+export const ownerSchema = z.string().check(
+  z.regex(/^(telegram|slack|discord|mattermost|web|console):\S+$/, {
     error: 'owner must be platform-qualified, e.g. "telegram:12345", "slack:T1:U1" or "web:alice"',
-  })
-  .max(256);
+  }),
+  z.maxLength(256),
+);
 
 export interface QuestionRecord {
   id: string;

@@ -98,7 +98,8 @@ describe("npm scripts", () => {
       if (call.method !== "getUpdates") return { body: { ok: true, result: true } };
       // The person answers a moment after the question arrives (once Handraise has recorded where it posted it).
       askedAt ??= telegram.callsTo("sendMessage").length > 0 ? Date.now() : undefined;
-      if (askedAt === undefined || Date.now() - askedAt < 500 || answered) return { body: { ok: true, result: [] } };
+      if (askedAt === undefined || Date.now() - askedAt < 500 || answered)
+        return { body: { ok: true, result: [] } };
       answered = true;
       const message = { message_id: 78, from: { id: 4242, is_bot: false }, chat: { id: 4242 }, date: 1 };
       return {

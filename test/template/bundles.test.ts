@@ -109,7 +109,7 @@ describe("Lambda bundles", () => {
     for (const name of new Set(caught)) expect(code, name).toContain(`"${name}"`);
   });
 
-  it("load as ES modules and export their handlers", async () => {
+  it("load as ES modules, export their handlers, and refuse bad input with zod's English messages", async () => {
     // Unpacked under the project, so `@aws-sdk/*` resolves from node_modules as it does from the runtime.
     const smoke = join(PACKAGE_DIR, ".smoke");
     rmSync(smoke, { recursive: true, force: true });
@@ -121,7 +121,15 @@ describe("Lambda bundles", () => {
         for (const entry of fn.entries) writeFileSync(join(smoke, fn.key, entry.name), fn.read(entry));
         return file;
       });
-      const script = `for (const f of ${JSON.stringify(files)}) { const m = await import(f); if (typeof m.handler !== "function") throw new Error(f + " exports no handler"); }`;
+      // Each bad event must be refused with zod's English messages: zod/mini loads its locale only through
+      // lib/zod.ts, a side effect a bundler drops unless package.json "sideEffects" keeps it.
+      const script = `for (const f of ${JSON.stringify(files)}) {
+        const m = await import(f);
+        if (typeof m.handler !== "function") throw new Error(f + " exports no handler");
+        if (!f.includes("/ask/")) continue;
+        const message = await m.handler({}, {}).then(() => "accepted", (e) => String(e?.message));
+        if (!message.includes("Invalid input: expected")) throw new Error("not zod's English messages: " + message);
+      }`;
       const { stderr } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script], {
         cwd: ROOT,
         env: {

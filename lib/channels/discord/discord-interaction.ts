@@ -2,7 +2,7 @@
  * Discord interaction objects → what Handraise reads of them. Only the fields Handraise uses are parsed;
  * snowflakes stay strings (they are 64-bit).
  */
-import { z } from "zod";
+import * as z from "../../zod.ts";
 
 export const InteractionType = {
   PING: 1,
@@ -11,44 +11,48 @@ export const InteractionType = {
   MODAL_SUBMIT: 5,
 } as const;
 
-const snowflake = z.string().regex(/^\d{1,20}$/);
+const snowflake = z.string().check(z.regex(/^\d{1,20}$/));
+const int = z.number().check(z.int());
+/** A string of at most `max` UTF-16 code units. */
+const text = (max: number) => z.string().check(z.maxLength(max));
 const userSchema = z.object({ id: snowflake });
 const textInputSchema = z.object({
-  type: z.number().int(),
-  custom_id: z.string().max(100).optional(),
-  value: z.string().max(4000).optional(),
+  type: int,
+  custom_id: z.optional(text(100)),
+  value: z.optional(text(4000)),
 });
 /** A submitted modal row: legacy action row (type 1) or Label (type 18) around its input. */
 const modalRowSchema = z.object({
-  type: z.number().int(),
-  components: z.array(textInputSchema).max(5).optional(),
-  component: textInputSchema.optional(),
+  type: int,
+  components: z.optional(z.array(textInputSchema).check(z.maxLength(5))),
+  component: z.optional(textInputSchema),
 });
 
 export const interactionSchema = z.object({
   id: snowflake,
-  type: z.number().int(),
-  channel_id: snowflake.optional(),
-  channel: z.object({ id: snowflake }).optional(),
+  type: int,
+  channel_id: z.optional(snowflake),
+  channel: z.optional(z.object({ id: snowflake })),
   /** In a guild: the member who acted, with their user. */
-  member: z.object({ user: userSchema }).optional(),
+  member: z.optional(z.object({ user: userSchema })),
   /** In a DM (or a group DM). */
-  user: userSchema.optional(),
+  user: z.optional(userSchema),
   /** For components (and modals opened from one): the message the component is on. */
-  message: z.object({ id: snowflake, components: z.array(z.unknown()).optional() }).optional(),
-  data: z
-    .object({
-      custom_id: z.string().max(100).optional(),
-      component_type: z.number().int().optional(),
-      values: z.array(z.string().max(100)).max(25).optional(),
-      name: z.string().max(32).optional(),
-      options: z
-        .array(z.object({ name: z.string().max(32), type: z.number().int(), value: z.unknown().optional() }))
-        .max(25)
-        .optional(),
-      components: z.array(modalRowSchema).max(5).optional(),
-    })
-    .optional(),
+  message: z.optional(z.object({ id: snowflake, components: z.optional(z.array(z.unknown())) })),
+  data: z.optional(
+    z.object({
+      custom_id: z.optional(text(100)),
+      component_type: z.optional(int),
+      values: z.optional(z.array(text(100)).check(z.maxLength(25))),
+      name: z.optional(text(32)),
+      options: z.optional(
+        z
+          .array(z.object({ name: text(32), type: int, value: z.optional(z.unknown()) }))
+          .check(z.maxLength(25)),
+      ),
+      components: z.optional(z.array(modalRowSchema).check(z.maxLength(5))),
+    }),
+  ),
 });
 export type Interaction = z.infer<typeof interactionSchema>;
 

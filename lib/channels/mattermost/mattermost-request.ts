@@ -4,9 +4,9 @@
  * `type: "dialog_submission"`), slash commands (form with `command`) and outgoing-webhook messages (form or
  * JSON with `token`). Failed verification → 401; a verified body of the wrong shape → 400.
  */
-import { z } from "zod";
 import { HttpError } from "../../http/http-errors.ts";
 import { type Answers, QUESTION_ID_PATTERN } from "../../questions/schema.ts";
+import * as z from "../../zod.ts";
 import { otherElementName } from "./mattermost-render.ts";
 import {
   type SignedActionContext,
@@ -50,26 +50,26 @@ export interface Verification {
 }
 
 /** Mattermost ids are 26 lowercase letters and digits; they go into index keys and URL paths, so be strict. */
-const id = z.string().regex(/^[A-Za-z0-9]{1,64}$/);
+const id = z.string().check(z.regex(/^[A-Za-z0-9]{1,64}$/));
 // The whole body is at most MAX_BODY_BYTES, which bounds every field.
 const sender = { user_id: id, channel_id: id };
-const actionSchema = z.object({ ...sender, post_id: id, trigger_id: z.string().optional() });
+const actionSchema = z.object({ ...sender, post_id: id, trigger_id: z.optional(z.string()) });
 const dialogSchema = z.object({
   ...sender,
-  submission: z.record(z.string(), z.unknown()).nullish(),
-  cancelled: z.boolean().optional(),
+  submission: z.nullish(z.record(z.string(), z.unknown())),
+  cancelled: z.optional(z.boolean()),
 });
 const commandSchema = z.object({
   ...sender,
-  text: z.string().default(""),
-  trigger_id: z.string().optional(),
+  text: z._default(z.string(), ""),
+  trigger_id: z.optional(z.string()),
 });
 const messageSchema = z.object({
   ...sender,
   post_id: id,
-  text: z.string().default(""),
-  trigger_word: z.string().optional(),
-  root_id: z.union([id, z.literal("")]).optional(),
+  text: z._default(z.string(), ""),
+  trigger_word: z.optional(z.string()),
+  root_id: z.optional(z.union([id, z.literal("")])),
 });
 
 const UNVERIFIED = "Missing or wrong Mattermost action signature or token.";
@@ -129,7 +129,7 @@ function parseState(state: unknown): unknown {
 }
 
 /** A verified body that lacks what its kind must carry: 400, never 500. */
-function parsed<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
+function parsed<T extends z.ZodMiniType>(schema: T, value: unknown): z.infer<T> {
   const result = schema.safeParse(value);
   if (!result.success) throw new HttpError(400, "INVALID_REQUEST", "The body is not a Mattermost request.");
   return result.data;

@@ -6,8 +6,8 @@
  * timing-safely. Pure functions of their inputs.
  */
 import { createHmac } from "node:crypto";
-import { z } from "zod";
 import { safeEqual } from "../../http/safe-equal.ts";
+import * as z from "../../zod.ts";
 
 /**
  * What a control stands for: an option index (`0`–`3`), `other` (free-text dialog), `choose` (multi-select
@@ -27,10 +27,10 @@ export interface SignedActionContext extends ActionContext {
 
 /** The shape a signed context must have before its signature is even computed. */
 export const signedContextSchema = z.object({
-  questionId: z.string().regex(/^[A-Za-z0-9_-]{1,48}$/),
-  sub: z.number().int().min(0).max(2),
-  option: z.string().regex(ACTION_OPTION),
-  sig: z.string().max(128),
+  questionId: z.string().check(z.regex(/^[A-Za-z0-9_-]{1,48}$/)),
+  sub: z.number().check(z.int(), z.gte(0), z.lte(2)),
+  option: z.string().check(z.regex(ACTION_OPTION)),
+  sig: z.string().check(z.maxLength(128)),
 });
 
 /** The signed basestring: the fields joined by `|` (question ids cannot contain one). */

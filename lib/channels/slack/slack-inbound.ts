@@ -3,8 +3,8 @@
  * interactivity payloads (form field `payload=<JSON>`) and slash commands (form fields). Only the fields
  * Handraise reads are declared; anything else Slack sends is ignored, not an error.
  */
-import { z } from "zod";
 import type { Answers } from "../../questions/schema.ts";
+import * as z from "../../zod.ts";
 import type { Inbound } from "../inbound.ts";
 
 /** The platform-qualified user: `slack:<team id>:<user id>` (user ids are workspace-scoped). */
@@ -14,9 +14,9 @@ export function slackActor(teamId: string, userId: string): string {
 
 // zod schemas are immutable: the common field types are built once and shared (a smaller bundle).
 const string = z.string();
-const optional = string.optional();
+const optional = z.optional(string);
 /** Ids that must not be empty when present: dedupe keys are built from them. */
-const optionalId = string.min(1).optional();
+const optionalId = z.optional(string.check(z.minLength(1)));
 
 // ── Events API ─────────────────────────────────────────────────────────────────────────────────────────
 
@@ -38,14 +38,14 @@ export const typedSchema = z.object({ type: string });
 
 export const urlVerificationSchema = z.object({
   type: z.literal("url_verification"),
-  challenge: string.max(1024),
+  challenge: string.check(z.maxLength(1024)),
 });
 
 export const eventCallbackSchema = z.object({
   type: z.literal("event_callback"),
   team_id: string,
-  event_id: string.min(1),
-  authorizations: z.array(z.object({ user_id: optional, is_bot: z.boolean().optional() })).optional(),
+  event_id: string.check(z.minLength(1)),
+  authorizations: z.optional(z.array(z.object({ user_id: optional, is_bot: z.optional(z.boolean()) }))),
   event: messageEventSchema,
 });
 export type EventCallback = z.infer<typeof eventCallbackSchema>;
@@ -99,14 +99,14 @@ export function messageToInbound(envelope: EventCallback): Extract<Inbound, { ki
 
 const optionValue = z.object({ value: string });
 const elementStateSchema = z.object({
-  value: string.nullish(),
-  selected_option: optionValue.nullish(),
-  selected_options: z.array(optionValue).nullish(),
+  value: z.nullish(string),
+  selected_option: z.nullish(optionValue),
+  selected_options: z.nullish(z.array(optionValue)),
 });
 const stateSchema = z.object({ values: z.record(string, z.record(string, elementStateSchema)) });
 export type SlackState = z.infer<typeof stateSchema>;
 
-const idSchema = z.object({ id: string }).nullish();
+const idSchema = z.nullish(z.object({ id: string }));
 const userSchema = z.object({ id: string, team_id: optional });
 
 export const blockActionsSchema = z.object({
@@ -114,11 +114,13 @@ export const blockActionsSchema = z.object({
   user: userSchema,
   team: idSchema,
   channel: idSchema,
-  container: z.object({ message_ts: optional, channel_id: optional, thread_ts: optional }).optional(),
-  message: z.object({ ts: string, thread_ts: optional }).optional(),
+  container: z.optional(z.object({ message_ts: optional, channel_id: optional, thread_ts: optional })),
+  message: z.optional(z.object({ ts: string, thread_ts: optional })),
   trigger_id: optionalId,
-  state: stateSchema.optional(),
-  actions: z.array(z.object({ action_id: string, value: optional, action_ts: optionalId })).min(1),
+  state: z.optional(stateSchema),
+  actions: z
+    .array(z.object({ action_id: string, value: optional, action_ts: optionalId }))
+    .check(z.minLength(1)),
 });
 export type BlockActions = z.infer<typeof blockActionsSchema>;
 
@@ -193,7 +195,7 @@ export function readForm(state: SlackState): FormReading {
 
 export const slashCommandSchema = z.object({
   command: string,
-  text: string.default(""),
+  text: z._default(string, ""),
   user_id: string,
   team_id: string,
   channel_id: string,

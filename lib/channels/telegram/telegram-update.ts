@@ -2,38 +2,39 @@
  * Telegram `Update` → the one inbound type. Only the fields Handraise reads are parsed; any other update
  * kind is not an error (Telegram must get a 200 for it, or it retries and blocks the chat's queue).
  */
-import { z } from "zod";
+import * as z from "../../zod.ts";
 import type { Inbound } from "../inbound.ts";
 import type { InlineKeyboard } from "./telegram-render.ts";
 
-const userSchema = z.object({ id: z.number().int(), is_bot: z.boolean().optional() });
-const chatSchema = z.object({ id: z.number().int() });
+const int = z.number().check(z.int());
+const userSchema = z.object({ id: int, is_bot: z.optional(z.boolean()) });
+const chatSchema = z.object({ id: int });
 const keyboardSchema = z.object({
-  inline_keyboard: z.array(z.array(z.object({ text: z.string(), callback_data: z.string().optional() }))),
+  inline_keyboard: z.array(z.array(z.object({ text: z.string(), callback_data: z.optional(z.string()) }))),
 });
 
 export const updateSchema = z.object({
-  update_id: z.number().int(),
-  message: z
-    .object({
-      message_id: z.number().int(),
-      from: userSchema.optional(),
-      sender_chat: z.object({ id: z.number() }).optional(),
+  update_id: int,
+  message: z.optional(
+    z.object({
+      message_id: int,
+      from: z.optional(userSchema),
+      sender_chat: z.optional(z.object({ id: z.number() })),
       chat: chatSchema,
-      text: z.string().max(4096).optional(),
-      reply_to_message: z.object({ message_id: z.number().int() }).optional(),
-    })
-    .optional(),
-  callback_query: z
-    .object({
+      text: z.optional(z.string().check(z.maxLength(4096))),
+      reply_to_message: z.optional(z.object({ message_id: int })),
+    }),
+  ),
+  callback_query: z.optional(
+    z.object({
       id: z.string(),
       from: userSchema,
-      message: z
-        .object({ message_id: z.number().int(), chat: chatSchema, reply_markup: keyboardSchema.optional() })
-        .optional(),
-      data: z.string().max(64).optional(),
-    })
-    .optional(),
+      message: z.optional(
+        z.object({ message_id: int, chat: chatSchema, reply_markup: z.optional(keyboardSchema) }),
+      ),
+      data: z.optional(z.string().check(z.maxLength(64))),
+    }),
+  ),
 });
 export type TelegramUpdate = z.infer<typeof updateSchema>;
 
