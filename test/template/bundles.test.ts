@@ -20,9 +20,10 @@ import {
 
 /**
  * Unzipped JavaScript per function (source maps not counted). Cold start grows with the code Lambda loads;
- * raise this only with a reason in the commit, never to make a test pass.
+ * raise this only with a reason in the commit, never to make a test pass. (It began at 250 KB; after the move
+ * to zod/mini every bundle is 86–97 KB, so it came down to 128 KB to keep the headroom honest.)
  */
-const BUNDLE_BUDGET_BYTES = 250 * 1024;
+const BUNDLE_BUDGET_BYTES = 128 * 1024;
 
 const isJs = (name: string) => /\.(m?js|cjs)$/.test(name);
 
@@ -70,7 +71,7 @@ describe("Lambda bundles", () => {
 
   it("the budget check fails for a bundle that grew past it", () => {
     expect(bundleBudgetProblems({ ask: BUNDLE_BUDGET_BYTES + 1, modelStep: 1000 })).toEqual([
-      "ask: 250.0 KB of JS, budget 250 KB",
+      "ask: 128.0 KB of JS, budget 128 KB",
     ]);
   });
 
