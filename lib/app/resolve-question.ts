@@ -58,12 +58,9 @@ export function createResolveQuestion(deps: ResolveDeps) {
     const closed = await store.close(id, outcome, now());
     if (closed.kind === "not_found") throw new NotFoundError(id);
     if (closed.kind === "not_pending") throw new AlreadyResolvedError(id, closed.record.status);
-    // Resuming the run and freeing the session slot are independent: do them together, off each other's path.
-    const { sessionKey } = closed.record;
-    const [run] = await Promise.all([
-      closed.taskToken === undefined ? ("no_run" as const) : resume(closed.taskToken),
-      sessionKey === undefined ? undefined : store.releaseSession(sessionKey, id),
-    ]);
+    // The session slot is not freed here: a slot whose question has ended is free by definition (the next
+    // ask in the session takes it over), which keeps a write off the path a person waits on.
+    const run = closed.taskToken === undefined ? "no_run" : await resume(closed.taskToken);
     await retireDeliveries(channels, closed.record, (error, channel) =>
       deps.onBackgroundError(error, `retiring question ${id} on ${channel}`),
     );

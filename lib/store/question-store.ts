@@ -47,8 +47,8 @@ export interface QuestionStore {
   /** Open questions, oldest first. */
   listPending(filter: PendingFilter, nowMs: number): Promise<QuestionRecord[]>;
   /**
-   * Closes a pending question (one conditional write). The session slot is left to the caller
-   * (`releaseSession`), so it can be freed alongside resuming the run rather than before it.
+   * Closes a pending question (one conditional write). Its session slot stays until the next ask in that
+   * session takes it over (a slot whose question has ended is free), or `releaseSession` deletes it.
    */
   close(id: string, outcome: Outcome, nowMs: number): Promise<CloseResult>;
   /** Records where the prompt was posted (appends), and indexes each posted message for routing. */
