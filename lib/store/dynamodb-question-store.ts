@@ -90,7 +90,8 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
     }
   }
 
-  async function putQuestion(question: NewQuestion): Promise<boolean> {
+  /** Writes a new question; the item as written, or undefined when the id is taken. */
+  async function putQuestion(question: NewQuestion): Promise<QuestionItem | undefined> {
     const expiresAtMs = question.createdAtMs + question.timeoutSeconds * 1000;
     const item: QuestionItem = {
       pk: keys.question(question.id),
@@ -118,7 +119,7 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
       }),
       [CREATED_ORDER]: keys.createdOrder(question.createdAtMs, question.id),
     };
-    return conditionally(async () =>
+    const written = await conditionally(async () =>
       track(
         await client.send(
           new PutItemCommand({
@@ -130,6 +131,7 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
         ),
       ),
     );
+    return written ? item : undefined;
   }
 
   /** A retried Step Functions task registers the same question again with a new token: keep the record, take the token. */
@@ -228,7 +230,8 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
 
   return {
     async create(question, nowMs): Promise<CreateResult> {
-      if (!(await putQuestion(question))) {
+      const written = await putQuestion(question);
+      if (!written) {
         const record = await replaceToken(question, nowMs);
         return record ? { kind: "token_replaced", record } : { kind: "id_in_use" };
       }
@@ -249,9 +252,8 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
           return { kind: "session_busy", pendingId: slot.pendingId };
         }
       }
-      const stored = await getItem<QuestionItem>(keys.question(question.id));
-      if (!stored) throw new Error(`question ${question.id} vanished right after it was written`);
-      return { kind: "created", record: toRecord(stored, nowMs) };
+      // The record is what was just written: no read back.
+      return { kind: "created", record: toRecord(written, nowMs) };
     },
 
     async get(id, nowMs) {
