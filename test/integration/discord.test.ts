@@ -3,7 +3,7 @@ import { StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DISCORD_ACK_BUDGET_MS } from "#lib/channels/discord/discord-webhook.ts";
 import { PLATFORM_CALL_TIMEOUT_MS } from "#lib/channels/platform-api-error.ts";
-import vectors from "../../../shared/reference/signature-vectors.json" with { type: "json" };
+import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
 import {
   allItems,

@@ -5,7 +5,7 @@ import { StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { PlatformApiError } from "#lib/channels/platform-api-error.ts";
 import { createSlackApi, withSlackDeadline } from "#lib/channels/slack/slack-api.ts";
-import vectors from "../../../shared/reference/signature-vectors.json" with { type: "json" };
+import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
 import {
   allItems,

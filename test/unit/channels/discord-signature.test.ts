@@ -5,7 +5,7 @@ import {
   REPLAY_WINDOW_SECONDS,
   verifyDiscordRequest,
 } from "#lib/channels/discord/discord-signature.ts";
-import vectors from "../../../../shared/reference/signature-vectors.json" with { type: "json" };
+import vectors from "../../fixtures/signature-vectors.json" with { type: "json" };
 
 const D1 = vectors.discord_generated;
 const key = discordPublicKey(D1.public_key);

@@ -8,7 +8,7 @@ import { slackSignature, verifySlackSignature } from "#lib/channels/slack/slack-
 import { createSlackWebhook } from "#lib/channels/slack/slack-webhook.ts";
 import { HttpError } from "#lib/http/http-errors.ts";
 import type { QuestionStore } from "#lib/store/question-store.ts";
-import vectors from "../../../../shared/reference/signature-vectors.json" with { type: "json" };
+import vectors from "../../fixtures/signature-vectors.json" with { type: "json" };
 
 const vector = vectors.slack_official;
 const body = Buffer.from(vector.body, "utf8");
