@@ -8,6 +8,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoAgentInput } from "#infra/local/demo-agent.ts";
 import { encodeTaskToken } from "#infra/local/stepfunctions/task-token.ts";
+import { singleQuestion, unique } from "./support/sample-questions.ts";
 import {
   allItems,
   startTestStack,
@@ -23,16 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
 });
-
-let counter = 0;
-const unique = (prefix: string) => `${prefix}-${Date.now()}-${++counter}`;
-
-const singleQuestion = {
-  id: "deploy_target",
-  header: "Deploy to",
-  question: "Where should it go?",
-  options: [{ label: "Staging (Recommended)" }, { label: "Production" }],
-};
 
 /** A scripted agent that asks once, then replies with a template over the outcome. */
 function scriptedInput(sessionKey: string, args: unknown, reply: string) {

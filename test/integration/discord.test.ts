@@ -5,6 +5,7 @@ import { DISCORD_ACK_BUDGET_MS } from "#lib/channels/discord/discord-webhook.ts"
 import { PLATFORM_CALL_TIMEOUT_MS } from "#lib/channels/platform-api-error.ts";
 import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
+import { multiQuestion as multi, singleQuestion as single, unique } from "./support/sample-questions.ts";
 import {
   allItems,
   startTestStack,
@@ -66,22 +67,6 @@ beforeEach(() => {
   CHANNEL = String(BigInt(CHANNEL) + 1n);
 });
 
-let counter = 0;
-const unique = (prefix: string) => `${prefix}-${Date.now()}-${++counter}`;
-
-const single = {
-  id: "deploy_target",
-  header: "Deploy to",
-  question: "Where should it go?",
-  options: [{ label: "Staging (Recommended)" }, { label: "Production" }],
-};
-const multi = {
-  id: "checks",
-  header: "Checks",
-  question: "Which checks?",
-  multiSelect: true,
-  options: [{ label: "Unit" }, { label: "E2E" }, { label: "Lint" }],
-};
 const DEFAULT_REPLY = "{{c1.status}}|{{c1.reason}}|{{c1.deploy_target}}{{c1.checks}}";
 
 async function startRun(questions: unknown[], options: { channels?: string[]; reply?: string } = {}) {

@@ -1,6 +1,7 @@
 import { StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
+import { multiQuestion as multi, singleQuestion as single, unique } from "./support/sample-questions.ts";
 import {
   allItems,
   startTestStack,
@@ -63,23 +64,6 @@ beforeEach(() => {
   mattermost.calls.length = 0;
   channel = `channel${String(++channels).padStart(4, "0")}`;
 });
-
-let counter = 0;
-const unique = (prefix: string) => `${prefix}-${Date.now()}-${++counter}`;
-
-const single = {
-  id: "deploy_target",
-  header: "Deploy to",
-  question: "Where should it go?",
-  options: [{ label: "Staging (Recommended)" }, { label: "Production" }],
-};
-const multi = {
-  id: "checks",
-  header: "Checks",
-  question: "Which checks?",
-  multiSelect: true,
-  options: [{ label: "Unit" }, { label: "E2E" }, { label: "Lint" }],
-};
 
 type Target = { channel: string; chatId: string; threadId?: string };
 

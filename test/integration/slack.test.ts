@@ -7,6 +7,7 @@ import { PlatformApiError } from "#lib/channels/platform-api-error.ts";
 import { createSlackApi, withSlackDeadline } from "#lib/channels/slack/slack-api.ts";
 import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
+import { multiQuestion as multi, singleQuestion as single, unique } from "./support/sample-questions.ts";
 import {
   allItems,
   startTestStack,
@@ -97,21 +98,6 @@ beforeEach(() => {
   CHANNEL = `C${String(++channelCounter).padStart(8, "0")}`;
 });
 
-const unique = (prefix: string) => `${prefix}-${Date.now()}-${++seq}`;
-
-const single = {
-  id: "deploy_target",
-  header: "Deploy to",
-  question: "Where should it go?",
-  options: [{ label: "Staging (Recommended)" }, { label: "Production" }],
-};
-const multi = {
-  id: "checks",
-  header: "Checks",
-  question: "Which checks?",
-  multiSelect: true,
-  options: [{ label: "Unit" }, { label: "E2E" }, { label: "Lint" }],
-};
 const note = {
   id: "release_note",
   header: "Release note",

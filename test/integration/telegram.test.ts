@@ -2,6 +2,7 @@ import { StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
+import { multiQuestion as multi, singleQuestion as single, unique } from "./support/sample-questions.ts";
 import {
   allItems,
   startTestStack,
@@ -42,23 +43,7 @@ beforeEach(() => {
   CHAT_ID -= 1;
 });
 
-let counter = 0;
 let updateId = 5000;
-const unique = (prefix: string) => `${prefix}-${Date.now()}-${++counter}`;
-
-const single = {
-  id: "deploy_target",
-  header: "Deploy to",
-  question: "Where should it go?",
-  options: [{ label: "Staging (Recommended)" }, { label: "Production" }],
-};
-const multi = {
-  id: "checks",
-  header: "Checks",
-  question: "Which checks?",
-  multiSelect: true,
-  options: [{ label: "Unit" }, { label: "E2E" }, { label: "Lint" }],
-};
 
 async function startRun(questions: unknown[], options: { chats?: number[]; sessionKey?: string } = {}) {
   const sessionKey = options.sessionKey ?? unique("tg");
