@@ -9,6 +9,7 @@ import { createAskQuestion } from "./app/ask-question.ts";
 import { createCancelStoppedRun } from "./app/cancel-stopped-run.ts";
 import { createHandleInbound } from "./app/handle-inbound.ts";
 import { createResolveQuestion } from "./app/resolve-question.ts";
+import { createResumeClosedQuestion } from "./app/resume-closed-question.ts";
 import { createWaitForQuestion } from "./app/wait-for-question.ts";
 import { createSfnTaskCallbacks } from "./callbacks/sfn-task-callbacks.ts";
 import type { ChatChannel } from "./channels/chat-channel.ts";
@@ -116,6 +117,7 @@ export function createServices(config: Config) {
     store,
     handleInbound,
     cancelStoppedRun: createCancelStoppedRun({ store, resolve, now }),
+    resumeClosedQuestion: createResumeClosedQuestion({ store, callbacks }),
     askQuestion,
     resolve,
     questionApi: createQuestionApi({ store, askQuestion, resolve, waitForQuestion, now }),

@@ -236,12 +236,14 @@ export async function startBenchStack(): Promise<BenchStack> {
     async answerBaseline(run) {
       const started = performance.now();
       const now = Date.now();
-      // The same state change the store's close makes, in one conditional write that returns the token.
+      // The same state change the store's close makes, in one conditional write that returns the token. It
+      // also takes the token out of the item, so the stream consumer (questionEvents) has nothing to resume
+      // and this direct SendTaskSuccess is the only one.
       const out = await dynamodb.send(
         new UpdateItemCommand({
           TableName,
           Key: { pk: { S: keys.question(run.questionId) } },
-          UpdateExpression: `SET #status = :answered, answers = :answers, resolvedAtMs = :now REMOVE ${INDEX.pendingByOwner.partitionKey}, ${INDEX.pendingBySession.partitionKey}, ${INDEX.pendingByAgent.partitionKey}`,
+          UpdateExpression: `SET #status = :answered, answers = :answers, resolvedAtMs = :now REMOVE taskToken, ${INDEX.pendingByOwner.partitionKey}, ${INDEX.pendingBySession.partitionKey}, ${INDEX.pendingByAgent.partitionKey}`,
           ConditionExpression: "#status = :pending AND expiresAtMs > :now",
           ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: marshall({
@@ -250,7 +252,7 @@ export async function startBenchStack(): Promise<BenchStack> {
             ":answers": BENCH_ANSWER,
             ":now": now,
           }),
-          ReturnValues: "ALL_NEW",
+          ReturnValues: "UPDATED_OLD",
         }),
       );
       const updated = performance.now();

@@ -25,15 +25,22 @@ export function executionStatusEvent(
 }
 
 /**
- * EventBridge content matching for the forms serverless.yml uses: a list of allowed values, or a nested
- * object of such lists. `resolve` turns CloudFormation refs (`{"Fn::Ref": id}`) into local values.
+ * EventBridge content matching (also Lambda event filtering) for the forms serverless.yml uses: a list of
+ * allowed values (or `{"exists": bool}`), or a nested object of such lists. `resolve` turns CloudFormation refs (`{"Fn::Ref": id}`) into local values.
  */
 export function matchesPattern(
   event: unknown,
   pattern: unknown,
   resolve: (value: unknown) => unknown,
 ): boolean {
-  if (Array.isArray(pattern)) return pattern.map(resolve).includes(event);
+  if (Array.isArray(pattern)) {
+    return pattern.some((allowed) => {
+      // `{"exists": true|false}`: whether the field is there at all (EventBridge and Lambda event filtering).
+      const exists = (allowed as { exists?: unknown } | null)?.exists;
+      if (typeof exists === "boolean") return exists === (event !== undefined);
+      return resolve(allowed) === event;
+    });
+  }
   if (typeof pattern !== "object" || pattern === null) return resolve(pattern) === event;
   if (typeof event !== "object" || event === null) return false;
   return Object.entries(pattern).every(([key, sub]) =>

@@ -20,8 +20,32 @@ export interface ServerlessFunction {
   routes: HttpRoute[];
   /** EventBridge patterns of its `eventBridge` events (CloudFormation refs left as `{"Fn::Ref": id}`). */
   eventPatterns: Record<string, unknown>[];
+  /** Its DynamoDB `stream` events: the table (logical id of `!GetAtt <Table>.StreamArn`) and delivery settings. */
+  streams: StreamSubscription[];
   /** The CloudFormation logical id serverless gives it, which state machines reference with Fn::GetAtt. */
   logicalId: string;
+}
+
+export interface StreamSubscription {
+  /** The logical id of the table whose stream it reads. */
+  table: string;
+  filterPatterns: Record<string, unknown>[];
+  maximumRetryAttempts?: number | undefined;
+}
+
+interface StreamEvent {
+  type?: string;
+  arn?: unknown;
+  filterPatterns?: Record<string, unknown>[];
+  maximumRetryAttempts?: number;
+}
+
+/** `!GetAtt Table.StreamArn` (or the long form) → `Table`. */
+function streamTable(arn: unknown): string | undefined {
+  const getAtt = (arn as { "Fn::GetAtt"?: unknown } | null)?.["Fn::GetAtt"];
+  const [table, attribute] =
+    typeof getAtt === "string" ? getAtt.split(".") : Array.isArray(getAtt) ? getAtt : [];
+  return attribute === "StreamArn" && typeof table === "string" ? table : undefined;
 }
 
 /** CloudFormation short-form tags (`!Ref X`) become plain objects: the local stack does not evaluate them. */
@@ -37,7 +61,11 @@ export function readServerlessFunctions(projectRoot: string): ServerlessFunction
       string,
       {
         handler: string;
-        events?: { httpApi?: HttpRoute; eventBridge?: { pattern?: Record<string, unknown> } }[];
+        events?: {
+          httpApi?: HttpRoute;
+          eventBridge?: { pattern?: Record<string, unknown> };
+          stream?: StreamEvent;
+        }[];
       }
     >;
   };
@@ -53,6 +81,18 @@ export function readServerlessFunctions(projectRoot: string): ServerlessFunction
       eventPatterns: (fn.events ?? []).flatMap((event) =>
         event.eventBridge?.pattern ? [event.eventBridge.pattern] : [],
       ),
+      streams: (fn.events ?? []).flatMap((event) => {
+        const table = event.stream?.type === "dynamodb" ? streamTable(event.stream.arn) : undefined;
+        return table && event.stream
+          ? [
+              {
+                table,
+                filterPatterns: event.stream.filterPatterns ?? [],
+                maximumRetryAttempts: event.stream.maximumRetryAttempts,
+              },
+            ]
+          : [];
+      }),
       logicalId: `${key.charAt(0).toUpperCase()}${key.slice(1).replaceAll("-", "Dash").replaceAll("_", "Underscore")}LambdaFunction`,
     };
   });

@@ -8,8 +8,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { DynamoDbClientObserver } from "#lib/wiring.ts";
+import tableDefinition from "../table.json" with { type: "json" };
 import { ensureTable, localDynamoDbClient, startLocalDynamoDb } from "./dynamodb.ts";
+import { startDynamoDbProxy } from "./dynamodb-proxy.ts";
+import { createStreamEmulator, type StreamConsumer } from "./dynamodb-streams.ts";
 import { executionStatusEvent, matchesPattern } from "./event-bridge.ts";
+import type { FaultSwitch } from "./faults.ts";
 import { type GatewayRoute, type HttpHandler, startHttpGateway } from "./http-gateway.ts";
 import { lambdaContext } from "./lambda-context.ts";
 import { readServerlessFunctions } from "./serverless-functions.ts";
@@ -49,8 +53,19 @@ export interface LocalStack {
   apiKey: string;
   tableName: string;
   stateMachineArns: Record<string, string>;
+  /**
+   * Fault injection for tests: `faults.dynamodb.failNext(3, {code: "ProvisionedThroughputExceededException",
+   * status: 400, operations: ["UpdateItem"]})` makes the next 3 UpdateItem calls fail as throttled DynamoDB
+   * does; `faults.stepFunctions` does the same for the Step Functions API.
+   */
+  faults: { dynamodb: FaultSwitch; stepFunctions: FaultSwitch };
+  /** The DynamoDB Streams emulation: resolves once every captured change has been delivered (or dropped). */
+  streamsDrained(): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** The key attributes of the table (infra/table.json), which the DynamoDB proxy needs to key a PutItem. */
+const tableKeyAttributes = tableDefinition.KeySchema.map((key) => key.AttributeName);
 
 /** The state machines of serverless.yml, by name, with their ASL files. */
 const STATE_MACHINES = [{ name: "agent", file: "infra/state-machines/agent.asl.json" }];
@@ -67,15 +82,28 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   };
 
   try {
-    const dynamodb = await startLocalDynamoDb({
-      host,
-      port: options.dynamodbPort ?? 8000,
-      dataDir: options.dataDir,
-    });
+    // dynalite on a free port behind the DynamoDB proxy, which serves the DynamoDB port: it adds fault
+    // injection and the change capture the DynamoDB Streams emulation needs (dynamodb-proxy.ts).
+    const dynamodb = await startLocalDynamoDb({ host, port: 0, dataDir: options.dataDir });
     stops.push(dynamodb.stop);
     const client = localDynamoDbClient(dynamodb.url);
+    stops.push(async () => client.destroy());
     await ensureTable(client, tableName);
-    client.destroy();
+    const streamConsumers: StreamConsumer[] = [];
+    const streams = createStreamEmulator({
+      region: REGION,
+      account: ACCOUNT,
+      consumers: (table) => (table === tableName ? streamConsumers : []),
+    });
+    const proxy = await startDynamoDbProxy({
+      target: dynamodb.url,
+      host,
+      port: options.dynamodbPort ?? 8000,
+      client,
+      keyAttributes: () => tableKeyAttributes,
+      onChange: (change) => streams.record(change),
+    });
+    stops.push(proxy.stop);
 
     // The SFN port must be known before the handlers load their configuration, so start it with the
     // handlers resolved lazily.
@@ -114,7 +142,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       AWS_REGION: REGION,
       AWS_ACCESS_KEY_ID: "local",
       AWS_SECRET_ACCESS_KEY: "local",
-      AWS_ENDPOINT_URL_DYNAMODB: dynamodb.url,
+      AWS_ENDPOINT_URL_DYNAMODB: proxy.url,
       AWS_ENDPOINT_URL_SFN: sfn.url,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
       HANDRAISE_TABLE: tableName,
@@ -162,22 +190,37 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           name: functionName(fn.key),
         });
       }
+      for (const stream of fn.streams) {
+        // The one table of serverless.yml is the local table.
+        if (stream.table !== "QuestionsTable")
+          throw new Error(`${fn.key} reads an unknown stream ${stream.table}`);
+        streamConsumers.push({
+          name: functionName(fn.key),
+          handler: handler as StreamConsumer["handler"],
+          filterPatterns: stream.filterPatterns,
+          maximumRetryAttempts: stream.maximumRetryAttempts,
+        });
+      }
       for (const route of fn.routes) {
         routes.push({ ...route, functionName: functionName(fn.key), handler: handler as HttpHandler });
       }
     }
     const gateway = await startHttpGateway({ routes, host, port: options.port ?? 3000 });
     stops.push(gateway.stop);
+    // Stopped first: no stream delivery may outlive the services it calls.
+    stops.push(streams.stop);
 
     return {
       httpUrl: gateway.url,
       sfnUrl: sfn.url,
-      dynamodbUrl: dynamodb.url,
+      dynamodbUrl: proxy.url,
       apiKey,
       tableName,
       stateMachineArns: Object.fromEntries(
         STATE_MACHINES.map(({ name }) => [name, sfn.stateMachineArn(name)]),
       ),
+      faults: { dynamodb: proxy.faults, stepFunctions: sfn.faults },
+      streamsDrained: () => streams.drained(),
       stop,
     };
   } catch (error) {

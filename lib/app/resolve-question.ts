@@ -5,6 +5,7 @@ import type { Answers } from "../questions/schema.ts";
 import type { CancelReason, QuestionRecord } from "../store/question-record.ts";
 import type { Outcome, QuestionStore } from "../store/question-store.ts";
 import { AlreadyResolvedError, NotFoundError, NotOwnerError } from "./errors.ts";
+import { CANCEL_CAUSES } from "./resume-closed-question.ts";
 import { retireDeliveries } from "./retire-deliveries.ts";
 
 export interface ResolveDeps {
@@ -25,8 +26,12 @@ export interface ResolveOptions {
 
 export interface Resolution {
   record: QuestionRecord;
-  /** Whether the waiting run took the result; `no_run` for questions nothing waits on. */
-  run: "resumed" | "not_waiting" | "no_run";
+  /**
+   * Whether the waiting run took the result; `no_run` for questions nothing waits on; `pending_retry` when
+   * Step Functions could not be reached (throttled, 5xx): the record is closed all the same, and the table's
+   * stream resumes the run (createResumeClosedQuestion).
+   */
+  run: "resumed" | "not_waiting" | "no_run" | "pending_retry";
 }
 
 /**
@@ -60,7 +65,16 @@ export function createResolveQuestion(deps: ResolveDeps) {
     if (closed.kind === "not_pending") throw new AlreadyResolvedError(id, closed.record.status);
     // The session slot is not freed here: a slot whose question has ended is free by definition (the next
     // ask in the session takes it over), which keeps a write off the path a person waits on.
-    const run = closed.taskToken === undefined ? "no_run" : await resume(closed.taskToken);
+    let run: Resolution["run"] = "no_run";
+    if (closed.taskToken !== undefined) {
+      try {
+        run = await resume(closed.taskToken);
+      } catch (error) {
+        // The answer is accepted (the write won): the stream consumer delivers it to the run.
+        deps.onBackgroundError(error, `resuming the run of question ${id}`);
+        run = "pending_retry";
+      }
+    }
     await retireDeliveries(channels, closed.record, (error, channel) =>
       deps.onBackgroundError(error, `retiring question ${id} on ${channel}`),
     );
@@ -79,9 +93,8 @@ export function createResolveQuestion(deps: ResolveDeps) {
     async cancel(id: string, reason: CancelReason, options: ResolveOptions = {}): Promise<Resolution> {
       await loadPending(id, options);
       const error = reason === "skipped" ? TASK_ERRORS.skipped : TASK_ERRORS.cancelled;
-      const cause = reason === "skipped" ? "The user skipped the question." : "The question was cancelled.";
       return close(id, { status: "cancelled", reason, resolvedBy: options.resolvedBy }, (token) =>
-        callbacks.fail(token, error, cause),
+        callbacks.fail(token, error, CANCEL_CAUSES[reason]),
       );
     },
   };

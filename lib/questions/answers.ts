@@ -1,7 +1,7 @@
 import { InvalidAnswerError } from "./errors.ts";
 import { isRecord } from "./guards.ts";
 import { dedupe, matchLabel } from "./options.ts";
-import type { Answers, Question } from "./schema.ts";
+import { type Answers, MAX_ANSWER_VALUE_UNITS, MAX_ANSWERS_BYTES, type Question } from "./schema.ts";
 
 /**
  * Checks an answer envelope against the questions and returns it canonical
@@ -45,6 +45,13 @@ export function validateAnswers(questions: readonly Question[], answers: unknown
         `question "${question.id}" has a blank answer`,
       );
     }
+    if (values.some((value) => value.length > MAX_ANSWER_VALUE_UNITS)) {
+      throw new InvalidAnswerError(
+        "too_long",
+        question.id,
+        `question "${question.id}" has an answer longer than ${MAX_ANSWER_VALUE_UNITS} characters`,
+      );
+    }
     if (values.length > 1 && question.multiSelect !== true) {
       throw new InvalidAnswerError(
         "too_many_values",
@@ -53,6 +60,15 @@ export function validateAnswers(questions: readonly Question[], answers: unknown
       );
     }
     canonical[question.id] = dedupe(values.map((value) => matchLabel(question, value) ?? value.trim()));
+  }
+  // The answers become the waiting run's task output (at most 256 KiB): keep well below it.
+  const bytes = new TextEncoder().encode(JSON.stringify(canonical)).length;
+  if (bytes > MAX_ANSWERS_BYTES) {
+    throw new InvalidAnswerError(
+      "too_long",
+      undefined,
+      `the answers are ${bytes} bytes as JSON, more than the ${MAX_ANSWERS_BYTES} allowed`,
+    );
   }
   return canonical;
 }

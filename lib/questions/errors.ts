@@ -48,7 +48,9 @@ export type InvalidAnswerReason =
   | "unknown_question"
   | "missing"
   | "empty_value"
-  | "too_many_values";
+  | "too_many_values"
+  /** A value longer than MAX_ANSWER_VALUE_UNITS, or the whole envelope larger than MAX_ANSWERS_BYTES. */
+  | "too_long";
 
 /** An answer that does not fit the questions; the question stays pending. */
 export class InvalidAnswerError extends Error {

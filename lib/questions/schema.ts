@@ -24,6 +24,13 @@ export const MAX_TIMEOUT_SECONDS = 3600;
 export const STEP_FUNCTIONS_MAX_TIMEOUT_SECONDS = 31_536_000;
 /** Extra time the waiting side allows on top of the question's timeout before it reports no answer. */
 export const TIMEOUT_GRACE_SECONDS = 10;
+/**
+ * Answer size limits, far below Step Functions' 256 KiB task output (the answers are the AskUser result):
+ * one answer value at most 4,000 UTF-16 code units (a Telegram message is 4,096), a whole canonical answer
+ * envelope at most 32 KiB as UTF-8 JSON.
+ */
+export const MAX_ANSWER_VALUE_UNITS = 4000;
+export const MAX_ANSWERS_BYTES = 32 * 1024;
 
 /** Has at least one non-whitespace character (so it is non-empty after trimming). */
 const NOT_BLANK = /\S/;

@@ -418,6 +418,25 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
     },
 
     releaseSession,
+
+    async forgetTaskToken(id, taskToken) {
+      await conditionally(async () =>
+        track(
+          await client.send(
+            new UpdateItemCommand({
+              TableName,
+              Key: { pk: { S: keys.question(id) } },
+              UpdateExpression: "REMOVE taskToken",
+              // Only a closed question's own token: a pending one still needs it, a retried task's is new.
+              ConditionExpression: "taskToken = :token AND #status <> :pending",
+              ExpressionAttributeNames: { "#status": "status" },
+              ExpressionAttributeValues: marshall({ ":token": taskToken, ":pending": "pending" }),
+              ...capacity,
+            }),
+          ),
+        ),
+      );
+    },
   };
 }
 

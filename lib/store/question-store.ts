@@ -64,4 +64,9 @@ export interface QuestionStore {
   releaseEvent(dedupeKey: string): Promise<void>;
   /** Frees the session slot held by this question, if it still holds it. */
   releaseSession(sessionKey: string, questionId: string): Promise<void>;
+  /**
+   * Drops a closed question's task token once its run took the outcome or no longer waits (a used token
+   * should not linger). Changes nothing when the question is pending or holds another token.
+   */
+  forgetTaskToken(id: string, taskToken: string): Promise<void>;
 }

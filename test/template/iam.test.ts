@@ -110,6 +110,24 @@ const iamTable = (stage: string): Record<string, IamRow[]> => ({
     { actions: ["dynamodb:Query"], resources: [`${TABLE}/index/pendingBySession`] },
     { actions: ["states:SendTaskFailure"], resources: [resumableStateMachines(stage)] },
   ],
+  questionEvents: [
+    { actions: LOGS, resources: ["QuestionEventsLogGroup.Arn"] },
+    {
+      actions: [
+        "dynamodb:GetRecords",
+        "dynamodb:GetShardIterator",
+        "dynamodb:DescribeStream",
+        "dynamodb:ListStreams",
+      ],
+      resources: ["QuestionsTable.StreamArn"],
+    },
+    // Removes the used task token; never reads, creates or deletes an item.
+    { actions: ["dynamodb:UpdateItem"], resources: [TABLE] },
+    {
+      actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
+      resources: [resumableStateMachines(stage)],
+    },
+  ],
   modelStep: [
     { actions: LOGS, resources: ["ModelStepLogGroup.Arn"] },
     {

@@ -201,6 +201,8 @@ describe("secrets", () => {
       ask: channels,
       modelStep: [],
       executionStatus: channels,
+      // Resumes runs from the stream; it retires no chat copy, so it holds no channel credential.
+      questionEvents: [],
       telegramWebhook: [...channels, "TELEGRAM_WEBHOOK_SECRET"],
       slackWebhook: [...channels, "SLACK_SIGNING_SECRET"],
       // DISCORD_PUBLIC_KEY and DISCORD_APPLICATION_ID are public, yet come from SSM like the token.

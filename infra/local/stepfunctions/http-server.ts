@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { InjectedFault } from "../faults.ts";
 import { SfnApiError, type SfnErrorType } from "./api-error.ts";
 import type { LocalStepFunctionsEngine } from "./engine.ts";
 import { operations } from "./operations.ts";
@@ -50,7 +51,15 @@ function parseBody(text: string): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-async function handle(engine: LocalStepFunctionsEngine, request: IncomingMessage, response: ServerResponse) {
+/** Asked once per request: an injected fault to answer with instead (fault injection for tests). */
+export type FaultSource = (operation: string) => InjectedFault | undefined;
+
+async function handle(
+  engine: LocalStepFunctionsEngine,
+  request: IncomingMessage,
+  response: ServerResponse,
+  faults: FaultSource | undefined,
+) {
   try {
     const text = await readBody(request);
     const target = request.headers["x-amz-target"];
@@ -64,6 +73,12 @@ async function handle(engine: LocalStepFunctionsEngine, request: IncomingMessage
     if (!operation)
       throw new SfnApiError("UnknownOperationException", `Unknown operation: '${String(target)}'`);
     if (text === undefined) throw new SfnApiError("ValidationException", "The request body is too large");
+    const fault = faults?.(name);
+    if (fault) {
+      // AWS's own error shape, before the operation runs: the call changes nothing, as on AWS.
+      send(response, fault.status, { __type: fault.code, message: fault.message }, fault.code);
+      return;
+    }
     send(response, 200, await operation(engine, parseBody(text)));
   } catch (error) {
     if (error instanceof SfnApiError) {
@@ -78,8 +93,8 @@ async function handle(engine: LocalStepFunctionsEngine, request: IncomingMessage
 }
 
 /** An HTTP server speaking the AWS JSON 1.0 protocol of Step Functions (`POST /`, X-Amz-Target). */
-export function createStepFunctionsServer(engine: LocalStepFunctionsEngine): Server {
+export function createStepFunctionsServer(engine: LocalStepFunctionsEngine, faults?: FaultSource): Server {
   return createServer((request, response) => {
-    void handle(engine, request, response);
+    void handle(engine, request, response, faults);
   });
 }

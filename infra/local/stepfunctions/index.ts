@@ -1,5 +1,6 @@
 import "./promise-with-resolvers.ts";
 import type { AddressInfo } from "node:net";
+import { createFaultSwitch } from "../faults.ts";
 import { LocalStepFunctionsEngine } from "./engine.ts";
 import { createStepFunctionsServer } from "./http-server.ts";
 import type { LocalStepFunctions, LocalStepFunctionsOptions } from "./types.ts";
@@ -33,7 +34,8 @@ export async function startLocalStepFunctions(
     location: { region: options.region ?? "us-east-1", accountId: options.accountId ?? "000000000000" },
     onExecutionStatusChange: options.onExecutionStatusChange,
   });
-  const server = createStepFunctionsServer(engine);
+  const faults = createFaultSwitch();
+  const server = createStepFunctionsServer(engine, faults.take);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 8083, host, () => {
@@ -47,6 +49,7 @@ export async function startLocalStepFunctions(
   return {
     url: `http://${urlHost}:${port}`,
     stateMachineArn: (name) => engine.stateMachineArn(name),
+    faults,
     stop() {
       stopping ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));

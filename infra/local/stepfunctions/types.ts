@@ -1,4 +1,5 @@
 import type { Context } from "aws-lambda";
+import type { FaultSwitch } from "../faults.ts";
 
 /** A Lambda handler run in process: it gets the event the Task state built and a realistic Lambda Context. */
 export type LocalLambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
@@ -47,6 +48,8 @@ export interface LocalStepFunctions {
   url: string;
   /** `arn:aws:states:<region>:<account>:stateMachine:<name>`. */
   stateMachineArn(name: string): string;
+  /** Fault injection for tests: the next N matching calls answer with an AWS error (nothing runs). */
+  faults: FaultSwitch;
   /** Closes the server and aborts running executions without notifying; leaves no timers behind. */
   stop(): Promise<void>;
 }

@@ -2,7 +2,7 @@ import type { KeyObject } from "node:crypto";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { HandleInbound, InboundOutcome } from "../../app/handle-inbound.ts";
 import { HttpError } from "../../http/http-errors.ts";
-import { rawBody } from "../../http/middlewares.ts";
+import { webhookBody } from "../../http/middlewares.ts";
 import { json } from "../../http/responses.ts";
 import type { QuestionRecord } from "../../store/question-record.ts";
 import type { QuestionStore } from "../../store/question-store.ts";
@@ -94,7 +94,7 @@ export function createDiscordWebhook(deps: DiscordWebhookDeps) {
     event: APIGatewayProxyEventV2,
   ): Promise<APIGatewayProxyStructuredResultV2> {
     const started = performance.now();
-    const body = rawBody(event);
+    const body = webhookBody(event);
     const signed = {
       signature: event.headers?.[SIGNATURE_HEADER],
       timestamp: event.headers?.[TIMESTAMP_HEADER],

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { HandleInbound, InboundOutcome } from "../../app/handle-inbound.ts";
 import { HttpError } from "../../http/http-errors.ts";
-import { rawBody } from "../../http/middlewares.ts";
+import { webhookBody } from "../../http/middlewares.ts";
 import { json } from "../../http/responses.ts";
 import type { QuestionStore } from "../../store/question-store.ts";
 import type { Inbound } from "../inbound.ts";
@@ -118,7 +118,7 @@ export function createSlackWebhook(deps: SlackWebhookDeps) {
 
   return async function slackWebhook(event: APIGatewayProxyEventV2): Promise<Response> {
     const startedMs = deps.now();
-    const body = rawBody(event);
+    const body = webhookBody(event);
     const headers = event.headers ?? {};
     const signed = {
       timestamp: headers["x-slack-request-timestamp"],

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { HandleInbound, InboundOutcome } from "../../app/handle-inbound.ts";
 import { HttpError } from "../../http/http-errors.ts";
-import { rawBody } from "../../http/middlewares.ts";
+import { webhookBody } from "../../http/middlewares.ts";
 import { json } from "../../http/responses.ts";
 import { safeEqual } from "../../http/safe-equal.ts";
 import type { QuestionRecord } from "../../store/question-record.ts";
@@ -36,13 +36,14 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
   return async function telegramWebhook(
     event: APIGatewayProxyEventV2,
   ): Promise<APIGatewayProxyStructuredResultV2> {
+    const body = webhookBody(event);
     const presented = event.headers?.[SECRET_HEADER] ?? "";
     if (deps.webhookSecret === undefined || !safeEqual(presented, deps.webhookSecret)) {
       throw new HttpError(401, "UNAUTHORIZED", "Missing or wrong Telegram secret token.");
     }
     let update: TelegramUpdate;
     try {
-      update = updateSchema.parse(JSON.parse(rawBody(event).toString("utf8")));
+      update = updateSchema.parse(JSON.parse(body.toString("utf8")));
     } catch {
       throw new HttpError(400, "INVALID_UPDATE", "The body is not a Telegram update.");
     }

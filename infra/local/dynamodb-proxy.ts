@@ -1,0 +1,241 @@
+/**
+ * The DynamoDB endpoint of the local stack: a thin HTTP proxy in front of dynalite. It forwards every request
+ * unchanged and adds the two things dynalite lacks:
+ * - fault injection (`faults.failNext`): the next N matching calls answer with DynamoDB's own error body
+ *   and status, before reaching dynalite, so nothing is written — as when DynamoDB throttles a request;
+ * - change capture for the DynamoDB Streams emulation (dynamodb-streams.ts): around each write it reads the
+ *   item before and after (consistent GetItem straight against dynalite) and reports what changed.
+ *
+ * Differences from AWS, on purpose: writes through the proxy are serialized per item (so the before and
+ * after images of a write are its own, as a stream's would be); a write made straight to dynalite (only
+ * the stack's table creation does that) is not captured.
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type AttributeValue, type DynamoDBClient, GetItemCommand } from "@aws-sdk/client-dynamodb";
+import { createFaultSwitch, type FaultSwitch } from "./faults.ts";
+
+const TARGET_PREFIX = "DynamoDB_20120810.";
+/** DynamoDB's error type prefix (the SDK takes the name after `#`). */
+const ERROR_NAMESPACE = "com.amazonaws.dynamodb.v20120810#";
+const WRITES = new Set(["PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"]);
+
+export type Item = Record<string, AttributeValue>;
+
+/** One item changed by a write: its key and its images (undefined: it did not exist). */
+export interface ItemChange {
+  tableName: string;
+  keys: Item;
+  oldImage: Item | undefined;
+  newImage: Item | undefined;
+}
+
+export interface DynamoDbProxyOptions {
+  /** dynalite's URL. */
+  target: string;
+  host?: string;
+  port?: number;
+  /** Reads straight from dynalite (consistent GetItem), for the before and after images. */
+  client: DynamoDBClient;
+  /** The key attribute names of each table (from infra/table.json). */
+  keyAttributes: (tableName: string) => string[];
+  /** Called after each successful write that changed an item; when absent, writes are not captured. */
+  onChange?: (change: ItemChange) => void;
+}
+
+export interface DynamoDbProxy {
+  url: string;
+  faults: FaultSwitch;
+  stop(): Promise<void>;
+}
+
+interface Forwarded {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function forward(target: URL, request: IncomingMessage, body: Buffer): Promise<Forwarded> {
+  return new Promise((resolve, reject) => {
+    const { host: _host, ...headers } = request.headers;
+    const outgoing = httpRequest(
+      {
+        hostname: target.hostname,
+        port: target.port,
+        method: request.method,
+        path: request.url,
+        headers: { ...headers, host: target.host, "content-length": String(body.length) },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () =>
+          resolve({
+            status: response.statusCode ?? 500,
+            headers: response.headers,
+            body: Buffer.concat(chunks),
+          }),
+        );
+        response.on("error", reject);
+      },
+    );
+    outgoing.on("error", reject);
+    outgoing.end(body);
+  });
+}
+
+/** The members of the write requests the proxy reads (the wire form: attribute values as JSON). */
+interface WriteInput {
+  TableName?: string;
+  Item?: Item;
+  Key?: Item;
+  RequestItems?: Record<string, { PutRequest?: { Item?: Item }; DeleteRequest?: { Key?: Item } }[]>;
+}
+
+/** The (table, key) pairs a write request touches. */
+function touchedKeys(
+  operation: string,
+  input: WriteInput,
+  keyAttributes: (tableName: string) => string[],
+): { tableName: string; keys: Item }[] {
+  const keyOf = (tableName: string, item: Item | undefined): Item =>
+    Object.fromEntries(
+      keyAttributes(tableName).flatMap((name) => (item?.[name] ? [[name, item[name]]] : [])),
+    );
+  const table = input.TableName ?? "";
+  if (operation === "PutItem") return [{ tableName: table, keys: keyOf(table, input.Item) }];
+  if (operation === "UpdateItem" || operation === "DeleteItem") {
+    return [{ tableName: table, keys: keyOf(table, input.Key) }];
+  }
+  // BatchWriteItem
+  return Object.entries(input.RequestItems ?? {}).flatMap(([tableName, requests]) =>
+    requests.map((r) => ({
+      tableName,
+      keys: keyOf(tableName, r.PutRequest ? r.PutRequest.Item : r.DeleteRequest?.Key),
+    })),
+  );
+}
+
+export async function startDynamoDbProxy(options: DynamoDbProxyOptions): Promise<DynamoDbProxy> {
+  const target = new URL(options.target);
+  const faults = createFaultSwitch();
+  /** Per-item chains: a write waits for the previous write on the same item (see the header). */
+  const itemLocks = new Map<string, Promise<void>>();
+
+  async function withItemLocks<T>(lockKeys: string[], work: () => Promise<T>): Promise<T> {
+    const sorted = [...new Set(lockKeys)].sort();
+    const previous = sorted.map((key) => itemLocks.get(key) ?? Promise.resolve());
+    let release = () => {};
+    const mine = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    for (const key of sorted) itemLocks.set(key, mine);
+    await Promise.all(previous);
+    try {
+      return await work();
+    } finally {
+      release();
+      for (const key of sorted) if (itemLocks.get(key) === mine) itemLocks.delete(key);
+    }
+  }
+
+  async function image(tableName: string, keys: Item): Promise<Item | undefined> {
+    const out = await options.client.send(
+      new GetItemCommand({ TableName: tableName, Key: keys, ConsistentRead: true }),
+    );
+    return out.Item;
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const body = await readBody(request);
+    const targetHeader = request.headers["x-amz-target"];
+    const operation =
+      typeof targetHeader === "string" && targetHeader.startsWith(TARGET_PREFIX)
+        ? targetHeader.slice(TARGET_PREFIX.length)
+        : "";
+    const fault = faults.take(operation);
+    if (fault) {
+      const text = JSON.stringify({ __type: `${ERROR_NAMESPACE}${fault.code}`, message: fault.message });
+      response.writeHead(fault.status, {
+        "Content-Type": "application/x-amz-json-1.0",
+        "Content-Length": Buffer.byteLength(text),
+        "x-amzn-RequestId": randomUUID(),
+      });
+      response.end(text);
+      return;
+    }
+    const onChange = options.onChange;
+    let forwarded: Forwarded;
+    if (!onChange || !WRITES.has(operation)) {
+      forwarded = await forward(target, request, body);
+    } else {
+      let touched: { tableName: string; keys: Item }[] = [];
+      try {
+        touched = touchedKeys(
+          operation,
+          JSON.parse(body.toString("utf8")) as WriteInput,
+          options.keyAttributes,
+        ).filter((t) => t.tableName && t.keys && Object.keys(t.keys).length > 0);
+      } catch {
+        touched = []; // not valid JSON: dynalite answers the error, nothing is written
+      }
+      const lockKeys = touched.map((t) => `${t.tableName}\n${JSON.stringify(t.keys)}`);
+      forwarded = await withItemLocks(lockKeys, async () => {
+        const before = await Promise.all(
+          touched.map((t) => image(t.tableName, t.keys).catch(() => undefined)),
+        );
+        const result = await forward(target, request, body);
+        if (result.status !== 200) return result;
+        const after = await Promise.all(touched.map((t) => image(t.tableName, t.keys)));
+        touched.forEach((t, i) => {
+          const [oldImage, newImage] = [before[i], after[i]];
+          // DynamoDB writes no stream record for a write that changed nothing.
+          if (JSON.stringify(oldImage) === JSON.stringify(newImage)) return;
+          onChange({ tableName: t.tableName, keys: t.keys, oldImage, newImage });
+        });
+        return result;
+      });
+    }
+    const { "transfer-encoding": _te, connection: _c, ...headers } = forwarded.headers;
+    response.writeHead(forwarded.status, { ...headers, "content-length": String(forwarded.body.length) });
+    response.end(forwarded.body);
+  }
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (response.headersSent || response.destroyed) return;
+      console.error("local-dynamodb-proxy: internal error", error);
+      const text = JSON.stringify({
+        __type: `${ERROR_NAMESPACE}InternalServerError`,
+        message: "Internal error",
+      });
+      response.writeHead(500, { "Content-Type": "application/x-amz-json-1.0" });
+      response.end(text);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const urlHost = address.includes(":") ? `[${address}]` : address;
+  return {
+    url: `http://${urlHost}:${port}`,
+    faults,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * Lifecycle guarantee 8, load: 2,000 waiting agent runs across 200 owners, answered over the HTTP API with
+ * 50 requests in flight → every run resumed exactly once with its own answer, no record left pending.
+ * HANDRAISE_LOAD_QUESTIONS scales it down for a quick local run (default 2,000).
+ */
+import {
+  DescribeExecutionCommand,
+  GetExecutionHistoryCommand,
+  StartExecutionCommand,
+} from "@aws-sdk/client-sfn";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestStack, type TestStack, waitFor } from "./support/test-stack.ts";
+
+const QUESTIONS = Number(process.env.HANDRAISE_LOAD_QUESTIONS ?? 2000);
+const OWNERS = Math.min(200, QUESTIONS);
+const IN_FLIGHT = 50;
+const RUN = `load-${Date.now()}`;
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+/** Runs `work` over `items` with at most `limit` in flight. */
+async function pool<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await work(items[index] as T);
+      }
+    }),
+  );
+  return results;
+}
+
+const ownerOf = (i: number) => `web:${RUN}-owner-${i % OWNERS}`;
+const sessionOf = (i: number) => `${RUN}-session-${i}`;
+
+function input(i: number) {
+  return {
+    sessionKey: sessionOf(i),
+    owner: ownerOf(i),
+    deliverTo: [],
+    prompt: "load",
+    model: {
+      provider: "scripted",
+      steps: [
+        {
+          toolCalls: [
+            {
+              id: "call_1",
+              name: "ask_user",
+              arguments: {
+                questions: [
+                  {
+                    id: "pick",
+                    header: "Pick",
+                    question: `Question ${i}?`,
+                    options: [{ label: "Yes" }, { label: "No" }],
+                  },
+                ],
+                timeoutSeconds: 3600,
+              },
+            },
+          ],
+        },
+        { reply: "{{call_1.status}}:{{call_1.pick}}" },
+      ],
+    },
+  };
+}
+
+describe("load", () => {
+  it(`${QUESTIONS} pending questions across ${OWNERS} owners, answered with ${IN_FLIGHT} in flight → every run resumed exactly once with its own answer`, async () => {
+    const indexes = Array.from({ length: QUESTIONS }, (_, i) => i);
+    const t0 = performance.now();
+    const arns = await pool(indexes, IN_FLIGHT, async (i) => {
+      const { executionArn } = await stack.sfn.send(
+        new StartExecutionCommand({
+          stateMachineArn: stack.stateMachineArns.agent,
+          name: `${RUN}-${i}`,
+          input: JSON.stringify(input(i)),
+        }),
+      );
+      return executionArn as string;
+    });
+    const started = performance.now();
+
+    // Every run is waiting on its question: list each owner's pending questions until all are there.
+    const owners = Array.from({ length: OWNERS }, (_, o) => ownerOf(o));
+    const pending = (
+      await pool(owners, IN_FLIGHT, (owner) =>
+        waitFor(
+          async () => {
+            const response = await stack.api("GET", `/questions?owner=${encodeURIComponent(owner)}`);
+            const list = response.body.questions as { id: string; sessionKey: string; runId: string }[];
+            return list.length === expectedFor(owner) ? list : undefined;
+          },
+          { timeoutMs: 120_000, intervalMs: 250, what: `${owner}'s questions to be pending` },
+        ),
+      )
+    ).flat();
+    expect(pending).toHaveLength(QUESTIONS);
+    const asked = performance.now();
+
+    // Each run gets its own answer (free text naming its index), 50 requests in flight.
+    const statuses = await pool(pending, IN_FLIGHT, async (question) => {
+      const i = Number(question.sessionKey.split("-").at(-1));
+      expect(question.runId).toBe(arns[i]);
+      const response = await stack.api("POST", `/questions/${question.id}/answer`, {
+        answers: { pick: [`answer-${i}`] },
+      });
+      return response.status;
+    });
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    const answered = performance.now();
+
+    const outputs = await pool(indexes, IN_FLIGHT, (i) =>
+      waitFor(
+        async () => {
+          const execution = await stack.sfn.send(
+            new DescribeExecutionCommand({ executionArn: arns[i] as string }),
+          );
+          return execution.status === "RUNNING" ? undefined : execution;
+        },
+        { timeoutMs: 120_000, intervalMs: 100, what: `run ${i} to end` },
+      ),
+    );
+    const ended = performance.now();
+    outputs.forEach((execution, i) => {
+      expect(execution.status).toBe("SUCCEEDED");
+      expect(JSON.parse(execution.output ?? "{}")).toEqual({ reply: `answered:answer-${i}` });
+    });
+
+    // Resumed exactly once: a sample of histories has one AskUser task that succeeded, and no failure.
+    const sample = indexes.filter((i) => i % Math.max(1, Math.floor(QUESTIONS / 25)) === 0);
+    for (const i of sample) {
+      const history = await stack.sfn.send(
+        new GetExecutionHistoryCommand({ executionArn: arns[i] as string, maxResults: 1000 }),
+      );
+      const types = (history.events ?? []).map((e) => e.type);
+      expect(types.filter((t) => t === "TaskSucceeded")).toHaveLength(1);
+      expect(types.filter((t) => t === "TaskFailed" || t === "TaskTimedOut")).toHaveLength(0);
+    }
+
+    // Nothing left pending, for any owner.
+    const left = await pool(owners, IN_FLIGHT, async (owner) => {
+      const response = await stack.api("GET", `/questions?owner=${encodeURIComponent(owner)}`);
+      return response.body.questions.length as number;
+    });
+    expect(left.reduce((a, b) => a + b, 0)).toBe(0);
+
+    const seconds = (ms: number) => (ms / 1000).toFixed(1);
+    console.info(
+      `load ${QUESTIONS}: start ${seconds(started - t0)} s, all pending ${seconds(asked - t0)} s, ` +
+        `answered ${seconds(answered - asked)} s, all ended ${seconds(ended - t0)} s`,
+    );
+  }, 600_000);
+});
+
+function expectedFor(owner: string): number {
+  const o = Number(owner.split("-").at(-1));
+  return Array.from({ length: QUESTIONS }, (_, i) => i).filter((i) => i % OWNERS === o).length;
+}
