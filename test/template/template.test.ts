@@ -122,6 +122,19 @@ describe("the agent state machine", () => {
     );
   });
 
+  it("has its ended runs sent to executionStatus: aborted, timed out and failed (their question is cancelled)", () => {
+    const rules = resourcesOfType(template, "AWS::Events::Rule").map(([, rule]) => rule.Properties ?? {});
+    const toExecutionStatus = rules.filter((rule) =>
+      JSON.stringify(rule.Targets).includes("ExecutionStatusLambdaFunction"),
+    );
+    expect(toExecutionStatus).toHaveLength(1);
+    expect(toExecutionStatus[0]?.EventPattern).toEqual({
+      source: ["aws.states"],
+      "detail-type": ["Step Functions Execution Status Change"],
+      detail: { status: ["ABORTED", "TIMED_OUT", "FAILED"], stateMachineArn: [{ Ref: "AgentStateMachine" }] },
+    });
+  });
+
   it("calls the model step function of this stack", () => {
     expect(definition().States.ModelStep?.Resource).toBe("ModelStepLambdaFunction.Arn");
   });
