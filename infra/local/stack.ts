@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { DynamoDbClientObserver } from "#lib/wiring.ts";
 import tableDefinition from "../table.json" with { type: "json" };
 import { ensureTable, localDynamoDbClient, startLocalDynamoDb } from "./dynamodb.ts";
-import { startDynamoDbProxy } from "./dynamodb-proxy.ts";
+import { type ItemChange, startDynamoDbProxy } from "./dynamodb-proxy.ts";
 import { createStreamEmulator, type StreamConsumer } from "./dynamodb-streams.ts";
 import { executionStatusEvent, matchesPattern } from "./event-bridge.ts";
 import type { FaultSwitch } from "./faults.ts";
@@ -36,6 +36,11 @@ export interface LocalStackOptions {
   dataDir?: string | undefined;
   tableName?: string;
   apiKey?: string;
+  /**
+   * The DynamoDB Streams emulation (default on). The benchmark turns it off while timing: on AWS the stream
+   * consumer runs in its own Lambda, off the answer path; here it would share the one event loop.
+   */
+  streams?: boolean;
   /** Extra environment for the handlers (e.g. HANDRAISE_MIN_TIMEOUT_SECONDS, *_API_BASE). */
   env?: Record<string, string>;
   onExecutionStatusChange?: (change: ExecutionStatusChange) => void | Promise<void>;
@@ -101,7 +106,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       port: options.dynamodbPort ?? 8000,
       client,
       keyAttributes: () => tableKeyAttributes,
-      onChange: (change) => streams.record(change),
+      ...(options.streams !== false && { onChange: (change: ItemChange) => streams.record(change) }),
     });
     stops.push(proxy.stop);
 
