@@ -176,6 +176,28 @@ const apiRequest = fc.record({
 
 type ApiRequest = typeof apiRequest extends fc.Arbitrary<infer T> ? T : never;
 
+/**
+ * A cancel of the pending question with the right key and an empty or well-formed body is a valid write (the
+ * body's members are optional): the property below is about invalid requests, so such draws are left out.
+ */
+function isValidCancel(req: ApiRequest): boolean {
+  if (req.route !== "cancel" || req.id !== "PENDING" || req.auth !== `Bearer ${"test-api-key-0123456789"}`) {
+    return false;
+  }
+  if (req.body === "") return true;
+  try {
+    const body: unknown = JSON.parse(req.body);
+    if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
+    return Object.entries(body).every(([key, value]) =>
+      key === "reason"
+        ? value === "cancelled" || value === "skipped"
+        : key === "resolvedBy" && typeof value === "string" && value.length >= 1 && value.length <= 256,
+    );
+  } catch {
+    return false;
+  }
+}
+
 function pathOf(req: ApiRequest): { method: string; path: string } {
   const id =
     req.id === "PENDING" ? pendingId : req.id === "ANSWERED" ? answeredId : encodeURIComponent(req.id);
@@ -208,22 +230,25 @@ describe("question API under random input", () => {
     const before = await snapshot();
     const seen = new Set<number>();
     await fc.assert(
-      fc.asyncProperty(apiRequest, async (req) => {
-        const { method, path } = pathOf(req);
-        const headers: Record<string, string> = { "content-type": req.contentType };
-        if (req.auth !== undefined) headers.authorization = req.auth;
-        const response = await request(method, path, req.body, headers);
-        seen.add(response.status);
-        expect(response.status).toBeLessThan(500);
-        if (method !== "GET") expect(response.status).toBeGreaterThanOrEqual(400);
-        // Every error body has the documented shape.
-        if (response.status >= 400 && response.text.startsWith('{"error"')) {
-          expect(JSON.parse(response.text).error).toMatchObject({
-            code: expect.any(String),
-            message: expect.any(String),
-          });
-        }
-      }),
+      fc.asyncProperty(
+        apiRequest.filter((req) => !isValidCancel(req)),
+        async (req) => {
+          const { method, path } = pathOf(req);
+          const headers: Record<string, string> = { "content-type": req.contentType };
+          if (req.auth !== undefined) headers.authorization = req.auth;
+          const response = await request(method, path, req.body, headers);
+          seen.add(response.status);
+          expect(response.status).toBeLessThan(500);
+          if (method !== "GET") expect(response.status).toBeGreaterThanOrEqual(400);
+          // Every error body has the documented shape.
+          if (response.status >= 400 && response.text.startsWith('{"error"')) {
+            expect(JSON.parse(response.text).error).toMatchObject({
+              code: expect.any(String),
+              message: expect.any(String),
+            });
+          }
+        },
+      ),
       { numRuns: 200 },
     );
     expect(await snapshot()).toBe(before);
