@@ -23,28 +23,10 @@ import {
   stateMachineDefinition,
 } from "./lib/cloudformation.ts";
 import { countCapacity, type RequestUnits } from "./lib/dynamodb-units.ts";
+import { SAMPLE_TOOL_CALL } from "./lib/sample-tool-call.ts";
 import { agentRunSteps, walk } from "./lib/state-machine-walk.ts";
 
-/** A realistic question: one question, three described options, a Telegram owner and delivery. */
-const TOOL_CALL = {
-  id: "call_1",
-  name: "ask_user",
-  arguments: {
-    questions: [
-      {
-        id: "deploy_target",
-        header: "Deploy",
-        question: "The checks passed. Where should this release go first?",
-        options: [
-          { label: "Staging", description: "Deploy to staging and wait for a smoke test" },
-          { label: "Production", description: "Deploy straight to production" },
-          { label: "Hold", description: "Do not deploy today" },
-        ],
-      },
-    ],
-    timeoutSeconds: 900,
-  },
-};
+const TOOL_CALL = SAMPLE_TOOL_CALL;
 /** Step Functions task tokens run to ~1 KB (the API allows up to 2,048 characters). */
 const TASK_TOKEN_LENGTH = 1024;
 

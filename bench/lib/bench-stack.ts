@@ -12,31 +12,14 @@ import { questionIdFor } from "#lib/questions/index.ts";
 import { INDEX, keys } from "#lib/store/keys.ts";
 import type { DeliveryTarget } from "#lib/store/question-record.ts";
 import { countCapacity, type RequestUnits } from "../../scripts/lib/dynamodb-units.ts";
+import { SAMPLE_TOOL_CALL } from "../../scripts/lib/sample-tool-call.ts";
 
 const credentials = { accessKeyId: "local", secretAccessKey: "local" };
 const API_KEY = "bench-api-key-0123456789";
-const TOOL_CALL_ID = "call_1";
+const TOOL_CALL_ID = SAMPLE_TOOL_CALL.id;
 
-/** A realistic question: one question, three described options (the size of a typical record). */
-export const BENCH_TOOL_CALL = {
-  id: TOOL_CALL_ID,
-  name: "ask_user",
-  arguments: {
-    questions: [
-      {
-        id: "deploy_target",
-        header: "Deploy",
-        question: "The checks passed. Where should this release go first?",
-        options: [
-          { label: "Staging", description: "Deploy to staging and wait for a smoke test" },
-          { label: "Production", description: "Deploy straight to production" },
-          { label: "Hold", description: "Do not deploy today" },
-        ],
-      },
-    ],
-    timeoutSeconds: 900,
-  },
-};
+/** The measured question (shared with scripts/question-cost.ts). */
+export const BENCH_TOOL_CALL = SAMPLE_TOOL_CALL;
 export const BENCH_ANSWER = { deploy_target: ["Staging"] };
 export const BENCH_OWNER = "web:bench";
 
