@@ -1,4 +1,3 @@
-import { createPrivateKey, sign } from "node:crypto";
 import { StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DISCORD_ACK_BUDGET_MS } from "#lib/channels/discord/discord-webhook.ts";
@@ -6,25 +5,17 @@ import { PLATFORM_CALL_TIMEOUT_MS } from "#lib/channels/platform-api-error.ts";
 import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
 import { multiQuestion as multi, singleQuestion as single, unique } from "./support/sample-questions.ts";
+import { discordSignature } from "./support/signing.ts";
 import {
   allItems,
+  replyOf as replyOfRun,
   startTestStack,
+  statusOf as statusOfQuestion,
   type TestStack,
   waitFor,
-  waitForExecutionEnd,
 } from "./support/test-stack.ts";
 
 const D1 = vectors.discord_generated;
-/** The vector's key pair: the stack verifies with its public key, the tests sign with its RFC 8032 seed. */
-const PRIVATE_KEY = createPrivateKey({
-  key: {
-    kty: "OKP",
-    crv: "Ed25519",
-    d: Buffer.from(D1.private_seed_rfc8032_test1, "hex").toString("base64url"),
-    x: Buffer.from(D1.public_key, "hex").toString("base64url"),
-  },
-  format: "jwk",
-});
 const BOT_TOKEN = "MTA5.test-bot-token";
 const APPLICATION_ID = "111111111111111111";
 const GUILD_ID = "290926798626357999";
@@ -125,7 +116,7 @@ async function send(payload: unknown, options: SendOptions = {}) {
   const body = typeof payload === "string" ? payload : JSON.stringify(payload);
   const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
   const signed = options.signature === "other-body" ? '{"type":2}' : body;
-  let signature = sign(null, Buffer.from(`${timestamp}${signed}`), PRIVATE_KEY).toString("hex");
+  let signature = discordSignature(timestamp, signed);
   if (options.signature === "tampered")
     signature = `${signature.slice(0, -1)}${signature.endsWith("0") ? "1" : "0"}`;
   const started = performance.now();
@@ -239,12 +230,9 @@ const customId = (post: RecordedCall, label: string) => {
   if (!found?.custom_id) throw new Error(`no control ${label}`);
   return found.custom_id;
 };
-async function replyOf(executionArn: string) {
-  const execution = await waitForExecutionEnd(stack, executionArn);
-  return JSON.parse(execution.output ?? "{}").reply as string;
-}
-const statusOf = async (questionId: string) =>
-  (await stack.api("GET", `/questions/${questionId}`)).body.question.status as string;
+/** The reply the run ended with. */
+const replyOf = (executionArn: string) => replyOfRun(stack, executionArn);
+const statusOf = (questionId: string) => statusOfQuestion(stack, questionId);
 const privateNotice = (text: string) => ({
   type: 4,
   data: expect.objectContaining({ content: text, flags: 64, allowed_mentions: { parse: [] } }),

@@ -3,28 +3,19 @@
  * route and every chat webhook never get a 5xx and never change a record; oversized bodies and answers that
  * could push a run's task output towards Step Functions' 256 KiB limit are refused with a clear error.
  */
-import { createHmac, createPrivateKey, sign } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES, MAX_WEBHOOK_BODY_BYTES } from "#lib/http/middlewares.ts";
 import { MAX_ANSWER_VALUE_UNITS, MAX_ANSWERS_BYTES } from "#lib/questions/schema.ts";
 import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
 import { type FakePlatform, startFakePlatform } from "./support/fake-platform.ts";
+import { discordSignature, slackSignature } from "./support/signing.ts";
 import { allItems, startTestStack, type TestStack } from "./support/test-stack.ts";
 
 const TG_SECRET = vectors.telegram_generated.secret_token;
 const TG_HEADER = vectors.telegram_generated.header.toLowerCase();
 const SLACK_SECRET = "test-signing-secret-5d41402abc4b2a76";
 const D1 = vectors.discord_generated;
-const DISCORD_KEY = createPrivateKey({
-  key: {
-    kty: "OKP",
-    crv: "Ed25519",
-    d: Buffer.from(D1.private_seed_rfc8032_test1, "hex").toString("base64url"),
-    x: Buffer.from(D1.public_key, "hex").toString("base64url"),
-  },
-  format: "jwk",
-});
 const MM_COMMAND_TOKEN = "mm-command-token-0123456789";
 
 let stack: TestStack;
@@ -272,11 +263,11 @@ function signedHeaders(webhook: Webhook, body: string): Record<string, string> {
     case "slack":
       return {
         "x-slack-request-timestamp": timestamp,
-        "x-slack-signature": `v0=${createHmac("sha256", SLACK_SECRET).update(`v0:${timestamp}:${body}`).digest("hex")}`,
+        "x-slack-signature": slackSignature(SLACK_SECRET, timestamp, body),
       };
     case "discord":
       return {
-        "x-signature-ed25519": sign(null, Buffer.from(`${timestamp}${body}`), DISCORD_KEY).toString("hex"),
+        "x-signature-ed25519": discordSignature(timestamp, body),
         "x-signature-timestamp": timestamp,
       };
     case "mattermost":

@@ -3,7 +3,6 @@
  * local stack: a waiting agent run delivered to Telegram and Slack (local fakes of their APIs), answered at
  * the same moment through the HTTP API and both chats.
  */
-import { createHmac } from "node:crypto";
 import { DeleteItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { GetExecutionHistoryCommand, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { marshall } from "@aws-sdk/util-dynamodb";
@@ -11,6 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createDynamoDbQuestionStore } from "#lib/store/dynamodb-question-store.ts";
 import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
+import { slackSignature } from "./support/signing.ts";
 import {
   allItems,
   startTestStack,
@@ -128,7 +128,7 @@ function slackTap(element: SlackElement, messageTs: string, user = SLACK_USER) {
   const body = `payload=${encodeURIComponent(JSON.stringify(payload))}`;
   return () => {
     const timestamp = String(Math.floor(Date.now() / 1000));
-    const signature = `v0=${createHmac("sha256", SLACK_SECRET).update(`v0:${timestamp}:${body}`).digest("hex")}`;
+    const signature = slackSignature(SLACK_SECRET, timestamp, body);
     return fetch(`${stack.httpUrl}/webhooks/slack`, {
       method: "POST",
       headers: {

@@ -4,10 +4,11 @@ import { type FakePlatform, type RecordedCall, startFakePlatform } from "./suppo
 import { multiQuestion as multi, singleQuestion as single, unique } from "./support/sample-questions.ts";
 import {
   allItems,
+  replyOf as replyOfRun,
   startTestStack,
+  statusOf as statusOfQuestion,
   type TestStack,
   waitFor,
-  waitForExecutionEnd,
 } from "./support/test-stack.ts";
 
 const BOT_TOKEN = "mmbottoken0123456789abcdef";
@@ -216,12 +217,9 @@ function typed(text: string, options: { rootId?: string; user?: string; token?: 
   });
 }
 
-async function replyOf(executionArn: string) {
-  const execution = await waitForExecutionEnd(stack, executionArn);
-  return JSON.parse(execution.output ?? "{}").reply as string;
-}
-const statusOf = async (questionId: string) =>
-  (await stack.api("GET", `/questions/${questionId}`)).body.question.status as string;
+/** The reply the run ended with. */
+const replyOf = (executionArn: string) => replyOfRun(stack, executionArn);
+const statusOf = (questionId: string) => statusOfQuestion(stack, questionId);
 const patches = () => mattermost.calls.filter((c) => c.path.endsWith("/patch"));
 
 describe("Mattermost webhook verification", () => {

@@ -1,4 +1,3 @@
-import { createHmac } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StartExecutionCommand } from "@aws-sdk/client-sfn";
@@ -8,12 +7,14 @@ import { createSlackApi, withSlackDeadline } from "#lib/channels/slack/slack-api
 import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
 import { multiQuestion as multi, singleQuestion as single, unique } from "./support/sample-questions.ts";
+import { slackSignature } from "./support/signing.ts";
 import {
   allItems,
+  replyOf as replyOfRun,
   startTestStack,
+  statusOf as statusOfQuestion,
   type TestStack,
   waitFor,
-  waitForExecutionEnd,
 } from "./support/test-stack.ts";
 
 const SIGNING_SECRET = "test-signing-secret-5d41402abc4b2a76";
@@ -154,9 +155,7 @@ interface SendOptions {
 
 async function send(body: string, contentType: string, options: SendOptions = {}) {
   const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
-  const signature = `v0=${createHmac("sha256", options.secret ?? SIGNING_SECRET)
-    .update(`v0:${timestamp}:${body}`)
-    .digest("hex")}`;
+  const signature = slackSignature(options.secret ?? SIGNING_SECRET, timestamp, body);
   const response = await fetch(`${stack.httpUrl}/webhooks/slack`, {
     method: "POST",
     headers: {
@@ -290,12 +289,9 @@ function submit(view: { callback_id: string; private_metadata: string }, values:
   };
 }
 
-async function replyOf(executionArn: string) {
-  const execution = await waitForExecutionEnd(stack, executionArn);
-  return JSON.parse(execution.output ?? "{}").reply as string;
-}
-const statusOf = async (questionId: string) =>
-  (await stack.api("GET", `/questions/${questionId}`)).body.question.status as string;
+/** The reply the run ended with. */
+const replyOf = (executionArn: string) => replyOfRun(stack, executionArn);
+const statusOf = (questionId: string) => statusOfQuestion(stack, questionId);
 
 /** The `ts` Slack gave the copy posted in `channel`, once the delivery is recorded (just after the post). */
 function postedTs(questionId: string, channel = CHANNEL): Promise<string> {

@@ -5,10 +5,10 @@ import { type FakePlatform, type RecordedCall, startFakePlatform } from "./suppo
 import { multiQuestion as multi, singleQuestion as single, unique } from "./support/sample-questions.ts";
 import {
   allItems,
+  replyOf as replyOfRun,
   startTestStack,
   type TestStack,
   waitFor,
-  waitForExecutionEnd,
 } from "./support/test-stack.ts";
 
 const SECRET = vectors.telegram_generated.secret_token;
@@ -135,10 +135,8 @@ const button = (call: RecordedCall, label: string) => {
   if (!found) throw new Error(`no button ${label}`);
   return found.callback_data;
 };
-async function replyOf(executionArn: string) {
-  const execution = await waitForExecutionEnd(stack, executionArn);
-  return JSON.parse(execution.output ?? "{}").reply as string;
-}
+/** The reply the run ended with. */
+const replyOf = (executionArn: string) => replyOfRun(stack, executionArn);
 
 /** The message id Telegram gave the post: the fake numbers them in order of sendMessage calls. */
 async function postedMessageId(questionId: string, chat = CHAT_ID): Promise<number> {

@@ -105,3 +105,14 @@ export async function waitForExecutionEnd(
     { timeoutMs, what: `execution ${executionArn} to end` },
   );
 }
+
+/** The reply an agent run ended with (waits for the end). */
+export async function replyOf(stack: TestStack, executionArn: string): Promise<string> {
+  const execution = await waitForExecutionEnd(stack, executionArn);
+  return JSON.parse(execution.output ?? "{}").reply as string;
+}
+
+/** A question's status as the API reports it. */
+export async function statusOf(stack: TestStack, questionId: string): Promise<string> {
+  return (await stack.api("GET", `/questions/${questionId}`)).body.question.status as string;
+}
