@@ -90,7 +90,10 @@ async function createFiller(bench: BenchStack) {
   };
   const now = Date.now();
   const first = identity("template");
-  const created = await store.create({ ...request, ...first, owner: BENCH_OWNER, createdAtMs: now }, now);
+  const created = await store.create(
+    { ...request, ...first, owner: BENCH_OWNER, deliverTo: [], createdAtMs: now },
+    now,
+  );
   if (created.kind !== "created") throw new Error(`the template question was not created: ${created.kind}`);
   const read = async (pk: string): Promise<Item> => {
     const out = await bench.dynamodb.send(

@@ -2,15 +2,18 @@
  * The AskUser task (`lambda:invoke.waitForTaskToken`): registers the question with the run's task token and
  * delivers it, then returns; the run stays suspended until an answer, a cancel or its timeout. Expected
  * failures are thrown by name for the state machine's Catch: ToolInputError, SessionBusyError,
- * DeliveryFailedError.
+ * DeliveryFailedError (no target took the question; it is closed as delivery_failed).
  */
 import middy from "@middy/core";
+import { DeliveryFailedError } from "#lib/app/errors.ts";
 import { loadConfig } from "#lib/config.ts";
 import { deliveryTargetSchema, ownerSchema } from "#lib/store/question-record.ts";
 import { createServices } from "#lib/wiring.ts";
 import * as z from "#lib/zod.ts";
 
-const { askQuestion } = createServices(loadConfig());
+const services = createServices(loadConfig(), "ask");
+await services.ready();
+const { askQuestion } = services;
 
 const askTaskEventSchema = z.object({
   taskToken: z.string().check(z.minLength(1), z.maxLength(4096)),
@@ -27,5 +30,6 @@ const askTaskEventSchema = z.object({
 export const handler = middy(async (event: unknown): Promise<{ questionId: string }> => {
   const { questions, timeoutSeconds, ...task } = askTaskEventSchema.parse(event);
   const record = await askQuestion({ ...task, args: { questions, timeoutSeconds } });
+  if (record.status === "delivery_failed") throw new DeliveryFailedError(record.id);
   return { questionId: record.id };
 });

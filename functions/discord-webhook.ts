@@ -5,24 +5,31 @@ import { createDiscordApi } from "#lib/channels/discord/discord-api.ts";
 import { discordPublicKey } from "#lib/channels/discord/discord-signature.ts";
 import { createDiscordWebhook } from "#lib/channels/discord/discord-webhook.ts";
 import { loadConfig } from "#lib/config.ts";
+import { channelDisabled } from "#lib/http/channel-disabled.ts";
 import { httpErrors } from "#lib/http/middlewares.ts";
 import { logError } from "#lib/log.ts";
+import { secretValue } from "#lib/secrets/secrets.ts";
 import { createServices } from "#lib/wiring.ts";
 
-const config = loadConfig();
-const { store, handleInbound } = createServices(config);
-const { botToken = "", publicKey } = config.discord;
+const services = createServices(loadConfig(), "discordWebhook");
+await services.ready();
+const { config, secrets, store, handleInbound } = services;
+const discord = config.channels.discord;
 
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
   .use(httpErrors((error) => logError("discord-webhook", error)))
   .handler(
-    createDiscordWebhook({
-      // Without the bot token the channel is not configured: refuse everything rather than half-work.
-      publicKey: botToken && publicKey ? discordPublicKey(publicKey) : undefined,
-      api: createDiscordApi({ apiBase: config.discord.apiBase, botToken }),
-      store,
-      handleInbound,
-      now: () => Date.now(),
-      onBackgroundError: (error, context) => logError(context, error),
-    }),
+    discord
+      ? createDiscordWebhook({
+          publicKey: discordPublicKey(discord.publicKey),
+          api: createDiscordApi({
+            apiBase: discord.apiBase,
+            botToken: secretValue(secrets, "discord/bot-token"),
+          }),
+          store,
+          handleInbound,
+          now: () => Date.now(),
+          onBackgroundError: (error, context) => logError(context, error),
+        })
+      : channelDisabled("discord"),
   );

@@ -1,6 +1,6 @@
 /**
  * EventBridge "Step Functions Execution Status Change" (ABORTED, TIMED_OUT, FAILED) → cancel the stopped
- * run's pending question with resolvedBy "run-abort" and retire its chat controls.
+ * run's pending question with resolvedBy "run-abort"; the table's stream then retires its chat copies.
  */
 import middy from "@middy/core";
 import type { EventBridgeEvent } from "aws-lambda";
@@ -8,7 +8,7 @@ import { loadConfig } from "#lib/config.ts";
 import { createServices } from "#lib/wiring.ts";
 import * as z from "#lib/zod.ts";
 
-const { cancelStoppedRun } = createServices(loadConfig());
+const { cancelStoppedRun } = createServices(loadConfig(), "executionStatus");
 
 const detailSchema = z.object({
   executionArn: z.string().check(z.minLength(1)),

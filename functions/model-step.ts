@@ -4,6 +4,6 @@ import { modelStepEventSchema } from "#lib/agent/model-step.ts";
 import { loadConfig } from "#lib/config.ts";
 import { createServices } from "#lib/wiring.ts";
 
-const { modelStep } = createServices(loadConfig());
+const { modelStep } = createServices(loadConfig(), "modelStep");
 
 export const handler = middy(async (event: unknown) => modelStep(modelStepEventSchema.parse(event)));

@@ -1,28 +1,35 @@
 /**
- * The questions table's DynamoDB stream → resume the run of every question that closed while a run waited
- * on it (no lost answers: the answering Lambda may have died, or been throttled, between its write and
- * SendTaskSuccess). A record that fails (throttling, 5xx) is reported back, so Lambda retries it and the
- * records after it (ReportBatchItemFailures).
+ * The questions table's DynamoDB stream → for every question that has just closed, resume the run that
+ * waited on it (again: no lost answers, even when the answering Lambda died or was throttled between its
+ * write and SendTaskSuccess) and retire every posted copy on every platform (the one function holding every
+ * channel's credentials). A record that fails (throttling, 5xx) is reported back, so Lambda retries it and
+ * the records after it (ReportBatchItemFailures).
  */
 import middy from "@middy/core";
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
 import { loadConfig } from "#lib/config.ts";
 import { logError } from "#lib/log.ts";
-import { closedQuestionFromImage } from "#lib/store/question-stream.ts";
+import { closedQuestionFrom } from "#lib/store/question-stream.ts";
 import { createServices } from "#lib/wiring.ts";
 
-const { resumeClosedQuestion } = createServices(loadConfig());
+const services = createServices(loadConfig(), "questionEvents");
+await services.ready();
+const { settleClosedQuestion } = services;
 
 export const handler = middy(async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
   const records = event.Records;
   for (const [index, record] of records.entries()) {
     // The stream's type is the Lambda event's: the same attribute-value shape the SDK's client uses.
-    const closed = closedQuestionFromImage(record.dynamodb?.NewImage as never);
+    const closed = closedQuestionFrom(
+      record.dynamodb?.OldImage as never,
+      record.dynamodb?.NewImage as never,
+      Date.now(),
+    );
     if (!closed) continue;
     try {
-      await resumeClosedQuestion(closed);
+      await settleClosedQuestion(closed);
     } catch (error) {
-      logError("question-events", error, { questionId: closed.id });
+      logError("question-events", error, { questionId: closed.record.id });
       // Lambda checkpoints before the lowest sequence number reported (a stream's item identifier) and
       // retries from there, so the records after this one are reported too.
       return {

@@ -1,4 +1,4 @@
-/** The question API (DESIGN.md §4) behind API Gateway HTTP API: every /questions route. */
+/** The question API behind API Gateway HTTP API: every /questions route (docs in README.md). */
 import middy from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { loadConfig } from "#lib/config.ts";
@@ -6,10 +6,11 @@ import { apiKeyAuth, httpErrors } from "#lib/http/middlewares.ts";
 import { logError } from "#lib/log.ts";
 import { createServices } from "#lib/wiring.ts";
 
-const config = loadConfig();
-const { questionApi } = createServices(config);
+const services = createServices(loadConfig(), "questionsApi");
+await services.ready();
+const { secrets, questionApi } = services;
 
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
   .use(httpErrors((error) => logError("questions-api", error)))
-  .use(apiKeyAuth(config.apiKey))
+  .use(apiKeyAuth(() => secrets.get("api-key")))
   .handler(questionApi);

@@ -4,23 +4,28 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import { createSlackApi } from "#lib/channels/slack/slack-api.ts";
 import { createSlackWebhook } from "#lib/channels/slack/slack-webhook.ts";
 import { loadConfig } from "#lib/config.ts";
+import { channelDisabled } from "#lib/http/channel-disabled.ts";
 import { httpErrors } from "#lib/http/middlewares.ts";
 import { logError } from "#lib/log.ts";
+import { secretValue } from "#lib/secrets/secrets.ts";
 import { createServices } from "#lib/wiring.ts";
 
-const config = loadConfig();
-const { store, handleInbound } = createServices(config);
-const botToken = config.slack.botToken ?? "";
+const services = createServices(loadConfig(), "slackWebhook");
+await services.ready();
+const { config, secrets, store, handleInbound } = services;
+const slack = config.channels.slack;
 
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
   .use(httpErrors((error) => logError("slack-webhook", error)))
   .handler(
-    createSlackWebhook({
-      signingSecret: botToken ? config.slack.signingSecret : undefined,
-      api: createSlackApi({ apiBase: config.slack.apiBase, botToken }),
-      store,
-      handleInbound,
-      now: () => Date.now(),
-      onError: (error, context) => logError(context, error),
-    }),
+    slack
+      ? createSlackWebhook({
+          signingSecret: secretValue(secrets, "slack/signing-secret"),
+          api: createSlackApi({ apiBase: slack.apiBase, botToken: secretValue(secrets, "slack/bot-token") }),
+          store,
+          handleInbound,
+          now: () => Date.now(),
+          onError: (error, context) => logError(context, error),
+        })
+      : channelDisabled("slack"),
   );

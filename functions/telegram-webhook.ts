@@ -4,22 +4,30 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import { createTelegramApi } from "#lib/channels/telegram/telegram-api.ts";
 import { createTelegramWebhook } from "#lib/channels/telegram/telegram-webhook.ts";
 import { loadConfig } from "#lib/config.ts";
+import { channelDisabled } from "#lib/http/channel-disabled.ts";
 import { httpErrors } from "#lib/http/middlewares.ts";
 import { logError } from "#lib/log.ts";
+import { secretValue } from "#lib/secrets/secrets.ts";
 import { createServices } from "#lib/wiring.ts";
 
-const config = loadConfig();
-const { store, handleInbound } = createServices(config);
-const botToken = config.telegram.botToken ?? "";
+const services = createServices(loadConfig(), "telegramWebhook");
+await services.ready();
+const { config, secrets, store, handleInbound } = services;
+const telegram = config.channels.telegram;
 
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
   .use(httpErrors((error) => logError("telegram-webhook", error)))
   .handler(
-    createTelegramWebhook({
-      webhookSecret: botToken ? config.telegram.webhookSecret : undefined,
-      botToken,
-      api: createTelegramApi({ apiBase: config.telegram.apiBase, botToken }),
-      store,
-      handleInbound,
-    }),
+    telegram
+      ? createTelegramWebhook({
+          webhookSecret: secretValue(secrets, "telegram/webhook-secret"),
+          botToken: secretValue(secrets, "telegram/bot-token"),
+          api: createTelegramApi({
+            apiBase: telegram.apiBase,
+            botToken: secretValue(secrets, "telegram/bot-token"),
+          }),
+          store,
+          handleInbound,
+        })
+      : channelDisabled("telegram"),
   );

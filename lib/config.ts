@@ -1,17 +1,39 @@
 /**
- * Configuration: read from the environment once, validated with zod, failing fast with a message that names
- * the variable. Nothing else in Handraise reads `process.env`. AWS endpoints are not configured here: the
- * AWS SDK reads `AWS_ENDPOINT_URL_DYNAMODB` / `AWS_ENDPOINT_URL_SFN` itself, which is how the local stack
- * points the same handlers at its own services.
+ * Configuration: read from the environment once, validated, failing fast with a message that names every bad
+ * variable. Nothing else in Handraise reads `process.env`. AWS endpoints are not configured here: the AWS
+ * SDK reads `AWS_ENDPOINT_URL_DYNAMODB` / `AWS_ENDPOINT_URL_SFN` / `AWS_ENDPOINT_URL_SSM` itself, which is
+ * how the local stack points the same handlers at its own services.
+ *
+ * Channels are all-or-nothing. A channel is on when the deployment lists it in `HANDRAISE_CHANNELS`, or —
+ * without that list, locally — when its bot token is set; then every other setting it needs must be there
+ * and well-formed, or the process refuses to start. A channel that is off needs nothing, and its webhook
+ * answers 404 CHANNEL_DISABLED.
+ *
+ * Secrets come from one of two places, never both: deployed, SSM Parameter Store SecureStrings under
+ * `HANDRAISE_SSM_PREFIX`, read at run time (lib/secrets/ssm-secrets.ts) — then no secret may be in the
+ * environment; locally, the environment variables named in infra/secrets.json, checked here.
  */
+import { ConfigError } from "./config-error.ts";
 import {
   MAX_TIMEOUT_SECONDS,
   MIN_TIMEOUT_SECONDS,
   STEP_FUNCTIONS_MAX_TIMEOUT_SECONDS,
 } from "./questions/schema.ts";
+import {
+  CHANNEL_NAMES,
+  type ChannelName,
+  channelSecrets,
+  isPlaceholder,
+  SECRET_NAMES,
+  type SecretName,
+  secretEnvName,
+  secretProblem,
+} from "./secrets/secret-catalog.ts";
 import * as z from "./zod.ts";
 
-const seconds = (fallback: number) =>
+export { ConfigError } from "./config-error.ts";
+
+const seconds = (fallback: number, max = STEP_FUNCTIONS_MAX_TIMEOUT_SECONDS) =>
   z._default(
     z.coerce
       .number()
@@ -19,20 +41,21 @@ const seconds = (fallback: number) =>
         z.int("must be a whole number of seconds"),
         z.gte(1, "must be at least 1"),
         z.lte(
-          STEP_FUNCTIONS_MAX_TIMEOUT_SECONDS,
-          "must be at most one year (31536000), the Step Functions limit",
+          max,
+          max === STEP_FUNCTIONS_MAX_TIMEOUT_SECONDS
+            ? "must be at most one year (31536000), the Step Functions limit"
+            : `must be at most ${max}`,
         ),
       ),
     fallback,
   );
 
-const optionalSecret = z.optional(z.string().check(z.minLength(1)));
-const url = z.url();
+const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 
+/** The settings that are not secrets; each channel's are checked only when the channel is on. */
 const envSchema = z
   .object({
     HANDRAISE_TABLE: z.string().check(z.minLength(1, "is required (the DynamoDB table name)")),
-    HANDRAISE_API_KEY: z.optional(z.string().check(z.minLength(16, "must be at least 16 characters"))),
     HANDRAISE_MIN_TIMEOUT_SECONDS: seconds(MIN_TIMEOUT_SECONDS),
     HANDRAISE_MAX_TIMEOUT_SECONDS: seconds(MAX_TIMEOUT_SECONDS),
     /** Days a closed or expired record stays readable before DynamoDB TTL removes it. */
@@ -40,60 +63,55 @@ const envSchema = z
     /** Local stack only: deliver to channel "console" by writing the prompt to stdout. */
     HANDRAISE_CONSOLE_CHANNEL: z._default(z.enum(["true", "false"]), "false"),
     /** The HTTP API's public base URL: Mattermost buttons and dialogs call `<it>/webhooks/mattermost`. */
-    HANDRAISE_PUBLIC_URL: z.optional(url),
-    TELEGRAM_BOT_TOKEN: optionalSecret,
-    TELEGRAM_WEBHOOK_SECRET: optionalSecret,
-    TELEGRAM_API_BASE: z._default(url, "https://api.telegram.org"),
-    SLACK_BOT_TOKEN: optionalSecret,
-    SLACK_SIGNING_SECRET: optionalSecret,
-    SLACK_API_BASE: z._default(url, "https://slack.com/api"),
-    DISCORD_APPLICATION_ID: optionalSecret,
-    DISCORD_PUBLIC_KEY: optionalSecret,
-    DISCORD_BOT_TOKEN: optionalSecret,
-    DISCORD_API_BASE: z._default(url, "https://discord.com/api/v10"),
-    MATTERMOST_URL: z.optional(url),
-    MATTERMOST_BOT_TOKEN: optionalSecret,
-    MATTERMOST_ACTION_SECRET: optionalSecret,
-    MATTERMOST_COMMAND_TOKEN: optionalSecret,
+    HANDRAISE_PUBLIC_URL: z.optional(httpUrl),
+    /** The enabled channels, comma-separated (deployed: serverless.yml's `channels` parameter). */
+    HANDRAISE_CHANNELS: z.optional(z.string()),
+    /** Deployed: read secrets from SSM Parameter Store under this path (`/handraise/<stage>`). */
+    HANDRAISE_SSM_PREFIX: z.optional(
+      z.string().check(z.regex(/^\/[A-Za-z0-9_.\-/]+$/, "must be an SSM path such as /handraise/prod")),
+    ),
+    /** How long a secret read from SSM is reused: a rotated value is picked up within this. */
+    HANDRAISE_SECRETS_MAX_AGE_SECONDS: seconds(300, 3600),
+    TELEGRAM_API_BASE: z._default(httpUrl, "https://api.telegram.org"),
+    SLACK_API_BASE: z._default(httpUrl, "https://slack.com/api"),
+    DISCORD_API_BASE: z._default(httpUrl, "https://discord.com/api/v10"),
+    DISCORD_APPLICATION_ID: z.optional(z.string().check(z.regex(/^\d{1,20}$/, "must be digits"))),
+    DISCORD_PUBLIC_KEY: z.optional(
+      z.string().check(z.regex(/^[0-9a-fA-F]{64}$/, "must be 64 hexadecimal characters")),
+    ),
+    MATTERMOST_URL: z.optional(httpUrl),
   })
   .check(
     z.refine((env) => env.HANDRAISE_MIN_TIMEOUT_SECONDS <= env.HANDRAISE_MAX_TIMEOUT_SECONDS, {
       path: ["HANDRAISE_MIN_TIMEOUT_SECONDS"],
       message: "must not be above HANDRAISE_MAX_TIMEOUT_SECONDS",
     }),
-    // Mattermost buttons are signed and call the webhook back: both are needed to render them.
-    z.refine(
-      (env) =>
-        !(env.MATTERMOST_URL && env.MATTERMOST_BOT_TOKEN) ||
-        (env.MATTERMOST_ACTION_SECRET?.length ?? 0) >= 16,
-      {
-        path: ["MATTERMOST_ACTION_SECRET"],
-        message: "is required, at least 16 characters, when MATTERMOST_URL and MATTERMOST_BOT_TOKEN are set",
-      },
-    ),
-    z.refine((env) => !(env.MATTERMOST_URL && env.MATTERMOST_BOT_TOKEN) || env.HANDRAISE_PUBLIC_URL, {
-      path: ["HANDRAISE_PUBLIC_URL"],
-      message: "is required when MATTERMOST_URL and MATTERMOST_BOT_TOKEN are set (buttons call it back)",
-    }),
   );
+type Env = z.infer<typeof envSchema>;
+
+/** What each enabled channel needs besides its secrets (absent: the channel is off). */
+export interface ChannelSettings {
+  telegram?: { apiBase: string };
+  slack?: { apiBase: string };
+  discord?: { apiBase: string; applicationId: string; publicKey: string };
+  /** `publicUrl`: the HTTP API's base URL, which Mattermost buttons and dialogs call back. */
+  mattermost?: { url: string; publicUrl: string };
+}
+
+export type SecretSource =
+  | { kind: "env"; values: Partial<Record<SecretName, string>> }
+  | { kind: "ssm"; prefix: string; maxAgeSeconds: number };
 
 export interface Config {
   tableName: string;
-  /** Absent: the question API refuses every request (it never runs open). */
-  apiKey: string | undefined;
   limits: { minTimeoutSeconds: number; maxTimeoutSeconds: number };
   retentionSeconds: number;
   consoleChannel: boolean;
-  /** HANDRAISE_PUBLIC_URL: the HTTP API base URL, for controls that call a webhook back (Mattermost). */
   publicUrl: string | undefined;
-  telegram: { botToken?: string; webhookSecret?: string; apiBase: string };
-  slack: { botToken?: string; signingSecret?: string; apiBase: string };
-  discord: { applicationId?: string; publicKey?: string; botToken?: string; apiBase: string };
-  mattermost: { url?: string; botToken?: string; actionSecret?: string; commandToken?: string };
-}
-
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
+  /** The enabled channels: exactly the keys of `channels`. */
+  enabledChannels: ReadonlySet<ChannelName>;
+  channels: ChannelSettings;
+  secrets: SecretSource;
 }
 
 /**
@@ -103,16 +121,45 @@ export class ConfigError extends Error {
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const present = Object.fromEntries(
     Object.entries(env).filter(([, value]) => value !== undefined && value !== ""),
-  );
+  ) as Record<string, string>;
+  const problems: string[] = [];
   const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`);
+    problems.push(...parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`));
+  }
+  const e = parsed.success ? parsed.data : undefined;
+  const fromSsm = e?.HANDRAISE_SSM_PREFIX !== undefined;
+
+  const enabled = enabledChannels(present, fromSsm, problems);
+  const values: Partial<Record<SecretName, string>> = {};
+  for (const name of SECRET_NAMES) {
+    const variable = secretEnvName(name);
+    const value = present[variable];
+    if (fromSsm) {
+      if (value !== undefined) {
+        problems.push(`${variable} must not be set: with HANDRAISE_SSM_PREFIX, secrets are read from SSM`);
+      }
+      continue;
+    }
+    const problem = value === undefined ? undefined : secretProblem(name, value);
+    if (problem !== undefined) problems.push(`${variable} ${problem}`);
+    else if (value !== undefined) values[name] = value;
+  }
+  if (!fromSsm) {
+    for (const channel of enabled) {
+      for (const name of channelSecrets(channel)) {
+        if (present[secretEnvName(name)] === undefined) {
+          problems.push(`${secretEnvName(name)} is required: the ${channel} channel is on`);
+        }
+      }
+    }
+  }
+  const channels = e ? channelSettings(e, enabled, problems) : {};
+  if (problems.length > 0 || !e) {
     throw new ConfigError(`Invalid configuration: ${problems.join("; ")}`);
   }
-  const e = parsed.data;
   return {
     tableName: e.HANDRAISE_TABLE,
-    apiKey: e.HANDRAISE_API_KEY,
     limits: {
       minTimeoutSeconds: e.HANDRAISE_MIN_TIMEOUT_SECONDS,
       maxTimeoutSeconds: e.HANDRAISE_MAX_TIMEOUT_SECONDS,
@@ -120,36 +167,62 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     retentionSeconds: e.HANDRAISE_RETENTION_DAYS * 86_400,
     consoleChannel: e.HANDRAISE_CONSOLE_CHANNEL === "true",
     publicUrl: e.HANDRAISE_PUBLIC_URL,
-    telegram: definedOnly({
-      botToken: e.TELEGRAM_BOT_TOKEN,
-      webhookSecret: e.TELEGRAM_WEBHOOK_SECRET,
-      apiBase: e.TELEGRAM_API_BASE,
-    }),
-    slack: definedOnly({
-      botToken: e.SLACK_BOT_TOKEN,
-      signingSecret: e.SLACK_SIGNING_SECRET,
-      apiBase: e.SLACK_API_BASE,
-    }),
-    discord: definedOnly({
-      applicationId: e.DISCORD_APPLICATION_ID,
-      publicKey: e.DISCORD_PUBLIC_KEY,
-      botToken: e.DISCORD_BOT_TOKEN,
-      apiBase: e.DISCORD_API_BASE,
-    }),
-    mattermost: definedOnly({
-      url: e.MATTERMOST_URL,
-      botToken: e.MATTERMOST_BOT_TOKEN,
-      actionSecret: e.MATTERMOST_ACTION_SECRET,
-      commandToken: e.MATTERMOST_COMMAND_TOKEN,
-    }),
+    enabledChannels: enabled,
+    channels,
+    secrets: fromSsm
+      ? {
+          kind: "ssm",
+          prefix: e.HANDRAISE_SSM_PREFIX ?? "",
+          maxAgeSeconds: e.HANDRAISE_SECRETS_MAX_AGE_SECONDS,
+        }
+      : { kind: "env", values },
   };
 }
 
-/** Drops undefined members so the result fits optional properties under exactOptionalPropertyTypes. */
-function definedOnly<T extends Record<string, unknown>>(
-  value: T,
-): { [K in keyof T]: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as {
-    [K in keyof T]: Exclude<T[K], undefined>;
+/** HANDRAISE_CHANNELS when given (deployed it always is); locally, the channels whose bot token is set. */
+function enabledChannels(
+  env: Record<string, string>,
+  fromSsm: boolean,
+  problems: string[],
+): Set<ChannelName> {
+  const listed = env.HANDRAISE_CHANNELS;
+  if (listed === undefined) {
+    if (fromSsm) return new Set();
+    return new Set(CHANNEL_NAMES.filter((channel) => env[botTokenVariable(channel)] !== undefined));
+  }
+  const enabled = new Set<ChannelName>();
+  for (const word of listed.split(",").map((w) => w.trim().toLowerCase())) {
+    if (word === "") continue;
+    if ((CHANNEL_NAMES as readonly string[]).includes(word)) enabled.add(word as ChannelName);
+    else problems.push(`HANDRAISE_CHANNELS names an unknown channel "${word}" (${CHANNEL_NAMES.join(", ")})`);
+  }
+  return enabled;
+}
+
+const botTokenVariable = (channel: ChannelName) => secretEnvName(`${channel}/bot-token`);
+
+function channelSettings(e: Env, enabled: ReadonlySet<ChannelName>, problems: string[]): ChannelSettings {
+  const need = (variable: string, value: string | undefined, channel: ChannelName): string => {
+    if (value === undefined) problems.push(`${variable} is required: the ${channel} channel is on`);
+    else if (isPlaceholder(value)) problems.push(`${variable} is a placeholder ("${value}")`);
+    return value ?? "";
   };
+  const channels: ChannelSettings = {};
+  if (enabled.has("telegram")) channels.telegram = { apiBase: e.TELEGRAM_API_BASE };
+  if (enabled.has("slack")) channels.slack = { apiBase: e.SLACK_API_BASE };
+  if (enabled.has("discord")) {
+    channels.discord = {
+      apiBase: e.DISCORD_API_BASE,
+      applicationId: need("DISCORD_APPLICATION_ID", e.DISCORD_APPLICATION_ID, "discord"),
+      publicKey: need("DISCORD_PUBLIC_KEY", e.DISCORD_PUBLIC_KEY, "discord"),
+    };
+  }
+  if (enabled.has("mattermost")) {
+    channels.mattermost = {
+      url: need("MATTERMOST_URL", e.MATTERMOST_URL, "mattermost"),
+      // Buttons and dialogs call the webhook back at this URL.
+      publicUrl: need("HANDRAISE_PUBLIC_URL", e.HANDRAISE_PUBLIC_URL, "mattermost"),
+    };
+  }
+  return channels;
 }

@@ -1,6 +1,8 @@
 /**
  * The composition root: builds each adapter once (functions call this at module scope, so clients are reused
- * across warm invocations) and hands use cases their ports.
+ * across warm invocations) and hands use cases their ports. Each function names itself, and gets only the
+ * secrets of its row in infra/secrets.json and only the channels whose credentials those are: a platform's
+ * webhook can post and edit on its own platform only.
  */
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SFNClient } from "@aws-sdk/client-sfn";
@@ -9,7 +11,7 @@ import { createAskQuestion } from "./app/ask-question.ts";
 import { createCancelStoppedRun } from "./app/cancel-stopped-run.ts";
 import { createHandleInbound } from "./app/handle-inbound.ts";
 import { createResolveQuestion } from "./app/resolve-question.ts";
-import { createResumeClosedQuestion } from "./app/resume-closed-question.ts";
+import { createSettleClosedQuestion } from "./app/settle-closed-question.ts";
 import { createWaitForQuestion } from "./app/wait-for-question.ts";
 import { createSfnTaskCallbacks } from "./callbacks/sfn-task-callbacks.ts";
 import type { ChatChannel } from "./channels/chat-channel.ts";
@@ -26,6 +28,10 @@ import { createTelegramChannel } from "./channels/telegram/telegram-channel.ts";
 import type { Config } from "./config.ts";
 import { createQuestionApi } from "./http/question-api.ts";
 import { logError } from "./log.ts";
+import { createEnvSecrets } from "./secrets/env-secrets.ts";
+import { type FunctionName, functionSecrets, type SecretName } from "./secrets/secret-catalog.ts";
+import { limitSecrets, preloadSecrets, type Secrets, secretValue } from "./secrets/secrets.ts";
+import { createSsmSecrets } from "./secrets/ssm-secrets.ts";
 import { createDynamoDbQuestionStore } from "./store/dynamodb-question-store.ts";
 import { createDynamoDbTranscriptStore } from "./store/dynamodb-transcript-store.ts";
 
@@ -45,64 +51,95 @@ export function setDynamoDbClientObserver(observer: DynamoDbClientObserver | und
   observeDynamoDbClient = observer;
 }
 
-export function createChannels(config: Config): Map<string, ChatChannel> {
+/** The secrets function `fn` may read in this deployment: SSM deployed, the environment locally. */
+export function createSecrets(config: Config, fn: FunctionName): Secrets {
+  const source =
+    config.secrets.kind === "ssm"
+      ? createSsmSecrets({ prefix: config.secrets.prefix, maxAgeSeconds: config.secrets.maxAgeSeconds })
+      : createEnvSecrets(config.secrets.values);
+  return limitSecrets(source, functionSecrets(fn, config.enabledChannels));
+}
+
+/**
+ * The enabled channels this function can post to: those whose bot token it may read (every one for the
+ * functions that deliver or retire, its own for a platform's webhook).
+ */
+export function createChannels(config: Config, secrets: Secrets, allowed: readonly SecretName[]) {
   const channels = new Map<string, ChatChannel>();
   const add = (channel: ChatChannel) => channels.set(channel.name, channel);
+  const may = new Set(allowed);
+  const { telegram, slack, discord, mattermost } = config.channels;
   if (config.consoleChannel) add(createConsoleChannel((text) => process.stdout.write(text)));
-  if (config.telegram.botToken) {
+  if (telegram && may.has("telegram/bot-token")) {
     add(
       createTelegramChannel(
-        createTelegramApi({ apiBase: config.telegram.apiBase, botToken: config.telegram.botToken }),
+        createTelegramApi({
+          apiBase: telegram.apiBase,
+          botToken: secretValue(secrets, "telegram/bot-token"),
+        }),
       ),
     );
   }
-  if (config.slack.botToken) {
+  if (slack && may.has("slack/bot-token")) {
     add(
-      createSlackChannel(createSlackApi({ apiBase: config.slack.apiBase, botToken: config.slack.botToken })),
+      createSlackChannel(
+        createSlackApi({ apiBase: slack.apiBase, botToken: secretValue(secrets, "slack/bot-token") }),
+      ),
     );
   }
-  if (config.discord.botToken) {
+  if (discord && may.has("discord/bot-token")) {
     add(
       createDiscordChannel(
-        createDiscordApi({ apiBase: config.discord.apiBase, botToken: config.discord.botToken }),
+        createDiscordApi({ apiBase: discord.apiBase, botToken: secretValue(secrets, "discord/bot-token") }),
       ),
     );
   }
-  const mattermost = config.mattermost;
-  if (mattermost.url && mattermost.botToken) {
-    // loadConfig requires the action secret and the public URL alongside these two.
+  if (mattermost && may.has("mattermost/bot-token")) {
     add(
-      createMattermostChannel(createMattermostApi({ url: mattermost.url, botToken: mattermost.botToken }), {
-        url: mattermostWebhookUrl(config.publicUrl ?? ""),
-        secret: mattermost.actionSecret ?? "",
-      }),
+      createMattermostChannel(
+        createMattermostApi({ url: mattermost.url, botToken: secretValue(secrets, "mattermost/bot-token") }),
+        // Only delivering signs buttons; a function that only retires never reads the key.
+        {
+          url: mattermostWebhookUrl(mattermost.publicUrl),
+          secret: secretValue(secrets, "mattermost/action-secret"),
+        },
+      ),
     );
   }
   return channels;
 }
 
-export function createServices(config: Config) {
+/**
+ * Everything function `fn` needs, built once per process.
+ *
+ * @example
+ * const { handleInbound, secrets } = createServices(loadConfig(), "telegramWebhook");
+ */
+export function createServices(config: Config, fn: FunctionName) {
   const dynamodb = new DynamoDBClient({});
   observeDynamoDbClient?.(dynamodb);
   const sfn = new SFNClient({});
+  const secrets = createSecrets(config, fn);
+  const secretNames = functionSecrets(fn, config.enabledChannels);
   const store = createDynamoDbQuestionStore({
     client: dynamodb,
     tableName: config.tableName,
     retentionSeconds: config.retentionSeconds,
   });
   const callbacks = createSfnTaskCallbacks(sfn);
-  const channels = createChannels(config);
+  const channels = createChannels(config, secrets, secretNames);
   const askQuestion = createAskQuestion({
     store,
     channels,
+    callbacks,
     limits: config.limits,
     now,
     onDeliveryError: (target, error) => logError("delivery", error, { channel: target.channel }),
+    onError: (error, context) => logError(context, error),
   });
   const resolve = createResolveQuestion({
     store,
     callbacks,
-    channels,
     now,
     onBackgroundError: (error, context) => logError(context, error),
   });
@@ -112,15 +149,27 @@ export function createServices(config: Config) {
     tableName: config.tableName,
     keepSeconds: config.limits.maxTimeoutSeconds + config.retentionSeconds,
   });
-  const handleInbound = createHandleInbound({ store, resolve, channels, now });
   return {
+    config,
+    secrets,
+    /**
+     * Resolves once every secret this function reads is there and well-formed (functions await it at
+     * start); rejects with a ConfigError naming each one that is not. Locally without an API key, the
+     * question API runs and refuses every request.
+     */
+    ready: () => preloadSecrets(secrets, secretNames, config.secrets.kind === "env" ? ["api-key"] : []),
     store,
-    handleInbound,
+    channels,
+    handleInbound: createHandleInbound({ store, resolve, channels, now }),
     cancelStoppedRun: createCancelStoppedRun({ store, resolve, now }),
-    resumeClosedQuestion: createResumeClosedQuestion({ store, callbacks }),
+    settleClosedQuestion: createSettleClosedQuestion({
+      callbacks,
+      channels,
+      onRetireError: (error, channel) => logError("retire", error, { channel }),
+    }),
     askQuestion,
     resolve,
     questionApi: createQuestionApi({ store, askQuestion, resolve, waitForQuestion, now }),
-    modelStep: createModelStep({ transcripts, limits: config.limits, now }),
+    modelStep: createModelStep({ transcripts, questions: store, limits: config.limits, now }),
   };
 }

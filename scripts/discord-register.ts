@@ -18,10 +18,13 @@ if (!applicationId || !botToken) {
   process.exit(2);
 }
 const apiBase = process.env.DISCORD_API_BASE ?? "https://discord.com/api/v10";
-const registered = await registerDiscordCommands(createDiscordApi({ apiBase, botToken }), {
-  applicationId,
-  guildId,
-});
+const registered = await registerDiscordCommands(
+  createDiscordApi({ apiBase, botToken: async () => botToken }),
+  {
+    applicationId,
+    guildId,
+  },
+);
 const names = registered.map((command) => `/${command.name}`).join(" and ");
 console.log(`Registered ${names}${guildId ? ` in guild ${guildId}` : " (global)"}.`);
 if (url) {

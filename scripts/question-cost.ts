@@ -137,7 +137,7 @@ async function measureDynamoDb() {
     let now = Date.UTC(2026, 10, 30, 12);
     const transcripts = createDynamoDbTranscriptStore({ client, tableName, keepSeconds: 3600 + 7 * 86_400 });
     const store = createDynamoDbQuestionStore({ client, tableName, retentionSeconds: 7 * 86_400 });
-    const modelStep = createModelStep({ transcripts, limits, now: () => now });
+    const modelStep = createModelStep({ transcripts, questions: store, limits, now: () => now });
     const runId =
       "arn:aws:states:us-east-1:123456789012:execution:handraise-prod-agent:8f0c2b1e-4a57-4d8e-9b1f-0c6f3d2a7e55";
     const input: ModelStepEvent["state"] = {
@@ -167,12 +167,13 @@ async function measureDynamoDb() {
         questions: (await import("#lib/questions/index.ts")).normalizeAskUserArgs(TOOL_CALL.arguments, limits)
           .questions,
         timeoutSeconds: first.ask.timeoutSeconds,
+        deliverTo: input.deliverTo,
         createdAtMs: now,
       },
       now,
     );
     if (created.kind !== "created") throw new Error(`create: ${created.kind}`);
-    await store.addDeliveries(id, [{ channel: "telegram", chatId: "418833702", messageId: "5521" }]);
+    await store.recordDeliveries(id, [{ channel: "telegram", chatId: "418833702", messageId: "5521" }], now);
 
     phase = "answer";
     now += 60_000;

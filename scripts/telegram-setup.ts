@@ -15,7 +15,10 @@ if (!webhookUrl || !botToken || !secret) {
   process.exit(2);
 }
 const apiBase = process.env.TELEGRAM_API_BASE ?? "https://api.telegram.org";
-await setUpTelegramBot(createTelegramApi({ apiBase, botToken }), { webhookUrl, secret });
+await setUpTelegramBot(createTelegramApi({ apiBase, botToken: async () => botToken }), {
+  webhookUrl,
+  secret,
+});
 console.log(
   `Telegram now sends the bot's updates to ${webhookUrl}; commands /question and /cancel registered.`,
 );

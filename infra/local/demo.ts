@@ -26,7 +26,8 @@ const telegramSecret = process.env.TELEGRAM_WEBHOOK_SECRET ?? randomBytes(24).to
 
 const stack = await startLocalStack({
   ...localStackOptionsFromEnv(process.env),
-  ...(useTelegram && { env: { TELEGRAM_WEBHOOK_SECRET: telegramSecret } }),
+  // A bot token turns the Telegram channel on, which needs its webhook secret too (made up when unset).
+  ...(telegramToken && { env: { TELEGRAM_WEBHOOK_SECRET: telegramSecret } }),
 });
 const poller =
   useTelegram && telegramToken

@@ -1,6 +1,6 @@
 /**
  * What DynamoDB Streams and Lambda's event source mapping do for the local stack (dynalite has no streams):
- * each item change the DynamoDB proxy captures becomes a stream record (view type NEW_IMAGE), delivered to
+ * each item change the DynamoDB proxy captures becomes a stream record (view type NEW_AND_OLD_IMAGES), delivered to
  * the functions whose serverless.yml `stream` event points at the table and whose filter patterns match,
  * in order per item, with a failed record retried with backoff as Lambda retries a failed batch.
  *
@@ -114,9 +114,10 @@ export function createStreamEmulator(options: StreamEmulatorOptions): StreamEmul
               ApproximateCreationDateTime: Math.floor(Date.now() / 1000),
               Keys: change.keys as never,
               ...(change.newImage !== undefined && { NewImage: change.newImage as never }),
+              ...(change.oldImage !== undefined && { OldImage: change.oldImage as never }),
               SequenceNumber: String(sequence).padStart(21, "0"),
               SizeBytes: JSON.stringify(change.newImage ?? change.keys).length,
-              StreamViewType: "NEW_IMAGE",
+              StreamViewType: "NEW_AND_OLD_IMAGES",
             },
           },
         ],

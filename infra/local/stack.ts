@@ -151,7 +151,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       AWS_ENDPOINT_URL_SFN: sfn.url,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
       HANDRAISE_TABLE: tableName,
-      HANDRAISE_API_KEY: apiKey,
+      // Read from SSM instead when the handlers are pointed at it (a secret may not be in both places).
+      ...(options.env?.HANDRAISE_SSM_PREFIX === undefined && { HANDRAISE_API_KEY: apiKey }),
       HANDRAISE_CONSOLE_CHANNEL: "true",
       ...options.env,
     });

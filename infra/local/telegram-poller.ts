@@ -16,7 +16,7 @@ export function startTelegramPoller(options: {
   secret: string;
   onError: (message: string) => void;
 }): TelegramPoller {
-  const api = createTelegramApi({ apiBase: options.apiBase, botToken: options.botToken });
+  const api = createTelegramApi({ apiBase: options.apiBase, botToken: async () => options.botToken });
   let stopped = false;
   let offset: number | undefined;
 

@@ -1,6 +1,8 @@
+import { WAIT_ENDED } from "../app/wait-ended.ts";
 import {
   formatToolResult,
   normalizeAskUserArgs,
+  questionIdFor,
   type TimeoutLimits,
   ToolInputError,
 } from "../questions/index.ts";
@@ -11,6 +13,7 @@ import {
   TIMEOUT_GRACE_SECONDS,
 } from "../questions/schema.ts";
 import { deliveryTargetSchema, ownerSchema } from "../store/question-record.ts";
+import type { QuestionStore } from "../store/question-store.ts";
 import * as z from "../zod.ts";
 import type { ModelProvider } from "./model-provider.ts";
 import { createScriptedProvider, scriptedModelSchema } from "./scripted-provider.ts";
@@ -63,6 +66,8 @@ export type ModelStepResult =
 
 export interface ModelStepDeps {
   transcripts: TranscriptStore;
+  /** Closes the question of an ask whose wait has ended, if something outside Handraise ended it. */
+  questions: Pick<QuestionStore, "release">;
   limits: TimeoutLimits;
   now: () => number;
   providerFor?: (model: AgentInput["model"]) => ModelProvider;
@@ -87,6 +92,17 @@ export function createModelStep(deps: ModelStepDeps) {
       modelCalls: 0,
     };
     const waitingCall = state.step?.ask?.toolCallId;
+    if (waitingCall !== undefined) {
+      // The AskUser task has ended, however it ended. Normally its question closed first (answered,
+      // cancelled, timed out); when the wait was ended some other way — an operator's SendTaskSuccess or
+      // SendTaskFailure with the run's token, an ask that failed after posting — the question would stay
+      // answerable into a run that no longer listens, and hold the session. One conditional write closes it.
+      await deps.questions.release(
+        questionIdFor({ runId, toolCallId: waitingCall }),
+        state.askResult?.status === "delivery_failed" ? { status: "delivery_failed" } : WAIT_ENDED,
+        deps.now(),
+      );
+    }
     if (waitingCall !== undefined && transcript.pendingToolCalls[0]?.id === waitingCall) {
       const call = transcript.pendingToolCalls.shift() as ToolCall;
       const outcome: ToolOutcome = state.askResult

@@ -49,6 +49,21 @@ export class NotOwnerError extends Error {
   }
 }
 
+/**
+ * A request field that is well-formed but not acceptable here (a delivery target on a channel this deployment
+ * does not enable): 400 INVALID_ARGUMENT with the field's path, and nothing stored. Not a ToolInputError: the
+ * model did not choose it, so it must not be told to correct its arguments.
+ */
+export class InvalidArgumentError extends Error {
+  override readonly name = "InvalidArgumentError";
+  readonly code = "INVALID_ARGUMENT";
+  readonly issues: { path: string; message: string }[];
+  constructor(path: string, message: string) {
+    super(message);
+    this.issues = [{ path, message }];
+  }
+}
+
 /** Every delivery target refused the question: the run gets delivery_failed and must not ask again. */
 export class DeliveryFailedError extends Error {
   override readonly name = "DeliveryFailedError";

@@ -1,24 +1,21 @@
-import { TASK_ERRORS, type TaskCallbacks } from "../callbacks/task-callbacks.ts";
-import type { ChannelRegistry } from "../channels/chat-channel.ts";
+import type { TaskCallbacks } from "../callbacks/task-callbacks.ts";
 import { validateAnswers } from "../questions/index.ts";
 import type { Answers } from "../questions/schema.ts";
 import type { CancelReason, QuestionRecord } from "../store/question-record.ts";
 import type { Outcome, QuestionStore } from "../store/question-store.ts";
 import { AlreadyResolvedError, NotFoundError, NotOwnerError } from "./errors.ts";
-import { CANCEL_CAUSES } from "./resume-closed-question.ts";
-import { retireDeliveries } from "./retire-deliveries.ts";
+import { resumeRun } from "./run-outcome.ts";
 
 export interface ResolveDeps {
   store: QuestionStore;
   callbacks: TaskCallbacks;
-  channels: ChannelRegistry;
   now: () => number;
-  /** Reports failures that do not change the outcome (a chat copy that could not be edited). */
+  /** Reports failures that do not change the outcome (a resume the stream will retry). */
   onBackgroundError: (error: unknown, context: string) => void;
 }
 
 export interface ResolveOptions {
-  /** Who resolved it, recorded on the question (e.g. "api", "telegram:42", "run-abort"). */
+  /** Who resolved it, recorded on the question (e.g. "api:ops", "telegram:42", "run-abort"). */
   resolvedBy?: string | undefined;
   /** When set, only this platform-qualified user may resolve the question (chat webhooks). */
   actor?: string | undefined;
@@ -29,14 +26,15 @@ export interface Resolution {
   /**
    * Whether the waiting run took the result; `no_run` for questions nothing waits on; `pending_retry` when
    * Step Functions could not be reached (throttled, 5xx): the record is closed all the same, and the table's
-   * stream resumes the run (createResumeClosedQuestion).
+   * stream resumes the run (lib/app/settle-closed-question.ts).
    */
   run: "resumed" | "not_waiting" | "no_run" | "pending_retry";
 }
 
 /**
- * Answering and cancelling: one conditional write decides (first one wins), then the waiting run is resumed
- * and every posted copy is retired.
+ * Answering and cancelling: one conditional write decides (first one wins), then the waiting run is resumed.
+ * The posted copies are retired by the table's stream consumer (lib/app/settle-closed-question.ts), the one
+ * function holding every platform's credentials; a webhook answers its own tapping user directly.
  *
  * @example
  * const { answer, cancel } = createResolveQuestion(deps);
@@ -45,7 +43,7 @@ export interface Resolution {
  * @throws NotFoundError, NotOwnerError, AlreadyResolvedError (with the final status), InvalidAnswerError.
  */
 export function createResolveQuestion(deps: ResolveDeps) {
-  const { store, callbacks, channels, now } = deps;
+  const { store, callbacks, now } = deps;
 
   async function loadPending(id: string, options: ResolveOptions): Promise<QuestionRecord> {
     const record = await store.get(id, now());
@@ -55,11 +53,7 @@ export function createResolveQuestion(deps: ResolveDeps) {
     return record;
   }
 
-  async function close(
-    id: string,
-    outcome: Outcome,
-    resume: (token: string) => Promise<"resumed" | "not_waiting">,
-  ): Promise<Resolution> {
+  async function close(id: string, outcome: Outcome): Promise<Resolution> {
     const closed = await store.close(id, outcome, now());
     if (closed.kind === "not_found") throw new NotFoundError(id);
     if (closed.kind === "not_pending") throw new AlreadyResolvedError(id, closed.record.status);
@@ -68,16 +62,13 @@ export function createResolveQuestion(deps: ResolveDeps) {
     let run: Resolution["run"] = "no_run";
     if (closed.taskToken !== undefined) {
       try {
-        run = await resume(closed.taskToken);
+        run = await resumeRun(callbacks, closed.taskToken, closed.record);
       } catch (error) {
         // The answer is accepted (the write won): the stream consumer delivers it to the run.
         deps.onBackgroundError(error, `resuming the run of question ${id}`);
         run = "pending_retry";
       }
     }
-    await retireDeliveries(channels, closed.record, (error, channel) =>
-      deps.onBackgroundError(error, `retiring question ${id} on ${channel}`),
-    );
     return { record: closed.record, run };
   }
 
@@ -85,17 +76,12 @@ export function createResolveQuestion(deps: ResolveDeps) {
     async answer(id: string, rawAnswers: unknown, options: ResolveOptions = {}): Promise<Resolution> {
       const record = await loadPending(id, options);
       const answers: Answers = validateAnswers(record.questions, rawAnswers);
-      return close(id, { status: "answered", answers, resolvedBy: options.resolvedBy }, (token) =>
-        callbacks.succeed(token, { status: "answered", answers }),
-      );
+      return close(id, { status: "answered", answers, resolvedBy: options.resolvedBy });
     },
 
     async cancel(id: string, reason: CancelReason, options: ResolveOptions = {}): Promise<Resolution> {
       await loadPending(id, options);
-      const error = reason === "skipped" ? TASK_ERRORS.skipped : TASK_ERRORS.cancelled;
-      return close(id, { status: "cancelled", reason, resolvedBy: options.resolvedBy }, (token) =>
-        callbacks.fail(token, error, CANCEL_CAUSES[reason]),
-      );
+      return close(id, { status: "cancelled", reason, resolvedBy: options.resolvedBy });
     },
   };
 }

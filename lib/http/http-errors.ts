@@ -3,6 +3,7 @@ import { $ZodError } from "zod/v4/core";
 import {
   AlreadyResolvedError,
   IdInUseError,
+  InvalidArgumentError,
   NotFoundError,
   NotOwnerError,
   SessionBusyError,
@@ -32,7 +33,7 @@ export function toHttpResponse(
   report: (error: unknown) => void,
 ): APIGatewayProxyStructuredResultV2 {
   if (error instanceof HttpError) return errorResponse(error.statusCode, error.code, error.message);
-  if (error instanceof ToolInputError)
+  if (error instanceof ToolInputError || error instanceof InvalidArgumentError)
     return errorResponse(400, error.code, error.message, { issues: error.issues });
   // A failed `parse` of any zod schema (zod/mini throws the core error; zod's classic ZodError is one too).
   if (error instanceof $ZodError) {

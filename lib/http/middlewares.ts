@@ -18,12 +18,13 @@ export const MAX_WEBHOOK_BODY_BYTES = 128 * 1024;
  * `Authorization: Bearer <key>`, compared in constant time. Without a configured key every request is
  * refused: the API never runs open.
  */
-export function apiKeyAuth(apiKey: string | undefined): HttpMiddleware {
+export function apiKeyAuth(apiKey: () => Promise<string | undefined>): HttpMiddleware {
   return {
     before: async (request) => {
       const header = request.event.headers?.authorization ?? "";
       const presented = header.startsWith("Bearer ") ? header.slice("Bearer ".length) : "";
-      if (apiKey === undefined || !safeEqual(presented, apiKey))
+      const expected = await apiKey();
+      if (expected === undefined || !safeEqual(presented, expected))
         throw new HttpError(401, "UNAUTHORIZED", "Missing or wrong API key (Authorization: Bearer <key>).");
     },
   };

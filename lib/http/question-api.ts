@@ -73,7 +73,8 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
     "POST /questions": async (event) => {
       const { questions, timeoutSeconds, ...meta } = createBodySchema.parse(parseJsonBody(event));
       const record = await deps.askQuestion({ args: argsOf(questions, timeoutSeconds), ...meta });
-      return json(201, { id: record.id, status: "pending", expiresAtMs: record.expiresAtMs });
+      // delivery_failed when no target took it: the id is still the caller's, to read the record back.
+      return json(201, { id: record.id, status: record.status, expiresAtMs: record.expiresAtMs });
     },
     "GET /questions": async (event) => {
       const query = listQuerySchema.parse(event.queryStringParameters ?? {});

@@ -12,7 +12,8 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import { CREATED_ORDER, INDEX, keys } from "./keys.ts";
-import { type QuestionRecord, type StoredStatus, statusAt } from "./question-record.ts";
+import { type QuestionItem, toRecord } from "./question-item.ts";
+import { type Delivery, type QuestionRecord, statusAt } from "./question-record.ts";
 import type {
   CloseResult,
   CreateResult,
@@ -29,15 +30,6 @@ export interface DynamoDbQuestionStoreOptions {
   retentionSeconds: number;
   /** Called with the capacity each request consumed (the benchmark counts cost with it). */
   onConsumedCapacity?: (capacity: ConsumedCapacity) => void;
-}
-
-/** Stored item of a question (the record plus storage-only attributes). */
-interface QuestionItem extends Omit<QuestionRecord, "status"> {
-  pk: string;
-  entity: "question";
-  status: StoredStatus;
-  taskToken?: string;
-  expiresAt: number;
 }
 
 interface SessionSlotItem {
@@ -104,7 +96,7 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
       ...(question.agentId !== undefined && { agentId: question.agentId }),
       ...(question.runId !== undefined && { runId: question.runId }),
       ...(question.taskToken !== undefined && { taskToken: question.taskToken }),
-      deliveries: [],
+      deliveries: question.deliverTo,
       createdAtMs: question.createdAtMs,
       expiresAtMs,
       expiresAt: ttlFor(expiresAtMs),
@@ -169,7 +161,9 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
     questionId: string,
     expiresAtMs: number,
     nowMs: number,
-  ): Promise<{ claimed: true } | { claimed: false; pendingId: string }> {
+  ): Promise<
+    { claimed: true } | { claimed: false; pendingId: string; pendingTaskToken?: string | undefined }
+  > {
     const slot: SessionSlotItem = {
       pk: keys.sessionSlot(sessionKey),
       entity: "sessionSlot",
@@ -202,7 +196,7 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
       }
       const held = await getItem<QuestionItem>(keys.question(holder.questionId));
       if (held && statusAt(held.status, held.expiresAtMs, nowMs) === "pending") {
-        return { claimed: false, pendingId: holder.questionId };
+        return { claimed: false, pendingId: holder.questionId, pendingTaskToken: held.taskToken };
       }
       // The holder has ended but its slot was not released (a crash between two writes): take it over,
       // unless someone else does first.
@@ -228,6 +222,43 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
     );
   }
 
+  /**
+   * Indexes each posted message (its chat and message id → the question), so replies, threads and taps
+   * route by key. Returns the question item, or undefined when the question does not exist.
+   */
+  async function indexMessages(id: string, deliveries: Delivery[]): Promise<QuestionItem | undefined> {
+    const question = await getItem<QuestionItem>(keys.question(id));
+    if (question?.entity !== "question") return undefined;
+    let requests = deliveries.flatMap((delivery) =>
+      delivery.messageId === undefined
+        ? []
+        : [
+            {
+              PutRequest: {
+                Item: marshall({
+                  pk: keys.message(delivery.channel, delivery.chatId, delivery.messageId),
+                  entity: "messageIndex",
+                  questionId: id,
+                  expiresAt: question.expiresAt,
+                }),
+              },
+            },
+          ],
+    );
+    // At most 10 targets per question, under BatchWriteItem's 25; unprocessed items are retried.
+    for (let attempt = 0; requests.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
+      const out = track(
+        await client.send(
+          new BatchWriteItemCommand({ RequestItems: { [TableName]: requests }, ...capacity }),
+        ),
+      );
+      requests = (out.UnprocessedItems?.[TableName] ?? []) as typeof requests;
+      if (attempt > 5 && requests.length > 0) throw new Error("could not index delivered messages");
+    }
+    return question;
+  }
+
   return {
     async create(question, nowMs): Promise<CreateResult> {
       const written = await putQuestion(question);
@@ -249,7 +280,7 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
               }),
             ),
           );
-          return { kind: "session_busy", pendingId: slot.pendingId };
+          return { kind: "session_busy", pendingId: slot.pendingId, pendingTaskToken: slot.pendingTaskToken };
         }
       }
       // The record is what was just written: no read back.
@@ -293,81 +324,89 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
     },
 
     async close(id, outcome: Outcome, nowMs): Promise<CloseResult> {
-      const set = ["#status = :status", "resolvedAtMs = :now"];
-      const values: Record<string, unknown> = {
-        ":status": outcome.status,
-        ":pending": "pending",
-        ":now": nowMs,
-      };
-      if (outcome.status === "answered") {
-        set.push("answers = :answers");
-        values[":answers"] = outcome.answers;
-      }
-      if (outcome.status === "cancelled") {
-        set.push("reason = :reason");
-        values[":reason"] = outcome.reason;
-      }
-      if (outcome.status !== "delivery_failed" && outcome.resolvedBy !== undefined) {
-        set.push("resolvedBy = :resolvedBy");
-        values[":resolvedBy"] = outcome.resolvedBy;
-      }
-      let closed: QuestionItem | undefined;
+      const { set, values } = closingUpdate(outcome, nowMs);
+      let before: QuestionItem | undefined;
       const won = await conditionally(async () => {
         const out = track(
           await client.send(
             new UpdateItemCommand({
               TableName,
               Key: { pk: { S: keys.question(id) } },
-              // Leaving the sparse indexes is what makes the question stop being listed as pending.
-              UpdateExpression: `SET ${set.join(", ")} REMOVE ${INDEX.pendingByOwner.partitionKey}, ${INDEX.pendingBySession.partitionKey}, ${INDEX.pendingByAgent.partitionKey}`,
-              ConditionExpression: "#status = :pending AND expiresAtMs > :now",
+              // Leaving the sparse indexes is what makes the question stop being listed as pending; the
+              // token leaves the item here (the stream's old image still has it for the durable resume).
+              UpdateExpression: `SET ${set.join(", ")} REMOVE ${LEAVE_PENDING_INDEXES}, taskToken`,
+              ConditionExpression: STILL_PENDING,
               ExpressionAttributeNames: { "#status": "status" },
               ExpressionAttributeValues: marshall(values, { removeUndefinedValues: true }),
-              ReturnValues: "ALL_NEW",
+              // The item before the write: its token is what resumes the run.
+              ReturnValues: "ALL_OLD",
               ...capacity,
             }),
           ),
         );
-        closed = out.Attributes ? (unmarshall(out.Attributes) as QuestionItem) : undefined;
+        before = out.Attributes ? (unmarshall(out.Attributes) as QuestionItem) : undefined;
       });
-      if (won && closed) {
-        return { kind: "closed", record: toRecord(closed, nowMs), taskToken: closed.taskToken };
+      if (won && before) {
+        return {
+          kind: "closed",
+          record: toRecord(closedItem(before, outcome, nowMs), nowMs),
+          taskToken: before.taskToken,
+        };
       }
       const current = await this.get(id, nowMs);
       return current ? { kind: "not_pending", record: current } : { kind: "not_found" };
     },
 
-    async addDeliveries(id, deliveries) {
-      if (deliveries.length === 0) return;
-      const question = await getItem<QuestionItem>(keys.question(id));
-      const expiresAt = question ? question.expiresAt : Math.ceil(Date.now() / 1000) + retentionSeconds;
-      let requests = deliveries.flatMap((delivery) =>
-        delivery.messageId === undefined
-          ? []
-          : [
-              {
-                PutRequest: {
-                  Item: marshall({
-                    pk: keys.message(delivery.channel, delivery.chatId, delivery.messageId),
-                    entity: "messageIndex",
-                    questionId: id,
-                    expiresAt,
-                  }),
-                },
-              },
-            ],
+    async release(id, outcome: Outcome, nowMs) {
+      const { set, values } = closingUpdate(outcome, nowMs);
+      return conditionally(async () =>
+        track(
+          await client.send(
+            new UpdateItemCommand({
+              TableName,
+              Key: { pk: { S: keys.question(id) } },
+              // No ReturnValues and the token untouched: the model step's role may write these attributes of
+              // question items and read none (serverless.yml, ModelStepRole).
+              UpdateExpression: `SET ${set.join(", ")} REMOVE ${LEAVE_PENDING_INDEXES}`,
+              ConditionExpression: STILL_PENDING,
+              ExpressionAttributeNames: { "#status": "status" },
+              ExpressionAttributeValues: marshall(values, { removeUndefinedValues: true }),
+              ...capacity,
+            }),
+          ),
+        ),
       );
-      // At most 10 targets per question, under BatchWriteItem's 25; unprocessed items are retried.
-      for (let attempt = 0; requests.length > 0; attempt++) {
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
+    },
+
+    async recordDeliveries(id, deliveries, nowMs) {
+      const question = await indexMessages(id, deliveries);
+      if (!question) return undefined;
+      let after: QuestionItem | undefined;
+      const exists = await conditionally(async () => {
         const out = track(
           await client.send(
-            new BatchWriteItemCommand({ RequestItems: { [TableName]: requests }, ...capacity }),
+            new UpdateItemCommand({
+              TableName,
+              Key: { pk: { S: keys.question(id) } },
+              UpdateExpression: "SET deliveries = :deliveries",
+              ConditionExpression: "attribute_exists(pk)",
+              ExpressionAttributeValues: marshall(
+                { ":deliveries": deliveries },
+                { removeUndefinedValues: true },
+              ),
+              ReturnValues: "ALL_NEW",
+              ...capacity,
+            }),
           ),
         );
-        requests = (out.UnprocessedItems?.[TableName] ?? []) as typeof requests;
-        if (attempt > 5 && requests.length > 0) throw new Error("could not index delivered messages");
-      }
+        after = out.Attributes ? (unmarshall(out.Attributes) as QuestionItem) : undefined;
+      });
+      return exists && after ? toRecord(after, nowMs) : undefined;
+    },
+
+    async addDeliveries(id, deliveries) {
+      if (deliveries.length === 0) return;
+      if (!(await indexMessages(id, deliveries))) return;
       track(
         await client.send(
           new UpdateItemCommand({
@@ -418,44 +457,48 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
     },
 
     releaseSession,
-
-    async forgetTaskToken(id, taskToken) {
-      await conditionally(async () =>
-        track(
-          await client.send(
-            new UpdateItemCommand({
-              TableName,
-              Key: { pk: { S: keys.question(id) } },
-              UpdateExpression: "REMOVE taskToken",
-              // Only a closed question's own token: a pending one still needs it, a retried task's is new.
-              ConditionExpression: "taskToken = :token AND #status <> :pending",
-              ExpressionAttributeNames: { "#status": "status" },
-              ExpressionAttributeValues: marshall({ ":token": taskToken, ":pending": "pending" }),
-              ...capacity,
-            }),
-          ),
-        ),
-      );
-    },
   };
 }
 
-/** The API-visible record: storage attributes (keys, TTL, the task token) never leave the store. */
-function toRecord(item: QuestionItem, nowMs: number): QuestionRecord {
+/** Leaving the sparse pending indexes is what makes a question stop being listed as pending. */
+const LEAVE_PENDING_INDEXES = [
+  INDEX.pendingByOwner.partitionKey,
+  INDEX.pendingBySession.partitionKey,
+  INDEX.pendingByAgent.partitionKey,
+].join(", ");
+
+/** First answer wins: only a pending question whose deadline has not passed can be closed. */
+const STILL_PENDING = "#status = :pending AND expiresAtMs > :now";
+
+/** The SET clauses and values that record an outcome. */
+function closingUpdate(outcome: Outcome, nowMs: number) {
+  const set = ["#status = :status", "resolvedAtMs = :now"];
+  const values: Record<string, unknown> = { ":status": outcome.status, ":pending": "pending", ":now": nowMs };
+  if (outcome.status === "answered") {
+    set.push("answers = :answers");
+    values[":answers"] = outcome.answers;
+  }
+  if (outcome.status === "cancelled") {
+    set.push("reason = :reason");
+    values[":reason"] = outcome.reason;
+  }
+  if (outcome.status !== "delivery_failed" && outcome.resolvedBy !== undefined) {
+    set.push("resolvedBy = :resolvedBy");
+    values[":resolvedBy"] = outcome.resolvedBy;
+  }
+  return { set, values };
+}
+
+/** The item as the closing write left it, from the item before it (the write returns the old image). */
+function closedItem(before: QuestionItem, outcome: Outcome, nowMs: number): QuestionItem {
+  const { taskToken: _token, ...rest } = before;
   return {
-    id: item.id,
-    status: statusAt(item.status, item.expiresAtMs, nowMs),
-    questions: item.questions,
-    owner: item.owner,
-    ...(item.sessionKey !== undefined && { sessionKey: item.sessionKey }),
-    ...(item.agentId !== undefined && { agentId: item.agentId }),
-    ...(item.runId !== undefined && { runId: item.runId }),
-    deliveries: item.deliveries ?? [],
-    createdAtMs: item.createdAtMs,
-    expiresAtMs: item.expiresAtMs,
-    ...(item.answers !== undefined && { answers: item.answers }),
-    ...(item.reason !== undefined && { reason: item.reason }),
-    ...(item.resolvedBy !== undefined && { resolvedBy: item.resolvedBy }),
-    ...(item.resolvedAtMs !== undefined && { resolvedAtMs: item.resolvedAtMs }),
+    ...rest,
+    status: outcome.status,
+    resolvedAtMs: nowMs,
+    ...(outcome.status === "answered" && { answers: outcome.answers }),
+    ...(outcome.status === "cancelled" && { reason: outcome.reason }),
+    ...(outcome.status !== "delivery_failed" &&
+      outcome.resolvedBy !== undefined && { resolvedBy: outcome.resolvedBy }),
   };
 }

@@ -1,5 +1,5 @@
 import type { Answers, AskUserRequest } from "../questions/schema.ts";
-import type { CancelReason, Delivery, QuestionRecord } from "./question-record.ts";
+import type { CancelReason, Delivery, DeliveryTarget, QuestionRecord } from "./question-record.ts";
 
 /** A question to register. `taskToken` is present when a Step Functions run waits on it. */
 export interface NewQuestion extends AskUserRequest {
@@ -9,6 +9,11 @@ export interface NewQuestion extends AskUserRequest {
   agentId?: string | undefined;
   runId?: string | undefined;
   taskToken?: string | undefined;
+  /**
+   * Where it is about to be posted: stored with the record from the first write, so a reply that arrives
+   * while the post is still in flight already finds its question by chat.
+   */
+  deliverTo: DeliveryTarget[];
   createdAtMs: number;
 }
 
@@ -17,7 +22,11 @@ export type CreateResult =
   /** The same run registered this question before (a retried task): its token was replaced. */
   | { kind: "token_replaced"; record: QuestionRecord }
   | { kind: "id_in_use" }
-  | { kind: "session_busy"; pendingId: string };
+  /**
+   * Another question of the session is pending. `pendingTaskToken`: the run that waits on it, so the caller
+   * can ask Step Functions whether that wait is still alive (a wait ended outside Handraise frees the slot).
+   */
+  | { kind: "session_busy"; pendingId: string; pendingTaskToken?: string | undefined };
 
 export type Outcome =
   | { status: "answered"; answers: Answers; resolvedBy?: string | undefined }
@@ -47,11 +56,25 @@ export interface QuestionStore {
   /** Open questions, oldest first. */
   listPending(filter: PendingFilter, nowMs: number): Promise<QuestionRecord[]>;
   /**
-   * Closes a pending question (one conditional write). Its session slot stays until the next ask in that
-   * session takes it over (a slot whose question has ended is free), or `releaseSession` deletes it.
+   * Closes a pending question (one conditional write) and drops its task token from the item: the caller
+   * gets the token to resume the run, and the table's stream carries it in the old image for the durable
+   * resume (lib/app/settle-closed-question.ts). Its session slot stays until the next ask in that session
+   * takes it over (a slot whose question has ended is free), or `releaseSession` deletes it.
    */
   close(id: string, outcome: Outcome, nowMs: number): Promise<CloseResult>;
-  /** Records where the prompt was posted (appends), and indexes each posted message for routing. */
+  /**
+   * Closes a question whose wait has ended outside Handraise, if it is still pending; changes nothing
+   * otherwise. Unlike `close` it reads nothing back (so a caller that may not see task tokens can use it).
+   * True when this call closed it.
+   */
+  release(id: string, outcome: Outcome, nowMs: number): Promise<boolean>;
+  /**
+   * Records the copies the first delivery posted (replacing the intended targets the record was created
+   * with) and indexes each posted message for routing. Returns the record as it now is: a question answered
+   * while its post was in flight is no longer pending, and its late copies need retiring.
+   */
+  recordDeliveries(id: string, deliveries: Delivery[], nowMs: number): Promise<QuestionRecord | undefined>;
+  /** Records a further copy (a re-post, a forced reply), appending, and indexes it for routing. */
   addDeliveries(id: string, deliveries: Delivery[]): Promise<void>;
   /** The question a posted message belongs to (a reply to it, a thread under it, a tap on it). */
   findByMessage(channel: string, chatId: string, messageId: string): Promise<string | undefined>;
@@ -64,9 +87,4 @@ export interface QuestionStore {
   releaseEvent(dedupeKey: string): Promise<void>;
   /** Frees the session slot held by this question, if it still holds it. */
   releaseSession(sessionKey: string, questionId: string): Promise<void>;
-  /**
-   * Drops a closed question's task token once its run took the outcome or no longer waits (a used token
-   * should not linger). Changes nothing when the question is pending or holds another token.
-   */
-  forgetTaskToken(id: string, taskToken: string): Promise<void>;
 }

@@ -1,53 +1,46 @@
 /**
- * Reading the table's DynamoDB stream (view type NEW_IMAGE): a question item that closed while a run waited
- * on it still carries its task token, and is what the stream consumer resumes (lib/app/resume-closed-question.ts).
- * The item's storage format stays in lib/store: the consumer gets a parsed value, never an image.
+ * Reading the table's DynamoDB stream (view type NEW_AND_OLD_IMAGES): the one change that matters to the
+ * stream consumer is a question leaving `pending` — answered, cancelled, skipped, released or
+ * delivery_failed. The old image still holds the task token the closing write removed (the run to resume),
+ * the new image the outcome and every posted copy (the messages to retire).
+ * The item's storage format stays in lib/store: the consumer gets a record, never an image.
  */
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
-import { answersSchema } from "../questions/schema.ts";
-import * as z from "../zod.ts";
 import { keys } from "./keys.ts";
+import { type QuestionItem, toRecord } from "./question-item.ts";
+import type { QuestionRecord } from "./question-record.ts";
 
-/** A closed question a run may still wait on: what to resume it with, and the token to resume. */
-export type ClosedQuestion =
-  | { id: string; taskToken: string; status: "answered"; answers: z.infer<typeof answersSchema> }
-  | { id: string; taskToken: string; status: "cancelled"; reason: "cancelled" | "skipped" };
+/** A question that has just ended, and the run that waited on it, if one did. */
+export interface ClosedQuestion {
+  record: QuestionRecord;
+  taskToken?: string | undefined;
+}
 
-const closedItemSchema = z.discriminatedUnion("status", [
-  z.object({
-    entity: z.literal("question"),
-    id: z.string(),
-    taskToken: z.string().check(z.minLength(1)),
-    status: z.literal("answered"),
-    answers: answersSchema,
-  }),
-  z.object({
-    entity: z.literal("question"),
-    id: z.string(),
-    taskToken: z.string().check(z.minLength(1)),
-    status: z.literal("cancelled"),
-    reason: z.enum(["cancelled", "skipped"]),
-  }),
-]);
+type Image = Record<string, AttributeValue> | undefined;
 
 /**
- * The closed question in a stream record's new image; undefined for every other item or state (pending,
- * expired, delivery_failed, no token left, another entity, a removed item).
+ * The question a stream record closed; undefined for every other change (a new question, a delivery
+ * recorded, another entity, a TTL removal, a write to an already closed question).
  *
  * @example
- * const closed = closedQuestionFromImage(record.dynamodb?.NewImage);
- * if (closed) await resumeClosedQuestion(closed);
+ * const closed = closedQuestionFrom(record.dynamodb?.OldImage, record.dynamodb?.NewImage, Date.now());
+ * if (closed) await settleClosedQuestion(closed);
  */
-export function closedQuestionFromImage(
-  image: Record<string, AttributeValue> | undefined,
+export function closedQuestionFrom(
+  oldImage: Image,
+  newImage: Image,
+  nowMs: number,
 ): ClosedQuestion | undefined {
-  if (!image) return undefined;
-  const parsed = closedItemSchema.safeParse(unmarshall(image));
-  if (!parsed.success) return undefined;
-  const item = parsed.data;
-  if (image.pk?.S !== keys.question(item.id)) return undefined;
-  return item.status === "answered"
-    ? { id: item.id, taskToken: item.taskToken, status: "answered", answers: item.answers }
-    : { id: item.id, taskToken: item.taskToken, status: "cancelled", reason: item.reason };
+  if (!oldImage || !newImage) return undefined;
+  const before = unmarshall(oldImage) as Partial<QuestionItem>;
+  const after = unmarshall(newImage) as Partial<QuestionItem>;
+  if (before.entity !== "question" || after.entity !== "question") return undefined;
+  if (typeof after.id !== "string" || after.pk !== keys.question(after.id)) return undefined;
+  if (before.status !== "pending" || after.status === undefined || after.status === "pending")
+    return undefined;
+  return {
+    record: toRecord(after as QuestionItem, nowMs),
+    ...(typeof before.taskToken === "string" && before.taskToken !== "" && { taskToken: before.taskToken }),
+  };
 }

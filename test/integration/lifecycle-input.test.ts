@@ -14,9 +14,9 @@ import { allItems, startTestStack, type TestStack } from "./support/test-stack.t
 
 const TG_SECRET = vectors.telegram_generated.secret_token;
 const TG_HEADER = vectors.telegram_generated.header.toLowerCase();
-const SLACK_SECRET = "test-signing-secret-5d41402abc4b2a76";
+const SLACK_SECRET = "5d41402abc4b2a76b9719d911017c592";
 const D1 = vectors.discord_generated;
-const MM_COMMAND_TOKEN = "mm-command-token-0123456789";
+const MM_COMMAND_TOKEN = "mmcommandtoken0123456789ab";
 
 let stack: TestStack;
 let platform: FakePlatform;

@@ -13,6 +13,7 @@ import { type FakePlatform, type RecordedCall, startFakePlatform } from "./suppo
 import { slackSignature } from "./support/signing.ts";
 import {
   allItems,
+  posted,
   startTestStack,
   type TestStack,
   waitFor,
@@ -22,7 +23,7 @@ import {
 const TG_SECRET = vectors.telegram_generated.secret_token;
 const TG_HEADER = vectors.telegram_generated.header.toLowerCase();
 const TG_USER = 42;
-const SLACK_SECRET = "test-signing-secret-5d41402abc4b2a76";
+const SLACK_SECRET = "5d41402abc4b2a76b9719d911017c592";
 const TEAM = "T061EG9R6";
 const SLACK_USER = "U2147483697";
 const RETENTION_DAYS = 3;
@@ -190,7 +191,7 @@ async function startRun(owner: string, args: Record<string, unknown> = { questio
   const record = await waitFor(
     async () => {
       const [question] = (await stack.api("GET", `/questions?sessionKey=${sessionKey}`)).body.questions;
-      return question?.deliveries.length === 2 ? question : undefined;
+      return posted(question) === 2 ? question : undefined;
     },
     { what: "the question delivered to Telegram and Slack" },
   );

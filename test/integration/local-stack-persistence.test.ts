@@ -32,7 +32,10 @@ describe("HANDRAISE_DATA_DIR", () => {
       },
     ];
     await withStore((store) =>
-      store.create({ id: "ask_persisted", owner: "web:a", questions, timeoutSeconds: 60, createdAtMs: 1 }, 1),
+      store.create(
+        { id: "ask_persisted", owner: "web:a", questions, timeoutSeconds: 60, deliverTo: [], createdAtMs: 1 },
+        1,
+      ),
     );
     const record = await withStore((store) => store.get("ask_persisted", 2));
     expect(record).toMatchObject({ id: "ask_persisted", status: "pending", owner: "web:a" });

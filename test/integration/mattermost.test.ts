@@ -4,6 +4,7 @@ import { type FakePlatform, type RecordedCall, startFakePlatform } from "./suppo
 import { multiQuestion as multi, singleQuestion as single, unique } from "./support/sample-questions.ts";
 import {
   allItems,
+  posted,
   replyOf as replyOfRun,
   startTestStack,
   statusOf as statusOfQuestion,
@@ -103,7 +104,7 @@ async function startRun(questions: unknown[], options: { targets?: Target[] } = 
   await waitFor(
     async () => {
       const record = (await stack.api("GET", `/questions/${questionId}`)).body.question;
-      return record.deliveries.length >= targets.length ? true : undefined;
+      return posted(record) >= targets.length ? true : undefined;
     },
     { what: "the deliveries to be recorded" },
   );

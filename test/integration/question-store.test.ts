@@ -45,6 +45,7 @@ function newQuestion(overrides: Partial<NewQuestion> = {}): NewQuestion {
     ...request,
     id: `ask_${++counter}_${Date.now()}`,
     owner: "web:alice",
+    deliverTo: [],
     createdAtMs: T0,
     ...overrides,
   };

@@ -17,7 +17,7 @@ import {
   waitFor,
 } from "./support/test-stack.ts";
 
-const SIGNING_SECRET = "test-signing-secret-5d41402abc4b2a76";
+const SIGNING_SECRET = "5d41402abc4b2a76b9719d911017c592";
 const BOT_TOKEN = "xoxb-test-0000-token";
 const TEAM = "T061EG9R6";
 const OWNER = "U2147483697";
@@ -676,7 +676,7 @@ describe("Slack end to end", () => {
   it("every Slack call made while handling a request is bounded by the time left before the acknowledgement", async () => {
     const api = createSlackApi({
       apiBase: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
-      botToken: BOT_TOKEN,
+      botToken: async () => BOT_TOKEN,
     });
     slow.set("chat.postEphemeral", 1_500);
     try {

@@ -12,7 +12,7 @@ afterAll(async () => {
 });
 
 describe("npm run telegram:setup", () => {
-  const api = () => createTelegramApi({ apiBase: telegram.url, botToken: "1:tok" });
+  const api = () => createTelegramApi({ apiBase: telegram.url, botToken: async () => "1:tok" });
 
   it("sets the webhook with the secret and only the updates Handraise reads, then the commands", async () => {
     await setUpTelegramBot(api(), {

@@ -5,6 +5,7 @@ import { type FakePlatform, type RecordedCall, startFakePlatform } from "./suppo
 import { multiQuestion as multi, singleQuestion as single, unique } from "./support/sample-questions.ts";
 import {
   allItems,
+  posted,
   replyOf as replyOfRun,
   startTestStack,
   type TestStack,
@@ -78,7 +79,7 @@ async function startRun(questions: unknown[], options: { chats?: number[]; sessi
   const questionId = await waitFor(
     async () => {
       const [question] = (await stack.api("GET", `/questions?sessionKey=${sessionKey}`)).body.questions;
-      return question?.deliveries.length >= chats.length ? (question.id as string) : undefined;
+      return posted(question) >= chats.length ? (question.id as string) : undefined;
     },
     { what: "the deliveries to be recorded" },
   );

@@ -181,11 +181,8 @@ export function ttlProblems(template: CfnTemplate): string[] {
 
 /** Environment variable names that carry secrets (a public key is not one). */
 export const SECRET_NAME = /(?<!PUBLIC_)(KEY|TOKEN|SECRET|PASSWORD)$/;
-/**
- * A CloudFormation dynamic reference: the template holds where the value is, never the value. (`ssm-secure`
- * is not accepted in Lambda environment variables, so it would fail the deploy rather than leak.)
- */
-export const DYNAMIC_REFERENCE = /^\{\{resolve:(ssm|secretsmanager):[^{}]+\}\}$/;
+/** A CloudFormation dynamic reference: even this puts the secret's value in the function's configuration. */
+export const DYNAMIC_REFERENCE = /\{\{resolve:/;
 /** Shapes of real credentials, wherever they might appear in a template. */
 const CREDENTIAL_SHAPES: [string, RegExp][] = [
   ["Telegram bot token", /\b\d{6,12}:[A-Za-z0-9_-]{30,}\b/],
@@ -194,15 +191,20 @@ const CREDENTIAL_SHAPES: [string, RegExp][] = [
   ["private key", /-----BEGIN [A-Z ]*PRIVATE KEY-----/],
 ];
 
-export function secretProblems(template: CfnTemplate): string[] {
+/**
+ * Secrets never reach a function through its configuration: no environment variable named like a secret
+ * (anyone allowed lambda:GetFunctionConfiguration reads those, whatever filled them), no CloudFormation
+ * dynamic reference anywhere (resolved at deploy time into that same configuration), no template parameter
+ * with a secret default, and nothing shaped like a real credential. Functions read secrets at run time.
+ */
+export function secretProblems(template: CfnTemplate, secretVariables: readonly string[] = []): string[] {
   const problems: string[] = [];
   for (const [id, fn] of resourcesOfType(template, "AWS::Lambda::Function")) {
     const variables = (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)
       ?.Variables;
-    for (const [name, value] of Object.entries(variables ?? {})) {
-      if (!SECRET_NAME.test(name)) continue;
-      if (typeof value !== "string" || !DYNAMIC_REFERENCE.test(value)) {
-        problems.push(`${id} sets ${name} to ${render(value)}, not a {{resolve:...}} dynamic reference`);
+    for (const name of Object.keys(variables ?? {})) {
+      if (SECRET_NAME.test(name) || secretVariables.includes(name)) {
+        problems.push(`${id} has the secret ${name} in its environment`);
       }
     }
   }
@@ -212,6 +214,7 @@ export function secretProblems(template: CfnTemplate): string[] {
     }
   }
   walkStrings(template, (text, path) => {
+    if (DYNAMIC_REFERENCE.test(text)) problems.push(`${path} is a dynamic reference (${text})`);
     for (const [kind, shape] of CREDENTIAL_SHAPES) {
       if (shape.test(text)) problems.push(`${path} looks like a ${kind}`);
     }

@@ -4,6 +4,7 @@
  * less (a role that lost a permission fails). Adding a function means adding its row here, reviewed.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { type ChannelName, type FunctionName, functionSecrets } from "#lib/secrets/secret-catalog.ts";
 import { keys } from "#lib/store/keys.ts";
 import tableDefinition from "../../infra/table.json" with { type: "json" };
 import {
@@ -15,7 +16,7 @@ import {
   stateMachineRoles,
   trustedServices,
 } from "./cfn.ts";
-import { type CfnTemplate, ensurePackage, loadTemplate } from "./packaged.ts";
+import { type CfnTemplate, ensurePackage, loadTemplate, packageCopy } from "./packaged.ts";
 
 const TABLE = "QuestionsTable.Arn";
 const QUESTION_ITEM_ACTIONS = [
@@ -53,8 +54,80 @@ const LOG_DELIVERY = [
 const resumableStateMachines = (stage: string) =>
   `arn:AWS::Partition:states:AWS::Region:AWS::AccountId:stateMachine:handraise-${stage}-*`;
 
+/**
+ * The SSM parameters each function may read, per channel that is on (`*`: always). Reviewed here, not derived
+ * from infra/secrets.json: a webhook reads only its own platform's secrets; the functions that post questions
+ * (the API, ask) read every bot token and the Mattermost signing key; the stream consumer, which retires every
+ * platform's copies, reads every bot token; nothing else reads a secret.
+ */
+const SECRETS: Record<string, Record<string, string[]>> = {
+  questionsApi: {
+    "*": ["api-key"],
+    telegram: ["telegram/bot-token"],
+    slack: ["slack/bot-token"],
+    discord: ["discord/bot-token"],
+    mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
+  },
+  ask: {
+    telegram: ["telegram/bot-token"],
+    slack: ["slack/bot-token"],
+    discord: ["discord/bot-token"],
+    mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
+  },
+  telegramWebhook: { telegram: ["telegram/bot-token", "telegram/webhook-secret"] },
+  slackWebhook: { slack: ["slack/bot-token", "slack/signing-secret"] },
+  discordWebhook: { discord: ["discord/bot-token"] },
+  mattermostWebhook: {
+    mattermost: ["mattermost/bot-token", "mattermost/action-secret", "mattermost/command-token"],
+  },
+  questionEvents: {
+    telegram: ["telegram/bot-token"],
+    slack: ["slack/bot-token"],
+    discord: ["discord/bot-token"],
+    mattermost: ["mattermost/bot-token"],
+  },
+};
+
+const secretsOf = (fn: string, channels: readonly string[]) =>
+  Object.entries(SECRETS[fn] ?? {})
+    .filter(([channel]) => channel === "*" || channels.includes(channel))
+    .flatMap(([, names]) => names);
+
+/** A function's grant to read its parameters (and decrypt them only through SSM, with a key of your own). */
+function secretRows(fn: string, stage: string, channels: readonly string[], kmsKeyArn?: string): IamRow[] {
+  const names = secretsOf(fn, channels);
+  if (names.length === 0) return [];
+  const parameter = (name: string) =>
+    `arn:AWS::Partition:ssm:AWS::Region:AWS::AccountId:parameter/handraise/${stage}/${name}`;
+  return [
+    { actions: ["ssm:GetParameter"], resources: names.map(parameter) },
+    ...(kmsKeyArn
+      ? [
+          {
+            actions: ["kms:Decrypt"],
+            resources: [kmsKeyArn],
+            // Conditions are compared as written in the template.
+            condition: {
+              StringEquals: { "kms:ViaService": { "Fn::Sub": `ssm.\${AWS::Region}.amazonaws.com` } },
+            },
+          },
+        ]
+      : []),
+  ];
+}
+
 /** Function (key in serverless.yml) or state machine (logical id) → exactly what its role may do. */
-const iamTable = (stage: string): Record<string, IamRow[]> => ({
+const iamTable = (
+  stage: string,
+  channels: readonly string[] = [],
+  kmsKeyArn?: string,
+): Record<string, IamRow[]> => {
+  const table = baseIamTable(stage);
+  for (const fn of Object.keys(table)) table[fn]?.push(...secretRows(fn, stage, channels, kmsKeyArn));
+  return table;
+};
+
+const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
   questionsApi: [
     { actions: LOGS, resources: ["QuestionsApiLogGroup.Arn"] },
     { actions: QUESTION_ITEM_ACTIONS, resources: [TABLE] },
@@ -63,10 +136,13 @@ const iamTable = (stage: string): Record<string, IamRow[]> => ({
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
     },
+    // Is the run holding a busy session still waiting? (a wait ended outside Handraise frees the session)
+    { actions: ["states:SendTaskHeartbeat"], resources: [resumableStateMachines(stage)] },
   ],
   ask: [
     { actions: LOGS, resources: ["AskLogGroup.Arn"] },
     { actions: QUESTION_ITEM_ACTIONS, resources: [TABLE] },
+    { actions: ["states:SendTaskHeartbeat"], resources: [resumableStateMachines(stage)] },
   ],
   telegramWebhook: [
     { actions: LOGS, resources: ["TelegramWebhookLogGroup.Arn"] },
@@ -121,8 +197,7 @@ const iamTable = (stage: string): Record<string, IamRow[]> => ({
       ],
       resources: ["QuestionsTable.StreamArn"],
     },
-    // Removes the used task token; never reads, creates or deletes an item.
-    { actions: ["dynamodb:UpdateItem"], resources: [TABLE] },
+    // Resumes and retires; it reads no item and writes none.
     {
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
@@ -135,6 +210,29 @@ const iamTable = (stage: string): Record<string, IamRow[]> => ({
       resources: [TABLE],
       // Transcript items only (keys.transcript): never a question item, which holds a task token.
       condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [`${keys.transcript("")}*`] } },
+    },
+    {
+      // Closing a question whose wait ended outside Handraise: write-only, these attributes of question
+      // items, nothing returned (so never a task token).
+      actions: ["dynamodb:UpdateItem"],
+      resources: [TABLE],
+      condition: {
+        "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [`${keys.question("")}*`] },
+        "ForAllValues:StringEquals": {
+          "dynamodb:Attributes": [
+            "pk",
+            "status",
+            "expiresAtMs",
+            "resolvedAtMs",
+            "reason",
+            "resolvedBy",
+            "ownerKey",
+            "sessionIndexKey",
+            "agentKey",
+          ],
+        },
+        StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE"] },
+      },
     },
   ],
   AgentStateMachine: [
@@ -170,6 +268,36 @@ describe("IAM roles of the packaged template", () => {
   it("allow each function and state machine exactly its row of the table", () => {
     expect(iamProblems(template, subjects, IAM_TABLE)).toEqual([]);
   });
+
+  it("with channels on, let each function read exactly its parameters; a webhook only its platform's", async () => {
+    const channels = ["telegram", "slack", "discord", "mattermost"];
+    const key = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
+    const copy = await packageCopy({}, [
+      `--param=channels=${channels.join(",")}`,
+      `--param=secretsKmsKeyArn=${key}`,
+    ]);
+    try {
+      const enabled = loadTemplate(copy.dir);
+      const stage = /^handraise-(.+)-agent$/.exec(agentName)?.[1] ?? "";
+      expect(iamProblems(enabled, subjects, iamTable(stage, channels, key))).toEqual([]);
+      // The runtime reads what the role allows, no more: the code's own list of each function's secrets.
+      for (const fn of Object.keys(SECRETS)) {
+        expect(functionSecrets(fn as FunctionName, new Set(channels as ChannelName[])).sort(), fn).toEqual(
+          secretsOf(fn, channels).sort(),
+        );
+      }
+      // Only Telegram: the Slack webhook reads nothing, the Telegram webhook only Telegram's two secrets.
+      const telegramOnly = await packageCopy({}, ["--param=channels=telegram"]);
+      try {
+        const only = loadTemplate(telegramOnly.dir);
+        expect(iamProblems(only, subjects, iamTable(stage, ["telegram"]))).toEqual([]);
+      } finally {
+        telegramOnly.remove();
+      }
+    } finally {
+      copy.remove();
+    }
+  }, 240_000);
 
   it("let an answer resume the agent's runs", () => {
     const prefix = "states:SendTaskSuccess on ";

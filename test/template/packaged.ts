@@ -37,6 +37,8 @@ const INPUTS = [
   "package.json",
   "package-lock.json",
   "infra/table.json",
+  "infra/secrets.json",
+  "infra/deploy",
   "infra/state-machines",
   "functions",
   "lib",
@@ -63,10 +65,14 @@ export async function ensurePackage(): Promise<number> {
 
 /**
  * Packages a copy of the project (its inputs, with node_modules linked) with extra environment variables,
- * e.g. canary secrets, and returns the copy's `.serverless/` folder. A copy, because packaging clears the
- * project's own `.serverless/` that the other test files are reading. `remove()` deletes the copy.
+ * e.g. canary secrets, and extra `osls package` options (`--param=channels=telegram`), and returns the
+ * copy's `.serverless/` folder. A copy, because packaging clears the project's own `.serverless/` that the
+ * other test files are reading. `remove()` deletes the copy.
  */
-export async function packageCopy(env: Record<string, string>): Promise<{ dir: string; remove(): void }> {
+export async function packageCopy(
+  env: Record<string, string>,
+  options: string[] = [],
+): Promise<{ dir: string; remove(): void }> {
   const copy = mkdtempSync(join(tmpdir(), "handraise-package-copy-"));
   const remove = () => rmSync(copy, { recursive: true, force: true });
   try {
@@ -74,7 +80,7 @@ export async function packageCopy(env: Record<string, string>): Promise<{ dir: s
       if (existsSync(join(ROOT, input))) cpSync(join(ROOT, input), join(copy, input), { recursive: true });
     }
     symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"), "dir");
-    await run("npm", ["run", "--silent", "package"], {
+    await run("npm", ["run", "--silent", "package", ...(options.length > 0 ? ["--", ...options] : [])], {
       cwd: copy,
       env: { ...process.env, ...env },
       maxBuffer: 16 * 1024 * 1024,

@@ -5,15 +5,14 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { SECRET_NAMES, secretEnvName } from "#lib/secrets/secret-catalog.ts";
 import tableDefinition from "../../infra/table.json" with { type: "json" };
 import { agentRunSteps, walk } from "../../scripts/lib/state-machine-walk.ts";
 import {
-  DYNAMIC_REFERENCE,
   functionKey,
   render,
   resource,
   resourcesOfType,
-  SECRET_NAME,
   secretProblems,
   stateMachineDefinition,
   ttlProblems,
@@ -191,57 +190,32 @@ describe("the HTTP API", () => {
 });
 
 describe("secrets", () => {
-  it("reach functions only as CloudFormation dynamic references, never as values", () => {
-    expect(secretProblems(template)).toEqual([]);
-    const apiKey = (props("QuestionsApiLambdaFunction").Environment as { Variables: Record<string, unknown> })
-      .Variables.HANDRAISE_API_KEY;
-    expect(apiKey).toMatch(DYNAMIC_REFERENCE);
-    expect(apiKey).toMatch(/^\{\{resolve:ssm:\/handraise\/[^/]+\/api-key\}\}$/);
-  });
+  const secretVariables = SECRET_NAMES.map(secretEnvName);
 
-  it("go only to the functions that use them", () => {
-    // Every function that posts a question or retires its posted copies talks to every platform (a question
-    // answered on Telegram also has its Slack copy edited): those carry every channel's bot credentials.
-    const channels = [
-      "TELEGRAM_BOT_TOKEN",
-      "SLACK_BOT_TOKEN",
-      "DISCORD_BOT_TOKEN",
-      "MATTERMOST_BOT_TOKEN",
-      "MATTERMOST_ACTION_SECRET",
-    ];
-    const allowed: Record<string, string[]> = {
-      questionsApi: ["HANDRAISE_API_KEY", ...channels],
-      ask: channels,
-      modelStep: [],
-      executionStatus: channels,
-      // Resumes runs from the stream; it retires no chat copy, so it holds no channel credential.
-      questionEvents: [],
-      telegramWebhook: [...channels, "TELEGRAM_WEBHOOK_SECRET"],
-      slackWebhook: [...channels, "SLACK_SIGNING_SECRET"],
-      // DISCORD_PUBLIC_KEY and DISCORD_APPLICATION_ID are public, yet come from SSM like the token.
-      discordWebhook: channels,
-      mattermostWebhook: [...channels, "MATTERMOST_COMMAND_TOKEN"],
-    };
+  it("are in no function's environment, as values or references: functions read them from SSM at run time", () => {
+    expect(secretProblems(template, secretVariables)).toEqual([]);
     for (const [id, fn] of lambdas()) {
-      const key = functionKey(id, fn);
-      const variables = (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)
-        ?.Variables;
-      const secrets = Object.keys(variables ?? {}).filter((name) => SECRET_NAME.test(name));
-      expect(secrets.sort(), key).toEqual((allowed[key] ?? []).slice().sort());
+      const variables =
+        (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+      expect(variables.HANDRAISE_SSM_PREFIX, id).toMatch(/^\/handraise\/[^/]+$/);
+      expect(variables, id).toHaveProperty("HANDRAISE_CHANNELS");
     }
   });
 
-  it("the secrets check fails on a plaintext value or one resolved at package time (an ssm variable)", () => {
+  it("the secrets check fails on a secret variable, a dynamic reference or a credential-shaped value", () => {
     const copy = structuredClone(template);
     const environment = copy.Resources.AskLambdaFunction?.Properties?.Environment;
     if (!environment) throw new Error("AskLambdaFunction has no environment");
     const { Variables: variables } = environment as { Variables: Record<string, unknown> };
-    variables.TELEGRAM_BOT_TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"; // resolved at package time
-    variables.HANDRAISE_API_KEY = "a-plaintext-api-key-value";
-    expect(secretProblems(copy)).toEqual([
-      "AskLambdaFunction sets TELEGRAM_BOT_TOKEN to 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw, not a {{resolve:...}} dynamic reference",
-      "AskLambdaFunction sets HANDRAISE_API_KEY to a-plaintext-api-key-value, not a {{resolve:...}} dynamic reference",
+    variables.TELEGRAM_BOT_TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw";
+    variables.MATTERMOST_COMMAND_TOKEN = "{{resolve:ssm:/handraise/dev/mattermost/command-token}}";
+    variables.HANDRAISE_SIGNING = "{{resolve:secretsmanager:handraise}}";
+    expect(secretProblems(copy, secretVariables)).toEqual([
+      "AskLambdaFunction has the secret TELEGRAM_BOT_TOKEN in its environment",
+      "AskLambdaFunction has the secret MATTERMOST_COMMAND_TOKEN in its environment",
       "$.Resources.AskLambdaFunction.Properties.Environment.Variables.TELEGRAM_BOT_TOKEN looks like a Telegram bot token",
+      "$.Resources.AskLambdaFunction.Properties.Environment.Variables.MATTERMOST_COMMAND_TOKEN is a dynamic reference ({{resolve:ssm:/handraise/dev/mattermost/command-token}})",
+      "$.Resources.AskLambdaFunction.Properties.Environment.Variables.HANDRAISE_SIGNING is a dynamic reference ({{resolve:secretsmanager:handraise}})",
     ]);
   });
 

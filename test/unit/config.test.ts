@@ -1,50 +1,201 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "#lib/config.ts";
+import { isPlaceholder, secretProblem } from "#lib/secrets/secret-catalog.ts";
+
+const TABLE = { HANDRAISE_TABLE: "t" };
+const TELEGRAM = { TELEGRAM_BOT_TOKEN: "123456:AAH-test_token", TELEGRAM_WEBHOOK_SECRET: "tg_Secret-123" };
+const SLACK = { SLACK_BOT_TOKEN: "xoxb-1-2-abc", SLACK_SIGNING_SECRET: "0123456789abcdef0123456789abcdef" };
+const DISCORD = {
+  DISCORD_BOT_TOKEN: "MTA5.test-bot-token",
+  DISCORD_APPLICATION_ID: "111111111111111111",
+  DISCORD_PUBLIC_KEY: "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a",
+};
+const MATTERMOST = {
+  MATTERMOST_URL: "https://chat.example.com",
+  MATTERMOST_BOT_TOKEN: "mmbottoken0123456789abcdef",
+  MATTERMOST_ACTION_SECRET: "0123456789abcdef",
+  MATTERMOST_COMMAND_TOKEN: "cmdtoken1234567890abcdefgh",
+  HANDRAISE_PUBLIC_URL: "https://api.example.com",
+};
+
+/** The ConfigError's message for this environment (fails the test when it loads). */
+function problemsOf(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error("loadConfig accepted it");
+}
 
 describe("loadConfig", () => {
-  it("applies the contract's defaults", () => {
-    const config = loadConfig({ HANDRAISE_TABLE: "t" });
+  it("applies the defaults: no channel on, secrets from the environment", () => {
+    const config = loadConfig(TABLE);
     expect(config).toMatchObject({
       tableName: "t",
-      apiKey: undefined,
       limits: { minTimeoutSeconds: 30, maxTimeoutSeconds: 3600 },
       consoleChannel: false,
-      telegram: { apiBase: "https://api.telegram.org" },
+      channels: {},
+      secrets: { kind: "env", values: {} },
     });
+    expect([...config.enabledChannels]).toEqual([]);
   });
 
   it("treats empty strings as unset", () => {
-    expect(loadConfig({ HANDRAISE_TABLE: "t", HANDRAISE_API_KEY: "" }).apiKey).toBeUndefined();
+    expect(loadConfig({ ...TABLE, HANDRAISE_API_KEY: "", TELEGRAM_BOT_TOKEN: "" }).secrets).toEqual({
+      kind: "env",
+      values: {},
+    });
   });
 
   it("refuses a missing table, a short API key, and a ceiling above one year, naming each variable", () => {
-    expect(() => loadConfig({})).toThrow(ConfigError);
-    expect(() => loadConfig({})).toThrow(/HANDRAISE_TABLE/);
-    expect(() => loadConfig({ HANDRAISE_TABLE: "t", HANDRAISE_API_KEY: "short" })).toThrow(
-      /HANDRAISE_API_KEY/,
-    );
-    expect(() => loadConfig({ HANDRAISE_TABLE: "t", HANDRAISE_MAX_TIMEOUT_SECONDS: "31536001" })).toThrow(
+    expect(problemsOf({})).toMatch(/HANDRAISE_TABLE/);
+    expect(problemsOf({ ...TABLE, HANDRAISE_API_KEY: "short" })).toMatch(/HANDRAISE_API_KEY/);
+    expect(problemsOf({ ...TABLE, HANDRAISE_MAX_TIMEOUT_SECONDS: "31536001" })).toMatch(
       /HANDRAISE_MAX_TIMEOUT_SECONDS.*one year/,
     );
   });
 
   it("accepts a ceiling of exactly one year and refuses min above max", () => {
+    expect(loadConfig({ ...TABLE, HANDRAISE_MAX_TIMEOUT_SECONDS: "31536000" }).limits.maxTimeoutSeconds).toBe(
+      31_536_000,
+    );
     expect(
-      loadConfig({ HANDRAISE_TABLE: "t", HANDRAISE_MAX_TIMEOUT_SECONDS: "31536000" }).limits
-        .maxTimeoutSeconds,
-    ).toBe(31_536_000);
-    expect(() =>
-      loadConfig({
-        HANDRAISE_TABLE: "t",
-        HANDRAISE_MIN_TIMEOUT_SECONDS: "100",
-        HANDRAISE_MAX_TIMEOUT_SECONDS: "50",
-      }),
-    ).toThrow(/HANDRAISE_MIN_TIMEOUT_SECONDS/);
+      problemsOf({ ...TABLE, HANDRAISE_MIN_TIMEOUT_SECONDS: "100", HANDRAISE_MAX_TIMEOUT_SECONDS: "50" }),
+    ).toMatch(/HANDRAISE_MIN_TIMEOUT_SECONDS/);
   });
 
   it("refuses a non-URL API base", () => {
-    expect(() => loadConfig({ HANDRAISE_TABLE: "t", TELEGRAM_API_BASE: "not a url" })).toThrow(
-      /TELEGRAM_API_BASE/,
+    expect(problemsOf({ ...TABLE, TELEGRAM_API_BASE: "not a url" })).toMatch(/TELEGRAM_API_BASE/);
+  });
+});
+
+describe("channels are all-or-nothing", () => {
+  it("turns a channel on by its bot token, with every setting it needs", () => {
+    const config = loadConfig({ ...TABLE, ...TELEGRAM, ...SLACK, ...DISCORD, ...MATTERMOST });
+    expect([...config.enabledChannels].sort()).toEqual(["discord", "mattermost", "slack", "telegram"]);
+    expect(config.channels.mattermost).toEqual({
+      url: "https://chat.example.com",
+      publicUrl: "https://api.example.com",
+    });
+    expect(config.secrets).toMatchObject({
+      kind: "env",
+      values: {
+        "telegram/bot-token": TELEGRAM.TELEGRAM_BOT_TOKEN,
+        "slack/signing-secret": SLACK.SLACK_SIGNING_SECRET,
+      },
+    });
+  });
+
+  it("refuses a channel that is on with a setting missing, naming every missing one", () => {
+    const message = problemsOf({
+      ...TABLE,
+      TELEGRAM_BOT_TOKEN: TELEGRAM.TELEGRAM_BOT_TOKEN,
+      MATTERMOST_BOT_TOKEN: "mmbot",
+    });
+    expect(message).toMatch(/TELEGRAM_WEBHOOK_SECRET is required: the telegram channel is on/);
+    for (const name of [
+      "MATTERMOST_URL",
+      "MATTERMOST_ACTION_SECRET",
+      "MATTERMOST_COMMAND_TOKEN",
+      "HANDRAISE_PUBLIC_URL",
+    ]) {
+      expect(message).toContain(`${name} is required: the mattermost channel is on`);
+    }
+  });
+
+  it.each([
+    ["TELEGRAM_WEBHOOK_SECRET", "unset", TELEGRAM],
+    ["TELEGRAM_WEBHOOK_SECRET", "NONE", TELEGRAM],
+    ["TELEGRAM_BOT_TOKEN", "changeme", TELEGRAM],
+    ["SLACK_SIGNING_SECRET", "unset", SLACK],
+    ["SLACK_SIGNING_SECRET", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", SLACK],
+    ["SLACK_BOT_TOKEN", "TODO", SLACK],
+    ["DISCORD_BOT_TOKEN", "placeholder", DISCORD],
+    ["MATTERMOST_ACTION_SECRET", "----------------", MATTERMOST],
+    ["MATTERMOST_COMMAND_TOKEN", "tbd", MATTERMOST],
+  ])("refuses %s=%s as a placeholder, naming the variable", (name, value, channel) => {
+    expect(problemsOf({ ...TABLE, ...channel, [name]: value })).toContain(`${name} is a placeholder`);
+  });
+
+  it.each([
+    ["TELEGRAM_WEBHOOK_SECRET", "has spaces in it", TELEGRAM, /1-256 of A-Z a-z 0-9 _ -/],
+    ["TELEGRAM_WEBHOOK_SECRET", "a".repeat(257), TELEGRAM, /1-256/],
+    ["TELEGRAM_BOT_TOKEN", "no-colon-here", TELEGRAM, /<bot id>:<secret>/],
+    ["SLACK_SIGNING_SECRET", "test-signing-secret-5d41402abc4b2a76", SLACK, /32 hexadecimal/],
+    ["DISCORD_PUBLIC_KEY", "abc", DISCORD, /64 hexadecimal/],
+    ["DISCORD_APPLICATION_ID", "app-1", DISCORD, /digits/],
+    ["MATTERMOST_URL", "chat.example.com", MATTERMOST, /http\(s\) URL/],
+  ])("refuses a malformed %s", (name, value, channel, rule) => {
+    const message = problemsOf({ ...TABLE, ...channel, [name]: value });
+    expect(message).toContain(name);
+    expect(message).toMatch(rule);
+  });
+
+  it("HANDRAISE_CHANNELS decides which channels are on; a listed one without settings is refused", () => {
+    const config = loadConfig({ ...TABLE, ...TELEGRAM, ...SLACK, HANDRAISE_CHANNELS: "slack" });
+    expect([...config.enabledChannels]).toEqual(["slack"]);
+    expect(config.channels).toEqual({ slack: { apiBase: "https://slack.com/api" } });
+    expect(problemsOf({ ...TABLE, HANDRAISE_CHANNELS: "discord" })).toMatch(/DISCORD_BOT_TOKEN is required/);
+    expect(problemsOf({ ...TABLE, HANDRAISE_CHANNELS: "telegram,whatsapp" })).toMatch(
+      /unknown channel "whatsapp"/,
     );
+  });
+
+  it("with HANDRAISE_SSM_PREFIX, reads secrets from SSM and refuses any in the environment", () => {
+    const config = loadConfig({
+      ...TABLE,
+      HANDRAISE_SSM_PREFIX: "/handraise/prod",
+      HANDRAISE_CHANNELS: "telegram",
+    });
+    expect(config.secrets).toEqual({ kind: "ssm", prefix: "/handraise/prod", maxAgeSeconds: 300 });
+    expect([...config.enabledChannels]).toEqual(["telegram"]);
+    const message = problemsOf({ ...TABLE, HANDRAISE_SSM_PREFIX: "/handraise/prod", ...TELEGRAM });
+    expect(message).toContain("TELEGRAM_BOT_TOKEN must not be set");
+    expect(message).toContain("TELEGRAM_WEBHOOK_SECRET must not be set");
+    // Without a list, an SSM deployment enables nothing.
+    expect([...loadConfig({ ...TABLE, HANDRAISE_SSM_PREFIX: "/handraise/prod" }).enabledChannels]).toEqual(
+      [],
+    );
+  });
+
+  it("never shows a real secret's value in a problem, only a placeholder's", () => {
+    const message = problemsOf({
+      ...TABLE,
+      ...SLACK,
+      SLACK_SIGNING_SECRET: "not-hex-but-secret-value-1234567",
+    });
+    expect(message).not.toContain("not-hex-but-secret-value-1234567");
+  });
+});
+
+describe("placeholders", () => {
+  it.each([
+    "unset",
+    "UNSET",
+    " none ",
+    "null",
+    "changeme",
+    "Change-Me",
+    "todo",
+    "TBD",
+    "placeholder",
+    "xxx",
+    "XXXXXXXX",
+    "xxx-yyy",
+    "---",
+    "<your token>",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: an unresolved template variable is the case under test
+    "${TOKEN}",
+  ])("%j is a placeholder", (value) => expect(isPlaceholder(value)).toBe(true));
+  it.each(["tg_Secret-123", "0123456789abcdef0123456789abcdef", "nonexistent", "todos-app-key", "untested"])(
+    "%j is not",
+    (value) => expect(isPlaceholder(value)).toBe(false),
+  );
+  it("a placeholder is refused for every secret, whatever its format", () => {
+    expect(secretProblem("api-key", "changeme-changeme")).toBeUndefined();
+    expect(secretProblem("api-key", "CHANGEME")).toMatch(/placeholder/);
+    expect(secretProblem("discord/bot-token", "xxx")).toMatch(/placeholder/);
   });
 });

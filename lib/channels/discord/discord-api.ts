@@ -1,3 +1,4 @@
+import type { SecretValue } from "../../secrets/secrets.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
 import { callTimeoutMs } from "./discord-interaction-scope.ts";
 
@@ -18,7 +19,7 @@ const USER_AGENT = "DiscordBot (https://github.com/handraise/handraise, 0.1.0)";
  * retiring copies) already treat a failed call as reported-not-fatal. Errors carry the method and path,
  * never the token.
  */
-export function createDiscordApi(options: { apiBase: string; botToken: string }): DiscordApi {
+export function createDiscordApi(options: { apiBase: string; botToken: SecretValue }): DiscordApi {
   const base = options.apiBase.replace(/\/+$/, "");
   return {
     async request<T>(method: DiscordHttpMethod, path: string, body?: unknown): Promise<T> {
@@ -27,12 +28,13 @@ export function createDiscordApi(options: { apiBase: string; botToken: string })
       if (timeoutMs <= 0) {
         throw new PlatformApiError("discord", what, undefined, "no time left to answer the interaction");
       }
+      const token = await options.botToken();
       let response: Response;
       try {
         response = await fetch(`${base}${path}`, {
           method,
           headers: {
-            authorization: `Bot ${options.botToken}`,
+            authorization: `Bot ${token}`,
             "user-agent": USER_AGENT,
             ...(body !== undefined && { "content-type": "application/json" }),
           },

@@ -2,7 +2,6 @@ import type { QuestionRecord } from "../../store/question-record.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
 import type { DiscordApi } from "./discord-api.ts";
-import { currentInteraction } from "./discord-interaction-scope.ts";
 import { NO_MENTIONS, promptContent, renderComponents, retiredContent } from "./discord-render.ts";
 
 const messagesPath = (chatId: string) => `/channels/${encodeURIComponent(chatId)}/messages`;
@@ -23,8 +22,9 @@ export function retireMessage(
 
 /**
  * Posts questions to Discord channels (`chatId` is a channel id: a guild text channel, a thread, or a DM
- * channel) as bot messages, and once they end edits every copy to the outcome without components. The copy
- * whose button ended the question is edited by the interaction response itself (type 7), not again here.
+ * channel) as bot messages, and once they end edits every copy to the outcome without components (the copy
+ * whose button ended the question was already updated by the interaction response, type 7; editing it to
+ * the same content again is harmless, and the stream consumer that retires copies cannot tell which it was).
  */
 export function createDiscordChannel(api: DiscordApi): ChatChannel {
   return {
@@ -47,7 +47,6 @@ export function createDiscordChannel(api: DiscordApi): ChatChannel {
     },
     async retire(record, delivery) {
       if (delivery.messageId === undefined) return;
-      if (currentInteraction()?.updatesMessageId === delivery.messageId) return;
       await retireMessage(api, record, delivery.chatId, delivery.messageId);
     },
   };

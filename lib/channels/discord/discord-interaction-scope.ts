@@ -1,10 +1,10 @@
 /**
  * The time budget of one interaction. Discord drops an interaction whose response has not arrived within
- * 3 s (cold start and network included), so every Discord API call made while one is being answered — the
- * other posted copies being retired, a `/question` re-post, a stale copy being healed — must finish by a
- * deadline set when the request came in. The channel's calls are made deep inside the shared resolve use
- * case; an AsyncLocalStorage scope carries the deadline there without widening any shared interface, and
- * keeps concurrent requests in one process (the local stack) apart.
+ * 3 s (cold start and network included), so every Discord API call made while one is being answered — a
+ * `/question` re-post, a stale copy being healed — must finish by a deadline set when the request came in.
+ * Some of those calls are made deep inside the shared inbound pipeline; an AsyncLocalStorage scope carries
+ * the deadline there without widening any shared interface, and keeps concurrent requests in one process
+ * (the local stack) apart.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { PLATFORM_CALL_TIMEOUT_MS } from "../platform-api-error.ts";
@@ -12,21 +12,12 @@ import { PLATFORM_CALL_TIMEOUT_MS } from "../platform-api-error.ts";
 export interface InteractionScope {
   /** `performance.now()` by which every Discord API call of this interaction must have finished. */
   deadline: number;
-  /**
-   * The message this interaction's own response edits (type 7 UPDATE_MESSAGE): retiring it again through
-   * the API would be a wasted call inside the budget.
-   */
-  updatesMessageId?: string | undefined;
 }
 
 const storage = new AsyncLocalStorage<InteractionScope>();
 
 export function withinInteraction<T>(scope: InteractionScope, run: () => Promise<T>): Promise<T> {
   return storage.run(scope, run);
-}
-
-export function currentInteraction(): InteractionScope | undefined {
-  return storage.getStore();
 }
 
 /**

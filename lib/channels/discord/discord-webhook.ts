@@ -48,8 +48,8 @@ import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyDiscordRequest } from "./disc
 export const DISCORD_ACK_BUDGET_MS = 1_500;
 
 export interface DiscordWebhookDeps {
-  /** The application public key (DISCORD_PUBLIC_KEY); without it every request is refused. */
-  publicKey: KeyObject | undefined;
+  /** The application public key (DISCORD_PUBLIC_KEY): every request's Ed25519 signature is checked with it. */
+  publicKey: KeyObject;
   api: DiscordApi;
   store: QuestionStore;
   handleInbound: HandleInbound;
@@ -100,7 +100,7 @@ export function createDiscordWebhook(deps: DiscordWebhookDeps) {
       timestamp: event.headers?.[TIMESTAMP_HEADER],
       body,
     };
-    if (deps.publicKey === undefined || !verifyDiscordRequest(deps.publicKey, signed, deps.now())) {
+    if (!verifyDiscordRequest(deps.publicKey, signed, deps.now())) {
       throw new HttpError(401, "UNAUTHORIZED", "Missing, invalid or stale Discord request signature.");
     }
     let interaction: Interaction;
@@ -111,7 +111,7 @@ export function createDiscordWebhook(deps: DiscordWebhookDeps) {
     }
     if (interaction.type === InteractionType.PING) return json(200, { type: PONG });
 
-    const scope = { deadline: started + budgetMs, updatesMessageId: interaction.message?.id };
+    const scope = { deadline: started + budgetMs };
     return json(200, await withinInteraction(scope, () => respond(interaction)));
   };
 

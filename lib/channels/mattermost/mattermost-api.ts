@@ -1,3 +1,4 @@
+import type { SecretValue } from "../../secrets/secrets.ts";
 import { PLATFORM_CALL_TIMEOUT_MS, PlatformApiError } from "../platform-api-error.ts";
 
 /** An interactive message button (legacy attachment actions: every Mattermost version renders them). */
@@ -75,17 +76,18 @@ export interface MattermostApi {
  * REST API v4 of a Mattermost server (`<url>/api/v4/...`, `Authorization: Bearer <bot token>`, JSON). Any
  * non-2xx answer or a timeout is a PlatformApiError naming the call, never the token.
  */
-export function createMattermostApi(options: { url: string; botToken: string }): MattermostApi {
+export function createMattermostApi(options: { url: string; botToken: SecretValue }): MattermostApi {
   const base = `${options.url.replace(/\/+$/, "")}/api/v4`;
 
   async function call<T>(verb: "GET" | "POST" | "PUT", path: string, body?: unknown): Promise<T> {
     const name = `${verb} ${path.replace(/\/[A-Za-z0-9]{20,}(?=\/|$)/g, "/{id}")}`;
+    const token = await options.botToken();
     let response: Response;
     try {
       response = await fetch(`${base}${path}`, {
         method: verb,
         headers: {
-          authorization: `Bearer ${options.botToken}`,
+          authorization: `Bearer ${token}`,
           accept: "application/json",
           ...(body !== undefined && { "content-type": "application/json" }),
         },

@@ -1,3 +1,4 @@
+import type { SecretValue } from "../../secrets/secrets.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import type { MattermostApi } from "./mattermost-api.ts";
 import { type ActionTarget, renderPost, retiredPost } from "./mattermost-render.ts";
@@ -10,10 +11,14 @@ import { type ActionTarget, renderPost, retiredPost } from "./mattermost-render.
  * const channel = createMattermostChannel(api, { url: "https://api.example.com/webhooks/mattermost", secret });
  * const delivery = await channel.deliver(record, { channel: "mattermost", chatId: "<channel id>" });
  */
-export function createMattermostChannel(api: MattermostApi, target: ActionTarget): ChatChannel {
+export function createMattermostChannel(
+  api: MattermostApi,
+  actions: { url: string; secret: SecretValue },
+): ChatChannel {
   return {
     name: "mattermost",
     async deliver(record, delivery) {
+      const target: ActionTarget = { url: actions.url, secret: await actions.secret() };
       const post = await api.createPost({
         channel_id: delivery.chatId,
         ...(delivery.threadId !== undefined && { root_id: delivery.threadId }),

@@ -4,6 +4,7 @@ import type { HandleInbound, InboundOutcome } from "../../app/handle-inbound.ts"
 import { HttpError } from "../../http/http-errors.ts";
 import { MAX_BODY_BYTES, rawBody } from "../../http/middlewares.ts";
 import { json } from "../../http/responses.ts";
+import type { SecretValue } from "../../secrets/secrets.ts";
 import type { QuestionRecord } from "../../store/question-record.ts";
 import type { ControlAction } from "../inbound.ts";
 import { endedText } from "../outcome-text.ts";
@@ -17,11 +18,16 @@ import {
   renderDialog,
   retiredPost,
 } from "./mattermost-render.ts";
-import { type MattermostRequest, readMattermostRequest, type Verification } from "./mattermost-request.ts";
+import { type MattermostRequest, readMattermostRequest } from "./mattermost-request.ts";
+import { parseTokenList } from "./mattermost-signature.ts";
 
-export interface MattermostWebhookDeps extends Verification {
-  /** The webhook's own URL and the signing key: dialogs opened here post back to it, signed. */
-  target: ActionTarget;
+export interface MattermostWebhookDeps {
+  /** MATTERMOST_ACTION_SECRET: verifies taps and dialog submissions, and signs the dialogs opened here. */
+  actionSecret: SecretValue;
+  /** MATTERMOST_COMMAND_TOKEN: the slash command's token, then any outgoing webhook's (comma-separated). */
+  commandTokens: SecretValue;
+  /** The webhook's own URL: dialogs opened here post back to it. */
+  webhookUrl: string;
   api: MattermostApi;
   handleInbound: HandleInbound;
   /** Reports platform failures that do not change the outcome (a dialog that could not be opened). */
@@ -66,10 +72,12 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
     if (raw.length > MAX_BODY_BYTES) {
       throw new HttpError(413, "PAYLOAD_TOO_LARGE", `The body is larger than ${MAX_BODY_BYTES} bytes.`);
     }
-    const request = readMattermostRequest(event.headers ?? {}, raw, deps);
+    const actionSecret = await deps.actionSecret();
+    const tokens = parseTokenList(await deps.commandTokens());
+    const request = readMattermostRequest(event.headers ?? {}, raw, { actionSecret, tokens });
     switch (request.kind) {
       case "action":
-        return onAction(request);
+        return onAction(request, { url: deps.webhookUrl, secret: actionSecret });
       case "dialog":
         return onDialog(request);
       case "command":
@@ -79,7 +87,7 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
     }
   };
 
-  async function onAction(request: Extract<MattermostRequest, { kind: "action" }>) {
+  async function onAction(request: Extract<MattermostRequest, { kind: "action" }>, target: ActionTarget) {
     const { context } = request;
     const action: ControlAction = /^\d$/.test(context.option)
       ? { type: "option", questionIndex: context.sub, optionIndex: Number(context.option) }
@@ -118,6 +126,7 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
         return ephemeral(outcome.message);
       case "needs_text":
         return openDialog(
+          target,
           outcome.record,
           context.option as DialogKind,
           outcome.questionIndex,
@@ -129,6 +138,7 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
   }
 
   async function openDialog(
+    target: ActionTarget,
     record: QuestionRecord,
     kind: DialogKind,
     sub: number,
@@ -139,8 +149,8 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
     try {
       await deps.api.openDialog({
         trigger_id: triggerId,
-        url: deps.target.url,
-        dialog: renderDialog(record, kind, sub, deps.target),
+        url: target.url,
+        dialog: renderDialog(record, kind, sub, target),
       });
       return ok();
     } catch (error) {

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { SecretValue } from "../../secrets/secrets.ts";
 import { PLATFORM_CALL_TIMEOUT_MS, PlatformApiError } from "../platform-api-error.ts";
 
 export interface SlackApi {
@@ -32,7 +33,11 @@ export function withSlackDeadline<T>(deadlineMs: number, work: () => Promise<T>)
  * most failures with HTTP 200 and `{ok: false, error}`: both that and a non-2xx status become
  * PlatformApiError naming the method and Slack's error code, never the token.
  */
-export function createSlackApi(options: { apiBase: string; botToken: string; now?: () => number }): SlackApi {
+export function createSlackApi(options: {
+  apiBase: string;
+  botToken: SecretValue;
+  now?: () => number;
+}): SlackApi {
   const base = options.apiBase.replace(/\/+$/, "");
   const now = options.now ?? Date.now;
 
@@ -49,13 +54,14 @@ export function createSlackApi(options: { apiBase: string; botToken: string; now
   return {
     async call<T>(method: string, params: Record<string, unknown>): Promise<T> {
       const timeoutMs = timeoutFor(method);
+      const token = await options.botToken();
       let response: Response;
       try {
         response = await fetch(`${base}/${method}`, {
           method: "POST",
           headers: {
             "content-type": "application/json; charset=utf-8",
-            authorization: `Bearer ${options.botToken}`,
+            authorization: `Bearer ${token}`,
           },
           body: JSON.stringify(params),
           signal: AbortSignal.timeout(timeoutMs),

@@ -3,6 +3,7 @@ import type { HandleInbound, InboundOutcome } from "../../app/handle-inbound.ts"
 import { HttpError } from "../../http/http-errors.ts";
 import { webhookBody } from "../../http/middlewares.ts";
 import { json } from "../../http/responses.ts";
+import type { SecretValue } from "../../secrets/secrets.ts";
 import type { QuestionStore } from "../../store/question-store.ts";
 import type { Inbound } from "../inbound.ts";
 import { endedText } from "../outcome-text.ts";
@@ -37,8 +38,8 @@ import {
 import { verifySlackSignature } from "./slack-signature.ts";
 
 export interface SlackWebhookDeps {
-  /** `SLACK_SIGNING_SECRET`; without it every request is refused. */
-  signingSecret: string | undefined;
+  /** `SLACK_SIGNING_SECRET`: every request's signature is checked with it. */
+  signingSecret: SecretValue;
   api: SlackApi;
   store: QuestionStore;
   handleInbound: HandleInbound;
@@ -125,7 +126,7 @@ export function createSlackWebhook(deps: SlackWebhookDeps) {
       signature: headers["x-slack-signature"],
       body,
     };
-    if (deps.signingSecret === undefined || !verifySlackSignature(deps.signingSecret, signed, startedMs)) {
+    if (!verifySlackSignature(await deps.signingSecret(), signed, startedMs)) {
       throw new HttpError(401, "UNAUTHORIZED", "Missing, stale or wrong Slack signature.");
     }
     return withSlackDeadline(startedMs + budgetMs, () => dispatch(body.toString("utf8")));

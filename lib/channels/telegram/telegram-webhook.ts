@@ -4,6 +4,7 @@ import { HttpError } from "../../http/http-errors.ts";
 import { webhookBody } from "../../http/middlewares.ts";
 import { json } from "../../http/responses.ts";
 import { safeEqual } from "../../http/safe-equal.ts";
+import type { SecretValue } from "../../secrets/secrets.ts";
 import type { QuestionRecord } from "../../store/question-record.ts";
 import type { QuestionStore } from "../../store/question-store.ts";
 import type { Inbound } from "../inbound.ts";
@@ -13,9 +14,10 @@ import { callbackToAction, decodeCallback, renderKeyboard, selectedToggles } fro
 import { keyboardOf, messageToInbound, type TelegramUpdate, updateSchema } from "./telegram-update.ts";
 
 export interface TelegramWebhookDeps {
-  /** `TELEGRAM_WEBHOOK_SECRET`; without it every request is refused. */
-  webhookSecret: string | undefined;
-  botToken: string;
+  /** `TELEGRAM_WEBHOOK_SECRET`: the secret token Telegram sends with every update. */
+  webhookSecret: SecretValue;
+  /** The bot token: its bot id prefixes the dedupe keys of updates. */
+  botToken: SecretValue;
   api: TelegramApi;
   store: QuestionStore;
   handleInbound: HandleInbound;
@@ -31,23 +33,22 @@ const OK = json(200, {});
  * wanted, and the event's dedupe claim was given back).
  */
 export function createTelegramWebhook(deps: TelegramWebhookDeps) {
-  const botId = deps.botToken.split(":")[0] ?? "bot";
-
   return async function telegramWebhook(
     event: APIGatewayProxyEventV2,
   ): Promise<APIGatewayProxyStructuredResultV2> {
     const body = webhookBody(event);
     const presented = event.headers?.[SECRET_HEADER] ?? "";
-    if (deps.webhookSecret === undefined || !safeEqual(presented, deps.webhookSecret)) {
+    if (!safeEqual(presented, await deps.webhookSecret())) {
       throw new HttpError(401, "UNAUTHORIZED", "Missing or wrong Telegram secret token.");
     }
+    const botId = (await deps.botToken()).split(":")[0] ?? "bot";
     let update: TelegramUpdate;
     try {
       update = updateSchema.parse(JSON.parse(body.toString("utf8")));
     } catch {
       throw new HttpError(400, "INVALID_UPDATE", "The body is not a Telegram update.");
     }
-    if (update.callback_query) await onCallback(update, update.callback_query);
+    if (update.callback_query) await onCallback(update, update.callback_query, botId);
     else {
       const inbound = messageToInbound(update, botId);
       if (inbound) await onMessage(inbound, await deps.handleInbound(inbound));
@@ -55,7 +56,11 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
     return OK;
   };
 
-  async function onCallback(update: TelegramUpdate, query: NonNullable<TelegramUpdate["callback_query"]>) {
+  async function onCallback(
+    update: TelegramUpdate,
+    query: NonNullable<TelegramUpdate["callback_query"]>,
+    botId: string,
+  ) {
     const answer = (text?: string, alert = false) =>
       deps.api.call("answerCallbackQuery", {
         callback_query_id: query.id,

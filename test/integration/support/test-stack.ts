@@ -112,6 +112,14 @@ export async function replyOf(stack: TestStack, executionArn: string): Promise<s
   return JSON.parse(execution.output ?? "{}").reply as string;
 }
 
+/**
+ * How many of a question's copies have been posted: a record lists its targets from the start, and each
+ * gets its `messageId` once the platform took the post.
+ */
+export function posted(question: { deliveries?: { messageId?: string }[] } | undefined): number {
+  return (question?.deliveries ?? []).filter((delivery) => delivery.messageId !== undefined).length;
+}
+
 /** A question's status as the API reports it. */
 export async function statusOf(stack: TestStack, questionId: string): Promise<string> {
   return (await stack.api("GET", `/questions/${questionId}`)).body.question.status as string;

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { type AgentInput, createModelStep, type ModelStepEvent } from "#lib/agent/model-step.ts";
 import type { Transcript, TranscriptStore } from "#lib/agent/transcript.ts";
+import { questionIdFor } from "#lib/questions/index.ts";
+import type { Outcome } from "#lib/store/question-store.ts";
 
 function memoryTranscripts(): TranscriptStore & { saved: Map<string, Transcript> } {
   const saved = new Map<string, Transcript>();
@@ -35,12 +37,19 @@ function input(steps: AgentInput["model"]["steps"]): AgentInput {
 
 function setup() {
   const transcripts = memoryTranscripts();
+  const released: { id: string; outcome: Outcome }[] = [];
   const step = createModelStep({
     transcripts,
+    questions: {
+      release: async (id, outcome) => {
+        released.push({ id, outcome });
+        return false;
+      },
+    },
     limits: { minTimeoutSeconds: 30, maxTimeoutSeconds: 3600 },
     now: () => 0,
   });
-  return { transcripts, step };
+  return { transcripts, step, released };
 }
 
 describe("model step", () => {
@@ -89,6 +98,45 @@ describe("model step", () => {
     expect(toolMessage).toMatchObject({
       toolCallId: "call_1",
       text: expect.stringContaining("Deploy to: Production"),
+    });
+  });
+
+  it("releases the question of the ask that just ended, whatever ended it, and only then", async () => {
+    const { step, released } = setup();
+    const state = input([
+      { toolCalls: [{ id: "call_1", name: "ask_user", arguments: { questions: [question] } }] },
+      { toolCalls: [{ id: "call_2", name: "ask_user", arguments: { questions: [question] } }] },
+      { reply: "done" },
+    ]);
+    const first = await step({ runId: "r9", state });
+    expect(released).toEqual([]);
+    // An outside SendTaskSuccess: a result Handraise did not send, the question still pending in the store.
+    const second = await step({
+      runId: "r9",
+      state: {
+        ...state,
+        step: first as ModelStepEvent["state"]["step"],
+        askResult: { status: "answered", answers: { deploy_target: ["Staging"] } },
+      },
+    });
+    expect(released).toEqual([
+      {
+        id: questionIdFor({ runId: "r9", toolCallId: "call_1" }),
+        outcome: { status: "cancelled", reason: "cancelled", resolvedBy: "wait-ended" },
+      },
+    ]);
+    // An ask that failed after posting: the question is closed as delivery_failed.
+    await step({
+      runId: "r9",
+      state: {
+        ...state,
+        step: second as ModelStepEvent["state"]["step"],
+        askResult: { status: "delivery_failed" },
+      },
+    });
+    expect(released[1]).toEqual({
+      id: questionIdFor({ runId: "r9", toolCallId: "call_2" }),
+      outcome: { status: "delivery_failed" },
     });
   });
 

@@ -8,9 +8,7 @@ import {
 } from "#lib/channels/mattermost/mattermost-render.ts";
 import { submissionAnswers } from "#lib/channels/mattermost/mattermost-request.ts";
 import { verifyContext } from "#lib/channels/mattermost/mattermost-signature.ts";
-import { loadConfig } from "#lib/config.ts";
 import type { QuestionRecord } from "#lib/store/question-record.ts";
-import { createChannels } from "#lib/wiring.ts";
 
 const target = { url: "https://api.example.com/webhooks/mattermost", secret: "mm-action-secret-0123456789" };
 const record = (
@@ -96,40 +94,5 @@ describe("Mattermost rendering", () => {
     const answers = submissionAnswers(submission);
     expect(answers).toEqual({ checks: ["Unit", "Lint", " custom "] });
     expect(Object.getPrototypeOf(answers)).toBe(Object.prototype);
-  });
-});
-
-describe("Mattermost configuration", () => {
-  const base = {
-    HANDRAISE_TABLE: "t",
-    MATTERMOST_URL: "https://chat.example.com",
-    MATTERMOST_BOT_TOKEN: "bot-token",
-  };
-
-  it("needs the action secret (≥ 16 characters) and the public URL once the server and bot token are set", () => {
-    expect(() => loadConfig(base)).toThrow(/MATTERMOST_ACTION_SECRET.*HANDRAISE_PUBLIC_URL/);
-    expect(() =>
-      loadConfig({
-        ...base,
-        MATTERMOST_ACTION_SECRET: "short",
-        HANDRAISE_PUBLIC_URL: "https://api.example.com",
-      }),
-    ).toThrow(/MATTERMOST_ACTION_SECRET/);
-    const config = loadConfig({
-      ...base,
-      MATTERMOST_ACTION_SECRET: "0123456789abcdef",
-      HANDRAISE_PUBLIC_URL: "https://api.example.com",
-    });
-    expect(config.publicUrl).toBe("https://api.example.com");
-    expect(createChannels(config).has("mattermost")).toBe(true);
-  });
-
-  it("without a server URL the channel is off, and placeholder secrets are not checked", () => {
-    const config = loadConfig({
-      HANDRAISE_TABLE: "t",
-      MATTERMOST_BOT_TOKEN: "x",
-      MATTERMOST_ACTION_SECRET: "x",
-    });
-    expect(createChannels(config).has("mattermost")).toBe(false);
   });
 });

@@ -79,7 +79,7 @@ describe("the Slack webhook verifies before anything else, with its injected clo
       return { kind: "no_pending" };
     }) as HandleInbound;
     const webhook = createSlackWebhook({
-      signingSecret: secret,
+      signingSecret: async () => secret,
       api,
       store,
       handleInbound,

@@ -1,0 +1,93 @@
+/**
+ * serverless.yml `resources`: each function's permission to read exactly its secrets — its row of
+ * infra/secrets.json, for the channels this deployment enables (`--param="channels=telegram,slack"`) — as
+ * one AWS::IAM::Policy on the function's role, and the function made to wait for it (a function must not
+ * run before it may read its secrets). A function that reads no secret gets no policy.
+ *
+ * Read at package time by the Serverless Framework's `${file(...)}`; pure data in, CloudFormation out.
+ */
+"use strict";
+
+const catalog = require("../secrets.json");
+
+const CHANNELS = ["telegram", "slack", "discord", "mattermost"];
+
+/** `telegram, Slack` → Set {telegram, slack}; an unknown name stops packaging. */
+function parseChannels(value) {
+  const channels = new Set();
+  for (const word of String(value ?? "")
+    .split(",")
+    .map((w) => w.trim().toLowerCase())
+    .filter(Boolean)) {
+    if (!CHANNELS.includes(word)) {
+      throw new Error(`params.channels names an unknown channel "${word}" (${CHANNELS.join(", ")})`);
+    }
+    channels.add(word);
+  }
+  return channels;
+}
+
+/** The secrets `fn` reads when `channels` are on (lib/secrets/secret-catalog.ts functionSecrets, in JS). */
+function functionSecrets(fn, channels) {
+  return (catalog.functions[fn] ?? []).filter((name) => {
+    const channel = catalog.parameters[name]?.channel;
+    return channel === undefined || channels.has(channel);
+  });
+}
+
+const capitalized = (name) => `${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+
+/**
+ * The resources and extensions for one deployment.
+ * @param {{channels: string, ssmPrefix: string, kmsKeyArn: string}} settings
+ */
+function secretAccess({ channels, ssmPrefix, kmsKeyArn }) {
+  const enabled = parseChannels(channels);
+  const prefix = String(ssmPrefix).replace(/\/+$/, "");
+  const Resources = {};
+  const extensions = {};
+  for (const fn of Object.keys(catalog.functions)) {
+    const names = functionSecrets(fn, enabled);
+    if (names.length === 0) continue;
+    const statements = [
+      {
+        Sid: "ReadSecrets",
+        Effect: "Allow",
+        Action: "ssm:GetParameter",
+        Resource: names.map((name) => ({
+          "Fn::Sub": `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter${prefix}/${name}`,
+        })),
+      },
+    ];
+    // The AWS managed key aws/ssm needs no grant; a key of your own may decrypt only on behalf of SSM.
+    if (kmsKeyArn) {
+      statements.push({
+        Sid: "DecryptSecrets",
+        Effect: "Allow",
+        Action: "kms:Decrypt",
+        Resource: kmsKeyArn,
+        Condition: { StringEquals: { "kms:ViaService": { "Fn::Sub": `ssm.\${AWS::Region}.amazonaws.com` } } },
+      });
+    }
+    const policyId = `${capitalized(fn)}SecretsPolicy`;
+    Resources[policyId] = {
+      Type: "AWS::IAM::Policy",
+      Properties: {
+        PolicyName: `${fn}-secrets`,
+        Roles: [{ Ref: `${capitalized(fn)}Role` }],
+        PolicyDocument: { Version: "2012-10-17", Statement: statements },
+      },
+    };
+    extensions[`${capitalized(fn)}LambdaFunction`] = { DependsOn: [policyId] };
+  }
+  return { Resources, extensions };
+}
+
+module.exports = async ({ resolveVariable }) =>
+  secretAccess({
+    channels: await resolveVariable("param:channels"),
+    ssmPrefix: await resolveVariable("param:ssmPrefix"),
+    kmsKeyArn: await resolveVariable("param:secretsKmsKeyArn"),
+  });
+module.exports.secretAccess = secretAccess;
+module.exports.parseChannels = parseChannels;

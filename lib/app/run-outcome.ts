@@ -1,0 +1,30 @@
+import { type CallbackOutcome, TASK_ERRORS, type TaskCallbacks } from "../callbacks/task-callbacks.ts";
+import type { QuestionRecord } from "../store/question-record.ts";
+
+/** The cause sent with each cancel reason. */
+const CANCEL_CAUSES = {
+  cancelled: "The question was cancelled.",
+  skipped: "The user skipped the question.",
+} as const;
+
+/**
+ * Sends a waiting run the outcome of its closed question: answered → SendTaskSuccess with the answers;
+ * cancelled or skipped → SendTaskFailure with Handraise.Cancelled / Handraise.Skipped (the state machine's
+ * Catch turns them into no_answer results). A question that ended without an outcome for the run
+ * (delivery_failed: the ask itself failed, so nothing waits) sends nothing. The one place both the answer
+ * path and the stream consumer build what a run receives.
+ */
+export async function resumeRun(
+  callbacks: TaskCallbacks,
+  taskToken: string,
+  record: QuestionRecord,
+): Promise<CallbackOutcome> {
+  if (record.status === "answered") {
+    return callbacks.succeed(taskToken, { status: "answered", answers: record.answers ?? {} });
+  }
+  if (record.status === "cancelled") {
+    const reason = record.reason === "skipped" ? "skipped" : "cancelled";
+    return callbacks.fail(taskToken, TASK_ERRORS[reason], CANCEL_CAUSES[reason]);
+  }
+  return "not_waiting";
+}

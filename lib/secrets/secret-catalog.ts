@@ -1,0 +1,114 @@
+/**
+ * The secrets Handraise knows (infra/secrets.json), which channel each belongs to, which function may read
+ * which, and what a well-formed value of each looks like. Pure: no I/O, no environment.
+ *
+ * A value is refused when it is a placeholder ("unset", "changeme", "xxx…", …): a deployer who stores
+ * `unset` for a platform they do not use must not thereby switch it on with a secret everyone can guess.
+ */
+import catalog from "../../infra/secrets.json" with { type: "json" };
+
+export type SecretName = keyof typeof catalog.parameters;
+export type FunctionName = keyof typeof catalog.functions;
+export const CHANNEL_NAMES = ["telegram", "slack", "discord", "mattermost"] as const;
+export type ChannelName = (typeof CHANNEL_NAMES)[number];
+
+interface SecretEntry {
+  env: string;
+  channel?: string;
+  about: string;
+}
+const parameters: Record<SecretName, SecretEntry> = catalog.parameters;
+
+export const SECRET_NAMES = Object.keys(parameters) as SecretName[];
+
+/** The environment variable that holds a secret locally (`telegram/bot-token` → `TELEGRAM_BOT_TOKEN`). */
+export function secretEnvName(name: SecretName): string {
+  return parameters[name].env;
+}
+
+/** The channel a secret belongs to; undefined for the deployment's own (the API key). */
+export function secretChannel(name: SecretName): ChannelName | undefined {
+  return parameters[name].channel as ChannelName | undefined;
+}
+
+export function secretAbout(name: SecretName): string {
+  return parameters[name].about;
+}
+
+/** Every secret a channel needs once it is on: all of them, or the channel refuses to start. */
+export function channelSecrets(channel: ChannelName): SecretName[] {
+  return SECRET_NAMES.filter((name) => secretChannel(name) === channel);
+}
+
+/**
+ * The secrets a function may read in a deployment that enables `channels`: its row of infra/secrets.json,
+ * without the secrets of channels that are off. The same list becomes the function's IAM policy.
+ */
+export function functionSecrets(fn: FunctionName, channels: ReadonlySet<ChannelName>): SecretName[] {
+  return (catalog.functions[fn] as SecretName[]).filter((name) => {
+    const channel = secretChannel(name);
+    return channel === undefined || channels.has(channel);
+  });
+}
+
+const PLACEHOLDERS = new Set([
+  "unset",
+  "none",
+  "null",
+  "nil",
+  "undefined",
+  "changeme",
+  "change-me",
+  "change_me",
+  "todo",
+  "tbd",
+  "placeholder",
+  "dummy",
+  "secret",
+  "token",
+  "password",
+]);
+
+/** A stand-in somebody typed instead of the real value (any case): never a secret. */
+export function isPlaceholder(value: string): boolean {
+  const text = value.trim().toLowerCase();
+  return (
+    PLACEHOLDERS.has(text) ||
+    /^x{3,}/.test(text) ||
+    /^[-*.]{3,}$/.test(text) ||
+    /^<.*>$/.test(text) ||
+    /^\$\{.*\}$/.test(text)
+  );
+}
+
+/** Each secret's own format, as the platform issues it (a looser check would let a typo through). */
+const FORMATS: Partial<Record<SecretName, { pattern: RegExp; rule: string }>> = {
+  "api-key": { pattern: /^\S{16,}$/, rule: "at least 16 characters, no spaces" },
+  "telegram/bot-token": {
+    pattern: /^\d+:[A-Za-z0-9_-]+$/,
+    rule: "<bot id>:<secret>, as @BotFather gives it",
+  },
+  // Telegram's own rule for setWebhook's secret_token.
+  "telegram/webhook-secret": { pattern: /^[A-Za-z0-9_-]{1,256}$/, rule: "1-256 of A-Z a-z 0-9 _ -" },
+  "slack/signing-secret": { pattern: /^[0-9a-f]{32}$/i, rule: "32 hexadecimal characters" },
+  "mattermost/action-secret": { pattern: /^\S{16,}$/, rule: "at least 16 characters, no spaces" },
+  "mattermost/command-token": {
+    pattern: /^[A-Za-z0-9]+(?:\s*,\s*[A-Za-z0-9]+)*$/,
+    rule: "one or more Mattermost tokens (letters and digits), comma-separated",
+  },
+};
+const ANY_TOKEN = { pattern: /^\S+$/, rule: "one word, without spaces" };
+
+/**
+ * What is wrong with a secret's value, as a phrase that follows its name; undefined when it is fine.
+ *
+ * @example
+ * secretProblem("telegram/webhook-secret", "unset") // → 'is a placeholder ("unset"), not a secret'
+ */
+export function secretProblem(name: SecretName, value: string): string | undefined {
+  if (value.trim() === "") return "is empty";
+  // The placeholder itself is no secret, so it may be shown.
+  if (isPlaceholder(value)) return `is a placeholder ("${value.trim()}"), not a secret`;
+  const format = FORMATS[name] ?? ANY_TOKEN;
+  return format.pattern.test(value) ? undefined : `must be ${format.rule}`;
+}

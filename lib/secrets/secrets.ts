@@ -1,0 +1,71 @@
+/**
+ * The port through which code reads a secret: deployed, from SSM Parameter Store at run time (never from the
+ * function's environment or the template), locally from the environment — the same calls either way.
+ */
+import { ConfigError } from "../config-error.ts";
+import type { SecretName } from "./secret-catalog.ts";
+
+/**
+ * @example
+ * const token = await secrets.get("telegram/bot-token"); // undefined when the deployment has none
+ */
+export interface Secrets {
+  /**
+   * The secret's current value, or undefined when none is configured. Throws ConfigError when the value is
+   * malformed or a placeholder, and when this function may not read that secret at all.
+   */
+  get(name: SecretName): Promise<string | undefined>;
+}
+
+/** A secret that must be there (an enabled channel's credential): its value, or a ConfigError naming it. */
+export async function requireSecret(secrets: Secrets, name: SecretName): Promise<string> {
+  const value = await secrets.get(name);
+  if (value === undefined) throw new ConfigError(`The secret ${name} is not configured.`);
+  return value;
+}
+
+/** A getter for one secret, for adapters that read it when they first need it (and after rotation). */
+export type SecretValue = () => Promise<string>;
+
+export function secretValue(secrets: Secrets, name: SecretName): SecretValue {
+  return () => requireSecret(secrets, name);
+}
+
+/**
+ * Only the secrets a function may read (its row of infra/secrets.json, for the enabled channels): reading
+ * another one is a bug, caught here locally as it would be by the function's IAM policy when deployed.
+ */
+export function limitSecrets(secrets: Secrets, allowed: readonly SecretName[]): Secrets {
+  const may = new Set(allowed);
+  return {
+    get(name) {
+      if (!may.has(name)) return Promise.reject(new Error(`This function may not read the secret ${name}.`));
+      return secrets.get(name);
+    },
+  };
+}
+
+/**
+ * Reads every secret a function needs before it serves anything, so a missing or malformed one stops it at
+ * start with one ConfigError naming each (and warms the cache). `optional` ones may be absent.
+ */
+export async function preloadSecrets(
+  secrets: Secrets,
+  names: readonly SecretName[],
+  optional: readonly SecretName[] = [],
+): Promise<void> {
+  const problems: string[] = [];
+  await Promise.all(
+    names.map(async (name) => {
+      try {
+        if ((await secrets.get(name)) === undefined && !optional.includes(name)) {
+          problems.push(`the secret ${name} is not configured`);
+        }
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        problems.push(error.message);
+      }
+    }),
+  );
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.sort().join("; ")}`);
+}

@@ -1,0 +1,47 @@
+import { ParameterNotFoundError } from "@aws-lambda-powertools/parameters";
+import { SSMProvider } from "@aws-lambda-powertools/parameters/ssm";
+import { ConfigError } from "../config-error.ts";
+import { type SecretName, secretProblem } from "./secret-catalog.ts";
+import type { Secrets } from "./secrets.ts";
+
+export interface SsmSecretsOptions {
+  /** The parameters' path prefix, `/handraise/<stage>`: a secret is `<prefix>/<name>`. */
+  prefix: string;
+  /** How long a value is reused before it is read again: a rotated secret is picked up within this. */
+  maxAgeSeconds: number;
+  /** Powertools' SSM provider (tests pass one with its own client); built on first use otherwise. */
+  provider?: SSMProvider;
+}
+
+/**
+ * Secrets as SSM Parameter Store SecureStrings, read with decryption when first needed and cached for
+ * `maxAgeSeconds` (Powertools Parameters keeps the cache), so nothing secret sits in a function's
+ * environment or the template, and rotating one needs no deploy. A parameter that does not exist reads as
+ * undefined; a malformed or placeholder value is a ConfigError naming the parameter (never its value);
+ * every other failure (throttling, access denied) is thrown as it is.
+ */
+export function createSsmSecrets(options: SsmSecretsOptions): Secrets {
+  let provider = options.provider;
+  const prefix = options.prefix.replace(/\/+$/, "");
+  return {
+    async get(name: SecretName) {
+      const path = `${prefix}/${name}`;
+      provider ??= new SSMProvider();
+      let value: string | undefined;
+      try {
+        value = await provider.get(path, {
+          decrypt: true,
+          maxAge: options.maxAgeSeconds,
+          throwOnMissing: true,
+        });
+      } catch (error) {
+        if (error instanceof ParameterNotFoundError) return undefined;
+        throw error;
+      }
+      if (value === undefined) return undefined;
+      const problem = secretProblem(name, value);
+      if (problem !== undefined) throw new ConfigError(`The SSM parameter ${path} ${problem}.`);
+      return value;
+    },
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * How a question is stored: the record of lib/store/question-record.ts plus the attributes only storage
+ * needs (key, entity, TTL, the task token while a run waits). Read by the DynamoDB store and by the
+ * table-stream reader; nothing outside lib/store sees an item.
+ */
+import { type QuestionRecord, type StoredStatus, statusAt } from "./question-record.ts";
+
+/** Stored item of a question (the record plus storage-only attributes). */
+export interface QuestionItem extends Omit<QuestionRecord, "status"> {
+  pk: string;
+  entity: "question";
+  status: StoredStatus;
+  taskToken?: string;
+  expiresAt: number;
+}
+
+/** The API-visible record: storage attributes (keys, TTL, the task token) never leave the store. */
+export function toRecord(item: QuestionItem, nowMs: number): QuestionRecord {
+  return {
+    id: item.id,
+    status: statusAt(item.status, item.expiresAtMs, nowMs),
+    questions: item.questions,
+    owner: item.owner,
+    ...(item.sessionKey !== undefined && { sessionKey: item.sessionKey }),
+    ...(item.agentId !== undefined && { agentId: item.agentId }),
+    ...(item.runId !== undefined && { runId: item.runId }),
+    deliveries: item.deliveries ?? [],
+    createdAtMs: item.createdAtMs,
+    expiresAtMs: item.expiresAtMs,
+    ...(item.answers !== undefined && { answers: item.answers }),
+    ...(item.reason !== undefined && { reason: item.reason }),
+    ...(item.resolvedBy !== undefined && { resolvedBy: item.resolvedBy }),
+    ...(item.resolvedAtMs !== undefined && { resolvedAtMs: item.resolvedAtMs }),
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * Secrets read at run time from SSM Parameter Store, the way a deployment reads them: the local stack's real
+ * handlers, HANDRAISE_SSM_PREFIX set, the SDK pointed at a local fake of the SSM API. Nothing secret is in the
+ * environment; every read asks for decryption; a rotated value is picked up within the cache age; a missing
+ * or placeholder parameter stops a function at start.
+ */
+
+import { SSMProvider } from "@aws-lambda-powertools/parameters/ssm";
+import { SSMClient } from "@aws-sdk/client-ssm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConfigError } from "#lib/config.ts";
+import { preloadSecrets } from "#lib/secrets/secrets.ts";
+import { createSsmSecrets } from "#lib/secrets/ssm-secrets.ts";
+import { type FakePlatform, startFakePlatform } from "./support/fake-platform.ts";
+import { type FakeSsm, startFakeSsm } from "./support/fake-ssm.ts";
+import { singleQuestion, unique } from "./support/sample-questions.ts";
+import { startTestStack, type TestStack, waitFor } from "./support/test-stack.ts";
+
+const PREFIX = "/handraise/test";
+const API_KEY = "ssm-api-key-0123456789abcdef";
+const BOT_TOKEN = "777:ssm-bot-token";
+const HEADER = "x-telegram-bot-api-secret-token";
+
+let ssm: FakeSsm;
+let telegram: FakePlatform;
+let stack: TestStack;
+
+beforeAll(async () => {
+  ssm = await startFakeSsm();
+  ssm.put(`${PREFIX}/api-key`, API_KEY);
+  ssm.put(`${PREFIX}/telegram/bot-token`, BOT_TOKEN);
+  ssm.put(`${PREFIX}/telegram/webhook-secret`, "first-secret");
+  telegram = await startFakePlatform((call) =>
+    call.method === "sendMessage"
+      ? { body: { ok: true, result: { message_id: 11, chat: { id: call.body.chat_id } } } }
+      : { body: { ok: true, result: true } },
+  );
+  stack = await startTestStack({
+    HANDRAISE_SSM_PREFIX: PREFIX,
+    HANDRAISE_CHANNELS: "telegram",
+    HANDRAISE_SECRETS_MAX_AGE_SECONDS: "1",
+    AWS_ENDPOINT_URL_SSM: ssm.url,
+    TELEGRAM_API_BASE: telegram.url,
+  });
+});
+afterAll(async () => {
+  await stack?.stop();
+  await telegram?.stop();
+  await ssm?.stop();
+});
+
+const api = (method: string, path: string, body?: unknown) =>
+  stack.api(method, path, body, { auth: `Bearer ${API_KEY}` });
+
+const update = (text: string) => ({
+  update_id: Math.floor(Math.random() * 1e9),
+  message: {
+    message_id: 99,
+    from: { id: 42, is_bot: false, first_name: "Ann" },
+    chat: { id: 42, type: "private" },
+    date: 1,
+    text,
+  },
+});
+
+const postUpdate = (secret: string, text: string) =>
+  fetch(`${stack.httpUrl}/webhooks/telegram`, {
+    method: "POST",
+    headers: { "content-type": "application/json", [HEADER]: secret },
+    body: JSON.stringify(update(text)),
+  });
+
+describe("secrets from SSM Parameter Store", () => {
+  it("are not in the environment the handlers read", () => {
+    for (const name of ["HANDRAISE_API_KEY", "TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET"]) {
+      expect(process.env[name], name).toBeUndefined();
+    }
+  });
+
+  it("answer the API and the webhook, and every read asks for decryption of a parameter under the prefix", async () => {
+    expect((await stack.api("GET", "/questions?owner=telegram:42")).status).toBe(401);
+    const created = await api("POST", "/questions", {
+      questions: [singleQuestion],
+      owner: "telegram:42",
+      sessionKey: unique("ssm"),
+      deliverTo: [{ channel: "telegram", chatId: "42" }],
+    });
+    expect(created.status).toBe(201);
+    // The bot token from SSM is the one in the Bot API URL.
+    expect(telegram.calls.at(-1)?.path).toBe(`/bot${BOT_TOKEN}/sendMessage`);
+    expect((await postUpdate("first-secret", "2")).status).toBe(200);
+    expect((await api("GET", `/questions/${created.body.id}`)).body.question).toMatchObject({
+      status: "answered",
+      answers: { deploy_target: ["Production"] },
+    });
+    const reads = ssm.calls.filter((call) => call.operation === "GetParameter");
+    expect(reads.length).toBeGreaterThan(0);
+    for (const read of reads) {
+      expect(read.body.WithDecryption).toBe(true);
+      expect(String(read.body.Name)).toMatch(
+        /^\/handraise\/test\/(api-key|telegram\/(bot-token|webhook-secret))$/,
+      );
+    }
+  });
+
+  it("pick up a rotated secret within the cache age, with no restart", async () => {
+    ssm.put(`${PREFIX}/telegram/webhook-secret`, "rotated-secret");
+    await waitFor(
+      async () => ((await postUpdate("rotated-secret", "hi")).status === 200 ? true : undefined),
+      {
+        timeoutMs: 10_000,
+        intervalMs: 250,
+        what: "the rotated webhook secret to be accepted",
+      },
+    );
+    expect((await postUpdate("first-secret", "hi")).status).toBe(401);
+  });
+
+  it("stop a function at start when one is missing or a placeholder, naming each (never a value)", async () => {
+    const secrets = createSsmSecrets({
+      prefix: "/handraise/broken",
+      maxAgeSeconds: 1,
+      provider: new SSMProvider({
+        awsSdkV3Client: new SSMClient({
+          endpoint: ssm.url,
+          region: "us-east-1",
+          credentials: { accessKeyId: "local", secretAccessKey: "local" },
+        }),
+      }),
+    });
+    ssm.put("/handraise/broken/telegram/webhook-secret", "unset");
+    ssm.put("/handraise/broken/slack/signing-secret", "not-hex-but-a-real-looking-secret");
+    const started = preloadSecrets(secrets, [
+      "telegram/bot-token",
+      "telegram/webhook-secret",
+      "slack/signing-secret",
+    ]);
+    await expect(started).rejects.toBeInstanceOf(ConfigError);
+    const message = await started.catch((error: Error) => error.message);
+    expect(message).toContain("the secret telegram/bot-token is not configured");
+    expect(message).toContain('/handraise/broken/telegram/webhook-secret is a placeholder ("unset")');
+    expect(message).toContain("/handraise/broken/slack/signing-secret must be 32 hexadecimal characters");
+    expect(message).not.toContain("not-hex-but-a-real-looking-secret");
+  });
+});

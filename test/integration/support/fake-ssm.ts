@@ -1,0 +1,83 @@
+/**
+ * A local fake of SSM Parameter Store's API (AWS JSON 1.1: `POST /`, `X-Amz-Target: AmazonSSM.<Operation>`),
+ * enough for GetParameter and PutParameter, reached through `AWS_ENDPOINT_URL_SSM` like the real service.
+ * Records each call so tests can check what was asked (decryption, names), and holds the parameters in a map
+ * tests can change (rotation).
+ */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface StoredParameter {
+  value: string;
+  type: "String" | "SecureString";
+  version: number;
+}
+
+export interface FakeSsm {
+  url: string;
+  parameters: Map<string, StoredParameter>;
+  calls: { operation: string; body: Record<string, unknown> }[];
+  /** Sets a SecureString (a new version when it exists). */
+  put(name: string, value: string): void;
+  stop(): Promise<void>;
+}
+
+export async function startFakeSsm(): Promise<FakeSsm> {
+  const parameters = new Map<string, StoredParameter>();
+  const calls: FakeSsm["calls"] = [];
+  const put = (name: string, value: string, type: StoredParameter["type"] = "SecureString") => {
+    parameters.set(name, { value, type, version: (parameters.get(name)?.version ?? 0) + 1 });
+  };
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Record<string, unknown>;
+    const operation = String(req.headers["x-amz-target"] ?? "").replace(/^AmazonSSM\./, "");
+    calls.push({ operation, body });
+    const reply = (status: number, payload: unknown) => {
+      res.writeHead(status, { "content-type": "application/x-amz-json-1.1" });
+      res.end(JSON.stringify(payload));
+    };
+    const name = String(body.Name ?? "");
+    if (operation === "GetParameter") {
+      const parameter = parameters.get(name);
+      if (!parameter)
+        return reply(400, { __type: "ParameterNotFound", message: `Parameter ${name} not found.` });
+      // Like SSM: a SecureString read without decryption comes back as ciphertext.
+      const value =
+        parameter.type === "SecureString" && body.WithDecryption !== true
+          ? Buffer.from(`kms:${parameter.value}`).toString("base64")
+          : parameter.value;
+      return reply(200, {
+        Parameter: {
+          Name: name,
+          Type: parameter.type,
+          Value: value,
+          Version: parameter.version,
+          DataType: "text",
+        },
+      });
+    }
+    if (operation === "PutParameter") {
+      if (parameters.has(name) && body.Overwrite !== true) {
+        return reply(400, { __type: "ParameterAlreadyExists", message: "The parameter already exists." });
+      }
+      put(name, String(body.Value ?? ""), body.Type === "SecureString" ? "SecureString" : "String");
+      return reply(200, { Version: parameters.get(name)?.version, Tier: "Standard" });
+    }
+    return reply(400, { __type: "InvalidAction", message: `${operation} is not supported by the fake` });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    parameters,
+    calls,
+    put: (name, value) => put(name, value),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
