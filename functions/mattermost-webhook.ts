@@ -11,7 +11,7 @@ import { logError } from "#lib/log.ts";
 import { createServices } from "#lib/wiring.ts";
 
 const config = loadConfig();
-const { handleInbound } = createServices(config);
+const { store, handleInbound } = createServices(config);
 const { url, botToken, actionSecret, commandToken } = config.mattermost;
 // Without a configured server every request is refused: no secret, no tokens.
 const configured = url !== undefined && botToken !== undefined;
@@ -24,6 +24,7 @@ export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredRe
       tokens: configured ? parseTokenList(commandToken) : [],
       target: { url: mattermostWebhookUrl(config.publicUrl ?? ""), secret: actionSecret ?? "" },
       api: createMattermostApi({ url: url ?? "http://mattermost.invalid", botToken: botToken ?? "" }),
+      store,
       handleInbound,
       onError: (error, context) => logError(context, error),
     }),

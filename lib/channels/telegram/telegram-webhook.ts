@@ -8,9 +8,16 @@ import type { QuestionRecord } from "../../store/question-record.ts";
 import type { QuestionStore } from "../../store/question-store.ts";
 import type { Inbound } from "../inbound.ts";
 import { endedText } from "../outcome-text.ts";
+import { PlatformApiError } from "../platform-api-error.ts";
 import type { TelegramApi } from "./telegram-api.ts";
 import { callbackToAction, decodeCallback, renderKeyboard, selectedToggles } from "./telegram-render.ts";
-import { keyboardOf, messageToInbound, type TelegramUpdate, updateSchema } from "./telegram-update.ts";
+import {
+  keyboardOf,
+  messageToInbound,
+  type TelegramBot,
+  type TelegramUpdate,
+  updateSchema,
+} from "./telegram-update.ts";
 
 export interface TelegramWebhookDeps {
   /** `TELEGRAM_WEBHOOK_SECRET`; without it every request is refused. */
@@ -32,6 +39,27 @@ const OK = json(200, {});
  */
 export function createTelegramWebhook(deps: TelegramWebhookDeps) {
   const botId = deps.botToken.split(":")[0] ?? "bot";
+  /**
+   * The bot's @username, from getMe once per process and only when a message needs it (a mention or a
+   * `/command@name` to check). A failed call is not cached: it fails this update — a 500, so Telegram
+   * delivers it again — rather than counting a mention it could not check.
+   */
+  let username: Promise<string> | undefined;
+  const bot: TelegramBot = {
+    id: botId,
+    username() {
+      if (username) return username;
+      const asked = deps.api.call<{ username?: string }>("getMe", {}).then((me) => {
+        if (!me?.username) throw new PlatformApiError("telegram", "getMe", 200, "the bot has no username");
+        return me.username;
+      });
+      username = asked;
+      asked.catch(() => {
+        if (username === asked) username = undefined;
+      });
+      return asked;
+    },
+  };
 
   return async function telegramWebhook(
     event: APIGatewayProxyEventV2,
@@ -49,7 +77,7 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
     }
     if (update.callback_query) await onCallback(update, update.callback_query);
     else {
-      const inbound = messageToInbound(update, botId);
+      const inbound = await messageToInbound(update, bot);
       if (inbound) await onMessage(inbound, await deps.handleInbound(inbound));
     }
     return OK;
