@@ -13,7 +13,7 @@ import { createServices } from "#lib/wiring.ts";
 
 const services = createServices(loadConfig(), "mattermostWebhook");
 await services.ready();
-const { config, secrets, handleInbound } = services;
+const { config, secrets, store, handleInbound } = services;
 const mattermost = config.channels.mattermost;
 
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
@@ -28,6 +28,7 @@ export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredRe
             url: mattermost.url,
             botToken: secretValue(secrets, "mattermost/bot-token"),
           }),
+          store,
           handleInbound,
           onError: (error, context) => logError(context, error),
         })

@@ -42,12 +42,12 @@ const DEDUPE_TTL_SECONDS = 2 * 86_400;
 
 /**
  * The shared inbound pipeline of every chat channel: dedupe → route to a question (button id, reply-to or
- * thread, else the sender's oldest pending question in that chat) → owner check → resolve. All lookups are
- * by key or by the owner's pending index.
+ * thread, else — for commands and text addressed to the bot — the sender's oldest pending question in that
+ * chat) → owner check → resolve. All lookups are by key or by the owner's pending index.
  *
  * @example
  * const outcome = await handleInbound({ platform: "telegram", actor: "telegram:42", chatId: "42",
- *   kind: "text", text: "2", dedupeKey: "1001" });
+ *   kind: "text", text: "2", addressed: true, dedupeKey: "1001" });
  */
 export function createHandleInbound(deps: HandleInboundDeps) {
   const { store, resolve, now } = deps;
@@ -58,6 +58,9 @@ export function createHandleInbound(deps: HandleInboundDeps) {
       const id = await store.findByMessage(inbound.platform, inbound.chatId, inbound.replyToMessageId);
       if (id !== undefined) return store.get(id, now());
     }
+    // The one place the group rule holds for every platform: typed text that replies to no question answers
+    // only when it was addressed to the bot. Commands always are.
+    if (inbound.kind === "text" && !inbound.addressed) return undefined;
     const pending = await store.listPending({ owner: inbound.actor }, now());
     return pending.find((record) =>
       record.deliveries.some((d) => d.channel === inbound.platform && d.chatId === inbound.chatId),

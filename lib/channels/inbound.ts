@@ -33,6 +33,13 @@ export type Inbound =
       text: string;
       /** The message this one replies to (Telegram reply_to_message), or the thread root (Slack thread_ts). */
       replyToMessageId?: string | undefined;
+      /**
+       * Whether the person spoke to the bot: a direct conversation with it, a mention of it, a reply to one of
+       * its messages, a slash command's option. In a group, text that is none of these and replies to no
+       * question is conversation among people ("brb"), never an answer; `handle-inbound` enforces that.
+       * Adapters that cannot tell say false: the text then counts only as a reply to a question.
+       */
+      addressed: boolean;
     })
   | (InboundBase & { kind: "control"; questionId: string; action: ControlAction })
   /** A modal / dialog submission: free text or chosen values per sub-question id. */

@@ -101,7 +101,12 @@ describe("npm scripts", () => {
       if (askedAt === undefined || Date.now() - askedAt < 500 || answered)
         return { body: { ok: true, result: [] } };
       answered = true;
-      const message = { message_id: 78, from: { id: 4242, is_bot: false }, chat: { id: 4242 }, date: 1 };
+      const message = {
+        message_id: 78,
+        from: { id: 4242, is_bot: false },
+        chat: { id: 4242, type: "private" },
+        date: 1,
+      };
       return {
         body: { ok: true, result: [{ update_id: 1, message: { ...message, text: "2\n1, 2\nnight-shift" } }] },
       };

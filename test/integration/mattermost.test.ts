@@ -1,6 +1,11 @@
-import { StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { DescribeExecutionCommand, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
+import {
+  type FakePlatform,
+  type RecordedCall,
+  type Responder,
+  startFakePlatform,
+} from "./support/fake-platform.ts";
 import { multiQuestion as multi, singleQuestion as single, unique } from "./support/sample-questions.ts";
 import {
   allItems,
@@ -31,10 +36,27 @@ const newId = (prefix: string) => `${prefix}${String(++ids).padStart(8, "0")}`;
 
 /** Posts the bot created (id → the POST /api/v4/posts body), and users' posts the fake can be asked about. */
 const created: { id: string; body: any }[] = [];
-const userPosts = new Map<string, { channel_id: string; user_id: string; root_id: string }>();
+interface UserPost {
+  channel_id: string;
+  user_id: string;
+  root_id: string;
+  message: string;
+  create_at: number;
+  type: string;
+}
+const userPosts = new Map<string, UserPost>();
+/** The bot's own account, as `GET /api/v4/users/me` returns it. */
+const BOT_USER_ID = "botuserid00000000000000001";
+const BOT_USERNAME = "handraise";
+/** `<channel id>:<user id>` pairs that are not channel members (everyone else is a member of every channel). */
+const outsiders = new Set<string>();
+/** Per test: answers a call before the fake's usual routes do (an outage, a slow server). */
+let fault: ((call: RecordedCall) => ReturnType<Responder> | undefined) | undefined;
 
 beforeAll(async () => {
   mattermost = await startFakePlatform((call) => {
+    const faulty = fault?.(call);
+    if (faulty !== undefined) return faulty;
     if (call.path === "/api/v4/posts") {
       const id = newId("botpost");
       created.push({ id, body: call.body });
@@ -43,10 +65,35 @@ beforeAll(async () => {
         body: { id, channel_id: call.body.channel_id, root_id: call.body.root_id ?? "" },
       };
     }
-    const read = /^\/api\/v4\/posts\/([a-z0-9]+)$/.exec(call.path);
+    const read = call.verb === "GET" ? /^\/api\/v4\/posts\/([a-z0-9]+)$/.exec(call.path) : null;
     if (read?.[1]) {
-      const post = userPosts.get(read[1]);
-      return post ? { body: { id: read[1], ...post } } : { status: 404, body: { message: "not found" } };
+      const id = read[1];
+      const post = userPosts.get(id);
+      if (post) return { body: { id, ...post } };
+      const own = created.find((c) => c.id === id);
+      return own
+        ? {
+            body: {
+              id,
+              channel_id: own.body.channel_id,
+              user_id: BOT_USER_ID,
+              root_id: own.body.root_id ?? "",
+              message: own.body.message,
+              create_at: Date.now(),
+              type: "",
+            },
+          }
+        : { status: 404, body: { message: "not found" } };
+    }
+    const member = /^\/api\/v4\/channels\/([a-z0-9]+)\/members\/([a-z0-9]+)$/.exec(call.path);
+    if (call.verb === "GET" && member?.[1] && member[2]) {
+      const [, channelId, userId] = member;
+      return outsiders.has(`${channelId}:${userId}`)
+        ? { status: 404, body: { message: "not a member" } }
+        : { body: { channel_id: channelId, user_id: userId, roles: "channel_user" } };
+    }
+    if (call.verb === "GET" && call.path === "/api/v4/users/me") {
+      return { body: { id: BOT_USER_ID, username: BOT_USERNAME, is_bot: true } };
     }
     return { body: { status: "OK" } };
   });
@@ -64,6 +111,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   mattermost.calls.length = 0;
+  fault = undefined;
   channel = `channel${String(++channels).padStart(4, "0")}`;
 });
 
@@ -197,11 +245,37 @@ const slash = (text: string, token = COMMAND_TOKEN, user = OWNER) =>
     { authorization: `Token ${token}` },
   );
 
+interface TypedOptions {
+  rootId?: string;
+  user?: string;
+  token?: string;
+  /** Where the post really is (default: this test's channel); the webhook body always names `channel`. */
+  postChannel?: string;
+  /** Who really wrote it (default: `user`). */
+  author?: string;
+  /** What was really written (default: the text the body carries). */
+  message?: string;
+  createdAt?: number;
+  /** Extra body fields, e.g. a forged `root_id`. */
+  body?: Record<string, string>;
+  /** Send a post id the fake does not know (Mattermost answers 404). */
+  unknownPost?: boolean;
+}
+
 /** A message someone typed (in a thread when rootId is given), as an outgoing webhook delivers it. */
-function typed(text: string, options: { rootId?: string; user?: string; token?: string } = {}) {
+function typed(text: string, options: TypedOptions = {}) {
   const postId = newId("userpost");
   const user = options.user ?? OWNER;
-  userPosts.set(postId, { channel_id: channel, user_id: user, root_id: options.rootId ?? "" });
+  if (!options.unknownPost) {
+    userPosts.set(postId, {
+      channel_id: options.postChannel ?? channel,
+      user_id: options.author ?? user,
+      root_id: options.rootId ?? "",
+      message: options.message ?? text,
+      create_at: options.createdAt ?? Date.now(),
+      type: "",
+    });
+  }
   return sendForm({
     token: options.token ?? HOOK_TOKEN,
     team_id: "team0000000000000000000001",
@@ -215,6 +289,7 @@ function typed(text: string, options: { rootId?: string; user?: string; token?: 
     text,
     trigger_word: "",
     file_ids: "",
+    ...options.body,
   });
 }
 
@@ -222,6 +297,19 @@ function typed(text: string, options: { rootId?: string; user?: string; token?: 
 const replyOf = (executionArn: string) => replyOfRun(stack, executionArn);
 const statusOf = (questionId: string) => statusOfQuestion(stack, questionId);
 const patches = () => mattermost.calls.filter((c) => c.path.endsWith("/patch"));
+
+/** Everything stored but the claims of handled platform events (chatter that was read and ignored). */
+const questionItems = async () => (await allItems(stack)).filter((item) => item.entity !== "inboundEvent");
+
+/** Nothing changed: the same items stored, the question pending, its run still waiting, no copy edited. */
+async function expectUnchanged(before: Record<string, any>[], questionId: string, executionArn: string) {
+  expect(await allItems(stack)).toEqual(before);
+  expect(await statusOf(questionId)).toBe("pending");
+  const execution = await stack.sfn.send(new DescribeExecutionCommand({ executionArn }));
+  expect(execution.status).toBe("RUNNING");
+  expect(patches()).toHaveLength(0);
+}
+const UNCONFIRMED = /could not confirm who you are/;
 
 describe("Mattermost webhook verification", () => {
   it("an unsigned or tampered tap → 401 and nothing stored or resumed", async () => {
@@ -472,5 +560,143 @@ describe("Mattermost end to end", () => {
     });
     await tap(first.post, "Staging (Recommended)");
     expect(await replyOf(first.executionArn)).toBe("answered||Staging (Recommended)|");
+  });
+});
+
+describe("Mattermost identity: only what Mattermost's API confirms counts", () => {
+  it("a message counts only when its post, read back from the API, is the sender's, in that channel, and recent", async () => {
+    const { post, questionId, executionArn } = await startRun([single]);
+    const before = await allItems(stack);
+    const claimsThread = { root_id: post.id };
+    const forgeries = [
+      // A made-up post id (the API answers 404), with and without a root_id naming the question.
+      () => typed("2", { unknownPost: true }),
+      () => typed("2", { unknownPost: true, body: claimsThread }),
+      // Someone else's post in the question's thread, sent as the owner's.
+      () => typed("2", { rootId: post.id, author: OTHER_USER }),
+      () => typed("2", { rootId: post.id, author: OTHER_USER, body: claimsThread }),
+      // The owner's post in another channel.
+      () => typed("2", { rootId: post.id, postChannel: `x${channel}`, body: claimsThread }),
+      // A real post of the owner in the thread, but from an hour ago: a replay.
+      () => typed("2", { rootId: post.id, createdAt: Date.now() - 3_600_000 }),
+    ];
+    for (const forge of forgeries) expect(await forge()).toEqual({ status: 200, body: {} });
+    // Refused before handling: not even a dedupe claim was written.
+    await expectUnchanged(before, questionId, executionArn);
+
+    // The owner's real post is in another thread, or at the top level; the body claims the question's
+    // thread. The post is read as what it is — chatter — and changes nothing.
+    expect(await typed("2", { rootId: "otherthread000000000000001", body: claimsThread })).toEqual({
+      status: 200,
+      body: {},
+    });
+    expect(await typed("2", { body: claimsThread })).toEqual({ status: 200, body: {} });
+    expect(await questionItems()).toEqual(before.filter((item) => item.entity !== "inboundEvent"));
+    expect(await statusOf(questionId)).toBe("pending");
+
+    // A genuine reply answers with what the post says, not with the text the body carries.
+    await typed("2", { rootId: post.id, message: "1" });
+    expect(await replyOf(executionArn)).toBe("answered||Staging (Recommended)|");
+  });
+
+  it("an API that fails or times out refuses a message, a command and a tap, and changes nothing", async () => {
+    const { post, questionId, executionArn } = await startRun([single]);
+    const before = await allItems(stack);
+    fault = (call) => (call.verb === "GET" ? { status: 500, body: { message: "boom" } } : undefined);
+    expect(await typed("2", { rootId: post.id, body: { root_id: post.id } })).toEqual({
+      status: 200,
+      body: {},
+    });
+    const command = await slash("cancel");
+    expect(command.status).toBe(200);
+    expect(command.body).toMatchObject({
+      response_type: "ephemeral",
+      text: expect.stringMatching(UNCONFIRMED),
+    });
+    const tapped = await tap(post, "Production");
+    expect(tapped).toEqual({ status: 200, body: { ephemeral_text: expect.stringMatching(UNCONFIRMED) } });
+    // Slower than the client waits (2 s).
+    fault = (call) =>
+      call.verb === "GET"
+        ? new Promise((resolve) => setTimeout(() => resolve({ body: {} }), 2_500))
+        : undefined;
+    expect(await typed("2", { rootId: post.id })).toEqual({ status: 200, body: {} });
+    await expectUnchanged(before, questionId, executionArn);
+
+    fault = undefined;
+    await tap(post, "Production");
+    expect(await replyOf(executionArn)).toBe("answered||Production|");
+  });
+
+  it("a command, tap or dialog of someone the API does not list in that channel is refused; a tap on a post of another channel too", async () => {
+    const { post, questionId, executionArn } = await startRun([single]);
+    await tap(post, "Other…");
+    const opened = lastDialog();
+    const before = await allItems(stack);
+
+    outsiders.add(`${channel}:${OWNER}`);
+    try {
+      const command = await slash("cancel");
+      expect(command.status).toBe(200);
+      expect(command.body).toMatchObject({
+        response_type: "ephemeral",
+        text: expect.stringMatching(UNCONFIRMED),
+      });
+      expect(await tap(post, "Production")).toEqual({
+        status: 200,
+        body: { ephemeral_text: expect.stringMatching(UNCONFIRMED) },
+      });
+      const submitted = await submitDialog(opened, { "deploy_target:other": "blue-green" });
+      expect(submitted.status).toBe(200);
+      expect(submitted.body.error).toMatch(UNCONFIRMED);
+    } finally {
+      outsiders.delete(`${channel}:${OWNER}`);
+    }
+    const elsewhere = newId("userpost");
+    userPosts.set(elsewhere, {
+      channel_id: `x${channel}`,
+      user_id: OTHER_USER,
+      root_id: "",
+      message: "hi",
+      create_at: Date.now(),
+      type: "",
+    });
+    expect(await sendJson({ ...tapBody(post, "Production"), post_id: elsewhere })).toEqual({
+      status: 200,
+      body: { ephemeral_text: expect.stringMatching(UNCONFIRMED) },
+    });
+    await expectUnchanged(before, questionId, executionArn);
+
+    // The member's own command still works.
+    expect((await slash("cancel")).body.text).toBe("Cancelled\\.");
+    expect(await replyOf(executionArn)).toBe("no_answer|cancelled||");
+  });
+});
+
+describe("Mattermost: typed text in a channel counts only in the question's thread or addressed to the bot", () => {
+  it("chatter at the top level or in another thread changes nothing; a mention of the bot answers", async () => {
+    const { questionId, executionArn } = await startRun([single]);
+    expect((await typed("brb")).body).toEqual({});
+    expect((await typed("2", { rootId: "otherthread000000000000001" })).body).toEqual({});
+    expect((await typed(`@${BOT_USERNAME}2 2`)).body).toEqual({});
+    expect(await statusOf(questionId)).toBe("pending");
+    await typed(`@${BOT_USERNAME} 2`);
+    expect(await replyOf(executionArn)).toBe("answered||Production|");
+  });
+
+  it("the bot's username is read only for a message that may mention it", async () => {
+    const { questionId } = await startRun([single]);
+    await typed("brb");
+    expect(mattermost.calls.filter((c) => c.path === "/api/v4/users/me")).toEqual([]);
+    expect(await statusOf(questionId)).toBe("pending");
+  });
+
+  it("a question posted into an existing thread is answered by a reply in that thread", async () => {
+    const thread = "threadroot0000000000000009";
+    const { executionArn } = await startRun([single], {
+      targets: [{ channel: "mattermost", chatId: channel, threadId: thread }],
+    });
+    await typed("2", { rootId: thread });
+    expect(await replyOf(executionArn)).toBe("answered||Production|");
   });
 });

@@ -201,7 +201,10 @@ const postCommand = (text: string, options: { user?: string } = {}) =>
     "application/x-www-form-urlencoded",
   );
 
-function messageEvent(text: string, options: { user?: string; threadTs?: string; eventId?: string } = {}) {
+function messageEvent(
+  text: string,
+  options: { user?: string; threadTs?: string; eventId?: string; channelType?: string } = {},
+) {
   const ts = nextTs();
   return {
     token: "legacy",
@@ -214,7 +217,7 @@ function messageEvent(text: string, options: { user?: string; threadTs?: string;
     event: {
       type: "message",
       channel: CHANNEL,
-      channel_type: "channel",
+      channel_type: options.channelType ?? "channel",
       user: options.user ?? OWNER,
       text,
       ts,
@@ -599,8 +602,8 @@ describe("Slack end to end", () => {
     // A reply in some other thread is conversation, not an answer.
     await postEvent(messageEvent("1", { threadTs: "1600000000.000001" }));
     expect(await statusOf(first.questionId)).toBe("pending");
-    // Outside any thread, a message goes to the owner's oldest pending question in the channel.
-    await postEvent(messageEvent("1"));
+    // Outside any thread, a message to the bot goes to the owner's oldest pending question in the channel.
+    await postEvent(messageEvent(`<@${BOT_USER}> 1`));
     expect(await replyOf(first.executionArn)).toBe("answered||Staging (Recommended)|");
   });
 
@@ -697,5 +700,30 @@ describe("Slack end to end", () => {
     await expect(api.call("no.such.method", {})).rejects.toThrow(
       "slack no.such.method failed: unknown_method",
     );
+  });
+});
+
+describe("Slack: typed text in a channel counts only in the question's thread or addressed to the bot", () => {
+  it("a top-level message in a channel changes nothing; a mention of the bot answers", async () => {
+    const { questionId, executionArn } = await startRun([single]);
+    expect((await postEvent(messageEvent("brb"))).status).toBe(200);
+    expect((await postEvent(messageEvent("2", { channelType: "group" }))).status).toBe(200);
+    expect((await postEvent(messageEvent("2 <@U0SOMEONE>"))).status).toBe(200);
+    expect(await statusOf(questionId)).toBe("pending");
+    expect(slack.callsTo("chat.postEphemeral")).toEqual([]);
+    await postEvent(messageEvent(`<@${BOT_USER}> 2`));
+    expect(await replyOf(executionArn)).toBe("answered||Production|");
+  });
+
+  it("a mention of the bot anywhere in the message addresses it", async () => {
+    const { executionArn } = await startRun([single]);
+    await postEvent(messageEvent(`blue-green, <@${BOT_USER}>`));
+    expect(await replyOf(executionArn)).toBe(`answered||blue-green, <@${BOT_USER}>|`);
+  });
+
+  it("in a direct conversation with the bot (im) plain text answers", async () => {
+    const { executionArn } = await startRun([single]);
+    await postEvent(messageEvent("2", { channelType: "im" }));
+    expect(await replyOf(executionArn)).toBe("answered||Production|");
   });
 });

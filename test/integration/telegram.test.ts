@@ -15,6 +15,9 @@ import {
 const SECRET = vectors.telegram_generated.secret_token;
 const HEADER = vectors.telegram_generated.header.toLowerCase();
 const BOT_TOKEN = "123456:TEST-token";
+/** The bot's user id (its token up to `:`) and @username (what getMe answers). */
+const BOT_ID = 123456;
+const BOT_USERNAME = "HandraiseBot";
 const OWNER_ID = 42;
 /** Each test talks in a chat of its own: a plain message goes to the oldest pending question in the chat. */
 let CHAT_ID = -1001234567890;
@@ -24,11 +27,13 @@ let telegram: FakePlatform;
 let messageIds = 1000;
 
 beforeAll(async () => {
-  telegram = await startFakePlatform((call) =>
-    call.method === "sendMessage"
-      ? { body: { ok: true, result: { message_id: ++messageIds, chat: { id: call.body.chat_id } } } }
-      : { body: { ok: true, result: true } },
-  );
+  telegram = await startFakePlatform((call) => {
+    if (call.method === "sendMessage")
+      return { body: { ok: true, result: { message_id: ++messageIds, chat: { id: call.body.chat_id } } } };
+    if (call.method === "getMe")
+      return { body: { ok: true, result: { id: BOT_ID, is_bot: true, username: BOT_USERNAME } } };
+    return { body: { ok: true, result: true } };
+  });
   stack = await startTestStack({
     TELEGRAM_BOT_TOKEN: BOT_TOKEN,
     TELEGRAM_WEBHOOK_SECRET: SECRET,
@@ -113,21 +118,46 @@ function tap(data: string, messageId: number, options: { from?: number; keyboard
   };
 }
 
-function text(body: string, options: { from?: number; replyTo?: number } = {}) {
+interface TextOptions {
+  from?: number;
+  replyTo?: number;
+  /** Who wrote the message replied to (default: a person). */
+  replyToFrom?: { id: number; is_bot: boolean };
+  /** `private` is a direct conversation with the bot; the default is a group. */
+  chatType?: "private" | "group" | "supergroup";
+  chatId?: number;
+  entities?: { type: string; offset: number; length: number; user?: { id: number; is_bot: boolean } }[];
+}
+
+function text(body: string, options: TextOptions = {}) {
+  const chat = { id: options.chatId ?? CHAT_ID, type: options.chatType ?? "supergroup" };
   return {
     update_id: ++updateId,
     message: {
       message_id: ++messageIds,
       from: { id: options.from ?? OWNER_ID, is_bot: false, first_name: "Ann" },
-      chat: { id: CHAT_ID, type: "supergroup" },
+      chat,
       date: 1,
       text: body,
+      ...(options.entities !== undefined && { entities: options.entities }),
       ...(options.replyTo !== undefined && {
-        reply_to_message: { message_id: options.replyTo, chat: { id: CHAT_ID, type: "supergroup" }, date: 1 },
+        reply_to_message: {
+          message_id: options.replyTo,
+          from: options.replyToFrom ?? { id: 7, is_bot: false, first_name: "Bob" },
+          chat,
+          date: 1,
+        },
       }),
     },
   };
 }
+
+/** A message that starts with a mention of the bot, as Telegram marks it up. */
+const mentioning = (rest: string, username = BOT_USERNAME) =>
+  text(`@${username} ${rest}`, {
+    entities: [{ type: "mention", offset: 0, length: username.length + 1 }],
+  });
+let privateChats = 900_000;
 
 const buttons = (call: RecordedCall) =>
   (call.body.reply_markup.inline_keyboard as { text: string; callback_data: string }[][]).flat();
@@ -210,9 +240,10 @@ describe("Telegram end to end", () => {
     });
   });
 
-  it("a typed answer resumes the run", async () => {
-    const { executionArn } = await startRun([single]);
-    await post(text("2"));
+  it("a typed answer in a direct conversation with the bot resumes the run", async () => {
+    const chatId = ++privateChats;
+    const { executionArn } = await startRun([single], { chats: [chatId] });
+    await post(text("2", { chatType: "private", chatId }));
     expect(await replyOf(executionArn)).toBe("answered||Production");
   });
 
@@ -267,7 +298,7 @@ describe("Telegram end to end", () => {
       show_alert: true,
     });
     expect((await stack.api("GET", `/questions/${questionId}`)).body.question.status).toBe("pending");
-    await post(text("1"));
+    await post(text("1", { replyTo: messageId }));
     expect(await replyOf(executionArn)).toBe("answered||Staging (Recommended)");
   });
 
@@ -290,8 +321,64 @@ describe("Telegram end to end", () => {
     await post(text("Production", { replyTo: await postedMessageId(second.questionId) }));
     expect(await replyOf(second.executionArn)).toBe("answered||");
     expect((await stack.api("GET", `/questions/${first.questionId}`)).body.question.status).toBe("pending");
-    // Without reply-to, a plain message goes to the owner's oldest pending question in the chat.
-    await post(text("1"));
+    // Without reply-to, a message to the bot goes to the owner's oldest pending question in the chat.
+    await post(mentioning("1"));
     expect(await replyOf(first.executionArn)).toBe("answered||Staging (Recommended)");
+  });
+});
+
+describe("Telegram: typed text in a group counts only as a reply or addressed to the bot", () => {
+  const statusOf = async (questionId: string) =>
+    (await stack.api("GET", `/questions/${questionId}`)).body.question.status as string;
+
+  it("a top-level message in a group changes nothing, and needs no getMe", async () => {
+    const { questionId } = await startRun([single]);
+    expect((await post(text("brb"))).status).toBe(200);
+    expect((await post(text("2", { chatType: "group" }))).status).toBe(200);
+    // A reply to someone else's message is their conversation.
+    expect((await post(text("2", { replyTo: 1 }))).status).toBe(200);
+    // A mention of another user, and another bot's command.
+    expect((await post(mentioning("2", "SomeoneElse"))).status).toBe(200);
+    expect((await post(text("/cancel@OtherBot"))).status).toBe(200);
+    expect(await statusOf(questionId)).toBe("pending");
+    expect(telegram.callsTo("sendMessage").slice(1)).toEqual([]);
+  });
+
+  it("a plain message reads no bot username (getMe only when a mention needs it)", async () => {
+    await startRun([single]);
+    await post(text("brb"));
+    await post(text("2", { replyTo: 1 }));
+    expect(telegram.callsTo("getMe")).toEqual([]);
+  });
+
+  it("a reply to the question's message answers", async () => {
+    const { executionArn, questionId } = await startRun([single]);
+    await post(
+      text("2", { replyTo: await postedMessageId(questionId), replyToFrom: { id: BOT_ID, is_bot: true } }),
+    );
+    expect(await replyOf(executionArn)).toBe("answered||Production");
+  });
+
+  it("a mention of the bot answers (the mention is not part of the answer), getMe read once", async () => {
+    const first = await startRun([single]);
+    await post(mentioning("2"));
+    expect(await replyOf(first.executionArn)).toBe("answered||Production");
+    const second = await startRun([single]);
+    await post(mentioning("blue-green"));
+    expect(await replyOf(second.executionArn)).toBe("answered||blue-green");
+    expect(telegram.callsTo("getMe").length).toBeLessThanOrEqual(1);
+  });
+
+  it("a text_mention of the bot's user, and a reply to another message of the bot, answer", async () => {
+    const mentioned = await startRun([single]);
+    await post(
+      text("Handraise 2", {
+        entities: [{ type: "text_mention", offset: 0, length: 9, user: { id: BOT_ID, is_bot: true } }],
+      }),
+    );
+    expect(await replyOf(mentioned.executionArn)).toBe("answered||Production");
+    const replied = await startRun([single]);
+    await post(text("1", { replyTo: 4242, replyToFrom: { id: BOT_ID, is_bot: true } }));
+    expect(await replyOf(replied.executionArn)).toBe("answered||Staging (Recommended)");
   });
 });

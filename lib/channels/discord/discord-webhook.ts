@@ -209,7 +209,8 @@ export function createDiscordWebhook(deps: DiscordWebhookDeps) {
     const name = interaction.data?.name;
     const typed = name === "question" ? commandOption(interaction, "answer") : undefined;
     let inbound: Inbound;
-    if (typed !== undefined) inbound = { ...base, kind: "text", text: typed };
+    // Discord delivers no plain messages: typed text comes only through a command, which addresses the bot.
+    if (typed !== undefined) inbound = { ...base, kind: "text", text: typed, addressed: true };
     else if (name === "cancel" || name === "question") inbound = { ...base, kind: "command", command: name };
     else return privately(`Unknown command /${name ?? ""}.`);
 

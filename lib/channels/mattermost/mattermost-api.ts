@@ -30,7 +30,25 @@ export interface MattermostPost {
   id: string;
   channel_id: string;
   user_id?: string;
+  /** The thread's root post; "" at the top level. */
   root_id?: string;
+  /** What was written (Markdown). */
+  message?: string;
+  /** Epoch ms. */
+  create_at?: number;
+  /** "" for what a person wrote; `system_*` for joins, header changes and other system messages. */
+  type?: string;
+}
+
+/** A user's membership of a channel (`GET /channels/{channel_id}/members/{user_id}`). */
+export interface ChannelMember {
+  channel_id: string;
+  user_id: string;
+}
+
+export interface MattermostUser {
+  id: string;
+  username: string;
 }
 
 export interface DialogElement {
@@ -68,6 +86,10 @@ export interface MattermostApi {
   /** Replaces the message and the props (so `attachments: []` drops the buttons). */
   patchPost(postId: string, patch: PostContent): Promise<void>;
   getPost(postId: string): Promise<MattermostPost>;
+  /** Fails (404) when the user is not a member of the channel, or the bot may not read the channel. */
+  getChannelMember(channelId: string, userId: string): Promise<ChannelMember>;
+  /** The bot's own account. */
+  getMe(): Promise<MattermostUser>;
   /** Opens an interactive dialog for the user whose tap produced `trigger_id` (valid for a few seconds). */
   openDialog(request: OpenDialogRequest): Promise<void>;
 }
@@ -135,6 +157,24 @@ export function createMattermostApi(options: { url: string; botToken: SecretValu
         throw new PlatformApiError("mattermost", "GET /posts/{id}", 200, "the response is not a post");
       }
       return post;
+    },
+    async getChannelMember(channelId, userId) {
+      const member = await call<ChannelMember | undefined>(
+        "GET",
+        `/channels/${encodeURIComponent(channelId)}/members/${encodeURIComponent(userId)}`,
+      );
+      if (typeof member?.user_id !== "string" || typeof member.channel_id !== "string") {
+        const name = "GET /channels/{id}/members/{id}";
+        throw new PlatformApiError("mattermost", name, 200, "the response is not a channel member");
+      }
+      return member;
+    },
+    async getMe() {
+      const user = await call<MattermostUser | undefined>("GET", "/users/me");
+      if (typeof user?.id !== "string" || typeof user.username !== "string" || user.username === "") {
+        throw new PlatformApiError("mattermost", "GET /users/me", 200, "the response is not a user");
+      }
+      return user;
     },
     async openDialog(request) {
       await call("POST", "/actions/dialogs/open", request);

@@ -35,11 +35,12 @@ export type MattermostRequest =
   | { kind: "command"; userId: string; channelId: string; text: string; triggerId?: string | undefined }
   | {
       kind: "message";
+      /** Who and where the body claims; the webhook reads the post itself and believes only that. */
       userId: string;
       channelId: string;
       postId: string;
-      text: string;
-      rootId?: string | undefined;
+      /** The outgoing webhook's trigger word, if it has one; "" otherwise. */
+      triggerWord: string;
     };
 
 export interface Verification {
@@ -64,12 +65,11 @@ const commandSchema = z.object({
   text: z._default(z.string(), ""),
   trigger_id: z.optional(z.string()),
 });
+// The body's `text` and `root_id` are not read: the post, fetched from the API, says what was written where.
 const messageSchema = z.object({
   ...sender,
   post_id: id,
-  text: z._default(z.string(), ""),
-  trigger_word: z.optional(z.string()),
-  root_id: z.optional(z.union([id, z.literal("")])),
+  trigger_word: z._default(z.string(), ""),
 });
 
 const UNVERIFIED = "Missing or wrong Mattermost action signature or token.";
@@ -172,17 +172,42 @@ function command(fields: unknown): MattermostRequest {
 
 function message(fields: unknown): MattermostRequest {
   const body = parsed(messageSchema, fields);
-  const trigger = body.trigger_word ?? "";
-  // A trigger-word webhook sends the whole message, trigger word included: the answer is what follows it.
-  const text = trigger !== "" && body.text.startsWith(trigger) ? body.text.slice(trigger.length) : body.text;
   return {
     kind: "message",
     userId: body.user_id,
     channelId: body.channel_id,
     postId: body.post_id,
-    text,
-    rootId: body.root_id || undefined,
+    triggerWord: body.trigger_word,
   };
+}
+
+/**
+ * A post's message as the answer: a trigger-word webhook fires on messages that start with the word, which
+ * is not part of the answer.
+ *
+ * @example
+ * postText("answer Production", "answer") // → " Production"
+ */
+export function postText(message: string, triggerWord: string): string {
+  return triggerWord !== "" && message.startsWith(triggerWord) ? message.slice(triggerWord.length) : message;
+}
+
+/**
+ * Where `text` mentions `@<username>` the way Mattermost highlights it: case-insensitive, not inside a longer
+ * name (usernames may contain `.`, `-` and `_`; a sentence's final `.` does not count as part of one).
+ */
+export function findMention(text: string, username: string): { index: number; length: number } | undefined {
+  const name = username.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&");
+  const match = new RegExp(`(^|[^\\w.@-])(@${name})(?![\\w-]|\\.[\\w])`, "i").exec(text);
+  if (!match?.[2]) return undefined;
+  return { index: match.index + (match[1]?.length ?? 0), length: match[2].length };
+}
+
+/** "@handraise 2" → "2"; a mention later in the text stays part of it. */
+export function withoutLeadingMention(text: string, username: string): string {
+  const mention = findMention(text, username);
+  if (!mention || text.slice(0, mention.index).trim() !== "") return text;
+  return text.slice(mention.index + mention.length).replace(/^[\s:,]+/, "");
 }
 
 /**

@@ -6,10 +6,12 @@ import { MAX_BODY_BYTES, rawBody } from "../../http/middlewares.ts";
 import { json } from "../../http/responses.ts";
 import type { SecretValue } from "../../secrets/secrets.ts";
 import type { QuestionRecord } from "../../store/question-record.ts";
+import type { QuestionStore } from "../../store/question-store.ts";
 import type { ControlAction } from "../inbound.ts";
 import { endedText } from "../outcome-text.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
-import type { MattermostApi } from "./mattermost-api.ts";
+import { pointAtQuestionThread } from "../thread-reply.ts";
+import type { MattermostApi, MattermostPost } from "./mattermost-api.ts";
 import {
   type ActionTarget,
   type DialogKind,
@@ -18,7 +20,13 @@ import {
   renderDialog,
   retiredPost,
 } from "./mattermost-render.ts";
-import { type MattermostRequest, readMattermostRequest } from "./mattermost-request.ts";
+import {
+  findMention,
+  type MattermostRequest,
+  postText,
+  readMattermostRequest,
+  withoutLeadingMention,
+} from "./mattermost-request.ts";
 import { parseTokenList } from "./mattermost-signature.ts";
 
 export interface MattermostWebhookDeps {
@@ -28,14 +36,29 @@ export interface MattermostWebhookDeps {
   commandTokens: SecretValue;
   /** The webhook's own URL: dialogs opened here post back to it. */
   webhookUrl: string;
+  /** With the bot token: confirms who sent a request, and where, before anything is handled. */
   api: MattermostApi;
+  /** Finds the question whose thread a reply is in when it was posted into an existing thread. */
+  store: QuestionStore;
   handleInbound: HandleInbound;
-  /** Reports platform failures that do not change the outcome (a dialog that could not be opened). */
+  /**
+   * Reports platform failures that do not change the outcome (a dialog that could not be opened) and
+   * requests refused because Mattermost did not confirm their sender.
+   */
   onError: (error: unknown, context: string) => void;
+  /** Epoch ms (default: the clock), for the age of a message's post. */
+  now?: () => number;
 }
 
 const NOT_YOURS = "This question is not yours to answer.";
 const GONE = "This question no longer exists.";
+const UNCONFIRMED = "Handraise could not confirm who you are in this channel, so nothing changed. Try again.";
+
+/**
+ * How old a message's post may be. Mattermost calls an outgoing webhook as the post is created, so an older
+ * post is a replay of someone's real message, not a delivery (the dedupe claims of delivered posts expire).
+ */
+const MAX_POST_AGE_MS = 10 * 60_000;
 
 const ok = (body: Record<string, unknown> = {}) => json(200, body);
 /** Shown only to the user who tapped (Mattermost posts it as an ephemeral message). */
@@ -63,8 +86,63 @@ const stillNeeded = (outcome: Extract<InboundOutcome, { kind: "incomplete" }>) =
  * outgoing webhook) typed replies — verified (signed contexts / tokens, 401 otherwise), turned into the one
  * inbound type, handled, and answered in Mattermost's response formats. Mattermost does not retry, and a
  * non-200 shows the user an error, so everything verified is answered 200 unless Handraise itself failed.
+ *
+ * Who acted, and where, is believed only as far as Mattermost's API confirms it. Mattermost signs nothing it
+ * sends: a command's or outgoing webhook's token is one secret shared by every request, and the `user_id`
+ * and `channel_id` beside a signed button context are not covered by its signature. So, with the bot token
+ * and before anything is handled: a message's post is read back (its author, channel, thread and text are
+ * the post's, never the body's); the sender of a command, tap or dialog must be a member of the channel; a
+ * tapped post must be in that channel. (Membership is the most the API can confirm for those: nothing proves
+ * which member sent a command, so a leaked command token still lets its holder act as a member of a channel
+ * the bot can read — rotate it. A tap or dialog also needs a context only Mattermost and Handraise hold.)
+ * Anything the API does not confirm — an error, a timeout, a mismatch — changes nothing (fail closed). The
+ * body itself passed verification, so the refusal is a 200 in the request's own format (an ephemeral text,
+ * a dialog error) that tells a real user why nothing happened, rather than a 401 Mattermost would show as a
+ * bare failure; a message gets no reply, since outgoing webhooks fire for all chatter in a channel and a
+ * reply would be posted publicly.
  */
 export function createMattermostWebhook(deps: MattermostWebhookDeps) {
+  const now = deps.now ?? Date.now;
+  /** The bot's username, read once per process and only for a message that may mention it. */
+  let botUsername: Promise<string> | undefined;
+
+  /** An API read whose failure refuses the request: reported, and undefined. */
+  async function confirm<T>(context: string, read: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await read();
+    } catch (error) {
+      if (!(error instanceof PlatformApiError)) throw error;
+      deps.onError(error, context);
+      return undefined;
+    }
+  }
+
+  /** Reports a request refused because the API contradicts it (a forged body, or a bug). */
+  function refused(kind: string, reason: string): void {
+    deps.onError(new Error(`refused: ${reason}`), `confirming a Mattermost ${kind}`);
+  }
+
+  /** Whether the API lists the sender as a member of the channel the request names. */
+  async function isMember(request: { userId: string; channelId: string }, kind: string): Promise<boolean> {
+    const member = await confirm(`confirming the sender of a Mattermost ${kind}`, () =>
+      deps.api.getChannelMember(request.channelId, request.userId),
+    );
+    if (member === undefined) return false;
+    if (member.user_id === request.userId && member.channel_id === request.channelId) return true;
+    refused(kind, "the membership the API returned is another user's or channel's");
+    return false;
+  }
+
+  function username(): Promise<string> {
+    if (botUsername) return botUsername;
+    const asked = deps.api.getMe().then((me) => me.username);
+    botUsername = asked;
+    asked.catch(() => {
+      if (botUsername === asked) botUsername = undefined;
+    });
+    return asked;
+  }
+
   return async function mattermostWebhook(
     event: APIGatewayProxyEventV2,
   ): Promise<APIGatewayProxyStructuredResultV2> {
@@ -88,6 +166,15 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
   };
 
   async function onAction(request: Extract<MattermostRequest, { kind: "action" }>, target: ActionTarget) {
+    const [member, post] = await Promise.all([
+      isMember(request, "tap"),
+      confirm("reading a tapped Mattermost post", () => deps.api.getPost(request.postId)),
+    ]);
+    if (!member || !post) return ephemeral(UNCONFIRMED);
+    if (post.id !== request.postId || post.channel_id !== request.channelId) {
+      refused("tap", "the tapped post is not in the channel the request names");
+      return ephemeral(UNCONFIRMED);
+    }
     const { context } = request;
     const action: ControlAction = /^\d$/.test(context.option)
       ? { type: "option", questionIndex: context.sub, optionIndex: Number(context.option) }
@@ -162,6 +249,7 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
 
   async function onDialog(request: Extract<MattermostRequest, { kind: "dialog" }>) {
     if (request.cancelled) return ok();
+    if (!(await isMember(request, "dialog submission"))) return ok({ error: UNCONFIRMED });
     const outcome = await deps.handleInbound({
       ...from(request),
       kind: "form",
@@ -202,6 +290,7 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
     if (command === undefined) {
       return commandReply("Usage: /handraise cancel | /handraise question");
     }
+    if (!(await isMember(request, "command"))) return commandReply(UNCONFIRMED);
     const outcome = await deps.handleInbound({
       ...from(request),
       dedupeKey: request.triggerId === undefined ? undefined : `command:${digest(request.triggerId)}`,
@@ -226,28 +315,31 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
   }
 
   async function onMessage(request: Extract<MattermostRequest, { kind: "message" }>) {
-    if (request.text.trim() === "") return ok();
-    let rootId = request.rootId;
-    if (rootId === undefined) {
-      // Outgoing webhooks do not say which thread a message is in; the post itself does.
-      try {
-        const post = await deps.api.getPost(request.postId);
-        if (post.channel_id !== request.channelId || (post.user_id && post.user_id !== request.userId)) {
-          return ok(); // not the message this payload describes
-        }
-        rootId = post.root_id || undefined;
-      } catch (error) {
-        if (!(error instanceof PlatformApiError)) throw error;
-        deps.onError(error, "reading a Mattermost post's thread");
-      }
+    const post = await confirm("reading a Mattermost post", () => deps.api.getPost(request.postId));
+    if (!post) return ok();
+    const problem = postProblem(post, request, now());
+    if (problem !== undefined) {
+      refused("message", problem);
+      return ok();
     }
-    const outcome = await deps.handleInbound({
+    const message = post.message ?? "";
+    const text = postText(message, request.triggerWord);
+    if (text.trim() === "") return ok();
+    // Outgoing webhooks fire in channels only: text counts in the question's thread or when it mentions
+    // the bot. A username that cannot be read means no mention is recognised (fail closed).
+    const name = message.includes("@")
+      ? await confirm("reading the Mattermost bot's username", username)
+      : undefined;
+    const mentioned = name !== undefined && findMention(message, name) !== undefined;
+    const inbound = await pointAtQuestionThread(deps.store, now(), {
       ...from(request),
-      dedupeKey: `post:${request.postId}`,
+      dedupeKey: `post:${post.id}`,
       kind: "text",
-      text: request.text,
-      replyToMessageId: rootId,
+      text: name !== undefined && mentioned ? withoutLeadingMention(text, name) : text,
+      replyToMessageId: post.root_id || undefined,
+      addressed: mentioned,
     });
+    const outcome = await deps.handleInbound(inbound);
     switch (outcome.kind) {
       case "ended":
         return comment(endedText(outcome.record));
@@ -260,4 +352,20 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
         return ok();
     }
   }
+}
+
+/** Why a fetched post is not the message the webhook body describes; undefined when it is. */
+function postProblem(
+  post: MattermostPost,
+  request: { userId: string; channelId: string; postId: string },
+  nowMs: number,
+): string | undefined {
+  if (post.id !== request.postId) return "the API returned another post";
+  if (post.user_id !== request.userId) return "the post is another user's";
+  if (post.channel_id !== request.channelId) return "the post is in another channel";
+  if ((post.type ?? "") !== "") return "the post is a system message";
+  if (typeof post.create_at !== "number" || Math.abs(nowMs - post.create_at) > MAX_POST_AGE_MS) {
+    return "the post is not recent";
+  }
+  return undefined;
 }

@@ -24,6 +24,8 @@ const messageEventSchema = z.object({
   type: string,
   subtype: optional,
   channel: optional,
+  /** `im` (a direct conversation with the app), `channel`, `group` (private channel), `mpim`. */
+  channel_type: optional,
   user: optional,
   bot_id: optional,
   text: optional,
@@ -72,9 +74,16 @@ export function slackTextToPlain(text: string, botUserId?: string): string {
     .replaceAll("&amp;", "&");
 }
 
+/** Whether Slack's markup of `text` mentions the user `userId` (`<@U…>`, or the older `<@U…|name>`). */
+export function mentions(text: string, userId: string | undefined): boolean {
+  return userId !== undefined && (text.includes(`<@${userId}>`) || text.includes(`<@${userId}|`));
+}
+
 /**
- * A message event as inbound text, routed by its thread (`thread_ts` = the posted question's `ts`).
- * Undefined for everything that is not a person writing: bots (this app included), edits, deletions, joins.
+ * A message event as inbound text, routed by its thread (`thread_ts` = the posted question's `ts`). It is
+ * addressed to the app in a direct conversation (`im`) or when it mentions the app's bot user, whose id is
+ * the envelope's bot authorization. Undefined for everything that is not a person writing: bots (this app
+ * included), edits, deletions, joins.
  */
 export function messageToInbound(envelope: EventCallback): Extract<Inbound, { kind: "text" }> | undefined {
   const event = envelope.event;
@@ -92,6 +101,7 @@ export function messageToInbound(envelope: EventCallback): Extract<Inbound, { ki
     kind: "text",
     text: slackTextToPlain(event.text, botUserId),
     replyToMessageId: threadTs,
+    addressed: event.channel_type === "im" || mentions(event.text, botUserId),
   };
 }
 

@@ -5,9 +5,9 @@ import { webhookBody } from "../../http/middlewares.ts";
 import { json } from "../../http/responses.ts";
 import type { SecretValue } from "../../secrets/secrets.ts";
 import type { QuestionStore } from "../../store/question-store.ts";
-import type { Inbound } from "../inbound.ts";
 import { endedText } from "../outcome-text.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
+import { pointAtQuestionThread } from "../thread-reply.ts";
 import { type SlackApi, withSlackDeadline } from "./slack-api.ts";
 import { createSlackChannel } from "./slack-channel.ts";
 import {
@@ -53,7 +53,6 @@ export interface SlackWebhookDeps {
   ackBudgetMs?: number;
 }
 
-type TextInbound = Extract<Inbound, { kind: "text" }>;
 type Response = APIGatewayProxyStructuredResultV2;
 
 const ACK: Response = { statusCode: 200, headers: { "cache-control": "no-store" }, body: "" };
@@ -156,8 +155,8 @@ export function createSlackWebhook(deps: SlackWebhookDeps) {
     if (type !== "event_callback") return ACK; // app_rate_limited, …
     const envelope = eventCallbackSchema.parse(body);
     const message = messageToInbound(envelope);
-    const inbound = message && (await inThread(message));
-    if (!inbound) return ACK;
+    if (!message) return ACK;
+    const inbound = await pointAtQuestionThread(deps.store, deps.now(), message);
     const outcome = await deps.handleInbound(inbound);
     // Someone else writing in the question's thread is conversation, not an answer: no notice for them.
     const text =
@@ -168,24 +167,6 @@ export function createSlackWebhook(deps: SlackWebhookDeps) {
           : toldAbout(outcome);
     await ephemeral(inbound.chatId, envelope.event.user ?? "", text, inbound.replyToMessageId);
     return ACK;
-  }
-
-  /**
-   * A reply in a thread answers the question that thread belongs to — the question's own message, or the
-   * thread it was posted into (`deliverTo.threadId`) — and never, by falling back to the sender's oldest
-   * pending question, a question of another thread: replies in other threads are conversation.
-   */
-  async function inThread(inbound: TextInbound): Promise<TextInbound | undefined> {
-    const threadTs = inbound.replyToMessageId;
-    if (threadTs === undefined) return inbound;
-    if ((await deps.store.findByMessage("slack", inbound.chatId, threadTs)) !== undefined) return inbound;
-    for (const record of await deps.store.listPending({ owner: inbound.actor }, deps.now())) {
-      const posted = record.deliveries.find(
-        (d) => d.channel === "slack" && d.chatId === inbound.chatId && d.threadId === threadTs,
-      );
-      if (posted?.messageId !== undefined) return { ...inbound, replyToMessageId: posted.messageId };
-    }
-    return undefined;
   }
 
   // ── Interactivity: buttons, checkboxes + Submit ────────────────────────────────────────────────────

@@ -8,7 +8,15 @@ import type { InlineKeyboard } from "./telegram-render.ts";
 
 const int = z.number().check(z.int());
 const userSchema = z.object({ id: int, is_bot: z.optional(z.boolean()) });
-const chatSchema = z.object({ id: int });
+/** `type`: `private` (a direct conversation with the bot), `group`, `supergroup` or `channel`. */
+const chatSchema = z.object({ id: int, type: z.optional(z.string()) });
+/** A marked-up span of the text; offsets and lengths count UTF-16 code units, as JS strings do. */
+const entitySchema = z.object({
+  type: z.string(),
+  offset: int,
+  length: int,
+  user: z.optional(userSchema),
+});
 const keyboardSchema = z.object({
   inline_keyboard: z.array(z.array(z.object({ text: z.string(), callback_data: z.optional(z.string()) }))),
 });
@@ -22,7 +30,9 @@ export const updateSchema = z.object({
       sender_chat: z.optional(z.object({ id: z.number() })),
       chat: chatSchema,
       text: z.optional(z.string().check(z.maxLength(4096))),
-      reply_to_message: z.optional(z.object({ message_id: int })),
+      // A message of at most 4096 characters has fewer entities than that.
+      entities: z.optional(z.array(entitySchema).check(z.maxLength(4096))),
+      reply_to_message: z.optional(z.object({ message_id: int, from: z.optional(userSchema) })),
     }),
   ),
   callback_query: z.optional(
@@ -38,10 +48,26 @@ export const updateSchema = z.object({
 });
 export type TelegramUpdate = z.infer<typeof updateSchema>;
 
-const COMMAND = /^\/(cancel|question)(?:@\w+)?\s*$/i;
+const COMMAND = /^\/(cancel|question)(?:@(\w+))?\s*$/i;
 
-/** A text message as inbound: commands, or a typed (possibly replying) answer. Undefined: not for us. */
-export function messageToInbound(update: TelegramUpdate, botId: string): Inbound | undefined {
+/** Who the bot is: its user id (the bot token up to `:`) and its @username (getMe), read only when needed. */
+export interface TelegramBot {
+  id: string;
+  username: () => Promise<string>;
+}
+
+type Message = NonNullable<TelegramUpdate["message"]>;
+type Entity = NonNullable<Message["entities"]>[number];
+
+/**
+ * A text message as inbound: commands, or a typed (possibly replying) answer. Undefined: not for us. Typed
+ * text is addressed to the bot in a direct conversation, as a reply to one of the bot's messages, or when it
+ * mentions the bot (`@username`, or a text mention of its user); a leading mention is not part of the answer.
+ */
+export async function messageToInbound(
+  update: TelegramUpdate,
+  bot: TelegramBot,
+): Promise<Inbound | undefined> {
   const message = update.message;
   // Messages sent on behalf of a chat (anonymous admins, channels) have no person to check as owner.
   if (!message?.from || message.from.is_bot || message.sender_chat || message.text === undefined)
@@ -50,13 +76,45 @@ export function messageToInbound(update: TelegramUpdate, botId: string): Inbound
     platform: "telegram" as const,
     actor: `telegram:${message.from.id}`,
     chatId: String(message.chat.id),
-    dedupeKey: `${botId}:${update.update_id}`,
+    dedupeKey: `${bot.id}:${update.update_id}`,
     replyToMessageId: message.reply_to_message ? String(message.reply_to_message.message_id) : undefined,
   };
   const command = COMMAND.exec(message.text.trim());
-  if (command?.[1])
+  if (command?.[1]) {
+    // `/cancel@OtherBot` in a group is another bot's command.
+    const to = command[2];
+    if (to !== undefined && to.toLowerCase() !== (await bot.username()).toLowerCase()) return undefined;
     return { ...base, kind: "command", command: command[1].toLowerCase() as "cancel" | "question" };
-  return { ...base, kind: "text", text: message.text };
+  }
+  const mention = await botMention(message, bot);
+  const repliedTo = message.reply_to_message?.from;
+  const repliesToBot = repliedTo !== undefined && String(repliedTo.id) === bot.id;
+  return {
+    ...base,
+    kind: "text",
+    text: mention ? withoutLeadingMention(message.text, mention) : message.text,
+    addressed: message.chat.type === "private" || repliesToBot || mention !== undefined,
+  };
+}
+
+/** The first entity that names the bot. The username is asked for only when there is an @mention to check. */
+async function botMention(message: Message, bot: TelegramBot): Promise<Entity | undefined> {
+  const entities = message.entities ?? [];
+  const textMention = entities.find(
+    (e) => e.type === "text_mention" && e.user !== undefined && String(e.user.id) === bot.id,
+  );
+  if (textMention) return textMention;
+  const mentions = entities.filter((e) => e.type === "mention");
+  if (mentions.length === 0) return undefined;
+  const handle = `@${await bot.username()}`.toLowerCase();
+  const text = message.text ?? "";
+  return mentions.find((e) => text.slice(e.offset, e.offset + e.length).toLowerCase() === handle);
+}
+
+/** "@HandraiseBot 2" → "2"; a mention later in the text stays part of it. */
+function withoutLeadingMention(text: string, mention: Entity): string {
+  if (text.slice(0, mention.offset).trim() !== "") return text;
+  return text.slice(mention.offset + mention.length).replace(/^[\s:,]+/, "");
 }
 
 export function keyboardOf(update: TelegramUpdate): InlineKeyboard | undefined {

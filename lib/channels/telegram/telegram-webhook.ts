@@ -9,6 +9,7 @@ import type { QuestionRecord } from "../../store/question-record.ts";
 import type { QuestionStore } from "../../store/question-store.ts";
 import type { Inbound } from "../inbound.ts";
 import { endedText } from "../outcome-text.ts";
+import { PlatformApiError } from "../platform-api-error.ts";
 import type { TelegramApi } from "./telegram-api.ts";
 import { callbackToAction, decodeCallback, renderKeyboard, selectedToggles } from "./telegram-render.ts";
 import { keyboardOf, messageToInbound, type TelegramUpdate, updateSchema } from "./telegram-update.ts";
@@ -33,6 +34,25 @@ const OK = json(200, {});
  * wanted, and the event's dedupe claim was given back).
  */
 export function createTelegramWebhook(deps: TelegramWebhookDeps) {
+  /**
+   * The bot's @username, from getMe once per process and only when a message needs it (a mention or a
+   * `/command@name` to check). A failed call is not cached: it fails this update — a 500, so Telegram
+   * delivers it again — rather than counting a mention it could not check.
+   */
+  let username: Promise<string> | undefined;
+  const botUsername = (): Promise<string> => {
+    if (username) return username;
+    const asked = deps.api.call<{ username?: string }>("getMe", {}).then((me) => {
+      if (!me?.username) throw new PlatformApiError("telegram", "getMe", 200, "the bot has no username");
+      return me.username;
+    });
+    username = asked;
+    asked.catch(() => {
+      if (username === asked) username = undefined;
+    });
+    return asked;
+  };
+
   return async function telegramWebhook(
     event: APIGatewayProxyEventV2,
   ): Promise<APIGatewayProxyStructuredResultV2> {
@@ -50,7 +70,7 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
     }
     if (update.callback_query) await onCallback(update, update.callback_query, botId);
     else {
-      const inbound = messageToInbound(update, botId);
+      const inbound = await messageToInbound(update, { id: botId, username: botUsername });
       if (inbound) await onMessage(inbound, await deps.handleInbound(inbound));
     }
     return OK;

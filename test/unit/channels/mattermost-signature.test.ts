@@ -4,7 +4,12 @@
  * values below were computed independently with `openssl dgst -sha256 -hmac`.
  */
 import { describe, expect, it } from "vitest";
-import { readMattermostRequest } from "#lib/channels/mattermost/mattermost-request.ts";
+import {
+  findMention,
+  postText,
+  readMattermostRequest,
+  withoutLeadingMention,
+} from "#lib/channels/mattermost/mattermost-request.ts";
 import {
   actionBasestring,
   parseTokenList,
@@ -171,7 +176,10 @@ describe("verification of a request, before anything is parsed", () => {
     const tokens = { ...verification, tokens: ["cmdtoken1234567890abcdefgh", "hooktoken234567890abcdefgh"] };
     expect(
       readMattermostRequest(json, Buffer.from(JSON.stringify(hook("hooktoken234567890abcdefgh"))), tokens),
-    ).toEqual({ kind: "message", userId: "u1", channelId: "c1", postId: "p1", text: " Production" });
+    ).toEqual({ kind: "message", userId: "u1", channelId: "c1", postId: "p1", triggerWord: "answer" });
+    // The text is the post's, read back from the API; the trigger word is not part of the answer.
+    expect(postText("answer Production", "answer")).toBe(" Production");
+    expect(postText("Production", "")).toBe("Production");
     expect(
       readMattermostRequest(
         form,
@@ -195,5 +203,27 @@ describe("verification of a request, before anything is parsed", () => {
     expect(() => readMattermostRequest(json, signedButBroken, verification)).toThrow(
       expect.objectContaining({ statusCode: 400 }),
     );
+  });
+});
+
+describe("a mention of the bot in a Mattermost message", () => {
+  it("is @username as a whole name, case-insensitive; a leading one is not part of the answer", () => {
+    expect(findMention("@handraise 2", "handraise")).toEqual({ index: 0, length: 10 });
+    expect(findMention("ok @HandRaise.", "handraise")).toEqual({ index: 3, length: 10 });
+    expect(findMention("2 (@handraise)", "handraise")).toBeDefined();
+    for (const other of [
+      "@handraise2 2",
+      "@handraise.bot 2",
+      "@handraise-x",
+      "me@handraise",
+      "handraise 2",
+    ]) {
+      expect(findMention(other, "handraise")).toBeUndefined();
+    }
+    expect(findMention("@hand.raise 2", "hand.raise")).toBeDefined();
+    expect(findMention("@handxraise 2", "hand.raise")).toBeUndefined();
+    expect(withoutLeadingMention("@handraise: 2", "handraise")).toBe("2");
+    expect(withoutLeadingMention("  @handraise 2", "handraise")).toBe("2");
+    expect(withoutLeadingMention("2 @handraise", "handraise")).toBe("2 @handraise");
   });
 });

@@ -131,7 +131,24 @@ describe("Slack inbound parsing", () => {
       kind: "text",
       text: "2",
       replyToMessageId: "1.0",
+      addressed: false,
     });
+    // Addressed to the app: in a direct conversation, or mentioning its bot user (either markup).
+    const event = envelope.event;
+    for (const addressed of [
+      { ...event, channel_type: "im" },
+      { ...event, text: "<@UBOT> 2" },
+      { ...event, text: "2, <@UBOT|handraise>" },
+    ]) {
+      expect(messageToInbound({ ...envelope, event: addressed })?.addressed).toBe(true);
+    }
+    for (const chatter of [
+      { ...event, channel_type: "channel" },
+      { ...event, channel_type: "mpim" },
+      { ...event, text: "<@UBOTX> 2" },
+    ]) {
+      expect(messageToInbound({ ...envelope, event: chatter })?.addressed).toBe(false);
+    }
     expect(messageToInbound({ ...envelope, event: { ...envelope.event, bot_id: "B1" } })).toBeUndefined();
     expect(messageToInbound({ ...envelope, event: { ...envelope.event, user: "UBOT" } })).toBeUndefined();
     expect(

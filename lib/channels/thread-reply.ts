@@ -1,0 +1,29 @@
+import type { QuestionStore } from "../store/question-store.ts";
+import type { Inbound } from "./inbound.ts";
+
+type TextInbound = Extract<Inbound, { kind: "text" }>;
+
+/**
+ * Points a reply in a thread at the question that thread belongs to, for platforms with reply threads (Slack,
+ * Mattermost). A reply under the question's own message needs nothing: the store finds the question by that
+ * message. A question posted into an existing thread (`deliverTo.threadId`) shares the thread root with the
+ * person's other messages there, so the root is not one of ours: such a reply is pointed at the copy posted
+ * in that thread. Anything else is left as it is — replies in other threads route to no question, and
+ * `handle-inbound` counts them only when they address the bot.
+ */
+export async function pointAtQuestionThread(
+  store: QuestionStore,
+  nowMs: number,
+  inbound: TextInbound,
+): Promise<TextInbound> {
+  const threadId = inbound.replyToMessageId;
+  if (threadId === undefined) return inbound;
+  if ((await store.findByMessage(inbound.platform, inbound.chatId, threadId)) !== undefined) return inbound;
+  for (const record of await store.listPending({ owner: inbound.actor }, nowMs)) {
+    const posted = record.deliveries.find(
+      (d) => d.channel === inbound.platform && d.chatId === inbound.chatId && d.threadId === threadId,
+    );
+    if (posted?.messageId !== undefined) return { ...inbound, replyToMessageId: posted.messageId };
+  }
+  return inbound;
+}

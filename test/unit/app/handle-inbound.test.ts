@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import { createHandleInbound } from "#lib/app/handle-inbound.ts";
+import type { ResolveQuestion } from "#lib/app/resolve-question.ts";
+import type { Inbound } from "#lib/channels/inbound.ts";
+import { normalizeAskUserArgs } from "#lib/questions/index.ts";
+import type { QuestionRecord } from "#lib/store/question-record.ts";
+import type { QuestionStore } from "#lib/store/question-store.ts";
+
+const { questions } = normalizeAskUserArgs({
+  questions: [
+    {
+      id: "deploy_target",
+      header: "Deploy to",
+      question: "Where?",
+      options: [{ label: "Staging" }, { label: "Production" }],
+    },
+  ],
+});
+
+const record: QuestionRecord = {
+  id: "ask_1",
+  status: "pending",
+  questions,
+  owner: "telegram:42",
+  deliveries: [{ channel: "telegram", chatId: "-100", messageId: "7" }],
+  createdAtMs: 0,
+  expiresAtMs: Number.MAX_SAFE_INTEGER,
+};
+
+/** The pipeline over one pending question posted as message 7 in chat -100; records what it resolved. */
+function pipeline() {
+  const answered: unknown[] = [];
+  const store = {
+    get: async (id: string) => (id === record.id ? record : undefined),
+    findByMessage: async (_channel: string, chatId: string, messageId: string) =>
+      chatId === "-100" && messageId === "7" ? record.id : undefined,
+    listPending: async () => [record],
+    claimEvent: async () => true,
+    releaseEvent: async () => undefined,
+  } as unknown as QuestionStore;
+  const resolve = {
+    answer: async (id: string, answers: unknown) => {
+      answered.push(answers);
+      return { record: { ...record, id, status: "answered" } };
+    },
+    cancel: async () => ({ record: { ...record, status: "cancelled" } }),
+  } as unknown as ResolveQuestion;
+  const handle = createHandleInbound({ store, resolve, channels: new Map(), now: () => 1 });
+  return { handle, answered };
+}
+
+const text = (fields: Partial<Extract<Inbound, { kind: "text" }>>): Inbound => ({
+  platform: "telegram",
+  actor: "telegram:42",
+  chatId: "-100",
+  kind: "text",
+  text: "2",
+  addressed: false,
+  ...fields,
+});
+
+describe("handleInbound: typed text", () => {
+  it("text that neither replies to a question nor addresses the bot is chatter: ignored, nothing resolved", async () => {
+    const { handle, answered } = pipeline();
+    expect(await handle(text({}))).toEqual({ kind: "ignored" });
+    // A reply to some other message is not a reply to the question either.
+    expect(await handle(text({ replyToMessageId: "99" }))).toEqual({ kind: "ignored" });
+    expect(answered).toEqual([]);
+  });
+
+  it("a reply to the question's message answers it, addressed or not", async () => {
+    const { handle, answered } = pipeline();
+    expect((await handle(text({ replyToMessageId: "7" }))).kind).toBe("resolved");
+    expect(answered).toEqual([{ deploy_target: ["Production"] }]);
+  });
+
+  it("text addressed to the bot goes to the sender's oldest pending question in the chat", async () => {
+    const { handle, answered } = pipeline();
+    expect((await handle(text({ addressed: true }))).kind).toBe("resolved");
+    expect((await handle(text({ addressed: true, replyToMessageId: "99" }))).kind).toBe("resolved");
+    expect(answered).toHaveLength(2);
+  });
+
+  it("commands always address the bot", async () => {
+    const { handle } = pipeline();
+    const cancel: Inbound = {
+      platform: "telegram",
+      actor: "telegram:42",
+      chatId: "-100",
+      kind: "command",
+      command: "cancel",
+    };
+    expect((await handle(cancel)).kind).toBe("resolved");
+  });
+});
