@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { LocalStackOptions } from "./stack.ts";
+import { ConfigError } from "#lib/config.ts";
+import { type LocalStack, type LocalStackOptions, startLocalStack } from "./stack.ts";
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback);
 
@@ -16,7 +17,7 @@ export function localStackOptionsFromEnv(env: Record<string, string | undefined>
   const parsed = cliEnvSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v)));
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`);
-    throw new Error(`Invalid local stack settings: ${problems.join("; ")}`);
+    throw new ConfigError(`Invalid local stack settings: ${problems.join("; ")}`);
   }
   const e = parsed.data;
   return {
@@ -45,4 +46,37 @@ export function stopOnSignals(stop: () => Promise<void>): void {
   };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
+}
+
+/**
+ * Starts the local stack for a command (`npm start`, `npm run local`). A problem the user can fix — a bad
+ * setting, a port another process holds — is one line naming what to change, and exit code 1; anything
+ * else is thrown as it is.
+ */
+export async function startFromCommandLine(env: Record<string, string | undefined>): Promise<LocalStack> {
+  let options: LocalStackOptions | undefined;
+  try {
+    options = localStackOptionsFromEnv(env);
+    return await startLocalStack(options);
+  } catch (error) {
+    const problem = startProblem(error, options);
+    if (problem === undefined) throw error;
+    process.stderr.write(`Handraise could not start: ${problem}\n`);
+    process.exit(1);
+  }
+}
+
+function startProblem(error: unknown, options: LocalStackOptions | undefined): string | undefined {
+  if (error instanceof ConfigError) return error.message;
+  const failure = error as NodeJS.ErrnoException & { port?: number };
+  if (failure?.code !== "EADDRINUSE") return undefined;
+  const ports: [string, number | undefined][] = [
+    ["PORT", options?.port],
+    ["SFN_PORT", options?.sfnPort],
+    ["DYNAMODB_PORT", options?.dynamodbPort],
+  ];
+  const variable = ports.find(([, port]) => port !== undefined && port !== 0 && port === failure.port)?.[0];
+  return variable
+    ? `port ${failure.port} is in use (another local stack?). Stop that process or choose another port: ${variable}=<port> (0 picks a free one).`
+    : `a port is in use (${failure.message}). Set PORT, SFN_PORT or DYNAMODB_PORT to free ports (0 picks one).`;
 }

@@ -8,9 +8,8 @@ import { createInterface } from "node:readline";
 import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { interpretTypedReply } from "#lib/app/typed-reply.ts";
 import type { QuestionRecord } from "#lib/store/question-record.ts";
-import { localStackOptionsFromEnv, stopOnSignals } from "./cli-options.ts";
+import { startFromCommandLine, stopOnSignals } from "./cli-options.ts";
 import { demoAgentInput } from "./demo-agent.ts";
-import { startLocalStack } from "./stack.ts";
 import { startTelegramPoller } from "./telegram-poller.ts";
 
 const print = (text: string): void => {
@@ -24,11 +23,9 @@ const telegramToken = process.env.TELEGRAM_BOT_TOKEN;
 const useTelegram = Boolean(telegramChat && telegramToken);
 const telegramSecret = process.env.TELEGRAM_WEBHOOK_SECRET ?? randomBytes(24).toString("hex");
 
-const stack = await startLocalStack({
-  ...localStackOptionsFromEnv(process.env),
-  // A bot token turns the Telegram channel on, which needs its webhook secret too (made up when unset).
-  ...(telegramToken && { env: { TELEGRAM_WEBHOOK_SECRET: telegramSecret } }),
-});
+// A bot token turns the Telegram channel on, which needs its webhook secret too (made up when unset).
+if (telegramToken) process.env.TELEGRAM_WEBHOOK_SECRET = telegramSecret;
+const stack = await startFromCommandLine(process.env);
 const poller =
   useTelegram && telegramToken
     ? startTelegramPoller({

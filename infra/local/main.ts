@@ -1,8 +1,7 @@
 /** `npm run local`: the local stack, headless. Prints a line with `ready` and the HTTP URL once it answers. */
-import { localStackOptionsFromEnv, stopOnSignals } from "./cli-options.ts";
-import { startLocalStack } from "./stack.ts";
+import { startFromCommandLine, stopOnSignals } from "./cli-options.ts";
 
-const stack = await startLocalStack(localStackOptionsFromEnv(process.env));
+const stack = await startFromCommandLine(process.env);
 stopOnSignals(stack.stop);
 process.stdout.write(
   [

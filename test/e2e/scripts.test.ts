@@ -74,6 +74,31 @@ describe("npm scripts", () => {
     await expect(fetch(`${url}/questions?owner=web:a`)).rejects.toThrow();
   });
 
+  it("npm run local refuses to start with a placeholder secret or a taken port: one line naming the variable, exit 1", async () => {
+    const placeholder = run("local", {
+      TELEGRAM_BOT_TOKEN: "123:abc",
+      TELEGRAM_WEBHOOK_SECRET: "unset",
+      SLACK_BOT_TOKEN: "xoxb-1",
+      SLACK_SIGNING_SECRET: "changeme",
+    });
+    await placeholder.exited;
+    expect(placeholder.child.exitCode).toBe(1);
+    expect(placeholder.output()).toContain('TELEGRAM_WEBHOOK_SECRET is a placeholder ("unset")');
+    expect(placeholder.output()).toContain('SLACK_SIGNING_SECRET is a placeholder ("changeme")');
+    expect(placeholder.output()).not.toMatch(/\n\s+at /); // no stack trace
+
+    const first = run("local");
+    const [, port] = await first.waitFor(/ready: http:\/\/127\.0\.0\.1:(\d+)/);
+    const second = run("local", { PORT: String(port) });
+    await second.exited;
+    expect(second.child.exitCode).toBe(1);
+    expect(second.output()).toContain(`port ${port} is in use`);
+    expect(second.output()).toContain("PORT=<port>");
+    expect(second.output()).not.toMatch(/\n\s+at /);
+    pressCtrlC(first.child);
+    await first.exited;
+  });
+
   it("npm start asks the demo questions in the terminal and prints the run's reply with the answers", async () => {
     const demo = run("start");
     await demo.waitFor(/Question for you:[\s\S]*Reply with one line per question/);

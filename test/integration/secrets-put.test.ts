@@ -1,0 +1,96 @@
+/**
+ * `npm run secrets:put` against a local fake of the SSM API: it stores each secret of the enabled channels
+ * as a SecureString under the stage's prefix, refuses placeholders and missing values before writing
+ * anything, and never prints a value (but the API key it makes).
+ */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "#infra/local/stack.ts";
+import { type FakeSsm, startFakeSsm } from "./support/fake-ssm.ts";
+
+const run = promisify(execFile);
+let ssm: FakeSsm;
+
+beforeAll(async () => {
+  ssm = await startFakeSsm();
+});
+afterAll(async () => {
+  await ssm?.stop();
+});
+beforeEach(() => {
+  ssm.parameters.clear();
+  ssm.calls.length = 0;
+});
+
+const TELEGRAM = { TELEGRAM_BOT_TOKEN: "123456:AAH-secret_value", TELEGRAM_WEBHOOK_SECRET: "tg_Secret-123" };
+
+async function secretsPut(args: string[], env: Record<string, string>) {
+  try {
+    const { stdout, stderr } = await run("npx", ["tsx", "scripts/secrets-put.ts", ...args], {
+      cwd: PROJECT_ROOT,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "",
+        AWS_ENDPOINT_URL_SSM: ssm.url,
+        AWS_REGION: "us-east-1",
+        AWS_ACCESS_KEY_ID: "local",
+        AWS_SECRET_ACCESS_KEY: "local",
+        ...env,
+      },
+    });
+    return { code: 0, output: stdout + stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, output: failed.stdout + failed.stderr };
+  }
+}
+
+describe("npm run secrets:put", () => {
+  it("stores the API key and each enabled channel's secrets as SecureStrings under /handraise/<stage>", async () => {
+    const { code, output } = await secretsPut(["--stage", "prod", "--channels", "telegram"], {
+      ...TELEGRAM,
+      HANDRAISE_API_KEY: "prod-api-key-0123456789abcdef",
+    });
+    expect(code, output).toBe(0);
+    expect([...ssm.parameters.keys()].sort()).toEqual([
+      "/handraise/prod/api-key",
+      "/handraise/prod/telegram/bot-token",
+      "/handraise/prod/telegram/webhook-secret",
+    ]);
+    for (const call of ssm.calls) expect(call.body).toMatchObject({ Type: "SecureString", Overwrite: true });
+    expect(ssm.parameters.get("/handraise/prod/telegram/bot-token")?.value).toBe(TELEGRAM.TELEGRAM_BOT_TOKEN);
+    // No value is printed: the output names parameters only.
+    for (const value of [...Object.values(TELEGRAM), "prod-api-key-0123456789abcdef"]) {
+      expect(output).not.toContain(value);
+    }
+    expect(output).toContain('npm run deploy -- --stage prod --param="channels=telegram"');
+  });
+
+  it("makes an API key when none is given, and prints it once", async () => {
+    const { code, output } = await secretsPut(["--stage", "dev"], {});
+    expect(code, output).toBe(0);
+    const key = ssm.parameters.get("/handraise/dev/api-key")?.value ?? "";
+    expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(output.split(key)).toHaveLength(2);
+  });
+
+  it("refuses a placeholder or a missing value, naming each variable, and stores nothing", async () => {
+    const { code, output } = await secretsPut(["--channels", "telegram,slack"], {
+      TELEGRAM_BOT_TOKEN: TELEGRAM.TELEGRAM_BOT_TOKEN,
+      TELEGRAM_WEBHOOK_SECRET: "unset",
+      SLACK_BOT_TOKEN: "xoxb-1-2",
+    });
+    expect(code).toBe(1);
+    expect(output).toContain('TELEGRAM_WEBHOOK_SECRET is a placeholder ("unset")');
+    expect(output).toContain("SLACK_SIGNING_SECRET is not set");
+    expect(ssm.calls).toEqual([]);
+  });
+
+  it("refuses an unknown channel", async () => {
+    const { code, output } = await secretsPut(["--channels", "whatsapp"], {});
+    expect(code).toBe(1);
+    expect(output).toContain("unknown channel whatsapp");
+    expect(ssm.calls).toEqual([]);
+  });
+});

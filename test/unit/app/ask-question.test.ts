@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import { createAskQuestion } from "#lib/app/ask-question.ts";
+import { InvalidArgumentError, SessionBusyError } from "#lib/app/errors.ts";
+import type { CallbackOutcome, TaskCallbacks } from "#lib/callbacks/task-callbacks.ts";
+import type { ChatChannel } from "#lib/channels/chat-channel.ts";
+import type { QuestionRecord } from "#lib/store/question-record.ts";
+import type { CreateResult, NewQuestion, Outcome, QuestionStore } from "#lib/store/question-store.ts";
+
+const args = {
+  questions: [{ id: "q", header: "H", question: "Which?", options: [{ label: "A" }, { label: "B" }] }],
+};
+
+function recordOf(question: NewQuestion): QuestionRecord {
+  return {
+    id: question.id,
+    status: "pending",
+    questions: question.questions,
+    owner: question.owner,
+    deliveries: question.deliverTo,
+    createdAtMs: question.createdAtMs,
+    expiresAtMs: question.createdAtMs + question.timeoutSeconds * 1000,
+  };
+}
+
+/** A store whose session `s1` is held by `ask_old` (waiting on `old-token`) until that question is released. */
+function setup(heartbeat: CallbackOutcome | Error) {
+  const released: { id: string; outcome: Outcome }[] = [];
+  let holderOpen = true;
+  const store = {
+    async create(question: NewQuestion): Promise<CreateResult> {
+      if (holderOpen && question.sessionKey === "s1") {
+        return { kind: "session_busy", pendingId: "ask_old", pendingTaskToken: "old-token" };
+      }
+      return { kind: "created", record: recordOf(question) };
+    },
+    async release(id: string, outcome: Outcome) {
+      released.push({ id, outcome });
+      holderOpen = false;
+      return true;
+    },
+  } as unknown as QuestionStore;
+  const probed: string[] = [];
+  const callbacks = {
+    async heartbeat(token: string) {
+      probed.push(token);
+      if (heartbeat instanceof Error) throw heartbeat;
+      return heartbeat;
+    },
+  } as unknown as TaskCallbacks;
+  const console: ChatChannel = {
+    name: "console",
+    deliver: async (_, target) => target,
+    retire: async () => {},
+  };
+  const ask = createAskQuestion({
+    store,
+    channels: new Map([["console", console]]),
+    callbacks,
+    limits: { minTimeoutSeconds: 30, maxTimeoutSeconds: 3600 },
+    now: () => 1_000,
+  });
+  return { ask, released, probed };
+}
+
+describe("askQuestion and a busy session", () => {
+  it("takes the session over when the run holding it no longer waits (its wait ended outside Handraise)", async () => {
+    const { ask, released, probed } = setup("not_waiting");
+    const record = await ask({ args, owner: "web:a", sessionKey: "s1", deliverTo: [] });
+    expect(record.status).toBe("pending");
+    expect(probed).toEqual(["old-token"]);
+    expect(released).toEqual([
+      { id: "ask_old", outcome: { status: "cancelled", reason: "cancelled", resolvedBy: "wait-ended" } },
+    ]);
+  });
+
+  it("stays busy while that run still waits, or when Step Functions cannot tell", async () => {
+    for (const alive of ["resumed", new Error("ThrottlingException")] as const) {
+      const { ask, released } = setup(alive);
+      await expect(ask({ args, owner: "web:a", sessionKey: "s1", deliverTo: [] })).rejects.toBeInstanceOf(
+        SessionBusyError,
+      );
+      expect(released).toEqual([]);
+    }
+  });
+});
+
+describe("askQuestion delivery targets", () => {
+  it("refuses a target on a channel that is not enabled before storing anything", async () => {
+    const { ask } = setup("resumed");
+    const refused = ask({
+      args,
+      owner: "web:a",
+      deliverTo: [
+        { channel: "console", chatId: "t" },
+        { channel: "slack", chatId: "C1" },
+      ],
+    });
+    await expect(refused).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(refused).rejects.toMatchObject({
+      issues: [{ path: "deliverTo.1.channel", message: expect.stringContaining('"slack" is not enabled') }],
+    });
+  });
+});
