@@ -94,14 +94,14 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
     "POST /questions/{id}/answer": async (event) => {
       const body = answerBodySchema.parse(parseJsonBody(event));
       const { record } = await deps.resolve.answer(idOf(event), body.answers, {
-        resolvedBy: body.resolvedBy ?? "api",
+        resolvedBy: apiResolvedBy(body.resolvedBy),
       });
       return json(200, { status: "answered", answers: record.answers });
     },
     "POST /questions/{id}/cancel": async (event) => {
       const body = cancelBodySchema.parse(parseJsonBody(event));
       const { record } = await deps.resolve.cancel(idOf(event), body.reason, {
-        resolvedBy: body.resolvedBy ?? "api",
+        resolvedBy: apiResolvedBy(body.resolvedBy),
       });
       return json(200, { status: "cancelled", reason: record.reason });
     },
@@ -121,6 +121,15 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
     if (!route) throw new HttpError(404, "NOT_FOUND", `No route ${event.routeKey}.`);
     return route(event);
   };
+}
+
+/**
+ * The audit value recorded for a question closed over the API. The caller's own `resolvedBy` is kept, but
+ * under `api:`: chat webhooks record the platform-qualified user who answered (`telegram:42`), and an API
+ * caller must not be able to write a value that reads like one.
+ */
+function apiResolvedBy(given: string | undefined): string {
+  return given === undefined ? "api" : `api:${given}`;
 }
 
 /** The ask_user arguments from the body, with `timeoutSeconds` left out when absent. */

@@ -236,6 +236,39 @@ describe("POST /questions/{id}/answer", () => {
   });
 });
 
+describe("resolvedBy given to the API", () => {
+  const resolvedByOf = async (id: string): Promise<string> =>
+    (await stack.api("GET", `/questions/${id}`)).body.question.resolvedBy;
+
+  it("is recorded as api:<value>, so it can never read like a chat identity", async () => {
+    const answered = await stack.api("POST", "/questions", askBody());
+    await stack.api("POST", `/questions/${answered.body.id}/answer`, {
+      answers: { deploy_target: ["Production"] },
+      resolvedBy: "telegram:42",
+    });
+    const cancelled = await stack.api("POST", "/questions", askBody());
+    await stack.api("POST", `/questions/${cancelled.body.id}/cancel`, {
+      reason: "skipped",
+      resolvedBy: "ops-dashboard",
+    });
+
+    const recorded = [await resolvedByOf(answered.body.id), await resolvedByOf(cancelled.body.id)];
+
+    expect(recorded).toEqual(["api:telegram:42", "api:ops-dashboard"]);
+  });
+
+  it("is recorded as api when absent, for an answer and a cancel", async () => {
+    const answered = await stack.api("POST", "/questions", askBody());
+    await stack.api("POST", `/questions/${answered.body.id}/answer`, { answers: { deploy_target: ["1"] } });
+    const cancelled = await stack.api("POST", "/questions", askBody());
+    await stack.api("POST", `/questions/${cancelled.body.id}/cancel`, {});
+
+    const recorded = [await resolvedByOf(answered.body.id), await resolvedByOf(cancelled.body.id)];
+
+    expect(recorded).toEqual(["api", "api"]);
+  });
+});
+
 describe("POST /questions/{id}/cancel", () => {
   it("cancels (default reason cancelled) and a second cancel → 409", async () => {
     const created = await stack.api("POST", "/questions", askBody());
