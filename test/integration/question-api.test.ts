@@ -89,6 +89,30 @@ describe("POST /questions", () => {
     expect((await allItems(stack)).length).toBe(before);
   });
 
+  it("a question over 1,000 characters or a description over 200 → 400 at their paths, nothing stored", async () => {
+    const before = (await allItems(stack)).length;
+    const [question] = askBody().questions;
+    const response = await stack.api("POST", "/questions", {
+      ...askBody(),
+      questions: [
+        {
+          ...question,
+          question: "q".repeat(1001),
+          options: [{ label: "Staging", description: "d".repeat(201) }, { label: "Production" }],
+        },
+      ],
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error.issues).toEqual([
+      { path: "questions.0.question", message: "question must be at most 1000 characters after trimming" },
+      {
+        path: "questions.0.options.0.description",
+        message: "description must be at most 200 characters after trimming",
+      },
+    ]);
+    expect((await allItems(stack)).length).toBe(before);
+  });
+
   it("an owner that is not platform-qualified → 400 INVALID_ARGUMENT at path owner", async () => {
     const response = await stack.api("POST", "/questions", askBody({ owner: "alice" }));
     expect(response.status).toBe(400);
