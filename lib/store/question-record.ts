@@ -25,6 +25,12 @@ export type QuestionStatus = StoredStatus | "expired";
 /** Why a question ended without an answer, when it was cancelled (`cancelled` or `skipped`). */
 export type CancelReason = Exclude<z.infer<typeof noAnswerReasonSchema>, "expired">;
 
+/**
+ * Every id a question record can have: `ask_` + 32 hex when Handraise derives it, or the explicit id given to
+ * POST /questions. Short enough to ride in every platform's button payload (Telegram: 64 bytes).
+ */
+export const RECORD_ID_PATTERN = /^[A-Za-z0-9_-]{1,48}$/;
+
 export const ownerSchema = z.string().check(
   z.regex(/^(telegram|slack|discord|mattermost|web|console):\S+$/, {
     error: 'owner must be platform-qualified, e.g. "telegram:12345", "slack:T1:U1" or "web:alice"',
