@@ -71,7 +71,7 @@ export interface QuestionApiDeps {
 type Route = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
 
 /**
- * The question API of DESIGN.md §4, dispatched on API Gateway's `routeKey` (routes in serverless.yml).
+ * The question API (README.md, "The question API"), dispatched on API Gateway's `routeKey` (routes in serverless.yml).
  * Input is parsed with zod here; errors go to the one mapper in `http-errors.ts`.
  */
 export function createQuestionApi(deps: QuestionApiDeps): Route {

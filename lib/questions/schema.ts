@@ -199,7 +199,7 @@ export type Answers = z.infer<typeof answersSchema>;
 export const noAnswerReasonSchema = z.enum(["expired", "cancelled", "skipped"]);
 export type NoAnswerReason = z.infer<typeof noAnswerReasonSchema>;
 
-/** What the AskUser task ends with, and what the model is told (DESIGN.md §2). */
+/** What the AskUser task ends with, and what the model is told (formatToolResult). */
 export const askUserResultSchema = z.discriminatedUnion("status", [
   z.strictObject({ status: z.literal("answered"), answers: answersSchema }),
   z.strictObject({ status: z.literal("no_answer"), reason: noAnswerReasonSchema }),

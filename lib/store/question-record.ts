@@ -1,5 +1,5 @@
 /**
- * The question record (DESIGN.md §3): what the store keeps and the API shows. The task token is stored
+ * The question record: what the store keeps and the API shows. The task token is stored
  * beside it but is never part of a record: only `close` hands it to the caller that must resume the run.
  */
 import type { answersSchema, noAnswerReasonSchema, questionSchema } from "../questions/schema.ts";

@@ -1,6 +1,6 @@
 /**
- * normalizeAskUserArgs: reference/ask-user-contract.md §1 (shape check, canonical form, rules after trimming,
- * duplicates, timeout) and DESIGN.md §2 (ToolInputError and its error body).
+ * normalizeAskUserArgs: the shape check, the canonical form, the rules after trimming (lengths included),
+ * duplicates, the timeout, and ToolInputError with its error body.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -836,7 +836,7 @@ describe("normalizeAskUserArgs: every problem reported (§1.1)", () => {
   });
 });
 
-describe("ToolInputError (DESIGN.md §2)", () => {
+describe("ToolInputError", () => {
   const args = { ...oneQuestionArgs({ id: "Bad" }), timeoutSeconds: "60" };
 
   function thrown(): ToolInputError {
