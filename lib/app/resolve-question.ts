@@ -15,7 +15,7 @@ export interface ResolveDeps {
 }
 
 export interface ResolveOptions {
-  /** Who resolved it, recorded on the question (e.g. "api:ops", "telegram:42", "run-abort"). */
+  /** Who resolved it, recorded on the question (e.g. "api", "api:ops-bot", "telegram:42", "run-abort"). */
   resolvedBy?: string | undefined;
   /** When set, only this platform-qualified user may resolve the question (chat webhooks). */
   actor?: string | undefined;

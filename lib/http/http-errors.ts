@@ -24,9 +24,9 @@ export class HttpError extends Error {
 }
 
 /**
- * The one place errors become HTTP responses (DESIGN.md §4 codes). Expected failures keep their message;
- * anything else is an opaque 500 and is reported (name and message only: events carry secrets and
- * personal data).
+ * The one place errors become HTTP responses (codes: README.md, "The question API"). Expected failures keep
+ * their message; anything else is an opaque 500 and is reported (name and message only: events carry
+ * secrets and personal data).
  */
 export function toHttpResponse(
   error: unknown,

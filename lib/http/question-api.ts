@@ -2,11 +2,17 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import type { AskQuestion } from "../app/ask-question.ts";
 import type { ResolveQuestion } from "../app/resolve-question.ts";
 import { MAX_WAIT_MS } from "../app/wait-for-question.ts";
-import { deliveryTargetSchema, ownerSchema, type QuestionRecord } from "../store/question-record.ts";
-import type { QuestionStore } from "../store/question-store.ts";
+import {
+  deliveryTargetSchema,
+  ownerSchema,
+  type QuestionRecord,
+  RECORD_ID_PATTERN,
+} from "../store/question-record.ts";
+import type { PendingFilters, QuestionStore } from "../store/question-store.ts";
 import * as z from "../zod.ts";
 import { HttpError } from "./http-errors.ts";
 import { parseJsonBody } from "./middlewares.ts";
+import { encodePageCursor, pageCursorSchema } from "./page-cursor.ts";
 import { json } from "./responses.ts";
 
 const shortText = z.string().check(z.minLength(1), z.maxLength(256));
@@ -16,10 +22,9 @@ const createBodySchema = z.strictObject({
   questions: z.unknown(),
   timeoutSeconds: z.optional(z.unknown()),
   id: z.optional(
-    z.string().check(
-      // Short enough to ride in every platform's button payload (Telegram: 64 bytes).
-      z.regex(/^[A-Za-z0-9_-]{1,48}$/, { error: "id must be 1-48 characters of A-Z, a-z, 0-9, _ or -" }),
-    ),
+    z
+      .string()
+      .check(z.regex(RECORD_ID_PATTERN, { error: "id must be 1-48 characters of A-Z, a-z, 0-9, _ or -" })),
   ),
   owner: ownerSchema,
   sessionKey: z.optional(shortText),
@@ -33,17 +38,24 @@ const cancelBodySchema = z.strictObject({
   reason: z._default(z.enum(["cancelled", "skipped"]), "cancelled"),
   resolvedBy: z.optional(shortText),
 });
-const listQuerySchema = z
-  .strictObject({
-    owner: z.optional(shortText),
-    sessionKey: z.optional(shortText),
-    agentId: z.optional(shortText),
-  })
-  .check(
-    z.refine((q) => [q.owner, q.sessionKey, q.agentId].filter((v) => v !== undefined).length === 1, {
-      error: "give exactly one of owner, sessionKey or agentId (listing everything would be a table scan)",
-    }),
-  );
+const PAGE_SIZE = { default: 50, max: 100 };
+const pageSizeError = `limit must be a whole number from 1 to ${PAGE_SIZE.max}`;
+const listQuerySchema = z.strictObject({
+  owner: z.optional(shortText),
+  sessionKey: z.optional(shortText),
+  agentId: z.optional(shortText),
+  limit: z._default(
+    z.coerce
+      .number({ error: pageSizeError })
+      .check(
+        z.int({ error: pageSizeError }),
+        z.gte(1, { error: pageSizeError }),
+        z.lte(PAGE_SIZE.max, { error: pageSizeError }),
+      ),
+    PAGE_SIZE.default,
+  ),
+  cursor: z.optional(pageCursorSchema),
+});
 const waitQuerySchema = z.strictObject({
   timeoutMs: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(MAX_WAIT_MS)), MAX_WAIT_MS),
 });
@@ -59,7 +71,7 @@ export interface QuestionApiDeps {
 type Route = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
 
 /**
- * The question API of DESIGN.md §4, dispatched on API Gateway's `routeKey` (routes in serverless.yml).
+ * The question API (README.md, "The question API"), dispatched on API Gateway's `routeKey` (routes in serverless.yml).
  * Input is parsed with zod here; errors go to the one mapper in `http-errors.ts`.
  */
 export function createQuestionApi(deps: QuestionApiDeps): Route {
@@ -77,14 +89,15 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
       return json(201, { id: record.id, status: record.status, expiresAtMs: record.expiresAtMs });
     },
     "GET /questions": async (event) => {
-      const query = listQuerySchema.parse(event.queryStringParameters ?? {});
-      const filter =
-        query.owner !== undefined
-          ? { owner: query.owner }
-          : query.sessionKey !== undefined
-            ? { sessionKey: query.sessionKey }
-            : { agentId: query.agentId ?? "" };
-      return json(200, { questions: await deps.store.listPending(filter, deps.now()) });
+      const { limit, cursor, ...filters } = listQuerySchema.parse(event.queryStringParameters ?? {});
+      const page = await deps.store.listPendingPage(
+        { filters: atLeastOneFilter(filters), limit, after: cursor },
+        deps.now(),
+      );
+      return json(200, {
+        questions: page.questions,
+        ...(page.next && { nextCursor: encodePageCursor(page.next) }),
+      });
     },
     "GET /questions/{id}": async (event) => {
       const id = idOf(event);
@@ -95,14 +108,14 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
     "POST /questions/{id}/answer": async (event) => {
       const body = answerBodySchema.parse(parseJsonBody(event));
       const { record } = await deps.resolve.answer(idOf(event), body.answers, {
-        resolvedBy: body.resolvedBy ?? "api",
+        resolvedBy: apiResolvedBy(body.resolvedBy),
       });
       return json(200, { status: "answered", answers: record.answers });
     },
     "POST /questions/{id}/cancel": async (event) => {
       const body = cancelBodySchema.parse(parseJsonBody(event));
       const { record } = await deps.resolve.cancel(idOf(event), body.reason, {
-        resolvedBy: body.resolvedBy ?? "api",
+        resolvedBy: apiResolvedBy(body.resolvedBy),
       });
       return json(200, { status: "cancelled", reason: record.reason });
     },
@@ -122,6 +135,32 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
     if (!route) throw new HttpError(404, "NOT_FOUND", `No route ${event.routeKey}.`);
     return route(event);
   };
+}
+
+/** The listing's filters; without one it would have to read the whole table, which Handraise never does. */
+function atLeastOneFilter(filters: {
+  owner?: string | undefined;
+  sessionKey?: string | undefined;
+  agentId?: string | undefined;
+}): PendingFilters {
+  const { owner, sessionKey, agentId } = filters;
+  if (owner !== undefined) return { ...filters, owner };
+  if (sessionKey !== undefined) return { ...filters, sessionKey };
+  if (agentId !== undefined) return { ...filters, agentId };
+  throw new HttpError(
+    400,
+    "INVALID_ARGUMENT",
+    "Give at least one of owner, sessionKey or agentId: listing every question would be a table scan.",
+  );
+}
+
+/**
+ * The audit value recorded for a question closed over the API. The caller's own `resolvedBy` is kept, but
+ * under `api:`: chat webhooks record the platform-qualified user who answered (`telegram:42`), and an API
+ * caller must not be able to write a value that reads like one.
+ */
+function apiResolvedBy(given: string | undefined): string {
+  return given === undefined ? "api" : `api:${given}`;
 }
 
 /** The ask_user arguments from the body, with `timeoutSeconds` left out when absent. */

@@ -17,6 +17,14 @@ export const MIN_OPTIONS = 2;
 export const MAX_OPTIONS = 4;
 export const MAX_LABEL_UNITS = 64;
 export const MAX_HEADER_UNITS = 12;
+/**
+ * Question text and option description limits, in UTF-16 code units after trimming (the unit of
+ * MAX_LABEL_UNITS). A channel posts the prompt as one message: Telegram refuses one over 4,096 characters,
+ * Slack and Discord clip a long one and cut the options off with it. A question at these limits with four
+ * described options renders to about 2,200 characters.
+ */
+export const MAX_QUESTION_UNITS = 1000;
+export const MAX_DESCRIPTION_UNITS = 200;
 export const DEFAULT_TIMEOUT_SECONDS = 900;
 export const MIN_TIMEOUT_SECONDS = 30;
 export const MAX_TIMEOUT_SECONDS = 3600;
@@ -53,6 +61,22 @@ const nonBlankString = (what: string) =>
     .string({ error: typeError(what, "a string") })
     .check(z.regex(NOT_BLANK, { error: `${what} must not be empty or blank` }));
 
+/**
+ * At most `max` UTF-16 units once trimmed (`z.trim()` hands the trimmed text to the checks after it).
+ * zod's `maxLength` counts code points, as JSON Schema does, and is what gives the tool definitions'
+ * schema its `maxLength`; the contract counts UTF-16 units, so text within `max` code points but over `max`
+ * units (emoji) is refused by the second check. The schema's `maxLength` is therefore looser for emoji, and
+ * stricter only for text at the limit padded with whitespace (README.md, "The ask_user contract").
+ */
+const trimmedMaxLength = (what: string, max: number) => {
+  const error = `${what} must be at most ${max} characters after trimming`;
+  return [
+    z.trim(),
+    z.maxLength(max, { error }),
+    z.refine<string>((text) => text.length <= max || [...text].length > max, { error }),
+  ];
+};
+
 /** Gives `schema` the description the JSON Schema of the tool definitions shows the model. */
 function described<T extends z.ZodMiniType>(schema: T, description: string): T {
   z.globalRegistry.add<z.ZodMiniType>(schema, { description });
@@ -73,7 +97,11 @@ const optionArgSchema = z.strictObject(
       "The choice as the user sees it. Put the recommended option first, with ' (Recommended)'.",
     ),
     description: described(
-      z.nullish(z.string({ error: "description must be a string" })),
+      z.nullish(
+        z
+          .string({ error: "description must be a string" })
+          .check(...trimmedMaxLength("description", MAX_DESCRIPTION_UNITS)),
+      ),
       "Optional one-line explanation of the option.",
     ),
   },
@@ -94,7 +122,10 @@ const questionArgSchema = z.strictObject(
       nonBlankString("header"),
       `Very short label shown above the question (cut to ${MAX_HEADER_UNITS} characters).`,
     ),
-    question: described(nonBlankString("question"), "The complete question, one sentence."),
+    question: described(
+      nonBlankString("question").check(...trimmedMaxLength("question", MAX_QUESTION_UNITS)),
+      "The complete question, one sentence.",
+    ),
     options: described(
       z
         .array(optionArgSchema, { error: typeError("options", "an array") })
@@ -139,12 +170,12 @@ export type AskUserArgs = z.input<typeof askUserArgsSchema>;
 export const questionSchema = z.strictObject({
   id: z.string().check(z.regex(QUESTION_ID_PATTERN)),
   header: z.string().check(z.minLength(1), z.maxLength(MAX_HEADER_UNITS)),
-  question: z.string().check(z.minLength(1)),
+  question: z.string().check(z.minLength(1), z.maxLength(MAX_QUESTION_UNITS)),
   options: z
     .array(
       z.strictObject({
         label: z.string().check(z.minLength(1), z.maxLength(MAX_LABEL_UNITS)),
-        description: z.optional(z.string()),
+        description: z.optional(z.string().check(z.maxLength(MAX_DESCRIPTION_UNITS))),
       }),
     )
     .check(z.minLength(MIN_OPTIONS), z.maxLength(MAX_OPTIONS)),
@@ -168,7 +199,7 @@ export type Answers = z.infer<typeof answersSchema>;
 export const noAnswerReasonSchema = z.enum(["expired", "cancelled", "skipped"]);
 export type NoAnswerReason = z.infer<typeof noAnswerReasonSchema>;
 
-/** What the AskUser task ends with, and what the model is told (DESIGN.md §2). */
+/** What the AskUser task ends with, and what the model is told (formatToolResult). */
 export const askUserResultSchema = z.discriminatedUnion("status", [
   z.strictObject({ status: z.literal("answered"), answers: answersSchema }),
   z.strictObject({ status: z.literal("no_answer"), reason: noAnswerReasonSchema }),

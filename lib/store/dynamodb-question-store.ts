@@ -20,6 +20,8 @@ import type {
   NewQuestion,
   Outcome,
   PendingFilter,
+  PendingFilters,
+  PendingPage,
   QuestionStore,
 } from "./question-store.ts";
 
@@ -42,6 +44,38 @@ interface SessionSlotItem {
 
 /** How many times a stale session slot is taken over before giving up (another writer keeps winning). */
 const SLOT_ATTEMPTS = 3;
+
+/** The most items one Query of a paged listing asks for. */
+const MAX_QUERY_LIMIT = 400;
+
+/** The record attributes a paged listing filters on, each projected into every pending index. */
+const FILTER_ATTRIBUTES = ["owner", "sessionKey", "agentId"] as const;
+
+/**
+ * The pending index a paged listing reads, with the partition it reads and the filter that partition
+ * already satisfies: the session's when given (it holds at most one pending question), then the agent's,
+ * then the owner's. The other filters become a FilterExpression.
+ */
+function pendingIndexFor(filters: PendingFilters) {
+  if (filters.sessionKey !== undefined) {
+    return {
+      index: INDEX.pendingBySession,
+      value: keys.sessionIndex(filters.sessionKey),
+      covers: "sessionKey" as const,
+    };
+  }
+  if (filters.agentId !== undefined) {
+    return {
+      index: INDEX.pendingByAgent,
+      value: keys.agentIndex(filters.agentId),
+      covers: "agentId" as const,
+    };
+  }
+  if (filters.owner !== undefined) {
+    return { index: INDEX.pendingByOwner, value: keys.ownerIndex(filters.owner), covers: "owner" as const };
+  }
+  throw new RangeError("a pending listing needs at least one of owner, sessionKey or agentId");
+}
 
 /**
  * QuestionStore on one DynamoDB table (infra/table.json), without transactions: each step is a single
@@ -321,6 +355,62 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
         startKey = out.LastEvaluatedKey;
       } while (startKey);
       return records;
+    },
+
+    async listPendingPage({ filters, limit, after }, nowMs): Promise<PendingPage> {
+      const { index, value, covers } = pendingIndexFor(filters);
+      // Expired questions keep their index keys until TTL deletes them; a read must not show them.
+      const conditions = ["expiresAtMs > :now", "#status = :pending"];
+      const names: Record<string, string> = { "#pk": index.partitionKey, "#status": "status" };
+      const values: Record<string, unknown> = { ":value": value, ":now": nowMs, ":pending": "pending" };
+      for (const attribute of FILTER_ATTRIBUTES) {
+        const wanted = filters[attribute];
+        if (wanted === undefined || attribute === covers) continue;
+        conditions.push(`#${attribute} = :${attribute}`);
+        names[`#${attribute}`] = attribute;
+        values[`:${attribute}`] = wanted;
+      }
+      // The start key is rebuilt from the position and this listing's own partition, so a position can only
+      // say where in creation order to go on, never which index or partition to read.
+      let startKey: Record<string, AttributeValue> | undefined = after && {
+        pk: { S: keys.question(after.id) },
+        [index.partitionKey]: { S: value },
+        [CREATED_ORDER]: { S: keys.createdOrder(after.createdAtMs, after.id) },
+      };
+      // One question past the page says whether another page follows. DynamoDB applies Limit before the
+      // filter, so a read can come back short: read on (asking for more each time, so a filter that drops
+      // most questions costs few round trips) until the page and that one are found or the index ends.
+      const items: QuestionItem[] = [];
+      for (let reads = 0; items.length <= limit; reads++) {
+        const out = track(
+          await client.send(
+            new QueryCommand({
+              TableName,
+              IndexName: index.name,
+              KeyConditionExpression: "#pk = :value",
+              FilterExpression: conditions.join(" AND "),
+              ExpressionAttributeNames: names,
+              ExpressionAttributeValues: marshall(values),
+              ExclusiveStartKey: startKey,
+              Limit: Math.min(MAX_QUERY_LIMIT, (limit + 1 - items.length) * 2 ** reads),
+              ...capacity,
+            }),
+          ),
+        );
+        for (const item of out.Items ?? []) {
+          if (items.length > limit) break;
+          items.push(unmarshall(item) as QuestionItem);
+        }
+        startKey = out.LastEvaluatedKey;
+        if (!startKey) break;
+      }
+      const questions = items.slice(0, limit).map((item) => toRecord(item, nowMs));
+      const last = questions.at(-1);
+      // The next page starts after the last question returned, not at DynamoDB's LastEvaluatedKey, which
+      // may lie past questions read but not returned.
+      return items.length > limit && last
+        ? { questions, next: { createdAtMs: last.createdAtMs, id: last.id } }
+        : { questions };
     },
 
     async close(id, outcome: Outcome, nowMs): Promise<CloseResult> {

@@ -1,5 +1,5 @@
 /**
- * The question record (DESIGN.md §3): what the store keeps and the API shows. The task token is stored
+ * The question record: what the store keeps and the API shows. The task token is stored
  * beside it but is never part of a record: only `close` hands it to the caller that must resume the run.
  */
 import type { answersSchema, noAnswerReasonSchema, questionSchema } from "../questions/schema.ts";
@@ -24,6 +24,12 @@ export type QuestionStatus = StoredStatus | "expired";
 
 /** Why a question ended without an answer, when it was cancelled (`cancelled` or `skipped`). */
 export type CancelReason = Exclude<z.infer<typeof noAnswerReasonSchema>, "expired">;
+
+/**
+ * Every id a question record can have: `ask_` + 32 hex when Handraise derives it, or the explicit id given to
+ * POST /questions. Short enough to ride in every platform's button payload (Telegram: 64 bytes).
+ */
+export const RECORD_ID_PATTERN = /^[A-Za-z0-9_-]{1,48}$/;
 
 export const ownerSchema = z.string().check(
   z.regex(/^(telegram|slack|discord|mattermost|web|console):\S+$/, {

@@ -42,6 +42,34 @@ export type CloseResult =
 
 export type PendingFilter = { owner: string } | { sessionKey: string } | { agentId: string };
 
+/** Filters of a paged listing, combined with AND: at least one, any of the others too. */
+export type PendingFilters = PendingFilter & {
+  owner?: string | undefined;
+  sessionKey?: string | undefined;
+  agentId?: string | undefined;
+};
+
+/** A place in the pending indexes' order (creation time, then id): the last question of a page. */
+export interface PagePosition {
+  createdAtMs: number;
+  id: string;
+}
+
+export interface PendingPageQuery {
+  filters: PendingFilters;
+  /** At most this many questions. */
+  limit: number;
+  /** Continue after this question (the `next` of the previous page). */
+  after?: PagePosition | undefined;
+}
+
+export interface PendingPage {
+  /** Open questions, oldest first. */
+  questions: QuestionRecord[];
+  /** The last question's position, present only when more questions follow. */
+  next?: PagePosition;
+}
+
 /**
  * Where questions live. Every lookup is by key or by a Query on a pending index; closing is one
  * conditional write, so the first answer wins and every later one learns the final state.
@@ -55,6 +83,8 @@ export interface QuestionStore {
   get(id: string, nowMs: number): Promise<QuestionRecord | undefined>;
   /** Open questions, oldest first. */
   listPending(filter: PendingFilter, nowMs: number): Promise<QuestionRecord[]>;
+  /** One page of open questions matching every filter, oldest first (the question API's listing). */
+  listPendingPage(query: PendingPageQuery, nowMs: number): Promise<PendingPage>;
   /**
    * Closes a pending question (one conditional write) and drops its task token from the item: the caller
    * gets the token to resume the run, and the table's stream carries it in the old image for the durable

@@ -144,13 +144,23 @@ const contentType = fc.oneof(
   fc.constant("application/octet-stream"),
   headerValue,
 );
+/** Almost a list cursor: base64url of random JSON, or of a position with random values. */
+const nearCursor = fc
+  .oneof(
+    fc.jsonValue(),
+    fc.record({
+      createdAtMs: fc.oneof(fc.integer(), fc.double(), fc.string()),
+      id: fc.string({ maxLength: 60 }),
+    }),
+  )
+  .map((value) => Buffer.from(JSON.stringify(value) ?? "").toString("base64url"));
 const query = fc.dictionary(
   fc.oneof(
-    fc.constantFrom("owner", "sessionKey", "agentId", "timeoutMs", "limit"),
+    fc.constantFrom("owner", "sessionKey", "agentId", "timeoutMs", "limit", "cursor"),
     fc.string({ maxLength: 10 }),
   ),
-  fc.oneof(fc.string({ maxLength: 300 }), fc.integer({ min: -1e9, max: 1e9 }).map(String)),
-  { maxKeys: 3 },
+  fc.oneof(fc.string({ maxLength: 300 }), fc.integer({ min: -1e9, max: 1e9 }).map(String), nearCursor),
+  { maxKeys: 4 },
 );
 
 type RouteName = "create" | "list" | "get" | "answer" | "cancel" | "wait" | "other";

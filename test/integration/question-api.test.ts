@@ -2,8 +2,26 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allItems, startTestStack, type TestStack } from "./support/test-stack.ts";
 
 let stack: TestStack;
+/** Every DynamoDB request the handlers sent: operation and input. */
+const dynamoDbRequests: { operation: string; input: Record<string, any> }[] = [];
 beforeAll(async () => {
-  stack = await startTestStack();
+  stack = await startTestStack(
+    {},
+    {
+      observeDynamoDbClient: (client) =>
+        client.middlewareStack.add(
+          (next, context) => async (args) => {
+            const operation = ((context as { commandName?: string }).commandName ?? "").replace(
+              /Command$/,
+              "",
+            );
+            dynamoDbRequests.push({ operation, input: args.input as Record<string, any> });
+            return next(args);
+          },
+          { step: "initialize", name: "recordRequests" },
+        ),
+    },
+  );
 });
 afterAll(async () => {
   await stack?.stop();
@@ -86,6 +104,30 @@ describe("POST /questions", () => {
         "timeoutSeconds",
       ]),
     );
+    expect((await allItems(stack)).length).toBe(before);
+  });
+
+  it("a question over 1,000 characters or a description over 200 → 400 at their paths, nothing stored", async () => {
+    const before = (await allItems(stack)).length;
+    const [question] = askBody().questions;
+    const response = await stack.api("POST", "/questions", {
+      ...askBody(),
+      questions: [
+        {
+          ...question,
+          question: "q".repeat(1001),
+          options: [{ label: "Staging", description: "d".repeat(201) }, { label: "Production" }],
+        },
+      ],
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error.issues).toEqual([
+      { path: "questions.0.question", message: "question must be at most 1000 characters after trimming" },
+      {
+        path: "questions.0.options.0.description",
+        message: "description must be at most 200 characters after trimming",
+      },
+    ]);
     expect((await allItems(stack)).length).toBe(before);
   });
 
@@ -172,12 +214,215 @@ describe("GET /questions/{id} and GET /questions", () => {
     }
   });
 
-  it("without exactly one filter → 400 INVALID_ARGUMENT (listing everything would be a scan)", async () => {
-    for (const query of ["", "?owner=web:a&agentId=x", "?colour=blue"]) {
+  it("without a filter → 400 INVALID_ARGUMENT (listing everything would be a scan)", async () => {
+    for (const query of [
+      "",
+      "?limit=5",
+      "?cursor=abc",
+      "?owner=",
+      "?colour=blue",
+      "?owner=web:a&colour=blue",
+    ]) {
       const response = await stack.api("GET", `/questions${query}`);
-      expect(response.status).toBe(400);
+      expect(response.status, query).toBe(400);
       expect(response.body.error.code).toBe("INVALID_ARGUMENT");
     }
+    const none = await stack.api("GET", "/questions");
+    expect(none.body.error.message).toMatch(/owner, sessionKey or agentId.*scan/);
+  });
+});
+
+describe("GET /questions: several filters, pages", () => {
+  type Listed = { id: string; owner: string; agentId?: string; sessionKey?: string; createdAtMs: number };
+  type Page = { status: number; questions: Listed[]; nextCursor?: string };
+
+  const ask = async (overrides: Record<string, unknown>): Promise<string> =>
+    (await stack.api("POST", "/questions", askBody(overrides))).body.id;
+  const list = async (query: Record<string, string>): Promise<Page> => {
+    const response = await stack.api("GET", `/questions?${new URLSearchParams(query)}`);
+    return { status: response.status, ...response.body };
+  };
+  const ids = (page: Page) => page.questions.map((q) => q.id);
+  /** Every page of a listing, following nextCursor until there is none. */
+  async function pages(query: Record<string, string>): Promise<Page[]> {
+    const all: Page[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await list(cursor === undefined ? query : { ...query, cursor });
+      expect(page.status).toBe(200);
+      all.push(page);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined && all.length < 20);
+    return all;
+  }
+  /** Oldest first: creation time, then id (the pending indexes' sort key). */
+  const oldestFirst = (questions: Listed[]) =>
+    [...questions].sort((a, b) => a.createdAtMs - b.createdAtMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+
+  it("combines several filters with AND", async () => {
+    const owner = `web:${unique("and")}`;
+    const other = `web:${unique("and-other")}`;
+    const [agent, otherAgent, sessionKey] = [unique("agent"), unique("agent"), unique("session")];
+    const a = await ask({ owner, agentId: agent, sessionKey });
+    const b = await ask({ owner, agentId: agent });
+    await ask({ owner, agentId: otherAgent });
+    await ask({ owner: other, agentId: agent });
+
+    expect(ids(await list({ owner, agentId: agent }))).toEqual([a, b]);
+    expect(ids(await list({ owner, agentId: agent, sessionKey }))).toEqual([a]);
+    expect(ids(await list({ agentId: otherAgent, sessionKey }))).toEqual([]);
+    expect(ids(await list({ owner: other, sessionKey }))).toEqual([]);
+    expect(ids(await list({ owner: other, agentId: agent }))).toHaveLength(1);
+  });
+
+  it("pages an owner's 120 pending questions in pages of 50: each once, oldest first, the last without nextCursor", async () => {
+    const owner = `web:${unique("pages")}`;
+    const created: string[] = [];
+    for (let i = 0; i < 120; i++) created.push(await ask({ owner }));
+
+    const listed = await pages({ owner });
+
+    expect(listed.map((page) => page.questions.length)).toEqual([50, 50, 20]);
+    expect(listed.map((page) => page.nextCursor !== undefined)).toEqual([true, true, false]);
+    const all = listed.flatMap((page) => page.questions);
+    expect(new Set(all.map((q) => q.id)).size).toBe(120);
+    expect(all.map((q) => q.id).sort()).toEqual([...created].sort());
+    expect(all).toEqual(oldestFirst(all));
+  });
+
+  it("keeps reading past questions the other filters drop until the page is full", async () => {
+    const [mine, theirs, agentId] = [`web:${unique("mine")}`, `web:${unique("theirs")}`, unique("shared")];
+    const expected: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const id = await ask({ owner: i % 3 === 0 ? mine : theirs, agentId });
+      if (i % 3 === 0) expected.push(id);
+    }
+
+    dynamoDbRequests.length = 0;
+    const listed = await pages({ agentId, owner: mine, limit: "3" });
+
+    expect(listed.map((page) => page.questions.length)).toEqual([3, 3, 3, 1]);
+    expect(listed.flatMap(ids)).toEqual(expected);
+    // More reads than pages: DynamoDB's Limit came before the filter, and the listing read on.
+    const queries = dynamoDbRequests.filter((request) => request.operation === "Query");
+    expect(queries.length).toBeGreaterThan(listed.length);
+  });
+
+  it("a page exactly as long as what is left has no nextCursor", async () => {
+    const owner = `web:${unique("exact")}`;
+    for (let i = 0; i < 4; i++) await ask({ owner });
+
+    const listed = await pages({ owner, limit: "2" });
+
+    expect(listed.map((page) => [page.questions.length, page.nextCursor !== undefined])).toEqual([
+      [2, true],
+      [2, false],
+    ]);
+  });
+
+  it.each(["0", "101", "abc", "-1", "1.5", "", "1e9"])(
+    "limit=%j → 400 INVALID_ARGUMENT at limit",
+    async (limit) => {
+      const response = await stack.api("GET", `/questions?owner=web:alice&limit=${limit}`);
+
+      expect(response.status).toBe(400);
+      expect(response.body.error).toMatchObject({
+        code: "INVALID_ARGUMENT",
+        issues: [{ path: "limit", message: "limit must be a whole number from 1 to 100" }],
+      });
+    },
+  );
+
+  it("accepts limit 1 and 100", async () => {
+    const owner = `web:${unique("bounds")}`;
+    await ask({ owner });
+    await ask({ owner });
+
+    const [one, hundred] = [await list({ owner, limit: "1" }), await list({ owner, limit: "100" })];
+
+    expect([one.status, one.questions.length, one.nextCursor !== undefined]).toEqual([200, 1, true]);
+    expect([hundred.status, hundred.questions.length, hundred.nextCursor]).toEqual([200, 2, undefined]);
+  });
+
+  it("a malformed or tampered cursor → 400 INVALID_ARGUMENT at cursor, never a 500", async () => {
+    const owner = `web:${unique("tamper")}`;
+    await ask({ owner });
+    const json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+    const cursors = [
+      "not a cursor",
+      "%%%",
+      "x".repeat(2000),
+      Buffer.from("not json").toString("base64url"),
+      json({ foo: 1 }),
+      json(null),
+      json([1, 2]),
+      json("ask_x"),
+      json({ createdAtMs: "1", id: "ask_x" }),
+      json({ createdAtMs: -1, id: "ask_x" }),
+      json({ createdAtMs: 1.5, id: "ask_x" }),
+      json({ createdAtMs: 1e20, id: "ask_x" }),
+      json({ createdAtMs: 1, id: "" }),
+      json({ createdAtMs: 1, id: "a#b" }),
+      json({ createdAtMs: 1, id: "x".repeat(2000) }),
+      json({ createdAtMs: 1, id: "ask_x", more: true }),
+      `${json({ createdAtMs: 1, id: "ask_x" })}=`,
+    ];
+    for (const cursor of cursors) {
+      const response = await stack.api(
+        "GET",
+        `/questions?owner=${owner}&cursor=${encodeURIComponent(cursor)}`,
+      );
+      expect(response.status, cursor).toBe(400);
+      expect(response.body.error.code).toBe("INVALID_ARGUMENT");
+      expect(response.body.error.issues[0].path).toBe("cursor");
+    }
+  });
+
+  it("a cursor pointing at another question or from another listing still reads only this filter's page", async () => {
+    const owner = `web:${unique("elsewhere")}`;
+    const other = `web:${unique("elsewhere-other")}`;
+    const mine: string[] = [];
+    const theirs: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      mine.push(await ask({ owner }));
+      theirs.push(await ask({ owner: other }));
+    }
+    const full = ids(await list({ owner }));
+    const foreign = (await list({ owner: other, limit: "2" })).nextCursor as string;
+    // The test knows the cursor's encoding on purpose: it rewrites the id inside a real cursor.
+    const position = JSON.parse(Buffer.from(foreign, "base64url").toString("utf8"));
+    const rewritten = [theirs[4], "ask_00000000000000000000000000000000", mine[3], mine[0]].map((id) =>
+      Buffer.from(JSON.stringify({ ...position, id })).toString("base64url"),
+    );
+
+    for (const cursor of [foreign, ...rewritten]) {
+      const page = await list({ owner, cursor });
+      expect(page.status === 200 || page.status === 400, cursor).toBe(true);
+      if (page.status !== 200) continue;
+      // A suffix of this owner's own listing, in order.
+      expect(ids(page)).toEqual(full.slice(full.length - page.questions.length));
+    }
+    expect(full).toEqual(mine);
+  });
+
+  it("reads with Query on the most selective pending index, never with Scan", async () => {
+    const owner = `web:${unique("noscan")}`;
+    const [agentId, sessionKey] = [unique("agent"), unique("session")];
+    await ask({ owner, agentId, sessionKey });
+    for (let i = 0; i < 3; i++) await ask({ owner, agentId });
+    const indexOf = async (query: Record<string, string>) => {
+      dynamoDbRequests.length = 0;
+      await pages(query);
+      expect(dynamoDbRequests.map((request) => request.operation)).not.toContain("Scan");
+      return [
+        ...new Set(dynamoDbRequests.map((request) => `${request.operation} ${request.input.IndexName}`)),
+      ];
+    };
+
+    expect(await indexOf({ owner, limit: "2" })).toEqual(["Query pendingByOwner"]);
+    expect(await indexOf({ owner, agentId, limit: "2" })).toEqual(["Query pendingByAgent"]);
+    expect(await indexOf({ owner, agentId, sessionKey })).toEqual(["Query pendingBySession"]);
+    expect(await indexOf({ agentId, sessionKey })).toEqual(["Query pendingBySession"]);
   });
 });
 
@@ -233,6 +478,39 @@ describe("POST /questions/{id}/answer", () => {
     });
     expect(late.status).toBe(409);
     expect(late.body).toMatchObject({ error: { code: "ALREADY_RESOLVED" }, status: "expired" });
+  });
+});
+
+describe("resolvedBy given to the API", () => {
+  const resolvedByOf = async (id: string): Promise<string> =>
+    (await stack.api("GET", `/questions/${id}`)).body.question.resolvedBy;
+
+  it("is recorded as api:<value>, so it can never read like a chat identity", async () => {
+    const answered = await stack.api("POST", "/questions", askBody());
+    await stack.api("POST", `/questions/${answered.body.id}/answer`, {
+      answers: { deploy_target: ["Production"] },
+      resolvedBy: "telegram:42",
+    });
+    const cancelled = await stack.api("POST", "/questions", askBody());
+    await stack.api("POST", `/questions/${cancelled.body.id}/cancel`, {
+      reason: "skipped",
+      resolvedBy: "ops-dashboard",
+    });
+
+    const recorded = [await resolvedByOf(answered.body.id), await resolvedByOf(cancelled.body.id)];
+
+    expect(recorded).toEqual(["api:telegram:42", "api:ops-dashboard"]);
+  });
+
+  it("is recorded as api when absent, for an answer and a cancel", async () => {
+    const answered = await stack.api("POST", "/questions", askBody());
+    await stack.api("POST", `/questions/${answered.body.id}/answer`, { answers: { deploy_target: ["1"] } });
+    const cancelled = await stack.api("POST", "/questions", askBody());
+    await stack.api("POST", `/questions/${cancelled.body.id}/cancel`, {});
+
+    const recorded = [await resolvedByOf(answered.body.id), await resolvedByOf(cancelled.body.id)];
+
+    expect(recorded).toEqual(["api", "api"]);
   });
 });
 

@@ -86,6 +86,28 @@ describe("DynamoDB question store", () => {
     expect(await store.listPending({ owner: "web:expiry" }, T0 + 60_000)).toHaveLength(0);
   });
 
+  it("pages pending questions: every filter ANDed, each page after the last question of the one before", async () => {
+    const owner = `web:paged-${Date.now()}`;
+    const created: NewQuestion[] = [];
+    for (let i = 0; i < 7; i++) {
+      const question = newQuestion({ owner, agentId: i % 2 === 0 ? "even" : "odd", createdAtMs: T0 + i });
+      await store.create(question, T0 + i);
+      created.push(question);
+    }
+    const evens = created.filter((_, i) => i % 2 === 0).map((q) => q.id);
+    const filters = { owner, agentId: "even" };
+
+    const first = await store.listPendingPage({ filters, limit: 3 }, T0 + 10);
+    const second = await store.listPendingPage({ filters, limit: 3, after: first.next }, T0 + 10);
+    const expired = await store.listPendingPage({ filters, limit: 10 }, T0 + 70_000);
+
+    expect(first.questions.map((q) => q.id)).toEqual(evens.slice(0, 3));
+    expect(first.next).toEqual({ createdAtMs: T0 + 4, id: evens[2] });
+    expect(second.questions.map((q) => q.id)).toEqual(evens.slice(3));
+    expect(second.next).toBeUndefined();
+    expect(expired).toEqual({ questions: [] });
+  });
+
   it("closes exactly once: of 20 concurrent closes one wins and gets the token", async () => {
     const question = newQuestion({ taskToken: "tok-race" });
     await store.create(question, T0);

@@ -139,6 +139,15 @@ async function startRun(questions: unknown[], options: { channels?: string[]; se
   );
   const questionId = (await stack.api("GET", `/questions?sessionKey=${sessionKey}`)).body.questions[0]
     .id as string;
+  // The copies are recorded on the question just after they are posted; routing a message by its chat
+  // needs them (under load a command could otherwise arrive in between).
+  await waitFor(
+    async () => {
+      const record = (await stack.api("GET", `/questions/${questionId}`)).body.question;
+      return record.deliveries.length >= channels.length ? record : undefined;
+    },
+    { what: "the posted copies recorded on the question" },
+  );
   return { executionArn: executionArn as string, posts, questionId };
 }
 

@@ -9,7 +9,7 @@ import {
   SFNClient,
 } from "@aws-sdk/client-sfn";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
-import { type LocalStack, startLocalStack } from "#infra/local/stack.ts";
+import { type LocalStack, type LocalStackOptions, startLocalStack } from "#infra/local/stack.ts";
 
 export const TEST_API_KEY = "test-api-key-0123456789";
 
@@ -34,8 +34,12 @@ export interface ApiResponse {
 
 const credentials = { accessKeyId: "local", secretAccessKey: "local" };
 
-export async function startTestStack(env: Record<string, string> = {}): Promise<TestStack> {
+export async function startTestStack(
+  env: Record<string, string> = {},
+  options: Pick<LocalStackOptions, "observeDynamoDbClient"> = {},
+): Promise<TestStack> {
   const stack = await startLocalStack({
+    ...options,
     port: 0,
     sfnPort: 0,
     dynamodbPort: 0,

@@ -54,7 +54,9 @@ describe("Slack rendering", () => {
   it("cuts long text to Block Kit's limits without splitting an entity or a surrogate pair", () => {
     expect(fitMrkdwn("&&&&", 12)).toBe("&amp;&amp;…");
     expect(fitMrkdwn("ab😀", 3)).toBe("ab…");
-    const long = recordOf([{ ...single, question: "x".repeat(5000) }]);
+    // Longer than normalizeAskUserArgs lets a question be: the renderer fits whatever a record holds.
+    const questions = recordOf([single]).questions.map((q) => ({ ...q, question: "x".repeat(5000) }));
+    const long = recordOf([single], { questions });
     for (const block of renderBlocks(long)) {
       const text = (block.text as { text?: string } | undefined)?.text ?? "";
       expect(text.length).toBeLessThanOrEqual(3000);

@@ -1,10 +1,11 @@
 /**
- * normalizeAskUserArgs: reference/ask-user-contract.md §1 (shape check, canonical form, rules after trimming,
- * duplicates, timeout) and DESIGN.md §2 (ToolInputError and its error body).
+ * normalizeAskUserArgs: the shape check, the canonical form, the rules after trimming (lengths included),
+ * duplicates, the timeout, and ToolInputError with its error body.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { normalizeAskUserArgs, ToolInputError } from "#lib/questions/index.ts";
+import { MAX_DESCRIPTION_UNITS, MAX_QUESTION_UNITS } from "#lib/questions/schema.ts";
 import { issuePathsOf, issuesOf, oneQuestionArgs, questionArgs, withOptions } from "./fixtures.ts";
 
 /** The header the normalizer keeps for a raw header. */
@@ -332,6 +333,120 @@ describe("normalizeAskUserArgs: labels (§1.1, §1.3)", () => {
     const paths = issuePathsOf(args);
 
     expect(paths).toEqual(["questions.0.options.0.description"]);
+  });
+});
+
+describe("normalizeAskUserArgs: question text and option descriptions have length limits", () => {
+  /** The question text the normalizer keeps for a raw one. */
+  const questionOf = (question: string) =>
+    normalizeAskUserArgs(oneQuestionArgs({ question })).questions[0]?.question;
+  /** The description the normalizer keeps for a raw one (on the first option). */
+  const descriptionOf = (description: string) =>
+    normalizeAskUserArgs(withOptions({ label: "Staging", description }, { label: "Production" })).questions[0]
+      ?.options[0]?.description;
+
+  it("exports the limits: 1,000 UTF-16 units for a question, 200 for a description", () => {
+    expect({ MAX_QUESTION_UNITS, MAX_DESCRIPTION_UNITS }).toEqual({
+      MAX_QUESTION_UNITS: 1000,
+      MAX_DESCRIPTION_UNITS: 200,
+    });
+  });
+
+  it.each([
+    ["1,000 letters", "q".repeat(1000)],
+    ["500 emoji (1,000 units)", "😀".repeat(500)],
+  ])("accepts a question of %s", (_name, question) => {
+    expect(questionOf(question)).toBe(question);
+  });
+
+  it("counts after trimming: 1,000 units with surrounding whitespace are fine, and kept trimmed", () => {
+    const question = "q".repeat(1000);
+
+    expect(questionOf(`  ${question}\n\t`)).toBe(question);
+  });
+
+  it("rejects a question of 1,001 units at its path, naming the limit", () => {
+    const args = {
+      questions: [questionArgs({ id: "a" }), questionArgs({ id: "b", question: "q".repeat(1001) })],
+    };
+
+    const issues = issuesOf(args);
+
+    expect(issues).toEqual([
+      { path: "questions.1.question", message: "question must be at most 1000 characters after trimming" },
+    ]);
+  });
+
+  it.each([
+    ["501 emoji (1,002 units, 501 code points)", "😀".repeat(501)],
+    ["999 letters and an emoji (1,001 units, 1,000 code points)", `${"a".repeat(999)}😀`],
+  ])("counts UTF-16 units: rejects a question of %s", (_name, question) => {
+    const paths = issuePathsOf(oneQuestionArgs({ question }));
+
+    expect(paths).toEqual(["questions.0.question"]);
+  });
+
+  it.each([
+    ["200 letters", "d".repeat(200)],
+    ["100 emoji (200 units)", "😀".repeat(100)],
+  ])("accepts a description of %s", (_name, description) => {
+    expect(descriptionOf(description)).toBe(description);
+  });
+
+  it("counts a description after trimming: 200 units with surrounding whitespace are fine, and kept trimmed", () => {
+    const description = "d".repeat(200);
+
+    expect(descriptionOf(` ${description}  `)).toBe(description);
+  });
+
+  it("rejects a description of 201 units at its path, naming the limit", () => {
+    const args = withOptions({ label: "Staging" }, { label: "Production", description: "d".repeat(201) });
+
+    const issues = issuesOf(args);
+
+    expect(issues).toEqual([
+      {
+        path: "questions.0.options.1.description",
+        message: "description must be at most 200 characters after trimming",
+      },
+    ]);
+  });
+
+  it.each([
+    ["101 emoji (202 units, 101 code points)", "😀".repeat(101)],
+    ["199 letters and an emoji (201 units, 200 code points)", `${"a".repeat(199)}😀`],
+  ])("counts UTF-16 units: rejects a description of %s", (_name, description) => {
+    const paths = issuePathsOf(withOptions({ label: "Staging", description }, { label: "Production" }));
+
+    expect(paths).toEqual(["questions.0.options.0.description"]);
+  });
+
+  it("reports every text over its limit together with the other problems of the call", () => {
+    const args = {
+      questions: [
+        questionArgs({
+          id: "a",
+          question: "q".repeat(1001),
+          options: [
+            { label: "A", description: "d".repeat(201) },
+            { label: "B", description: "d".repeat(201) },
+          ],
+        }),
+        questionArgs({ id: "a", header: "" }),
+      ],
+    };
+
+    const paths = issuePathsOf(args);
+
+    expect(paths).toEqual(
+      [
+        "questions.0.question",
+        "questions.0.options.0.description",
+        "questions.0.options.1.description",
+        "questions.1.header",
+        "questions.1.id",
+      ].sort(),
+    );
   });
 });
 
@@ -721,7 +836,7 @@ describe("normalizeAskUserArgs: every problem reported (§1.1)", () => {
   });
 });
 
-describe("ToolInputError (DESIGN.md §2)", () => {
+describe("ToolInputError", () => {
   const args = { ...oneQuestionArgs({ id: "Bad" }), timeoutSeconds: "60" };
 
   function thrown(): ToolInputError {

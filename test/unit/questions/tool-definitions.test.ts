@@ -1,10 +1,10 @@
 /**
- * askUserToolDefinitions: the tool in OpenAI, Anthropic and Bedrock Converse formats (DESIGN.md §2), with
- * the model guidance of reference/ask-user-contract.md §1, and a JSON Schema that agrees with
- * normalizeAskUserArgs. README.md ("The ask_user contract") names the only two places where they may
- * differ, and only in the lenient direction (the schema accepts, normalize rejects): the uniqueness rules,
- * which JSON Schema cannot express, and label length, which JSON Schema counts in code points where the
- * contract counts UTF-16 units.
+ * askUserToolDefinitions: the tool in OpenAI, Anthropic and Bedrock Converse formats, with the model guidance,
+ * and a JSON Schema that agrees with normalizeAskUserArgs. README.md ("The ask_user contract") names where
+ * they may differ: the uniqueness rules, which JSON Schema cannot express, and text lengths, which JSON
+ * Schema counts in code points where the contract counts UTF-16 units — both in the lenient direction (the
+ * schema accepts, normalize rejects); and one in the strict direction: `maxLength` counts the surrounding
+ * whitespace the contract trims before it counts (a question or description at its limit, padded).
  */
 import { Ajv2020 } from "ajv/dist/2020.js";
 import fc from "fast-check";
@@ -81,6 +81,13 @@ const accepted: [string, unknown][] = [
   ["the label Others", withOptions({ label: "Others" }, { label: "Production" })],
   ["the label Other team", withOptions({ label: "Other team" }, { label: "Production" })],
   ["the same labels in two questions", { questions: [questionArgs({ id: "a" }), questionArgs({ id: "b" })] }],
+  ["a question of 1,000 units", oneQuestionArgs({ question: "q".repeat(1000) })],
+  ["a question of 500 emoji (1,000 units)", oneQuestionArgs({ question: "😀".repeat(500) })],
+  ["a description of 200 units", withOptions({ label: "A", description: "d".repeat(200) }, { label: "B" })],
+  [
+    "a description of 100 emoji (200 units)",
+    withOptions({ label: "A", description: "😀".repeat(100) }, { label: "B" }),
+  ],
 ];
 
 /** Argument sets that both reject. */
@@ -118,6 +125,9 @@ const rejected: [string, unknown][] = [
   ["multiSelect as a string", oneQuestionArgs({ multiSelect: "true" })],
   ["timeoutSeconds 1.5", { ...oneQuestionArgs(), timeoutSeconds: 1.5 }],
   ['timeoutSeconds "60"', { ...oneQuestionArgs(), timeoutSeconds: "60" }],
+  ["a question of 1,001 units", oneQuestionArgs({ question: "q".repeat(1001) })],
+  ["a question of 1,001 units with spaces around", oneQuestionArgs({ question: ` ${"q".repeat(1001)} ` })],
+  ["a description of 201 units", withOptions({ label: "A", description: "d".repeat(201) }, { label: "B" })],
 ];
 
 /**
@@ -145,6 +155,39 @@ const schemaAcceptsNormalizeRejects: [string, unknown, string][] = [
     withOptions({ label: `${"a".repeat(63)}😀` }, { label: "Production" }),
     "questions.0.options.0.label",
   ],
+  [
+    "a question of 501 emoji: 1,002 UTF-16 units, 501 code points",
+    oneQuestionArgs({ question: "😀".repeat(501) }),
+    "questions.0.question",
+  ],
+  [
+    "a question of 999 letters and an emoji: 1,001 UTF-16 units, 1,000 code points",
+    oneQuestionArgs({ question: `${"a".repeat(999)}😀` }),
+    "questions.0.question",
+  ],
+  [
+    "a description of 101 emoji: 202 UTF-16 units, 101 code points",
+    withOptions({ label: "A", description: "😀".repeat(101) }, { label: "B" }),
+    "questions.0.options.0.description",
+  ],
+  [
+    "a description of 199 letters and an emoji: 201 UTF-16 units, 200 code points",
+    withOptions({ label: "A", description: `${"a".repeat(199)}😀` }, { label: "B" }),
+    "questions.0.options.0.description",
+  ],
+];
+
+/**
+ * The one deliberate divergence the other way (README.md, "The ask_user contract"): the contract trims
+ * before it counts, JSON Schema's `maxLength` cannot, so text at its limit with whitespace around it is valid
+ * for normalizeAskUserArgs only. A provider that enforces the schema makes the model drop the padding.
+ */
+const schemaRejectsNormalizeAccepts: [string, unknown][] = [
+  ["a question of 1,000 units with spaces around", oneQuestionArgs({ question: ` ${"q".repeat(1000)}\n` })],
+  [
+    "a description of 200 units with spaces around",
+    withOptions({ label: "A", description: `  ${"d".repeat(200)}` }, { label: "B" }),
+  ],
 ];
 
 describe("askUserToolDefinitions: the three formats", () => {
@@ -163,6 +206,14 @@ describe("askUserToolDefinitions: the three formats", () => {
     expect(bedrock?.schema).toEqual(openai?.schema);
     expect(anthropic?.description).toBe(openai?.description);
     expect(bedrock?.description).toBe(openai?.description);
+  });
+
+  it("gives the question text and option descriptions their maxLength (1,000 and 200)", () => {
+    const question = (definitions.anthropic.input_schema as any).properties.questions.items;
+    const description = question.properties.options.items.properties.description;
+
+    expect(question.properties.question).toMatchObject({ type: "string", maxLength: 1000 });
+    expect(description.anyOf).toContainEqual({ type: "string", maxLength: 200 });
   });
 
   it("describes an object with exactly questions and an optional timeoutSeconds", () => {
@@ -219,6 +270,15 @@ describe("askUserToolDefinitions: JSON Schema and normalizeAskUserArgs agree", (
         expect(issues.map((issue) => issue.path)).toEqual([path]);
       },
     );
+
+    it.each(schemaRejectsNormalizeAccepts)(
+      "deliberately differ on %s: normalize accepts, the schema's maxLength counts the whitespace",
+      (_name, args) => {
+        const verdicts = { schema: validate(args), normalize: normalizeAccepts(args) };
+
+        expect(verdicts).toEqual({ schema: false, normalize: true });
+      },
+    );
   });
 
   it("never disagree on generated arguments, except in the documented lenient direction (property)", () => {
@@ -249,7 +309,17 @@ function at(args: unknown, path: string): unknown {
     );
 }
 
-/** Uniqueness (an earlier equal id or label) or a label over 64 UTF-16 units but within 64 code points. */
+/** The contract's length limits, in UTF-16 units after trimming, by the issue path they are reported at. */
+const LENGTH_LIMITS: [RegExp, number][] = [
+  [/^questions\.\d+\.options\.\d+\.label$/, 64],
+  [/^questions\.\d+\.question$/, 1000],
+  [/^questions\.\d+\.options\.\d+\.description$/, 200],
+];
+
+/**
+ * Uniqueness (an earlier equal id or label), or a text over its limit in UTF-16 units but within it in code
+ * points (what JSON Schema counts).
+ */
 function isDocumentedDivergence(args: unknown, path: string): boolean {
   const id = /^questions\.(\d+)\.id$/.exec(path);
   if (id) {
@@ -257,16 +327,20 @@ function isDocumentedDivergence(args: unknown, path: string): boolean {
     const earlier = (at(args, "questions") as unknown[]).slice(0, index);
     return earlier.some((question) => at(question, "id") === at(args, path));
   }
+  const limit = LENGTH_LIMITS.find(([pattern]) => pattern.test(path))?.[1];
+  const value = at(args, path);
+  if (limit !== undefined && typeof value === "string") {
+    const text = value.trim();
+    if (text.length > limit && [...text].length <= limit) return true;
+  }
   const label = /^(questions\.\d+\.options)\.(\d+)\.label$/.exec(path);
   if (label?.[1] && label[2]) {
     const text = String(at(args, path)).trim();
     const earlier = (at(args, label[1]) as unknown[]).slice(0, Number(label[2]));
-    const repeated = earlier.some((option) => {
+    return earlier.some((option) => {
       const other = at(option, "label");
       return typeof other === "string" && other.trim().toLowerCase() === text.toLowerCase();
     });
-    const longOnlyInUnits = text.length > 64 && [...text].length <= 64;
-    return repeated || longOnlyInUnits;
   }
   return false;
 }
@@ -290,6 +364,17 @@ function argumentsArbitrary(): fc.Arbitrary<unknown> {
     fc.oneof(fc.constantFrom("Deploy", "  Where?  ", "Deployment target", "🚀 launch"), freeString(20)),
     fc.constantFrom("", "   ", "\n", 3, null),
   );
+  /** Near each length limit, in letters and in emoji; never padded (the strict-direction case above). */
+  const nearLimit = (limit: number) =>
+    fc.constantFrom(
+      "x".repeat(limit),
+      "x".repeat(limit + 1),
+      "😀".repeat(limit / 2),
+      "😀".repeat(limit / 2 + 1),
+      `${"a".repeat(limit - 1)}😀`,
+      `${"a".repeat(limit - 2)}😀`,
+    );
+  const questionText = fc.oneof({ weight: 10, arbitrary: text }, { weight: 1, arbitrary: nearLimit(1000) });
   const label = fc.oneof(
     {
       weight: 16,
@@ -327,7 +412,16 @@ function argumentsArbitrary(): fc.Arbitrary<unknown> {
   const option = mostly(
     withExtra(
       fc.record(
-        { label, description: mostly(fc.constantFrom("safe", " ", "", null), fc.constantFrom(1, false)) },
+        {
+          label,
+          description: mostly(
+            fc.oneof(
+              { weight: 10, arbitrary: fc.constantFrom("safe", " ", "", null) },
+              { weight: 1, arbitrary: nearLimit(200) },
+            ),
+            fc.constantFrom(1, false),
+          ),
+        },
         { requiredKeys: ["label"] },
       ),
     ),
@@ -339,7 +433,7 @@ function argumentsArbitrary(): fc.Arbitrary<unknown> {
         {
           id,
           header: text,
-          question: text,
+          question: questionText,
           options: mostly(
             fc.array(option, { minLength: 2, maxLength: 4 }),
             fc.array(option, { maxLength: 6 }),
