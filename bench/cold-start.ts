@@ -30,6 +30,26 @@ const sfn = new SFNClient({});
 export const handler = async () => ({ statusCode: 200, clients: [typeof dynamodb, typeof sfn] });
 `;
 
+/**
+ * The same, plus what every function now loads for operating it (Powertools Logger, Metrics and Tracer with
+ * the SDK clients captured): against SDK_ONLY, what Powertools adds to a cold start.
+ */
+const SDK_POWERTOOLS = "(AWS SDK clients + Powertools)";
+const SDK_POWERTOOLS_SOURCE = `import { Logger } from "@aws-lambda-powertools/logger";
+import { Metrics } from "@aws-lambda-powertools/metrics";
+import { Tracer } from "@aws-lambda-powertools/tracer";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { SFNClient } from "@aws-sdk/client-sfn";
+const logger = new Logger({ serviceName: "bench" });
+const metrics = new Metrics({ namespace: "Bench", serviceName: "bench" });
+const tracer = new Tracer({ serviceName: "bench" });
+const dynamodb = tracer.captureAWSv3Client(new DynamoDBClient({}));
+const sfn = tracer.captureAWSv3Client(new SFNClient({}));
+export const handler = async () => ({ statusCode: 200, clients: [typeof dynamodb, typeof sfn, typeof logger, typeof metrics] });
+`;
+
+const REFERENCES = [EMPTY, SDK_ONLY, SDK_POWERTOOLS];
+
 export interface ColdStartSizes {
   warmupRounds: number;
   rounds: number;
@@ -54,6 +74,8 @@ export interface ColdStartResult {
   empty: ColdStartBundle;
   /** The DynamoDB and Step Functions clients alone, built at module scope as the handlers do. */
   sdkOnly: ColdStartBundle;
+  /** The same clients with Powertools Logger, Metrics and Tracer: what operability adds. */
+  sdkPowertools: ColdStartBundle;
   functions: ColdStartBundle[];
   /** Functions that did not bundle or load (e.g. still being written), with the reason. */
   failed: { function: string; error: string }[];
@@ -132,12 +154,20 @@ export async function measureColdStart(sizes: ColdStartSizes, outDir: string): P
   writeFileSync(emptyEntry, "export const handler = async () => ({ statusCode: 200 });\n");
   const sdkEntry = join(outDir, "src", "sdk-only-handler.ts");
   writeFileSync(sdkEntry, SDK_ONLY_SOURCE);
+  const powertoolsEntry = join(outDir, "src", "sdk-powertools-handler.ts");
+  writeFileSync(powertoolsEntry, SDK_POWERTOOLS_SOURCE);
 
   const failed: ColdStartResult["failed"] = [];
   const bundles: Bundle[] = [];
   const entries = [
     { function: EMPTY, entry: emptyEntry, out: "empty/handler", exportName: "handler" },
     { function: SDK_ONLY, entry: sdkEntry, out: "sdk-only/handler", exportName: "handler" },
+    {
+      function: SDK_POWERTOOLS,
+      entry: powertoolsEntry,
+      out: "sdk-powertools/handler",
+      exportName: "handler",
+    },
     ...readServerlessFunctions(PROJECT_ROOT).map((fn) => ({
       function: fn.key,
       entry: join(PROJECT_ROOT, `${fn.module}.ts`),
@@ -154,7 +184,7 @@ export async function measureColdStart(sizes: ColdStartSizes, outDir: string): P
         exportName: entry.exportName,
       });
     } catch (error) {
-      if (entry.function === EMPTY || entry.function === SDK_ONLY) throw error;
+      if (REFERENCES.includes(entry.function)) throw error;
       failed.push({ function: entry.function, error: firstLine(error) });
     }
   }
@@ -191,7 +221,7 @@ export async function measureColdStart(sizes: ColdStartSizes, outDir: string): P
         list.readyMs.push(sample.readyMs);
         samples.set(bundle, list);
       } catch (error) {
-        if (bundle.function === EMPTY || bundle.function === SDK_ONLY) throw error;
+        if (REFERENCES.includes(bundle.function)) throw error;
         failed.push({ function: bundle.function, error: firstLine(error) });
         live = live.filter((b) => b !== bundle);
       }
@@ -214,16 +244,19 @@ export async function measureColdStart(sizes: ColdStartSizes, outDir: string): P
       readyRatio: empty ? readyMs / empty.readyMs : 1,
     };
   };
-  const emptyBundle = live.find((b) => b.function === EMPTY);
-  const sdkBundle = live.find((b) => b.function === SDK_ONLY);
-  if (!emptyBundle || !sdkBundle) throw new Error("a reference bundle is missing");
-  const empty = describe(emptyBundle);
+  const reference = (name: string) => {
+    const bundle = live.find((b) => b.function === name);
+    if (!bundle) throw new Error(`the reference bundle ${name} is missing`);
+    return bundle;
+  };
+  const empty = describe(reference(EMPTY));
   return {
     rounds: sizes.rounds,
     nodeOptions,
     empty,
-    sdkOnly: describe(sdkBundle, empty),
-    functions: live.filter((b) => b !== emptyBundle && b !== sdkBundle).map((b) => describe(b, empty)),
+    sdkOnly: describe(reference(SDK_ONLY), empty),
+    sdkPowertools: describe(reference(SDK_POWERTOOLS), empty),
+    functions: live.filter((b) => !REFERENCES.includes(b.function)).map((b) => describe(b, empty)),
     failed,
   };
 }

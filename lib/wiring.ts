@@ -4,8 +4,10 @@
  * secrets of its row in infra/secrets.json and only the channels whose credentials those are: a platform's
  * webhook can post and edit on its own platform only.
  */
+import { SSMProvider } from "@aws-lambda-powertools/parameters/ssm";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SFNClient } from "@aws-sdk/client-sfn";
+import { SSMClient } from "@aws-sdk/client-ssm";
 import { createModelStep } from "./agent/model-step.ts";
 import { createAskQuestion } from "./app/ask-question.ts";
 import { createCancelStoppedRun } from "./app/cancel-stopped-run.ts";
@@ -27,13 +29,13 @@ import { createTelegramApi } from "./channels/telegram/telegram-api.ts";
 import { createTelegramChannel } from "./channels/telegram/telegram-channel.ts";
 import type { Config } from "./config.ts";
 import { createQuestionApi } from "./http/question-api.ts";
-import { logError } from "./log.ts";
 import { createEnvSecrets } from "./secrets/env-secrets.ts";
 import { type FunctionName, functionSecrets, type SecretName } from "./secrets/secret-catalog.ts";
 import { limitSecrets, preloadSecrets, type Secrets, secretValue } from "./secrets/secrets.ts";
 import { createSsmSecrets } from "./secrets/ssm-secrets.ts";
 import { createDynamoDbQuestionStore } from "./store/dynamodb-question-store.ts";
 import { createDynamoDbTranscriptStore } from "./store/dynamodb-transcript-store.ts";
+import type { Observability } from "./telemetry/observability.ts";
 
 const now = () => Date.now();
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -51,11 +53,18 @@ export function setDynamoDbClientObserver(observer: DynamoDbClientObserver | und
   observeDynamoDbClient = observer;
 }
 
+/** Traces each call an AWS SDK client makes (X-Ray), when the function is traced. */
+type CaptureClient = Observability["tracer"]["captureAWSv3Client"];
+
 /** The secrets function `fn` may read in this deployment: SSM deployed, the environment locally. */
-export function createSecrets(config: Config, fn: FunctionName): Secrets {
+export function createSecrets(config: Config, fn: FunctionName, capture: CaptureClient = (c) => c): Secrets {
   const source =
     config.secrets.kind === "ssm"
-      ? createSsmSecrets({ prefix: config.secrets.prefix, maxAgeSeconds: config.secrets.maxAgeSeconds })
+      ? createSsmSecrets({
+          prefix: config.secrets.prefix,
+          maxAgeSeconds: config.secrets.maxAgeSeconds,
+          provider: new SSMProvider({ awsSdkV3Client: capture(new SSMClient({})) }),
+        })
       : createEnvSecrets(config.secrets.values);
   return limitSecrets(source, functionSecrets(fn, config.enabledChannels));
 }
@@ -113,13 +122,16 @@ export function createChannels(config: Config, secrets: Secrets, allowed: readon
  * Everything function `fn` needs, built once per process.
  *
  * @example
- * const { handleInbound, secrets } = createServices(loadConfig(), "telegramWebhook");
+ * const observability = createObservability("telegramWebhook");
+ * const { handleInbound, secrets } = createServices(loadConfig(), "telegramWebhook", observability);
  */
-export function createServices(config: Config, fn: FunctionName) {
-  const dynamodb = new DynamoDBClient({});
+export function createServices(config: Config, fn: FunctionName, observability: Observability) {
+  const { telemetry, tracer } = observability;
+  const capture: CaptureClient = (client) => tracer.captureAWSv3Client(client);
+  const dynamodb = capture(new DynamoDBClient({}));
   observeDynamoDbClient?.(dynamodb);
-  const sfn = new SFNClient({});
-  const secrets = createSecrets(config, fn);
+  const sfn = capture(new SFNClient({}));
+  const secrets = createSecrets(config, fn, capture);
   const secretNames = functionSecrets(fn, config.enabledChannels);
   const store = createDynamoDbQuestionStore({
     client: dynamodb,
@@ -134,14 +146,13 @@ export function createServices(config: Config, fn: FunctionName) {
     callbacks,
     limits: config.limits,
     now,
-    onDeliveryError: (target, error) => logError("delivery", error, { channel: target.channel }),
-    onError: (error, context) => logError(context, error),
+    telemetry,
   });
   const resolve = createResolveQuestion({
     store,
     callbacks,
     now,
-    onBackgroundError: (error, context) => logError(context, error),
+    telemetry,
   });
   const waitForQuestion = createWaitForQuestion({ store, now, sleep });
   const transcripts = createDynamoDbTranscriptStore({
@@ -154,22 +165,29 @@ export function createServices(config: Config, fn: FunctionName) {
     secrets,
     /**
      * Resolves once every secret this function reads is there and well-formed (functions await it at
-     * start); rejects with a ConfigError naming each one that is not. Locally without an API key, the
-     * question API runs and refuses every request.
+     * start); rejects with a ConfigError naming each one that is not — or, with `tolerate`, reports it and
+     * starts anyway (the stream consumer: one channel's bad token must not stop every run's resume).
+     * Locally without an API key, the question API runs and refuses every request.
      */
-    ready: () => preloadSecrets(secrets, secretNames, config.secrets.kind === "env" ? ["api-key"] : []),
+    ready: async (options: { tolerate?: boolean } = {}) => {
+      try {
+        await preloadSecrets(secrets, secretNames, config.secrets.kind === "env" ? ["api-key"] : []);
+      } catch (error) {
+        if (!options.tolerate) throw error;
+        telemetry.failed(
+          "starting with a secret missing or malformed: its channel's copies are not retired",
+          error,
+        );
+      }
+    },
     store,
     channels,
     handleInbound: createHandleInbound({ store, resolve, channels, now }),
     cancelStoppedRun: createCancelStoppedRun({ store, resolve, now }),
-    settleClosedQuestion: createSettleClosedQuestion({
-      callbacks,
-      channels,
-      onRetireError: (error, channel) => logError("retire", error, { channel }),
-    }),
+    settleClosedQuestion: createSettleClosedQuestion({ callbacks, channels, store, telemetry, now }),
     askQuestion,
     resolve,
     questionApi: createQuestionApi({ store, askQuestion, resolve, waitForQuestion, now }),
-    modelStep: createModelStep({ transcripts, questions: store, limits: config.limits, now }),
+    modelStep: createModelStep({ transcripts, questions: store, telemetry, limits: config.limits, now }),
   };
 }

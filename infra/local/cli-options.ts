@@ -53,10 +53,13 @@ export function stopOnSignals(stop: () => Promise<void>): void {
  * setting, a port another process holds — is one line naming what to change, and exit code 1; anything
  * else is thrown as it is.
  */
-export async function startFromCommandLine(env: Record<string, string | undefined>): Promise<LocalStack> {
+export async function startFromCommandLine(
+  env: Record<string, string | undefined>,
+  extra: Partial<LocalStackOptions> = {},
+): Promise<LocalStack> {
   let options: LocalStackOptions | undefined;
   try {
-    options = localStackOptionsFromEnv(env);
+    options = { ...localStackOptionsFromEnv(env), ...extra };
     return await startLocalStack(options);
   } catch (error) {
     const problem = startProblem(error, options);

@@ -47,14 +47,30 @@ function compile(route: GatewayRoute): CompiledRoute {
   return { ...route, pattern: new RegExp(`^${source}$`), names };
 }
 
+/** One served request, as the local stack logs it: no body, no headers, no query (they carry secrets). */
+export interface RequestLogEntry {
+  method: string;
+  /** The route matched (`POST /questions/{id}/answer`), or the path when none did. */
+  route: string;
+  status: number;
+  ms: number;
+}
+
 export async function startHttpGateway(options: {
   routes: GatewayRoute[];
   host?: string;
   port?: number;
+  onRequest?: (entry: RequestLogEntry) => void;
 }): Promise<LocalHttpGateway> {
   const routes = options.routes.map(compile);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    let served = req.url?.split("?")[0] ?? "/";
+    res.once("finish", () => {
+      const ms = Math.round((performance.now() - started) * 10) / 10;
+      options.onRequest?.({ method: req.method ?? "GET", route: served, status: res.statusCode, ms });
+    });
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of req) {
@@ -70,6 +86,7 @@ export async function startHttpGateway(options: {
       if (route.method !== method) continue;
       const match = route.pattern.exec(path);
       if (!match) continue;
+      served = `${route.method} ${route.path}`;
       const pathParameters = Object.fromEntries(route.names.map((name, i) => [name, match[i + 1] ?? ""]));
       const event = toEvent(
         req,

@@ -11,10 +11,15 @@ import type { DynamoDbClientObserver } from "#lib/wiring.ts";
 import tableDefinition from "../table.json" with { type: "json" };
 import { ensureTable, localDynamoDbClient, startLocalDynamoDb } from "./dynamodb.ts";
 import { type ItemChange, startDynamoDbProxy } from "./dynamodb-proxy.ts";
-import { createStreamEmulator, type StreamConsumer } from "./dynamodb-streams.ts";
+import { createStreamEmulator, type FailedStreamRecord, type StreamConsumer } from "./dynamodb-streams.ts";
 import { executionStatusEvent, matchesPattern } from "./event-bridge.ts";
 import type { FaultSwitch } from "./faults.ts";
-import { type GatewayRoute, type HttpHandler, startHttpGateway } from "./http-gateway.ts";
+import {
+  type GatewayRoute,
+  type HttpHandler,
+  type RequestLogEntry,
+  startHttpGateway,
+} from "./http-gateway.ts";
 import { lambdaContext } from "./lambda-context.ts";
 import { readServerlessFunctions } from "./serverless-functions.ts";
 import {
@@ -44,6 +49,8 @@ export interface LocalStackOptions {
   /** Extra environment for the handlers (e.g. HANDRAISE_MIN_TIMEOUT_SECONDS, *_API_BASE). */
   env?: Record<string, string>;
   onExecutionStatusChange?: (change: ExecutionStatusChange) => void | Promise<void>;
+  /** Called after each HTTP request the local API served (method, route, status, milliseconds). */
+  onRequest?: (entry: RequestLogEntry) => void;
   /**
    * Called with each DynamoDB client the handlers build, before its first request (the benchmark counts
    * DynamoDB units with it). Handlers build their clients when they first load, once per process.
@@ -64,8 +71,10 @@ export interface LocalStack {
    * does; `faults.stepFunctions` does the same for the Step Functions API.
    */
   faults: { dynamodb: FaultSwitch; stepFunctions: FaultSwitch };
-  /** The DynamoDB Streams emulation: resolves once every captured change has been delivered (or dropped). */
+  /** The DynamoDB Streams emulation: resolves once every captured change has been delivered (or failed). */
   streamsDrained(): Promise<void>;
+  /** Stream records that failed every retry: what AWS sends to the mapping's on-failure queue. */
+  streamFailures: FailedStreamRecord[];
   stop(): Promise<void>;
 }
 
@@ -95,9 +104,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     stops.push(async () => client.destroy());
     await ensureTable(client, tableName);
     const streamConsumers: StreamConsumer[] = [];
+    const streamFailures: FailedStreamRecord[] = [];
     const streams = createStreamEmulator({
       region: REGION,
       account: ACCOUNT,
+      onFailure: (failed) => streamFailures.push(failed),
       consumers: (table) => (table === tableName ? streamConsumers : []),
     });
     const proxy = await startDynamoDbProxy({
@@ -152,8 +163,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
       HANDRAISE_TABLE: tableName,
       // Read from SSM instead when the handlers are pointed at it (a secret may not be in both places).
-      ...(options.env?.HANDRAISE_SSM_PREFIX === undefined && { HANDRAISE_API_KEY: apiKey }),
+      ...((options.env?.HANDRAISE_SSM_PREFIX ?? process.env.HANDRAISE_SSM_PREFIX) === undefined && {
+        HANDRAISE_API_KEY: apiKey,
+      }),
       HANDRAISE_CONSOLE_CHANNEL: "true",
+      // There is no X-Ray daemon here: the handlers' Tracer stays off (deployed, tracing is on).
+      POWERTOOLS_TRACE_ENABLED: "false",
       ...options.env,
     });
 
@@ -211,7 +226,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         routes.push({ ...route, functionName: functionName(fn.key), handler: handler as HttpHandler });
       }
     }
-    const gateway = await startHttpGateway({ routes, host, port: options.port ?? 3000 });
+    const gateway = await startHttpGateway({
+      routes,
+      host,
+      port: options.port ?? 3000,
+      ...(options.onRequest && { onRequest: options.onRequest }),
+    });
     stops.push(gateway.stop);
     // Stopped first: no stream delivery may outlive the services it calls.
     stops.push(streams.stop);
@@ -227,6 +247,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ),
       faults: { dynamodb: proxy.faults, stepFunctions: sfn.faults },
       streamsDrained: () => streams.drained(),
+      streamFailures,
       stop,
     };
   } catch (error) {

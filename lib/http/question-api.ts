@@ -78,6 +78,9 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
   const idOf = (event: APIGatewayProxyEventV2): string => {
     const id = event.pathParameters?.id;
     if (!id) throw new HttpError(400, "INVALID_ARGUMENT", "The question id is missing from the path.");
+    // No question has another shape: such an id is not found, and never reaches DynamoDB (whose key limit a
+    // long id would break with a 500).
+    if (!RECORD_ID_PATTERN.test(id)) throw new HttpError(404, "NOT_FOUND", "No question with that id.");
     return id;
   };
 
@@ -106,22 +109,25 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
       return json(200, { question: record });
     },
     "POST /questions/{id}/answer": async (event) => {
+      const id = idOf(event);
       const body = answerBodySchema.parse(parseJsonBody(event));
-      const { record } = await deps.resolve.answer(idOf(event), body.answers, {
+      const { record } = await deps.resolve.answer(id, body.answers, {
         resolvedBy: apiResolvedBy(body.resolvedBy),
       });
       return json(200, { status: "answered", answers: record.answers });
     },
     "POST /questions/{id}/cancel": async (event) => {
+      const id = idOf(event);
       const body = cancelBodySchema.parse(parseJsonBody(event));
-      const { record } = await deps.resolve.cancel(idOf(event), body.reason, {
+      const { record } = await deps.resolve.cancel(id, body.reason, {
         resolvedBy: apiResolvedBy(body.resolvedBy),
       });
       return json(200, { status: "cancelled", reason: record.reason });
     },
     "GET /questions/{id}/wait": async (event) => {
+      const id = idOf(event);
       const { timeoutMs } = waitQuerySchema.parse(event.queryStringParameters ?? {});
-      const record = await deps.waitForQuestion(idOf(event), timeoutMs);
+      const record = await deps.waitForQuestion(id, timeoutMs);
       return json(200, {
         status: record.status,
         ...(record.answers && { answers: record.answers }),

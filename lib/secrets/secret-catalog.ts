@@ -21,6 +21,24 @@ const parameters: Record<SecretName, SecretEntry> = catalog.parameters;
 
 export const SECRET_NAMES = Object.keys(parameters) as SecretName[];
 
+/** An SSM parameter path prefix, such as `/handraise/prod`. */
+export const SSM_PATH = /^\/[A-Za-z0-9_.\-/]+$/;
+
+/**
+ * A comma-separated list of channels (`telegram, Slack`) → the known channels, in order, without repeats,
+ * and the words that name none.
+ */
+export function parseChannelList(text: string): { channels: ChannelName[]; unknown: string[] } {
+  const channels: ChannelName[] = [];
+  const unknown: string[] = [];
+  for (const word of text.split(",").map((w) => w.trim().toLowerCase())) {
+    if (word === "") continue;
+    if (!(CHANNEL_NAMES as readonly string[]).includes(word)) unknown.push(word);
+    else if (!channels.includes(word as ChannelName)) channels.push(word as ChannelName);
+  }
+  return { channels, unknown };
+}
+
 /** The environment variable that holds a secret locally (`telegram/bot-token` → `TELEGRAM_BOT_TOKEN`). */
 export function secretEnvName(name: SecretName): string {
   return parameters[name].env;
@@ -107,8 +125,11 @@ const ANY_TOKEN = { pattern: /^\S+$/, rule: "one word, without spaces" };
  */
 export function secretProblem(name: SecretName, value: string): string | undefined {
   if (value.trim() === "") return "is empty";
-  // The placeholder itself is no secret, so it may be shown.
-  if (isPlaceholder(value)) return `is a placeholder ("${value.trim()}"), not a secret`;
+  // A listed placeholder is no secret, so it may be shown; a value that merely starts like one is not shown.
+  if (isPlaceholder(value)) {
+    const shown = PLACEHOLDERS.has(value.trim().toLowerCase()) ? `"${value.trim()}"` : "xxx… / ---";
+    return `is a placeholder (${shown}), not a secret`;
+  }
   const format = FORMATS[name] ?? ANY_TOKEN;
   return format.pattern.test(value) ? undefined : `must be ${format.rule}`;
 }

@@ -676,7 +676,8 @@ describe("Mattermost identity: only what Mattermost's API confirms counts", () =
 describe("Mattermost: typed text in a channel counts only in the question's thread or addressed to the bot", () => {
   it("chatter at the top level or in another thread changes nothing; a mention of the bot answers", async () => {
     const { questionId, executionArn } = await startRun([single]);
-    expect((await typed("brb")).body).toEqual({});
+    // A valid answer, but at the top level of the channel and not addressed to the bot: conversation.
+    expect((await typed("2")).body).toEqual({});
     expect((await typed("2", { rootId: "otherthread000000000000001" })).body).toEqual({});
     expect((await typed(`@${BOT_USERNAME}2 2`)).body).toEqual({});
     expect(await statusOf(questionId)).toBe("pending");

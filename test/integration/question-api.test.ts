@@ -573,3 +573,22 @@ describe("routing", () => {
     expect((await stack.api("GET", "/nothing-here")).status).toBe(404);
   });
 });
+
+describe("question ids in the path", () => {
+  it.each([
+    ["GET", ""],
+    ["POST", "/answer"],
+    ["POST", "/cancel"],
+    ["GET", "/wait?timeoutMs=0"],
+  ])("%s /questions/<an id no question can have>%s → 404, never a 500", async (method, suffix) => {
+    for (const id of ["x".repeat(3000), "ask%20one", encodeURIComponent("é"), "a.b"]) {
+      const response = await stack.api(
+        method,
+        `/questions/${id}${suffix}`,
+        method === "POST" ? {} : undefined,
+      );
+      expect(response.status, id.slice(0, 20)).toBe(404);
+      expect(response.body.error.code).toBe("NOT_FOUND");
+    }
+  });
+});

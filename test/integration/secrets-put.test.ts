@@ -75,6 +75,21 @@ describe("npm run secrets:put", () => {
     expect(output.split(key)).toHaveLength(2);
   });
 
+  it("never replaces the stage's API key with a made-up one (a channel added later), unless asked", async () => {
+    ssm.put("/handraise/prod/api-key", "the-key-clients-use-0123456789");
+    const added = await secretsPut(["--stage", "prod", "--channels", "telegram"], TELEGRAM);
+    expect(added.code, added.output).toBe(0);
+    expect(ssm.parameters.get("/handraise/prod/api-key")?.value).toBe("the-key-clients-use-0123456789");
+    expect(ssm.parameters.get("/handraise/prod/telegram/bot-token")?.value).toBe(TELEGRAM.TELEGRAM_BOT_TOKEN);
+    expect(added.output).toContain("kept /handraise/prod/api-key");
+    expect(added.output).not.toContain("A new API key was made");
+
+    const renewed = await secretsPut(["--stage", "prod", "--new-api-key"], {});
+    expect(renewed.code, renewed.output).toBe(0);
+    expect(ssm.parameters.get("/handraise/prod/api-key")?.value).not.toBe("the-key-clients-use-0123456789");
+    expect(renewed.output).toContain("A new API key was made");
+  });
+
   it("refuses a placeholder or a missing value, naming each variable, and stores nothing", async () => {
     const { code, output } = await secretsPut(["--channels", "telegram,slack"], {
       TELEGRAM_BOT_TOKEN: TELEGRAM.TELEGRAM_BOT_TOKEN,

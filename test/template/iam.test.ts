@@ -34,7 +34,7 @@ const pendingIndexes = tableDefinition.GlobalSecondaryIndexes.map(
 /**
  * Step Functions' CloudWatch Logs delivery. AWS requires `"Resource": "*"` here: these are account-level
  * log-delivery APIs with no resource type to scope them to (Step Functions developer guide, "IAM policies
- * for logging to CloudWatch Logs"). It is the only `*` in the stack.
+ * for logging to CloudWatch Logs"). With X-Ray's, it is the only `*` in the stack.
  */
 const LOG_DELIVERY = [
   "logs:CreateLogDelivery",
@@ -116,6 +116,13 @@ function secretRows(fn: string, stage: string, channels: readonly string[], kmsK
   ];
 }
 
+/**
+ * X-Ray: every function sends its traces (AWS offers no resource to scope these to), and the state machine
+ * too (serverless-step-functions adds its sampling actions).
+ */
+const XRAY = ["xray:PutTraceSegments", "xray:PutTelemetryRecords"];
+const XRAY_STATE_MACHINE = [...XRAY, "xray:GetSamplingRules", "xray:GetSamplingTargets"];
+
 /** Function (key in serverless.yml) or state machine (logical id) → exactly what its role may do. */
 const iamTable = (
   stage: string,
@@ -123,7 +130,10 @@ const iamTable = (
   kmsKeyArn?: string,
 ): Record<string, IamRow[]> => {
   const table = baseIamTable(stage);
-  for (const fn of Object.keys(table)) table[fn]?.push(...secretRows(fn, stage, channels, kmsKeyArn));
+  for (const [name, rows] of Object.entries(table)) {
+    if (name === "AgentStateMachine") continue;
+    rows.push(...secretRows(name, stage, channels, kmsKeyArn), { actions: XRAY, resources: ["*"] });
+  }
   return table;
 };
 
@@ -182,7 +192,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
   ],
   executionStatus: [
     { actions: LOGS, resources: ["ExecutionStatusLogGroup.Arn"] },
-    { actions: ["dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"], resources: [TABLE] },
+    { actions: ["dynamodb:GetItem", "dynamodb:UpdateItem"], resources: [TABLE] },
     { actions: ["dynamodb:Query"], resources: [`${TABLE}/index/pendingBySession`] },
     { actions: ["states:SendTaskFailure"], resources: [resumableStateMachines(stage)] },
   ],
@@ -197,7 +207,10 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       ],
       resources: ["QuestionsTable.StreamArn"],
     },
-    // Resumes and retires; it reads no item and writes none.
+    // Notes a resume that failed for good on the question; it reads no item and creates none.
+    { actions: ["dynamodb:UpdateItem"], resources: [TABLE] },
+    // A stream record that kept failing goes to the on-failure queue.
+    { actions: ["sqs:SendMessage"], resources: ["QuestionEventsFailureQueue.Arn"] },
     {
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
@@ -246,6 +259,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       ],
     },
     { actions: LOG_DELIVERY, resources: ["*"] },
+    { actions: XRAY_STATE_MACHINE, resources: ["*"] },
   ],
 });
 
@@ -323,7 +337,8 @@ describe("IAM roles of the packaged template", () => {
       for (const g of roleGrants(template, role).grants) {
         const [action = "", target = ""] = g.split(" on ");
         expect(action, `${name}: ${g}`).not.toContain("*");
-        if (target.startsWith("*")) expect(LOG_DELIVERY, `${name}: ${g}`).toContain(action);
+        if (target.startsWith("*"))
+          expect([...LOG_DELIVERY, ...XRAY_STATE_MACHINE], `${name}: ${g}`).toContain(action);
       }
     }
   });
