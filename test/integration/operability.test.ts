@@ -37,6 +37,9 @@ beforeAll(async () => {
     TELEGRAM_BOT_TOKEN: BOT_TOKEN,
     TELEGRAM_WEBHOOK_SECRET: SECRET,
     TELEGRAM_API_BASE: telegram.url,
+    // What an operator sees: every lifecycle line and metric, as deployed.
+    POWERTOOLS_LOG_LEVEL: "INFO",
+    POWERTOOLS_METRICS_DISABLED: "false",
   });
 });
 afterAll(async () => {
