@@ -82,7 +82,12 @@ export async function startHttpGateway(options: {
       const result = await route.handler(event, lambdaContext(route.functionName));
       return send(res, toResult(result));
     }
-    send(res, { statusCode: 404, body: '{"message":"Not Found"}' });
+    // In the question API's error shape, so a client sees one shape locally. Deployed, API Gateway answers
+    // a route it does not know itself, before any function runs: 404 {"message":"Not Found"}.
+    send(res, {
+      statusCode: 404,
+      body: JSON.stringify({ error: { code: "NOT_FOUND", message: `No route ${method} ${url.pathname}.` } }),
+    });
   }
 
   const server = createServer((req, res) => {
