@@ -65,9 +65,9 @@ export async function startHttpGateway(options: {
     }
     const url = new URL(req.url ?? "/", "http://localhost");
     const method = (req.method ?? "GET").toUpperCase();
-    const path = decodeURIComponent(url.pathname);
+    const path = decodedPath(url.pathname);
     for (const route of routes) {
-      if (route.method !== method) continue;
+      if (route.method !== method || path === undefined) continue;
       const match = route.pattern.exec(path);
       if (!match) continue;
       const pathParameters = Object.fromEntries(route.names.map((name, i) => [name, match[i + 1] ?? ""]));
@@ -162,6 +162,15 @@ function toEvent(
     ...(body.length > 0 && { body: isText ? body.toString("utf8") : body.toString("base64") }),
     isBase64Encoded: body.length > 0 && !isText,
   };
+}
+
+/** The path routes match against; undefined for a malformed escape ("%E0%A4%A"), which matches no route. */
+function decodedPath(pathname: string): string | undefined {
+  try {
+    return decodeURIComponent(pathname);
+  } catch {
+    return undefined;
+  }
 }
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];

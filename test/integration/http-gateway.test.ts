@@ -73,6 +73,10 @@ describe("the local HTTP gateway builds API Gateway payload 2.0 events", () => {
     expect(await unknown.json()).toEqual({
       error: { code: "NOT_FOUND", message: "No route GET /nothing." },
     });
+    // A malformed escape names no route either: a 404, not the gateway failing.
+    const malformed = await fetch(`${gateway.url}/things/%E0%A4%A/do`, { method: "POST" });
+    expect(malformed.status).toBe(404);
+    expect(await malformed.json()).toMatchObject({ error: { code: "NOT_FOUND" } });
     const wrongMethod = await fetch(`${gateway.url}/plain`, { method: "DELETE" });
     expect(wrongMethod.status).toBe(404);
     expect(await wrongMethod.json()).toEqual({
