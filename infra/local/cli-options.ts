@@ -12,7 +12,7 @@ const cliEnvSchema = z.object({
   HANDRAISE_API_KEY: z.string().min(16).optional(),
 });
 
-/** The local stack's settings from the environment (DESIGN.md §6 names and defaults). */
+/** The local stack's settings from the environment (names and defaults: the README's local stack table). */
 export function localStackOptionsFromEnv(env: Record<string, string | undefined>): LocalStackOptions {
   const parsed = cliEnvSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v)));
   if (!parsed.success) {

@@ -81,9 +81,9 @@ export async function startHttpGateway(options: {
     }
     const url = new URL(req.url ?? "/", "http://localhost");
     const method = (req.method ?? "GET").toUpperCase();
-    const path = decodeURIComponent(url.pathname);
+    const path = decodedPath(url.pathname);
     for (const route of routes) {
-      if (route.method !== method) continue;
+      if (route.method !== method || path === undefined) continue;
       const match = route.pattern.exec(path);
       if (!match) continue;
       served = `${route.method} ${route.path}`;
@@ -99,7 +99,12 @@ export async function startHttpGateway(options: {
       const result = await route.handler(event, lambdaContext(route.functionName));
       return send(res, toResult(result));
     }
-    send(res, { statusCode: 404, body: '{"message":"Not Found"}' });
+    // In the question API's error shape, so a client sees one shape locally. Deployed, API Gateway answers
+    // a route it does not know itself, before any function runs: 404 {"message":"Not Found"}.
+    send(res, {
+      statusCode: 404,
+      body: JSON.stringify({ error: { code: "NOT_FOUND", message: `No route ${method} ${url.pathname}.` } }),
+    });
   }
 
   const server = createServer((req, res) => {
@@ -174,6 +179,15 @@ function toEvent(
     ...(body.length > 0 && { body: isText ? body.toString("utf8") : body.toString("base64") }),
     isBase64Encoded: body.length > 0 && !isText,
   };
+}
+
+/** The path routes match against; undefined for a malformed escape ("%E0%A4%A"), which matches no route. */
+function decodedPath(pathname: string): string | undefined {
+  try {
+    return decodeURIComponent(pathname);
+  } catch {
+    return undefined;
+  }
 }
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];

@@ -1,7 +1,8 @@
 /**
  * `npm run local`: the local stack, headless. Logs one line per HTTP request and per run status change
- * (Powertools Logger: JSON lines, or readable ones in a terminal), and prints a line with `ready` and the
- * HTTP URL once every part answers.
+ * (Powertools Logger: JSON lines, or readable ones in a terminal). Prints where each part listens and the
+ * API key, then — last, so a script can wait for it — a line with `ready` and the HTTP URL once everything
+ * answers.
  */
 import { Logger } from "@aws-lambda-powertools/logger";
 import { startFromCommandLine, stopOnSignals } from "./cli-options.ts";
@@ -18,6 +19,7 @@ const stack = await startFromCommandLine(process.env, {
 stopOnSignals(stack.stop);
 process.stdout.write(
   [
+    `API key:            ${stack.apiKey}  (Authorization: Bearer <key>; HANDRAISE_API_KEY sets it)`,
     `Step Functions API: ${stack.sfnUrl}`,
     `DynamoDB:           ${stack.dynamodbUrl} (table ${stack.tableName})`,
     ...Object.entries(stack.stateMachineArns).map(([name, arn]) => `State machine ${name}: ${arn}`),

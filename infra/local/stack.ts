@@ -1,5 +1,5 @@
 /**
- * The whole system on one machine (DESIGN.md §6): embedded DynamoDB, the Step Functions API over the AWS
+ * The whole system on one machine: embedded DynamoDB, the Step Functions API over the AWS
  * JSON protocol, and the HTTP API — all calling the real handlers of functions/, found through
  * serverless.yml. The handlers reach the local services the way they reach AWS: through the SDK, with the
  * endpoints set in the standard AWS_ENDPOINT_URL_* variables.

@@ -152,6 +152,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
         if (reply.kind === "skip") return cancel(record, "skipped", inbound.actor);
         if (reply.kind === "cancel") return cancel(record, "cancelled", inbound.actor);
         if (reply.kind === "incomplete") return { kind: "incomplete", record, missing: reply.missing };
+        if (reply.kind === "invalid") return { kind: "invalid", record, message: reply.message };
         return { kind: "ignored" };
       }
     }

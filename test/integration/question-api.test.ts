@@ -569,8 +569,10 @@ describe("GET /questions/{id}/wait", () => {
 });
 
 describe("routing", () => {
-  it("an unknown route → 404", async () => {
-    expect((await stack.api("GET", "/nothing-here")).status).toBe(404);
+  it("an unknown route → 404 NOT_FOUND in the documented error shape", async () => {
+    const response = await stack.api("GET", "/nothing-here");
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ error: { code: "NOT_FOUND", message: "No route GET /nothing-here." } });
   });
 });
 

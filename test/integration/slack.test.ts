@@ -736,3 +736,43 @@ describe("Slack: typed text in a channel counts only in the question's thread or
     expect(await replyOf(executionArn)).toBe("answered||Production|");
   });
 });
+
+describe("Slack: a typed reply follows the reply rules (one message at a time)", () => {
+  const inThread = async (questionId: string, body: string) =>
+    postEvent(messageEvent(body, { threadTs: await postedTs(questionId) }));
+  const lastTold = () => slack.callsTo("chat.postEphemeral").at(-1)?.body.text;
+
+  it("after a keyed line, the plain lines answer the questions still open, in order", async () => {
+    const { executionArn, questionId } = await startRun([single, multi, note]);
+    await inThread(questionId, "checks: 1\n2\nStaging");
+    expect(await replyOf(executionArn)).toBe("answered||ProductionUnit|Staging");
+  });
+
+  it("/cancel on a later line cancels the question", async () => {
+    const { executionArn, questionId } = await startRun([single, multi, note]);
+    await inThread(questionId, "2\n/cancel");
+    expect(await replyOf(executionArn)).toBe("no_answer|cancelled||");
+  });
+
+  it("a number that names no option is refused alike bare and keyed, told privately; the question stays pending", async () => {
+    const { executionArn, questionId } = await startRun([single, multi, note]);
+    await inThread(questionId, "7\n1\nurgent");
+    expect(lastTold()).toBe(
+      "Deploy to [deploy_target]: there is no option 7 — type a number 1–2 or your own answer.",
+    );
+    await inThread(questionId, "deploy_target: 3\nchecks: 1\nurgent");
+    expect(lastTold()).toBe(
+      "Deploy to [deploy_target]: there is no option 3 — type a number 1–2 or your own answer.",
+    );
+    expect(await statusOf(questionId)).toBe("pending");
+    await inThread(questionId, "2\nchecks: 3\n1");
+    expect(await replyOf(executionArn)).toBe("answered||ProductionLint|Routine (Recommended)");
+  });
+
+  it("one question: a number that names no option is refused with the numbers there are", async () => {
+    const { questionId } = await startRun([single]);
+    await inThread(questionId, "3");
+    expect(lastTold()).toBe("There is no option 3 — type a number 1–2 or your own answer.");
+    expect(await statusOf(questionId)).toBe("pending");
+  });
+});

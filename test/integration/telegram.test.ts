@@ -2,7 +2,12 @@ import { StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
-import { multiQuestion as multi, singleQuestion as single, unique } from "./support/sample-questions.ts";
+import {
+  multiQuestion as multi,
+  noteQuestion as note,
+  singleQuestion as single,
+  unique,
+} from "./support/sample-questions.ts";
 import {
   allItems,
   posted,
@@ -380,5 +385,64 @@ describe("Telegram: typed text in a group counts only as a reply or addressed to
     const replied = await startRun([single]);
     await post(text("1", { replyTo: 4242, replyToFrom: { id: BOT_ID, is_bot: true } }));
     expect(await replyOf(replied.executionArn)).toBe("answered||Staging (Recommended)");
+  });
+});
+
+describe("Telegram: a typed reply follows the reply rules (one message at a time)", () => {
+  /** A message replying to the question's post, so it routes to it in the group. */
+  const replyTo = async (questionId: string, body: string) =>
+    post(text(body, { replyTo: await postedMessageId(questionId) }));
+  const lastSaid = () => telegram.callsTo("sendMessage").at(-1)?.body.text;
+  const questionOf = async (questionId: string) =>
+    (await stack.api("GET", `/questions/${questionId}`)).body.question;
+
+  it("after a keyed line, the plain lines answer the questions still open, in order", async () => {
+    const { executionArn, questionId } = await startRun([single, multi, note]);
+    await replyTo(questionId, "checks: 1\n2\nStaging");
+    expect(await replyOf(executionArn)).toBe("answered||ProductionUnit");
+    expect((await questionOf(questionId)).answers).toEqual({
+      deploy_target: ["Production"],
+      checks: ["Unit"],
+      release_note: ["Staging"],
+    });
+  });
+
+  it("/cancel on a later line cancels the question", async () => {
+    const { executionArn, questionId } = await startRun([single, multi, note]);
+    await replyTo(questionId, "2\n/cancel");
+    expect(await replyOf(executionArn)).toBe("no_answer|cancelled|");
+  });
+
+  it("a number that names no option is refused alike bare and keyed; the question stays pending", async () => {
+    const { executionArn, questionId } = await startRun([single, multi, note]);
+    await replyTo(questionId, "7\n1\nurgent");
+    expect(lastSaid()).toBe(
+      "Deploy to [deploy_target]: there is no option 7 — type a number 1–2 or your own answer.",
+    );
+    await replyTo(questionId, "deploy_target: 3\nchecks: 1\nurgent");
+    expect(lastSaid()).toBe(
+      "Deploy to [deploy_target]: there is no option 3 — type a number 1–2 or your own answer.",
+    );
+    expect((await questionOf(questionId)).status).toBe("pending");
+    await replyTo(questionId, "deploy_target: 2\nchecks: 1\nurgent");
+    expect(await replyOf(executionArn)).toBe("answered||ProductionUnit");
+  });
+
+  it("one question: a number that names no option is refused with the numbers there are", async () => {
+    const { executionArn, questionId } = await startRun([single]);
+    await replyTo(questionId, "3");
+    expect(lastSaid()).toBe("There is no option 3 — type a number 1–2 or your own answer.");
+    expect((await questionOf(questionId)).status).toBe("pending");
+    await replyTo(questionId, "3 replicas");
+    expect(await replyOf(executionArn)).toBe("answered||3 replicas");
+  });
+
+  it("a message that answers some questions names the missing ones; the next message is read on its own", async () => {
+    const { executionArn, questionId } = await startRun([single, multi, note]);
+    await replyTo(questionId, "checks: 1");
+    expect(lastSaid()).toBe("Still needed: Deploy to [deploy_target], Release note [release_note].");
+    expect((await questionOf(questionId)).status).toBe("pending");
+    await replyTo(questionId, "2\n1, 3\nurgent");
+    expect(await replyOf(executionArn)).toBe("answered||ProductionUnit,Lint");
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The packaged CloudFormation template (`npm run package`), parsed as JSON: what DESIGN.md and the deploy
+ * The packaged CloudFormation template (`npm run package`), parsed as JSON: what the design and the deploy
  * issue promise about runtime, table, state machine, routes, secrets and outputs.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -157,7 +157,7 @@ describe("the agent state machine", () => {
 });
 
 describe("the HTTP API", () => {
-  it("serves the question routes of DESIGN.md §4, all on the questions API function", () => {
+  it("serves the routes of the question API, all on the questions API function", () => {
     const routes = resourcesOfType(template, "AWS::ApiGatewayV2::Route").map(([, route]) => ({
       key: route.Properties?.RouteKey,
       target: render(route.Properties?.Target),
