@@ -34,6 +34,7 @@ import { limitSecrets, preloadSecrets, type Secrets, secretValue } from "./secre
 import { createSsmSecrets } from "./secrets/ssm-secrets.ts";
 import { createDynamoDbQuestionStore } from "./store/dynamodb-question-store.ts";
 import { createDynamoDbTranscriptStore } from "./store/dynamodb-transcript-store.ts";
+import { type AnswerLinks, createAnswerLinks, NO_ANSWER_LINKS } from "./web/answer-link.ts";
 
 const now = () => Date.now();
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -61,15 +62,30 @@ export function createSecrets(config: Config, fn: FunctionName): Secrets {
 }
 
 /**
- * The enabled channels this function can post to: those whose bot token it may read (every one for the
- * functions that deliver or retire, its own for a platform's webhook).
+ * The answer page's links, for the functions that show them (their row of infra/secrets.json lists the link
+ * secret): chat messages, the question API. Off without a link secret or a public URL.
  */
-export function createChannels(config: Config, secrets: Secrets, allowed: readonly SecretName[]) {
+export function createLinks(config: Config, secrets: Secrets, allowed: readonly SecretName[]): AnswerLinks {
+  if (!allowed.includes("link-secret")) return NO_ANSWER_LINKS;
+  return createAnswerLinks({ publicUrl: config.publicUrl, key: () => secrets.get("link-secret") });
+}
+
+/**
+ * The enabled channels this function can post to: those whose bot token it may read (every one for the
+ * functions that deliver or retire, its own for a platform's webhook). Each posted question carries the
+ * answer page's link from `links`.
+ */
+export function createChannels(
+  config: Config,
+  secrets: Secrets,
+  allowed: readonly SecretName[],
+  links: AnswerLinks = NO_ANSWER_LINKS,
+) {
   const channels = new Map<string, ChatChannel>();
   const add = (channel: ChatChannel) => channels.set(channel.name, channel);
   const may = new Set(allowed);
   const { telegram, slack, discord, mattermost } = config.channels;
-  if (config.consoleChannel) add(createConsoleChannel((text) => process.stdout.write(text)));
+  if (config.consoleChannel) add(createConsoleChannel((text) => process.stdout.write(text), links));
   if (telegram && may.has("telegram/bot-token")) {
     add(
       createTelegramChannel(
@@ -77,6 +93,7 @@ export function createChannels(config: Config, secrets: Secrets, allowed: readon
           apiBase: telegram.apiBase,
           botToken: secretValue(secrets, "telegram/bot-token"),
         }),
+        links,
       ),
     );
   }
@@ -84,6 +101,7 @@ export function createChannels(config: Config, secrets: Secrets, allowed: readon
     add(
       createSlackChannel(
         createSlackApi({ apiBase: slack.apiBase, botToken: secretValue(secrets, "slack/bot-token") }),
+        links,
       ),
     );
   }
@@ -91,6 +109,7 @@ export function createChannels(config: Config, secrets: Secrets, allowed: readon
     add(
       createDiscordChannel(
         createDiscordApi({ apiBase: discord.apiBase, botToken: secretValue(secrets, "discord/bot-token") }),
+        links,
       ),
     );
   }
@@ -103,6 +122,7 @@ export function createChannels(config: Config, secrets: Secrets, allowed: readon
           url: mattermostWebhookUrl(mattermost.publicUrl),
           secret: secretValue(secrets, "mattermost/action-secret"),
         },
+        links,
       ),
     );
   }
@@ -110,12 +130,14 @@ export function createChannels(config: Config, secrets: Secrets, allowed: readon
 }
 
 /**
- * Everything function `fn` needs, built once per process.
+ * What every function builds on: the clients, its secrets, the question store, the run callbacks and the
+ * answer / cancel use case. The answer page is composed from this alone (functions/answer-page.ts), so its
+ * bundle carries no chat channel, model step or question API — and theirs carry no page.
  *
  * @example
- * const { handleInbound, secrets } = createServices(loadConfig(), "telegramWebhook");
+ * const { store, resolve, secrets, ready } = createCoreServices(loadConfig(), "answerPage");
  */
-export function createServices(config: Config, fn: FunctionName) {
+export function createCoreServices(config: Config, fn: FunctionName) {
   const dynamodb = new DynamoDBClient({});
   observeDynamoDbClient?.(dynamodb);
   const sfn = new SFNClient({});
@@ -127,7 +149,45 @@ export function createServices(config: Config, fn: FunctionName) {
     retentionSeconds: config.retentionSeconds,
   });
   const callbacks = createSfnTaskCallbacks(sfn);
-  const channels = createChannels(config, secrets, secretNames);
+  const resolve = createResolveQuestion({
+    store,
+    callbacks,
+    now,
+    onBackgroundError: (error, context) => logError(context, error),
+  });
+  return {
+    config,
+    dynamodb,
+    secrets,
+    secretNames,
+    store,
+    callbacks,
+    resolve,
+    now,
+    /**
+     * Resolves once every secret this function reads is there and well-formed (functions await it at
+     * start); rejects with a ConfigError naming each one that is not. Locally without an API key, the
+     * question API runs and refuses every request; without a link secret, the answer page is off.
+     */
+    ready: () =>
+      preloadSecrets(secrets, secretNames, [
+        ...(config.secrets.kind === "env" ? (["api-key"] as const) : []),
+        "link-secret",
+      ]),
+  };
+}
+
+/**
+ * Everything function `fn` needs, built once per process.
+ *
+ * @example
+ * const { handleInbound, secrets } = createServices(loadConfig(), "telegramWebhook");
+ */
+export function createServices(config: Config, fn: FunctionName) {
+  const core = createCoreServices(config, fn);
+  const { dynamodb, secrets, secretNames, store, callbacks, resolve } = core;
+  const links = createLinks(config, secrets, secretNames);
+  const channels = createChannels(config, secrets, secretNames, links);
   const askQuestion = createAskQuestion({
     store,
     channels,
@@ -136,12 +196,6 @@ export function createServices(config: Config, fn: FunctionName) {
     now,
     onDeliveryError: (target, error) => logError("delivery", error, { channel: target.channel }),
     onError: (error, context) => logError(context, error),
-  });
-  const resolve = createResolveQuestion({
-    store,
-    callbacks,
-    now,
-    onBackgroundError: (error, context) => logError(context, error),
   });
   const waitForQuestion = createWaitForQuestion({ store, now, sleep });
   const transcripts = createDynamoDbTranscriptStore({
@@ -152,12 +206,7 @@ export function createServices(config: Config, fn: FunctionName) {
   return {
     config,
     secrets,
-    /**
-     * Resolves once every secret this function reads is there and well-formed (functions await it at
-     * start); rejects with a ConfigError naming each one that is not. Locally without an API key, the
-     * question API runs and refuses every request.
-     */
-    ready: () => preloadSecrets(secrets, secretNames, config.secrets.kind === "env" ? ["api-key"] : []),
+    ready: core.ready,
     store,
     channels,
     handleInbound: createHandleInbound({ store, resolve, channels, now }),
@@ -169,7 +218,7 @@ export function createServices(config: Config, fn: FunctionName) {
     }),
     askQuestion,
     resolve,
-    questionApi: createQuestionApi({ store, askQuestion, resolve, waitForQuestion, now }),
+    questionApi: createQuestionApi({ store, askQuestion, resolve, waitForQuestion, links, now }),
     modelStep: createModelStep({ transcripts, questions: store, limits: config.limits, now }),
   };
 }

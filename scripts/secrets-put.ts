@@ -4,12 +4,13 @@
  * key, and every secret of each channel it enables. Values come from the environment variables of the same
  * table (TELEGRAM_BOT_TOKEN, …), so they never appear on a command line or in shell history; a missing,
  * malformed or placeholder value stops the script before anything is written. Without HANDRAISE_API_KEY a
- * new key is made and printed once. Credentials and region come from the usual AWS settings (AWS_PROFILE,
- * AWS_REGION, …), as for the AWS CLI.
+ * new key is made and printed once. The answer page's link secret is stored when HANDRAISE_LINK_SECRET is
+ * set, or made (and never printed: nobody needs to know it) with --answer-page; without it the page is off.
+ * Credentials and region come from the usual AWS settings (AWS_PROFILE, AWS_REGION, …), as for the AWS CLI.
  *
- * Options: --stage (default dev), --channels (comma-separated; default none), --prefix (default
- * /handraise/<stage>), --kms-key-id (a key of your own; default the AWS managed aws/ssm), --region,
- * --dry-run (say what would be stored, store nothing).
+ * Options: --stage (default dev), --channels (comma-separated; default none), --answer-page, --prefix
+ * (default /handraise/<stage>), --kms-key-id (a key of your own; default the AWS managed aws/ssm),
+ * --region, --dry-run (say what would be stored, store nothing).
  */
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
@@ -28,6 +29,7 @@ const { values: options } = parseArgs({
   options: {
     stage: { type: "string", default: "dev" },
     channels: { type: "string", default: "" },
+    "answer-page": { type: "boolean", default: false },
     prefix: { type: "string" },
     "kms-key-id": { type: "string" },
     region: { type: "string" },
@@ -49,8 +51,10 @@ if (unknown.length > 0) fail(`unknown channel ${unknown.join(", ")} (channels: $
 const prefix = (options.prefix ?? `/handraise/${options.stage}`).replace(/\/+$/, "");
 if (!/^\/[A-Za-z0-9_.\-/]+$/.test(prefix)) fail(`--prefix must be an SSM path such as /handraise/prod`);
 
+const answerPage = options["answer-page"] || Boolean(process.env[secretEnvName("link-secret")]);
 const names: SecretName[] = [
   "api-key",
+  ...(answerPage ? (["link-secret"] as const) : []),
   ...channels.flatMap((channel) => channelSecrets(channel as ChannelName)),
 ];
 let generatedApiKey: string | undefined;
@@ -63,6 +67,7 @@ for (const name of names) {
     generatedApiKey = randomBytes(32).toString("base64url");
     value = generatedApiKey;
   }
+  if (!value && name === "link-secret") value = randomBytes(32).toString("base64url");
   if (!value) {
     problems.push(`${variable} is not set (${secretAbout(name)})`);
     continue;
