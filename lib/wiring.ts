@@ -36,6 +36,7 @@ import { createSsmSecrets } from "./secrets/ssm-secrets.ts";
 import { createDynamoDbQuestionStore } from "./store/dynamodb-question-store.ts";
 import { createDynamoDbTranscriptStore } from "./store/dynamodb-transcript-store.ts";
 import type { Observability } from "./telemetry/observability.ts";
+import { type AnswerLinks, createAnswerLinks, NO_ANSWER_LINKS } from "./web/answer-link.ts";
 
 const now = () => Date.now();
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -70,15 +71,30 @@ export function createSecrets(config: Config, fn: FunctionName, capture: Capture
 }
 
 /**
- * The enabled channels this function can post to: those whose bot token it may read (every one for the
- * functions that deliver or retire, its own for a platform's webhook).
+ * The answer page's links, for the functions that show them (their row of infra/secrets.json lists the link
+ * secret): chat messages, the question API. Off without a link secret or a public URL.
  */
-export function createChannels(config: Config, secrets: Secrets, allowed: readonly SecretName[]) {
+export function createLinks(config: Config, secrets: Secrets, allowed: readonly SecretName[]): AnswerLinks {
+  if (!allowed.includes("link-secret")) return NO_ANSWER_LINKS;
+  return createAnswerLinks({ publicUrl: config.publicUrl, key: () => secrets.get("link-secret") });
+}
+
+/**
+ * The enabled channels this function can post to: those whose bot token it may read (every one for the
+ * functions that deliver or retire, its own for a platform's webhook). Each posted question carries the
+ * answer page's link from `links`.
+ */
+export function createChannels(
+  config: Config,
+  secrets: Secrets,
+  allowed: readonly SecretName[],
+  links: AnswerLinks = NO_ANSWER_LINKS,
+) {
   const channels = new Map<string, ChatChannel>();
   const add = (channel: ChatChannel) => channels.set(channel.name, channel);
   const may = new Set(allowed);
   const { telegram, slack, discord, mattermost } = config.channels;
-  if (config.consoleChannel) add(createConsoleChannel((text) => process.stdout.write(text)));
+  if (config.consoleChannel) add(createConsoleChannel((text) => process.stdout.write(text), links));
   if (telegram && may.has("telegram/bot-token")) {
     add(
       createTelegramChannel(
@@ -86,6 +102,7 @@ export function createChannels(config: Config, secrets: Secrets, allowed: readon
           apiBase: telegram.apiBase,
           botToken: secretValue(secrets, "telegram/bot-token"),
         }),
+        links,
       ),
     );
   }
@@ -93,6 +110,7 @@ export function createChannels(config: Config, secrets: Secrets, allowed: readon
     add(
       createSlackChannel(
         createSlackApi({ apiBase: slack.apiBase, botToken: secretValue(secrets, "slack/bot-token") }),
+        links,
       ),
     );
   }
@@ -100,6 +118,7 @@ export function createChannels(config: Config, secrets: Secrets, allowed: readon
     add(
       createDiscordChannel(
         createDiscordApi({ apiBase: discord.apiBase, botToken: secretValue(secrets, "discord/bot-token") }),
+        links,
       ),
     );
   }
@@ -112,6 +131,7 @@ export function createChannels(config: Config, secrets: Secrets, allowed: readon
           url: mattermostWebhookUrl(mattermost.publicUrl),
           secret: secretValue(secrets, "mattermost/action-secret"),
         },
+        links,
       ),
     );
   }
@@ -119,13 +139,15 @@ export function createChannels(config: Config, secrets: Secrets, allowed: readon
 }
 
 /**
- * Everything function `fn` needs, built once per process.
+ * What every function builds on: the clients, its secrets, the question store, the run callbacks and the
+ * answer / cancel use case. The answer page is composed from this alone (functions/answer-page.ts), so its
+ * bundle carries no chat channel, model step or question API — and theirs carry no page.
  *
  * @example
- * const observability = createObservability("telegramWebhook");
- * const { handleInbound, secrets } = createServices(loadConfig(), "telegramWebhook", observability);
+ * const observability = createObservability("answerPage");
+ * const { store, resolve, secrets, ready } = createCoreServices(loadConfig(), "answerPage", observability);
  */
-export function createServices(config: Config, fn: FunctionName, observability: Observability) {
+export function createCoreServices(config: Config, fn: FunctionName, observability: Observability) {
   const { telemetry, tracer } = observability;
   const capture: CaptureClient = (client) => tracer.captureAWSv3Client(client);
   const dynamodb = capture(new DynamoDBClient({}));
@@ -139,18 +161,58 @@ export function createServices(config: Config, fn: FunctionName, observability: 
     retentionSeconds: config.retentionSeconds,
   });
   const callbacks = createSfnTaskCallbacks(sfn);
-  const channels = createChannels(config, secrets, secretNames);
+  const resolve = createResolveQuestion({ store, callbacks, now, telemetry });
+  return {
+    config,
+    telemetry,
+    dynamodb,
+    secrets,
+    secretNames,
+    store,
+    callbacks,
+    resolve,
+    now,
+    /**
+     * Resolves once every secret this function reads is there and well-formed (functions await it at
+     * start); rejects with a ConfigError naming each one that is not — or, with `tolerate`, reports it and
+     * starts anyway (the stream consumer: one channel's bad token must not stop every run's resume).
+     * Locally without an API key, the question API runs and refuses every request; without a link secret,
+     * the answer page is off.
+     */
+    ready: async (options: { tolerate?: boolean } = {}) => {
+      try {
+        await preloadSecrets(secrets, secretNames, [
+          ...(config.secrets.kind === "env" ? (["api-key"] as const) : []),
+          "link-secret",
+        ]);
+      } catch (error) {
+        if (!options.tolerate) throw error;
+        telemetry.failed(
+          "starting with a secret missing or malformed: its channel's copies are not retired",
+          error,
+        );
+      }
+    },
+  };
+}
+
+/**
+ * Everything function `fn` needs, built once per process.
+ *
+ * @example
+ * const observability = createObservability("telegramWebhook");
+ * const { handleInbound, secrets } = createServices(loadConfig(), "telegramWebhook", observability);
+ */
+export function createServices(config: Config, fn: FunctionName, observability: Observability) {
+  const core = createCoreServices(config, fn, observability);
+  const { dynamodb, secrets, secretNames, store, callbacks, resolve, telemetry } = core;
+  const links = createLinks(config, secrets, secretNames);
+  const channels = createChannels(config, secrets, secretNames, links);
   const askQuestion = createAskQuestion({
     store,
     channels,
     callbacks,
     limits: config.limits,
-    now,
-    telemetry,
-  });
-  const resolve = createResolveQuestion({
-    store,
-    callbacks,
     now,
     telemetry,
   });
@@ -163,23 +225,7 @@ export function createServices(config: Config, fn: FunctionName, observability: 
   return {
     config,
     secrets,
-    /**
-     * Resolves once every secret this function reads is there and well-formed (functions await it at
-     * start); rejects with a ConfigError naming each one that is not — or, with `tolerate`, reports it and
-     * starts anyway (the stream consumer: one channel's bad token must not stop every run's resume).
-     * Locally without an API key, the question API runs and refuses every request.
-     */
-    ready: async (options: { tolerate?: boolean } = {}) => {
-      try {
-        await preloadSecrets(secrets, secretNames, config.secrets.kind === "env" ? ["api-key"] : []);
-      } catch (error) {
-        if (!options.tolerate) throw error;
-        telemetry.failed(
-          "starting with a secret missing or malformed: its channel's copies are not retired",
-          error,
-        );
-      }
-    },
+    ready: core.ready,
     store,
     channels,
     handleInbound: createHandleInbound({ store, resolve, channels, now }),
@@ -187,7 +233,7 @@ export function createServices(config: Config, fn: FunctionName, observability: 
     settleClosedQuestion: createSettleClosedQuestion({ callbacks, channels, store, telemetry, now }),
     askQuestion,
     resolve,
-    questionApi: createQuestionApi({ store, askQuestion, resolve, waitForQuestion, now }),
+    questionApi: createQuestionApi({ store, askQuestion, resolve, waitForQuestion, links, now }),
     modelStep: createModelStep({ transcripts, questions: store, telemetry, limits: config.limits, now }),
   };
 }

@@ -5,12 +5,15 @@
  * table (TELEGRAM_BOT_TOKEN, …), so they never appear on a command line or in shell history; a missing,
  * malformed or placeholder value stops the script before anything is written. The API key is stored only when
  * HANDRAISE_API_KEY is set, or when the stage has none yet (then a new one is made and printed once): adding
- * a channel later never replaces the key clients use. Credentials and region come from the usual AWS
+ * a channel later never replaces the key clients use. The answer page's link secret is stored when
+ * HANDRAISE_LINK_SECRET is set, or made (and never printed: nobody needs to know it) with --answer-page
+ * where the stage has none; without it the page is off. Credentials and region come from the usual AWS
  * settings (AWS_PROFILE, AWS_REGION, …), as for the AWS CLI.
  *
- * Options: --stage (default dev), --channels (comma-separated; default none), --prefix (default
- * /handraise/<stage>), --kms-key-id (a key of your own; default the AWS managed aws/ssm), --new-api-key
- * (replace the stage's API key with a new one), --region, --dry-run (say what would be stored, store nothing).
+ * Options: --stage (default dev), --channels (comma-separated; default none), --answer-page, --prefix
+ * (default /handraise/<stage>), --kms-key-id (a key of your own; default the AWS managed aws/ssm),
+ * --new-api-key (replace the stage's API key with a new one), --region, --dry-run (say what would be
+ * stored, store nothing).
  */
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
@@ -30,6 +33,7 @@ const { values: options } = parseArgs({
   options: {
     stage: { type: "string", default: "dev" },
     channels: { type: "string", default: "" },
+    "answer-page": { type: "boolean", default: false },
     prefix: { type: "string" },
     "kms-key-id": { type: "string" },
     "new-api-key": { type: "boolean", default: false },
@@ -48,8 +52,15 @@ if (unknown.length > 0) fail(`unknown channel ${unknown.join(", ")} (channels: $
 const prefix = (options.prefix ?? `/handraise/${options.stage}`).replace(/\/+$/, "");
 if (!SSM_PATH.test(prefix)) fail("--prefix must be an SSM path such as /handraise/prod");
 
-const names: SecretName[] = ["api-key", ...channels.flatMap((channel) => channelSecrets(channel))];
+const answerPage = options["answer-page"] || Boolean(process.env[secretEnvName("link-secret")]);
+const names: SecretName[] = [
+  "api-key",
+  ...(answerPage ? (["link-secret"] as const) : []),
+  ...channels.flatMap((channel) => channelSecrets(channel)),
+];
 let generatedApiKey: string | undefined;
+/** Secrets made here rather than given: they never replace what the stage has (clients and links hold those). */
+const made = new Set<SecretName>();
 const problems: string[] = [];
 const values = new Map<SecretName, string>();
 for (const name of names) {
@@ -59,6 +70,11 @@ for (const name of names) {
     // Made here; stored only where the stage has no key yet, or with --new-api-key (below).
     generatedApiKey = randomBytes(32).toString("base64url");
     value = generatedApiKey;
+    if (!options["new-api-key"]) made.add(name);
+  }
+  if (!value && name === "link-secret") {
+    made.add(name);
+    value = randomBytes(32).toString("base64url");
   }
   if (!value) {
     problems.push(`${variable} is not set (${secretAbout(name)})`);
@@ -74,8 +90,7 @@ const client = new SSMClient(options.region ? { region: options.region } : {});
 let keptApiKey = false;
 for (const [name, value] of values) {
   const parameter = `${prefix}/${name}`;
-  // A made-up API key never replaces the one the stage has (unless asked to): clients hold that one.
-  const overwrite = !(name === "api-key" && generatedApiKey !== undefined && !options["new-api-key"]);
+  const overwrite = !made.has(name);
   if (options["dry-run"]) {
     process.stdout.write(`would store ${parameter} (SecureString${overwrite ? "" : ", unless it exists"})\n`);
     continue;
@@ -94,8 +109,10 @@ for (const [name, value] of values) {
     process.stdout.write(`stored ${parameter} (SecureString)\n`);
   } catch (error) {
     if (!(error instanceof ParameterAlreadyExists) || overwrite) throw error;
-    keptApiKey = true;
-    process.stdout.write(`kept ${parameter}: it exists (--new-api-key replaces it)\n`);
+    if (name === "api-key") keptApiKey = true;
+    process.stdout.write(
+      `kept ${parameter}: it exists${name === "api-key" ? " (--new-api-key replaces it)" : ""}\n`,
+    );
   }
 }
 client.destroy();

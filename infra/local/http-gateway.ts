@@ -21,6 +21,11 @@ export interface GatewayRoute {
 
 export interface LocalHttpGateway {
   url: string;
+  /**
+   * Replaces the routes. The local stack listens before it loads the handlers, so that they read the
+   * gateway's URL (HANDRAISE_PUBLIC_URL) from their configuration as they do deployed; then it routes to them.
+   */
+  setRoutes(routes: GatewayRoute[]): void;
   stop(): Promise<void>;
 }
 
@@ -62,7 +67,7 @@ export async function startHttpGateway(options: {
   port?: number;
   onRequest?: (entry: RequestLogEntry) => void;
 }): Promise<LocalHttpGateway> {
-  const routes = options.routes.map(compile);
+  let routes = options.routes.map(compile);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
@@ -121,6 +126,9 @@ export async function startHttpGateway(options: {
   const { address, port } = server.address() as AddressInfo;
   return {
     url: `http://${address}:${port}`,
+    setRoutes: (next) => {
+      routes = next.map(compile);
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

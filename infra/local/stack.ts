@@ -4,6 +4,7 @@
  * serverless.yml. The handlers reach the local services the way they reach AWS: through the SDK, with the
  * endpoints set in the standard AWS_ENDPOINT_URL_* variables.
  */
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -154,6 +155,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     stops.push(sfn.stop);
 
+    // Listening before the handlers load: they read its URL as their public URL (the answer page's links).
+    const gateway = await startHttpGateway({
+      routes: [],
+      host,
+      port: options.port ?? 3000,
+      ...(options.onRequest && { onRequest: options.onRequest }),
+    });
+    stops.push(gateway.stop);
+    const fromSsm = (options.env?.HANDRAISE_SSM_PREFIX ?? process.env.HANDRAISE_SSM_PREFIX) !== undefined;
+
     Object.assign(process.env, {
       AWS_REGION: REGION,
       AWS_ACCESS_KEY_ID: "local",
@@ -163,9 +174,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
       HANDRAISE_TABLE: tableName,
       // Read from SSM instead when the handlers are pointed at it (a secret may not be in both places).
-      ...((options.env?.HANDRAISE_SSM_PREFIX ?? process.env.HANDRAISE_SSM_PREFIX) === undefined && {
-        HANDRAISE_API_KEY: apiKey,
-      }),
+      ...(!fromSsm && { HANDRAISE_API_KEY: apiKey }),
+      // The answer page is on locally: a link secret made up for this run unless one is set (links made
+      // with it stop working when the stack restarts; set HANDRAISE_LINK_SECRET to keep them).
+      ...(!fromSsm &&
+        process.env.HANDRAISE_LINK_SECRET === undefined && {
+          HANDRAISE_LINK_SECRET: randomBytes(32).toString("base64url"),
+        }),
+      HANDRAISE_PUBLIC_URL: process.env.HANDRAISE_PUBLIC_URL ?? gateway.url,
       HANDRAISE_CONSOLE_CHANNEL: "true",
       // There is no X-Ray daemon here: the handlers' Tracer stays off (deployed, tracing is on).
       POWERTOOLS_TRACE_ENABLED: "false",
@@ -226,13 +242,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         routes.push({ ...route, functionName: functionName(fn.key), handler: handler as HttpHandler });
       }
     }
-    const gateway = await startHttpGateway({
-      routes,
-      host,
-      port: options.port ?? 3000,
-      ...(options.onRequest && { onRequest: options.onRequest }),
-    });
-    stops.push(gateway.stop);
+    gateway.setRoutes(routes);
     // Stopped first: no stream delivery may outlive the services it calls.
     stops.push(streams.stop);
 

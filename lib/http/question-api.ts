@@ -9,6 +9,7 @@ import {
   RECORD_ID_PATTERN,
 } from "../store/question-record.ts";
 import type { PendingFilters, QuestionStore } from "../store/question-store.ts";
+import type { AnswerLinks } from "../web/answer-link.ts";
 import * as z from "../zod.ts";
 import { HttpError } from "./http-errors.ts";
 import { parseJsonBody } from "./middlewares.ts";
@@ -65,6 +66,8 @@ export interface QuestionApiDeps {
   askQuestion: AskQuestion;
   resolve: ResolveQuestion;
   waitForQuestion: (id: string, timeoutMs: number) => Promise<QuestionRecord>;
+  /** The answer page's link of a question, returned as `answerUrl` (absent when the page is off). */
+  links: AnswerLinks;
   now: () => number;
 }
 
@@ -88,8 +91,14 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
     "POST /questions": async (event) => {
       const { questions, timeoutSeconds, ...meta } = createBodySchema.parse(parseJsonBody(event));
       const record = await deps.askQuestion({ args: argsOf(questions, timeoutSeconds), ...meta });
+      const answerUrl = await deps.links.urlFor(record);
       // delivery_failed when no target took it: the id is still the caller's, to read the record back.
-      return json(201, { id: record.id, status: record.status, expiresAtMs: record.expiresAtMs });
+      return json(201, {
+        id: record.id,
+        status: record.status,
+        expiresAtMs: record.expiresAtMs,
+        ...(answerUrl !== undefined && { answerUrl }),
+      });
     },
     "GET /questions": async (event) => {
       const { limit, cursor, ...filters } = listQuerySchema.parse(event.queryStringParameters ?? {});
@@ -106,7 +115,8 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
       const id = idOf(event);
       const record = await deps.store.get(id, deps.now());
       if (!record) throw new HttpError(404, "NOT_FOUND", `No question with id "${id}".`);
-      return json(200, { question: record });
+      const answerUrl = await deps.links.urlFor(record);
+      return json(200, { question: record, ...(answerUrl !== undefined && { answerUrl }) });
     },
     "POST /questions/{id}/answer": async (event) => {
       const id = idOf(event);

@@ -102,6 +102,8 @@ export function isPlaceholder(value: string): boolean {
 /** Each secret's own format, as the platform issues it (a looser check would let a typo through). */
 const FORMATS: Partial<Record<SecretName, { pattern: RegExp; rule: string }>> = {
   "api-key": { pattern: /^\S{16,}$/, rule: "at least 16 characters, no spaces" },
+  // An HMAC-SHA256 key: 32 characters of a random base64 string carry about 192 bits.
+  "link-secret": { pattern: /^\S{32,}$/, rule: "at least 32 characters, no spaces" },
   "telegram/bot-token": {
     pattern: /^\d+:[A-Za-z0-9_-]+$/,
     rule: "<bot id>:<secret>, as @BotFather gives it",

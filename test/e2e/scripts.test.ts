@@ -117,6 +117,10 @@ describe("npm scripts", () => {
   it("npm start asks the demo questions in the terminal and prints the run's reply with the answers", async () => {
     const demo = run("start");
     await demo.waitFor(/Question for you:[\s\S]*Reply with one line per question/);
+    // The answer page's link, to answer in a browser instead.
+    await demo.waitFor(
+      /Answer in browser: http:\/\/127\.0\.0\.1:\d+\/answer\/ask_[0-9a-f]{32}\?sig=[\w-]{43}\n/,
+    );
     demo.child.stdin?.write("2\n");
     await demo.waitFor(/Still needed: Checks \[checks\], Release note \[release_note\]/);
     demo.child.stdin?.write("1, e2e\nnight-shift\n");

@@ -372,6 +372,12 @@ describe("Mattermost end to end", () => {
     expect(post.body.channel_id).toBe(channel);
     expect(post.body.root_id).toBeUndefined();
     expect(post.body.message).toContain("Ship \\*it\\* to @\u200bchannel?");
+    // The answer page's link, as a Markdown link under the prompt.
+    expect(post.body.message).toMatch(
+      new RegExp(
+        `\\n\\n\\[Answer in browser\\]\\(${PUBLIC_URL}/answer/${questionId}\\?sig=[A-Za-z0-9_-]{43}\\)$`,
+      ),
+    );
     expect(actionsOf(post).map((a) => a.name)).toEqual([
       "Staging (Recommended)",
       "Production",
@@ -414,6 +420,7 @@ describe("Mattermost end to end", () => {
     for (const edit of edits) {
       expect(edit.body.props).toEqual({ attachments: [] });
       expect(edit.body.message).toContain("Answered — Deploy to: Production");
+      expect(edit.body.message).not.toContain("Answer in browser");
     }
 
     const late = await tap(here, "Staging (Recommended)");

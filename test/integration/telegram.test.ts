@@ -24,6 +24,8 @@ const BOT_TOKEN = "123456:TEST-token";
 const BOT_ID = 123456;
 const BOT_USERNAME = "HandraiseBot";
 const OWNER_ID = 42;
+/** The deployment's public URL: links on it are URL buttons (a link to this machine would go in the text). */
+const PUBLIC_URL = "https://handraise.test";
 /** Each test talks in a chat of its own: a plain message goes to the oldest pending question in the chat. */
 let CHAT_ID = -1001234567890;
 
@@ -43,6 +45,7 @@ beforeAll(async () => {
     TELEGRAM_BOT_TOKEN: BOT_TOKEN,
     TELEGRAM_WEBHOOK_SECRET: SECRET,
     TELEGRAM_API_BASE: telegram.url,
+    HANDRAISE_PUBLIC_URL: PUBLIC_URL,
   });
 });
 afterAll(async () => {
@@ -164,8 +167,16 @@ const mentioning = (rest: string, username = BOT_USERNAME) =>
   });
 let privateChats = 900_000;
 
+/** The callback buttons of a posted keyboard (the "Answer in browser" URL button left out). */
 const buttons = (call: RecordedCall) =>
-  (call.body.reply_markup.inline_keyboard as { text: string; callback_data: string }[][]).flat();
+  (call.body.reply_markup.inline_keyboard as { text: string; callback_data?: string; url?: string }[][])
+    .flat()
+    .flatMap((b) =>
+      b.callback_data === undefined ? [] : [{ text: b.text, callback_data: b.callback_data }],
+    );
+/** The answer page's link on a posted keyboard. */
+const linkButton = (call: RecordedCall) =>
+  (call.body.reply_markup.inline_keyboard as { text: string; url?: string }[][]).flat().find((b) => b.url);
 const button = (call: RecordedCall, label: string) => {
   const found = buttons(call).find((b) => b.text === label);
   if (!found) throw new Error(`no button ${label}`);
@@ -201,18 +212,20 @@ describe("Telegram webhook verification", () => {
 });
 
 describe("Telegram end to end", () => {
-  it("posts one single-select question with native buttons, Other… and Skip, and no task token", async () => {
+  it("posts one single-select question with native buttons, Other…, Answer in browser and Skip, and no task token", async () => {
     const { posts, questionId } = await startRun([single]);
     const [message] = posts;
     expect(message?.path).toBe(`/bot${BOT_TOKEN}/sendMessage`);
     expect(message?.body.chat_id).toBe(String(CHAT_ID));
     expect(message?.body.text).toContain("Where should it go?");
-    expect(buttons(message as RecordedCall).map((b) => b.text)).toEqual([
-      "Staging (Recommended)",
-      "Production",
-      "Other…",
-      "Skip",
-    ]);
+    expect(
+      ((message as RecordedCall).body.reply_markup.inline_keyboard as { text: string }[][]).map((row) =>
+        row.map((b) => b.text),
+      ),
+    ).toEqual([["Staging (Recommended)"], ["Production"], ["Other…"], ["Answer in browser"], ["Skip"]]);
+    expect(linkButton(message as RecordedCall)?.url).toMatch(
+      new RegExp(`^${PUBLIC_URL}/answer/${questionId}\\?sig=[A-Za-z0-9_-]{43}$`),
+    );
     for (const b of buttons(message as RecordedCall)) {
       expect(Buffer.byteLength(b.callback_data)).toBeLessThanOrEqual(64);
       expect(b.callback_data).toContain(questionId);
@@ -245,6 +258,46 @@ describe("Telegram end to end", () => {
     });
   });
 
+  it("answered in the browser through the link button: the run resumes, every Telegram copy is retired", async () => {
+    const { executionArn, posts, questionId } = await startRun([single, multi], { chats: [CHAT_ID, 778] });
+    const link = new URL(linkButton(posts[0] as RecordedCall)?.url ?? "");
+    expect(linkButton(posts[1] as RecordedCall)?.url).toBe(link.href);
+    // The page is served by this stack; the link names the deployment's public URL.
+    const page = `${stack.httpUrl}${link.pathname}${link.search}`;
+    expect((await fetch(page)).status).toBe(200);
+    const answered = await fetch(page, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams([
+        ["sig", link.searchParams.get("sig") ?? ""],
+        ["a.deploy_target", "1"],
+        ["a.checks", "0"],
+        ["a.checks", "2"],
+        ["action", "submit"],
+      ]),
+    });
+    expect(answered.status).toBe(303);
+    expect(await replyOf(executionArn)).toBe("answered||ProductionUnit,Lint");
+    expect((await stack.api("GET", `/questions/${questionId}`)).body.question).toMatchObject({
+      status: "answered",
+      resolvedBy: `web:telegram:${OWNER_ID}`,
+    });
+    const edits = await waitFor(
+      async () => {
+        const made = telegram.callsTo("editMessageText");
+        return made.length >= 2 ? made : undefined;
+      },
+      { what: "both copies retired" },
+    );
+    expect(edits.map((e) => e.body.chat_id).sort()).toEqual([String(CHAT_ID), "778"].sort());
+    for (const edit of edits) {
+      expect(edit.body.reply_markup).toEqual({ inline_keyboard: [] });
+      expect(edit.body.text).toContain("Answered — Deploy to: Production; Checks: Unit, Lint");
+      expect(edit.body.text).not.toContain("Answer in browser");
+    }
+  });
+
   it("a typed answer in a direct conversation with the bot resumes the run", async () => {
     const chatId = ++privateChats;
     const { executionArn } = await startRun([single], { chats: [chatId] });
@@ -252,7 +305,7 @@ describe("Telegram end to end", () => {
     expect(await replyOf(executionArn)).toBe("answered||Production");
   });
 
-  it("multi-select: toggles re-render with ✅, Done submits the selection", async () => {
+  it("multi-select: toggles re-render with ✅ (the link kept), Done submits the selection", async () => {
     const { executionArn, posts, questionId } = await startRun([multi]);
     const messageId = await postedMessageId(questionId);
     const first = posts[0] as RecordedCall;
@@ -265,6 +318,7 @@ describe("Telegram end to end", () => {
         .map((b) => b.text)
         .slice(0, 3),
     ).toEqual(["✅ Unit", "E2E", "Lint"]);
+    expect(linkButton(afterUnit)).toEqual(linkButton(first));
     await post(tap(button(afterUnit, "Lint"), messageId, { keyboard: afterUnit.body.reply_markup }));
     const afterLint = telegram.callsTo("editMessageReplyMarkup").at(-1) as RecordedCall;
     await post(tap(button(afterLint, "Done"), messageId, { keyboard: afterLint.body.reply_markup }));

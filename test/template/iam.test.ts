@@ -58,26 +58,30 @@ const resumableStateMachines = (stage: string) =>
  * The SSM parameters each function may read, per channel that is on (`*`: always). Reviewed here, not derived
  * from infra/secrets.json: a webhook reads only its own platform's secrets; the functions that post questions
  * (the API, ask) read every bot token and the Mattermost signing key; the stream consumer, which retires every
- * platform's copies, reads every bot token; nothing else reads a secret.
+ * platform's copies, reads every bot token; the link secret is read by the answer page (to check a link) and
+ * by every function that shows a link (the API, ask, and the webhooks, which post a question again on
+ * request); nothing else reads a secret.
  */
 const SECRETS: Record<string, Record<string, string[]>> = {
   questionsApi: {
-    "*": ["api-key"],
+    "*": ["api-key", "link-secret"],
     telegram: ["telegram/bot-token"],
     slack: ["slack/bot-token"],
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
   },
   ask: {
+    "*": ["link-secret"],
     telegram: ["telegram/bot-token"],
     slack: ["slack/bot-token"],
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
   },
-  telegramWebhook: { telegram: ["telegram/bot-token", "telegram/webhook-secret"] },
-  slackWebhook: { slack: ["slack/bot-token", "slack/signing-secret"] },
-  discordWebhook: { discord: ["discord/bot-token"] },
+  telegramWebhook: { "*": ["link-secret"], telegram: ["telegram/bot-token", "telegram/webhook-secret"] },
+  slackWebhook: { "*": ["link-secret"], slack: ["slack/bot-token", "slack/signing-secret"] },
+  discordWebhook: { "*": ["link-secret"], discord: ["discord/bot-token"] },
   mattermostWebhook: {
+    "*": ["link-secret"],
     mattermost: ["mattermost/bot-token", "mattermost/action-secret", "mattermost/command-token"],
   },
   questionEvents: {
@@ -86,6 +90,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token"],
   },
+  answerPage: { "*": ["link-secret"] },
 };
 
 const secretsOf = (fn: string, channels: readonly string[]) =>
@@ -185,6 +190,19 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
     { actions: LOGS, resources: ["MattermostWebhookLogGroup.Arn"] },
     { actions: QUESTION_ITEM_ACTIONS, resources: [TABLE] },
     { actions: ["dynamodb:Query"], resources: [`${TABLE}/index/pendingByOwner`] },
+    {
+      actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
+      resources: [resumableStateMachines(stage)],
+    },
+  ],
+  answerPage: [
+    { actions: LOGS, resources: ["AnswerPageLogGroup.Arn"] },
+    {
+      // The linked question and its closing write: question items only.
+      actions: ["dynamodb:GetItem", "dynamodb:UpdateItem"],
+      resources: [TABLE],
+      condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [`${keys.question("")}*`] } },
+    },
     {
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],

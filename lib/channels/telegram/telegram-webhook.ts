@@ -12,7 +12,13 @@ import { endedText } from "../outcome-text.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
 import { remembered } from "../remembered.ts";
 import type { TelegramApi } from "./telegram-api.ts";
-import { callbackToAction, decodeCallback, renderKeyboard, selectedToggles } from "./telegram-render.ts";
+import {
+  answerUrlOf,
+  callbackToAction,
+  decodeCallback,
+  renderKeyboard,
+  selectedToggles,
+} from "./telegram-render.ts";
 import { keyboardOf, messageToInbound, type TelegramUpdate, updateSchema } from "./telegram-update.ts";
 
 export interface TelegramWebhookDeps {
@@ -120,7 +126,7 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
         await deps.api.call("editMessageReplyMarkup", {
           chat_id: message.chat.id,
           message_id: message.message_id,
-          reply_markup: { inline_keyboard: renderKeyboard(outcome.record, selected) },
+          reply_markup: { inline_keyboard: renderKeyboard(outcome.record, selected, answerUrlOf(keyboard)) },
         });
         return answer();
       }
