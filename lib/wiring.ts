@@ -6,6 +6,7 @@
  */
 import { SSMProvider } from "@aws-lambda-powertools/parameters/ssm";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { LambdaClient } from "@aws-sdk/client-lambda";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { SSMClient } from "@aws-sdk/client-ssm";
 import { createModelStep } from "./agent/model-step.ts";
@@ -15,7 +16,9 @@ import { createHandleInbound } from "./app/handle-inbound.ts";
 import { createResolveQuestion } from "./app/resolve-question.ts";
 import { createSettleClosedQuestion } from "./app/settle-closed-question.ts";
 import { createWaitForQuestion } from "./app/wait-for-question.ts";
+import { createDurableCallbacks } from "./callbacks/durable-callbacks.ts";
 import { createSfnTaskCallbacks } from "./callbacks/sfn-task-callbacks.ts";
+import { createWaiterCallbacks } from "./callbacks/waiter-callbacks.ts";
 import type { ChatChannel } from "./channels/chat-channel.ts";
 import { createConsoleChannel } from "./channels/console-channel.ts";
 import { createDiscordApi } from "./channels/discord/discord-api.ts";
@@ -160,7 +163,11 @@ export function createCoreServices(config: Config, fn: FunctionName, observabili
     tableName: config.tableName,
     retentionSeconds: config.retentionSeconds,
   });
-  const callbacks = createSfnTaskCallbacks(sfn);
+  // A question's waiter is a Step Functions task token or a durable execution's callback id (per record).
+  const callbacks = createWaiterCallbacks({
+    stepFunctions: createSfnTaskCallbacks(sfn),
+    durable: createDurableCallbacks(capture(new LambdaClient({}))),
+  });
   const resolve = createResolveQuestion({ store, callbacks, now, telemetry });
   return {
     config,
@@ -184,6 +191,8 @@ export function createCoreServices(config: Config, fn: FunctionName, observabili
         await preloadSecrets(secrets, secretNames, [
           ...(config.secrets.kind === "env" ? (["api-key"] as const) : []),
           "link-secret",
+          // Read by the notifier only; without it, each notification attempt fails and says why.
+          "notify-secret",
         ]);
       } catch (error) {
         if (!options.tolerate) throw error;
@@ -233,7 +242,15 @@ export function createServices(config: Config, fn: FunctionName, observability: 
     settleClosedQuestion: createSettleClosedQuestion({ callbacks, channels, store, telemetry, now }),
     askQuestion,
     resolve,
-    questionApi: createQuestionApi({ store, askQuestion, resolve, waitForQuestion, links, now }),
+    questionApi: createQuestionApi({
+      store,
+      askQuestion,
+      resolve,
+      waitForQuestion,
+      links,
+      notifyPolicy: { allowLoopback: config.notify.allowLoopback },
+      now,
+    }),
     modelStep: createModelStep({ transcripts, questions: store, telemetry, limits: config.limits, now }),
   };
 }

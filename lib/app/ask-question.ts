@@ -20,8 +20,10 @@ export interface AskQuestionInput {
   runId?: string | undefined;
   toolCallId?: string | undefined;
   deliverTo: DeliveryTarget[];
-  /** Present when a Step Functions run waits on this question. */
+  /** Present when a run waits on this question: a task token, or a durable callback (lib/callbacks/waiter.ts). */
   taskToken?: string | undefined;
+  /** Where the result is POSTed, signed, when the question ends (checked by the caller: lib/notify). */
+  notify?: { url: string } | undefined;
 }
 
 export interface AskQuestionDeps {
@@ -112,6 +114,7 @@ export function createAskQuestion(deps: AskQuestionDeps) {
       runId: input.runId,
       taskToken: input.taskToken,
       deliverTo: input.deliverTo,
+      notify: input.notify,
       createdAtMs: now(),
     });
     if (created.kind === "id_in_use") throw new IdInUseError(id);

@@ -112,6 +112,11 @@ const FORMATS: Partial<Record<SecretName, { pattern: RegExp; rule: string }>> = 
   "telegram/webhook-secret": { pattern: /^[A-Za-z0-9_-]{1,256}$/, rule: "1-256 of A-Z a-z 0-9 _ -" },
   "slack/signing-secret": { pattern: /^[0-9a-f]{32}$/i, rule: "32 hexadecimal characters" },
   "mattermost/action-secret": { pattern: /^\S{16,}$/, rule: "at least 16 characters, no spaces" },
+  // Standard Webhooks' own format (lib/notify/standard-webhooks.ts): whsec_ + base64 of 24-64 key bytes.
+  "notify-secret": {
+    pattern: /^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/,
+    rule: "whsec_ followed by the base64 of 24 to 64 random bytes",
+  },
   "mattermost/command-token": {
     pattern: /^[A-Za-z0-9]+(?:\s*,\s*[A-Za-z0-9]+)*$/,
     rule: "one or more Mattermost tokens (letters and digits), comma-separated",

@@ -33,5 +33,6 @@ export function toRecord(item: QuestionItem, nowMs: number): QuestionRecord {
     ...(item.reason !== undefined && { reason: item.reason }),
     ...(item.resolvedBy !== undefined && { resolvedBy: item.resolvedBy }),
     ...(item.resolvedAtMs !== undefined && { resolvedAtMs: item.resolvedAtMs }),
+    ...(item.notify !== undefined && { notify: item.notify }),
   };
 }

@@ -54,6 +54,8 @@ export interface QuestionRecord {
   reason?: CancelReason;
   resolvedBy?: string;
   resolvedAtMs?: number;
+  /** Where its result is POSTed, signed, when it ends (lib/notify). */
+  notify?: { url: string };
 }
 
 /** Reports a pending record past its deadline as expired: TTL deletion is lazy, reads must not be. */

@@ -15,6 +15,8 @@ export interface NewQuestion extends AskUserRequest {
    */
   deliverTo: DeliveryTarget[];
   createdAtMs: number;
+  /** Where the result is POSTed when the question ends (lib/notify). */
+  notify?: { url: string } | undefined;
 }
 
 export type CreateResult =
