@@ -25,9 +25,12 @@ const { dynamodb, secrets, now, ready } = createCoreServices(config, "notifier",
 await ready();
 const { telemetry, tracer } = observability;
 const queueUrl = config.notify.queueUrl;
-if (queueUrl === undefined) throw new ConfigError("HANDRAISE_NOTIFY_QUEUE_URL is required by the notifier");
 const notify = createNotifyClosedQuestion({
-  queue: createSqsNotificationQueue(tracer.captureAWSv3Client(new SQSClient({})), queueUrl),
+  queue:
+    queueUrl === undefined
+      ? // serverless.yml always sets it; without it every record fails and says why.
+        { send: () => Promise.reject(new ConfigError("HANDRAISE_NOTIFY_QUEUE_URL is not set")) }
+      : createSqsNotificationQueue(tracer.captureAWSv3Client(new SQSClient({})), queueUrl),
   log: createDynamoDbNotificationLog(dynamodb, config.tableName),
   sender: createHttpsWebhookSender({ allowLoopback: config.notify.allowLoopback }),
   secret: () => requireSecret(secrets, "notify-secret"),

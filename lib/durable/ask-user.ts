@@ -10,6 +10,7 @@ import {
   CallbackTimeoutError,
   type DurableContext,
   type RetryDecision,
+  StepError,
 } from "@aws/durable-execution-sdk-js";
 import type { AskQuestion } from "../app/ask-question.ts";
 import { DeliveryFailedError } from "../app/errors.ts";
@@ -60,18 +61,26 @@ export function createDurableAskUser(deps: { askQuestion: AskQuestion; limits: T
       const text = await context.waitForCallback(
         ASK_USER_OPERATION,
         async (callbackId) => {
-          // The id derives from the execution and the callback, so a retried registration finds its record.
-          const record = await deps.askQuestion({
-            args,
-            owner: options.owner,
-            deliverTo: options.deliverTo,
-            sessionKey: options.sessionKey,
-            agentId: options.agentId,
-            runId,
-            toolCallId: callbackId,
-            taskToken: durableWaiter(callbackId),
-          });
-          if (record.status === "delivery_failed") throw new DeliveryFailedError(record.id);
+          try {
+            // The id derives from the execution and the callback, so a retried registration finds its record.
+            const record = await deps.askQuestion({
+              args,
+              owner: options.owner,
+              deliverTo: options.deliverTo,
+              sessionKey: options.sessionKey,
+              agentId: options.agentId,
+              runId,
+              toolCallId: callbackId,
+              taskToken: durableWaiter(callbackId),
+            });
+            if (record.status === "delivery_failed") throw new DeliveryFailedError(record.id);
+          } catch (error) {
+            // A checkpointed error keeps its message and data, not its class: the name rides as the data.
+            if (error instanceof Error && FINAL_REGISTRATION_ERRORS.has(error.name)) {
+              throw new StepError(error.message, undefined, error.name);
+            }
+            throw error;
+          }
         },
         {
           // As the AskUser task's TimeoutSecondsPath: the question's timeout and a grace period.
@@ -90,8 +99,19 @@ export type DurableAskUser = ReturnType<typeof createDurableAskUser>;
 
 /** A failed registration is retried (throttling, a network error), except for the refusals above. */
 function registrationRetry(error: Error, attempt: number): RetryDecision {
-  const final = FINAL_REGISTRATION_ERRORS.has(error.name);
+  const final = FINAL_REGISTRATION_ERRORS.has(refusalOf(error) ?? "");
   return { shouldRetry: !final && attempt < 3, delay: { seconds: attempt } };
+}
+
+/** The name of the refusal an error carries as its data (see the submitter), however deep it was wrapped. */
+function refusalOf(error: unknown): string | undefined {
+  let current: unknown = error;
+  while (current instanceof Error) {
+    const data = (current as { errorData?: unknown }).errorData;
+    if (typeof data === "string" && FINAL_REGISTRATION_ERRORS.has(data)) return data;
+    current = current.cause;
+  }
+  return undefined;
 }
 
 /**
@@ -105,23 +125,9 @@ function noAnswerOf(error: unknown): AskUserResult {
     const names = [error.errorData, error.cause?.name];
     if (names.includes(TASK_ERRORS.skipped)) return { status: "no_answer", reason: "skipped" };
     if (names.includes(TASK_ERRORS.cancelled)) return { status: "no_answer", reason: "cancelled" };
-    if (names.includes("DeliveryFailedError") || causeName(error) === "DeliveryFailedError") {
-      return { status: "delivery_failed" };
-    }
-    const registration = causeName(error);
-    if (registration !== undefined && FINAL_REGISTRATION_ERRORS.has(registration)) {
-      throw Object.assign(new Error(error.cause?.message ?? error.message), { name: registration });
-    }
+    const refusal = refusalOf(error);
+    if (refusal === "DeliveryFailedError") return { status: "delivery_failed" };
+    if (refusal !== undefined) throw Object.assign(new Error(error.message), { name: refusal });
   }
   throw error;
-}
-
-/** The name of the error a failed submitter threw, however deep the SDK wrapped it. */
-function causeName(error: Error): string | undefined {
-  let current: unknown = error.cause;
-  while (current instanceof Error) {
-    if (FINAL_REGISTRATION_ERRORS.has(current.name)) return current.name;
-    current = current.cause;
-  }
-  return undefined;
 }

@@ -170,7 +170,7 @@ describe("MCP server", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(response.status).toBe(401);
-    expect((await response.json()).error.code).toBe("UNAUTHORIZED");
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("UNAUTHORIZED");
   });
 
   it("is stateless: no session id, and GET (no SSE stream) answers 405", async () => {
@@ -195,7 +195,8 @@ describe("MCP server", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("application/json");
     expect(response.headers.get("mcp-session-id")).toBeNull();
-    expect((await response.json()).result.serverInfo.name).toBe("handraise");
+    const initialized = (await response.json()) as { result: { serverInfo: { name: string } } };
+    expect(initialized.result.serverInfo.name).toBe("handraise");
     const get = await fetch(`${stack.httpUrl}/mcp`, { headers: { authorization: `Bearer ${TEST_API_KEY}` } });
     expect(get.status).toBe(405);
   });

@@ -55,6 +55,22 @@ const resumableStateMachines = (stage: string) =>
   `arn:AWS::Partition:states:AWS::Region:AWS::AccountId:stateMachine:handraise-${stage}-*`;
 
 /**
+ * Whose durable executions an answer may resume (SendDurableExecutionCallback*): Lambda functions named
+ * `handraise-<stage>-*` (`params.resumableDurableFunctions`), which also matches their executions' ARNs.
+ */
+const resumableDurableFunctions = (stage: string) =>
+  `arn:AWS::Partition:lambda:AWS::Region:AWS::AccountId:function:handraise-${stage}-*`;
+/** Completing a waiting question's callback, next to the task-token row of each function that closes. */
+const resumeDurable = (stage: string): IamRow => ({
+  actions: ["lambda:SendDurableExecutionCallbackSuccess", "lambda:SendDurableExecutionCallbackFailure"],
+  resources: [resumableDurableFunctions(stage)],
+});
+const probeDurable = (stage: string): IamRow => ({
+  actions: ["lambda:SendDurableExecutionCallbackHeartbeat"],
+  resources: [resumableDurableFunctions(stage)],
+});
+
+/**
  * The SSM parameters each function may read, per channel that is on (`*`: always). Reviewed here, not derived
  * from infra/secrets.json: a webhook reads only its own platform's secrets; the functions that post questions
  * (the API, ask) read every bot token and the Mattermost signing key; the stream consumer, which retires every
@@ -91,6 +107,24 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     mattermost: ["mattermost/bot-token"],
   },
   answerPage: { "*": ["link-secret"] },
+  // The MCP server asks and delivers as the question API does, behind the same key.
+  mcp: {
+    "*": ["api-key", "link-secret"],
+    telegram: ["telegram/bot-token"],
+    slack: ["slack/bot-token"],
+    discord: ["discord/bot-token"],
+    mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
+  },
+  // The durable agent asks and delivers as the ask task does.
+  durableAgent: {
+    "*": ["link-secret"],
+    telegram: ["telegram/bot-token"],
+    slack: ["slack/bot-token"],
+    discord: ["discord/bot-token"],
+    mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
+  },
+  // Only the notifier signs notifications.
+  notifier: { "*": ["notify-secret"] },
 };
 
 const secretsOf = (fn: string, channels: readonly string[]) =>
@@ -151,13 +185,16 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
     },
+    resumeDurable(stage),
     // Is the run holding a busy session still waiting? (a wait ended outside Handraise frees the session)
     { actions: ["states:SendTaskHeartbeat"], resources: [resumableStateMachines(stage)] },
+    probeDurable(stage),
   ],
   ask: [
     { actions: LOGS, resources: ["AskLogGroup.Arn"] },
     { actions: QUESTION_ITEM_ACTIONS, resources: [TABLE] },
     { actions: ["states:SendTaskHeartbeat"], resources: [resumableStateMachines(stage)] },
+    probeDurable(stage),
   ],
   telegramWebhook: [
     { actions: LOGS, resources: ["TelegramWebhookLogGroup.Arn"] },
@@ -167,6 +204,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
     },
+    resumeDurable(stage),
   ],
   slackWebhook: [
     { actions: LOGS, resources: ["SlackWebhookLogGroup.Arn"] },
@@ -176,6 +214,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
     },
+    resumeDurable(stage),
   ],
   discordWebhook: [
     { actions: LOGS, resources: ["DiscordWebhookLogGroup.Arn"] },
@@ -185,6 +224,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
     },
+    resumeDurable(stage),
   ],
   mattermostWebhook: [
     { actions: LOGS, resources: ["MattermostWebhookLogGroup.Arn"] },
@@ -194,6 +234,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
     },
+    resumeDurable(stage),
   ],
   answerPage: [
     { actions: LOGS, resources: ["AnswerPageLogGroup.Arn"] },
@@ -207,6 +248,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
     },
+    resumeDurable(stage),
   ],
   executionStatus: [
     { actions: LOGS, resources: ["ExecutionStatusLogGroup.Arn"] },
@@ -233,6 +275,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
     },
+    resumeDurable(stage),
   ],
   modelStep: [
     { actions: LOGS, resources: ["ModelStepLogGroup.Arn"] },
@@ -265,6 +308,52 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
         StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE"] },
       },
     },
+  ],
+  mcp: [
+    { actions: LOGS, resources: ["McpLogGroup.Arn"] },
+    { actions: QUESTION_ITEM_ACTIONS, resources: [TABLE] },
+    // cancel_question only fails a waiting run's callback; MCP questions themselves have no waiter.
+    { actions: ["states:SendTaskFailure"], resources: [resumableStateMachines(stage)] },
+    {
+      actions: ["lambda:SendDurableExecutionCallbackFailure"],
+      resources: [resumableDurableFunctions(stage)],
+    },
+  ],
+  durableAgent: [
+    { actions: LOGS, resources: ["DurableAgentLogGroup.Arn"] },
+    {
+      // The durable SDK's checkpoints, on this function's own executions only.
+      actions: ["lambda:CheckpointDurableExecution", "lambda:GetDurableExecutionState"],
+      resources: [
+        `arn:AWS::Partition:lambda:AWS::Region:AWS::AccountId:function:handraise-${stage}-durableAgent:*/durable-execution/*/*`,
+      ],
+    },
+    { actions: QUESTION_ITEM_ACTIONS, resources: [TABLE] },
+    { actions: ["states:SendTaskHeartbeat"], resources: [resumableStateMachines(stage)] },
+    probeDurable(stage),
+  ],
+  notifier: [
+    { actions: LOGS, resources: ["NotifierLogGroup.Arn"] },
+    {
+      actions: [
+        "dynamodb:GetRecords",
+        "dynamodb:GetShardIterator",
+        "dynamodb:DescribeStream",
+        "dynamodb:ListStreams",
+      ],
+      resources: ["QuestionsTable.StreamArn"],
+    },
+    {
+      actions: ["sqs:SendMessage", "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"],
+      resources: ["NotifyQueue.Arn"],
+    },
+    {
+      // Which notifications were taken (keys.notification): never a question item or its waiter.
+      actions: ["dynamodb:GetItem", "dynamodb:PutItem"],
+      resources: [TABLE],
+      condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [`${keys.notification("")}*`] } },
+    },
+    { actions: ["sqs:SendMessage"], resources: ["QuestionEventsFailureQueue.Arn"] },
   ],
   AgentStateMachine: [
     {
