@@ -6,7 +6,7 @@
  */
 import { SSMProvider } from "@aws-lambda-powertools/parameters/ssm";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { LambdaClient } from "@aws-sdk/client-lambda";
+import type { LambdaClient } from "@aws-sdk/client-lambda";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { SSMClient } from "@aws-sdk/client-ssm";
 import { createModelStep } from "./agent/model-step.ts";
@@ -164,9 +164,14 @@ export function createCoreServices(config: Config, fn: FunctionName, observabili
     retentionSeconds: config.retentionSeconds,
   });
   // A question's waiter is a Step Functions task token or a durable execution's callback id (per record).
+  let lambda: Promise<LambdaClient> | undefined;
   const callbacks = createWaiterCallbacks({
     stepFunctions: createSfnTaskCallbacks(sfn),
-    durable: createDurableCallbacks(capture(new LambdaClient({}))),
+    // Built on first use (lib/callbacks/durable-callbacks.ts): most functions never complete a callback.
+    durable: createDurableCallbacks(() => {
+      lambda ??= import("@aws-sdk/client-lambda").then((sdk) => capture(new sdk.LambdaClient({})));
+      return lambda;
+    }),
   });
   const resolve = createResolveQuestion({ store, callbacks, now, telemetry });
   return {

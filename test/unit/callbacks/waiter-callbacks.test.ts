@@ -60,7 +60,7 @@ describe("waiters", () => {
         return {};
       },
     } as unknown as LambdaClient;
-    const durable = createDurableCallbacks(client);
+    const durable = createDurableCallbacks(async () => client);
     expect(await durable.succeed("cb", { status: "answered", answers: { q: ["A"] } })).toBe("resumed");
     await durable.fail("cb", "Handraise.Cancelled", "The question was cancelled.");
     const [success, failure] = sent as [
@@ -83,7 +83,9 @@ describe("waiters", () => {
 
   it("take an ended callback as not waiting, and a refusal no retry cures as final", async () => {
     const failing = (error: Error) =>
-      createDurableCallbacks({ send: async () => Promise.reject(error) } as unknown as LambdaClient);
+      createDurableCallbacks(
+        async () => ({ send: async () => Promise.reject(error) }) as unknown as LambdaClient,
+      );
     const ended = new CallbackTimeoutException({ message: "closed", $metadata: {} });
     expect(await failing(ended).succeed("cb", { status: "delivery_failed" })).toBe("not_waiting");
     const denied = Object.assign(new Error("no"), { name: "AccessDeniedException" });
