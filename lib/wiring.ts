@@ -7,6 +7,7 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { createModelStep } from "./agent/model-step.ts";
+import { createModelProviders } from "./agent/providers.ts";
 import { createAskQuestion } from "./app/ask-question.ts";
 import { createCancelStoppedRun } from "./app/cancel-stopped-run.ts";
 import { createHandleInbound } from "./app/handle-inbound.ts";
@@ -29,7 +30,12 @@ import type { Config } from "./config.ts";
 import { createQuestionApi } from "./http/question-api.ts";
 import { logError } from "./log.ts";
 import { createEnvSecrets } from "./secrets/env-secrets.ts";
-import { type FunctionName, functionSecrets, type SecretName } from "./secrets/secret-catalog.ts";
+import {
+  type FunctionName,
+  fixedSecrets,
+  functionSecrets,
+  type SecretGrant,
+} from "./secrets/secret-catalog.ts";
 import { limitSecrets, preloadSecrets, type Secrets, secretValue } from "./secrets/secrets.ts";
 import { createSsmSecrets } from "./secrets/ssm-secrets.ts";
 import { createDynamoDbQuestionStore } from "./store/dynamodb-question-store.ts";
@@ -56,7 +62,7 @@ export function createSecrets(config: Config, fn: FunctionName): Secrets {
   const source =
     config.secrets.kind === "ssm"
       ? createSsmSecrets({ prefix: config.secrets.prefix, maxAgeSeconds: config.secrets.maxAgeSeconds })
-      : createEnvSecrets(config.secrets.values);
+      : createEnvSecrets(config.secrets.values, config.secrets.modelKeys);
   return limitSecrets(source, functionSecrets(fn, config.enabledChannels));
 }
 
@@ -64,7 +70,7 @@ export function createSecrets(config: Config, fn: FunctionName): Secrets {
  * The enabled channels this function can post to: those whose bot token it may read (every one for the
  * functions that deliver or retire, its own for a platform's webhook).
  */
-export function createChannels(config: Config, secrets: Secrets, allowed: readonly SecretName[]) {
+export function createChannels(config: Config, secrets: Secrets, allowed: readonly SecretGrant[]) {
   const channels = new Map<string, ChatChannel>();
   const add = (channel: ChatChannel) => channels.set(channel.name, channel);
   const may = new Set(allowed);
@@ -144,11 +150,6 @@ export function createServices(config: Config, fn: FunctionName) {
     onBackgroundError: (error, context) => logError(context, error),
   });
   const waitForQuestion = createWaitForQuestion({ store, now, sleep });
-  const transcripts = createDynamoDbTranscriptStore({
-    client: dynamodb,
-    tableName: config.tableName,
-    keepSeconds: config.limits.maxTimeoutSeconds + config.retentionSeconds,
-  });
   return {
     config,
     secrets,
@@ -157,7 +158,8 @@ export function createServices(config: Config, fn: FunctionName) {
      * start); rejects with a ConfigError naming each one that is not. Locally without an API key, the
      * question API runs and refuses every request.
      */
-    ready: () => preloadSecrets(secrets, secretNames, config.secrets.kind === "env" ? ["api-key"] : []),
+    ready: () =>
+      preloadSecrets(secrets, fixedSecrets(secretNames), config.secrets.kind === "env" ? ["api-key"] : []),
     store,
     channels,
     handleInbound: createHandleInbound({ store, resolve, channels, now }),
@@ -170,6 +172,40 @@ export function createServices(config: Config, fn: FunctionName) {
     askQuestion,
     resolve,
     questionApi: createQuestionApi({ store, askQuestion, resolve, waitForQuestion, now }),
-    modelStep: createModelStep({ transcripts, questions: store, limits: config.limits, now }),
   };
+}
+
+/**
+ * The reference agent's model step, with every model provider and the model keys (`models/*`): apart from
+ * createServices, so that only the modelStep bundle carries the provider adapters.
+ *
+ * @example
+ * const modelStep = createModelStepService(loadConfig());
+ */
+export function createModelStepService(config: Config) {
+  const dynamodb = new DynamoDBClient({});
+  observeDynamoDbClient?.(dynamodb);
+  const providerFor = createModelProviders({
+    secrets: createSecrets(config, "modelStep"),
+    now,
+    sleep,
+    random: Math.random,
+    // Status, attempt and wait only: never the request, the response body or the key.
+    onRetry: (info) => console.warn(JSON.stringify({ level: "warn", context: "model-retry", ...info })),
+  });
+  return createModelStep({
+    transcripts: createDynamoDbTranscriptStore({
+      client: dynamodb,
+      tableName: config.tableName,
+      keepSeconds: config.limits.maxTimeoutSeconds + config.retentionSeconds,
+    }),
+    questions: createDynamoDbQuestionStore({
+      client: dynamodb,
+      tableName: config.tableName,
+      retentionSeconds: config.retentionSeconds,
+    }),
+    limits: config.limits,
+    now,
+    providerFor,
+  });
 }

@@ -58,7 +58,8 @@ const resumableStateMachines = (stage: string) =>
  * The SSM parameters each function may read, per channel that is on (`*`: always). Reviewed here, not derived
  * from infra/secrets.json: a webhook reads only its own platform's secrets; the functions that post questions
  * (the API, ask) read every bot token and the Mattermost signing key; the stream consumer, which retires every
- * platform's copies, reads every bot token; nothing else reads a secret.
+ * platform's copies, reads every bot token; the model step reads model API keys, whose names each run
+ * chooses, so its grant is the path `models/*`; nothing else reads a secret.
  */
 const SECRETS: Record<string, Record<string, string[]>> = {
   questionsApi: {
@@ -86,6 +87,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token"],
   },
+  modelStep: { "*": ["models/*"] },
 };
 
 const secretsOf = (fn: string, channels: readonly string[]) =>
@@ -233,6 +235,15 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
         },
         StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE"] },
       },
+    },
+    {
+      // Bedrock Converse: the model is chosen per run (any foundation model, any region for cross-region
+      // inference profiles, and this account's inference profiles).
+      actions: ["bedrock:InvokeModel"],
+      resources: [
+        "arn:AWS::Partition:bedrock:*::foundation-model/*",
+        "arn:AWS::Partition:bedrock:*:AWS::AccountId:inference-profile/*",
+      ],
     },
   ],
   AgentStateMachine: [
