@@ -30,6 +30,26 @@ const sfn = new SFNClient({});
 export const handler = async () => ({ statusCode: 200, clients: [typeof dynamodb, typeof sfn] });
 `;
 
+/**
+ * The same, plus what every function now loads for operating it (Powertools Logger, Metrics and Tracer with
+ * the SDK clients captured): against SDK_ONLY, what Powertools adds to a cold start.
+ */
+const SDK_POWERTOOLS = "(AWS SDK clients + Powertools)";
+const SDK_POWERTOOLS_SOURCE = `import { Logger } from "@aws-lambda-powertools/logger";
+import { Metrics } from "@aws-lambda-powertools/metrics";
+import { Tracer } from "@aws-lambda-powertools/tracer";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { SFNClient } from "@aws-sdk/client-sfn";
+const logger = new Logger({ serviceName: "bench" });
+const metrics = new Metrics({ namespace: "Bench", serviceName: "bench" });
+const tracer = new Tracer({ serviceName: "bench" });
+const dynamodb = tracer.captureAWSv3Client(new DynamoDBClient({}));
+const sfn = tracer.captureAWSv3Client(new SFNClient({}));
+export const handler = async () => ({ statusCode: 200, clients: [typeof dynamodb, typeof sfn, typeof logger, typeof metrics] });
+`;
+
+const REFERENCES = [EMPTY, SDK_ONLY, SDK_POWERTOOLS];
+
 export interface ColdStartSizes {
   warmupRounds: number;
   rounds: number;
@@ -69,6 +89,8 @@ export interface ColdStartResult {
   empty: ColdStartBundle;
   /** The DynamoDB and Step Functions clients alone, built at module scope as the handlers do. */
   sdkOnly: ColdStartBundle;
+  /** The same clients with Powertools Logger, Metrics and Tracer: what operability adds. */
+  sdkPowertools: ColdStartBundle;
   functions: ColdStartBundle[];
   /** The variants asked for, measured in the same rounds (bench/model-clients.ts). */
   variants: ColdStartBundle[];
@@ -156,6 +178,8 @@ export async function measureColdStart(
   writeFileSync(emptyEntry, "export const handler = async () => ({ statusCode: 200 });\n");
   const sdkEntry = join(outDir, "src", "sdk-only-handler.ts");
   writeFileSync(sdkEntry, SDK_ONLY_SOURCE);
+  const powertoolsEntry = join(outDir, "src", "sdk-powertools-handler.ts");
+  writeFileSync(powertoolsEntry, SDK_POWERTOOLS_SOURCE);
 
   const failed: ColdStartResult["failed"] = [];
   const bundles: Bundle[] = [];
@@ -170,6 +194,12 @@ export async function measureColdStart(
   }[] = [
     { function: EMPTY, entry: emptyEntry, out: "empty/handler", exportName: "handler" },
     { function: SDK_ONLY, entry: sdkEntry, out: "sdk-only/handler", exportName: "handler" },
+    {
+      function: SDK_POWERTOOLS,
+      entry: powertoolsEntry,
+      out: "sdk-powertools/handler",
+      exportName: "handler",
+    },
     ...functions.map((fn) => ({
       function: fn.key,
       entry: join(PROJECT_ROOT, `${fn.module}.ts`),
@@ -204,7 +234,7 @@ export async function measureColdStart(
         ...(entry.variant && { variant: true }),
       });
     } catch (error) {
-      if (entry.function === EMPTY || entry.function === SDK_ONLY) throw error;
+      if (REFERENCES.includes(entry.function)) throw error;
       failed.push({ function: entry.function, error: firstLine(error) });
     }
   }
@@ -242,7 +272,7 @@ export async function measureColdStart(
         list.importCpuMs.push(sample.importCpuMs);
         samples.set(bundle, list);
       } catch (error) {
-        if (bundle.function === EMPTY || bundle.function === SDK_ONLY) throw error;
+        if (REFERENCES.includes(bundle.function)) throw error;
         failed.push({ function: bundle.function, error: firstLine(error) });
         live = live.filter((b) => b !== bundle);
       }
@@ -267,17 +297,20 @@ export async function measureColdStart(
       importCpuSamples: list.importCpuMs,
     };
   };
-  const emptyBundle = live.find((b) => b.function === EMPTY);
-  const sdkBundle = live.find((b) => b.function === SDK_ONLY);
-  if (!emptyBundle || !sdkBundle) throw new Error("a reference bundle is missing");
-  const empty = describe(emptyBundle);
+  const reference = (name: string) => {
+    const bundle = live.find((b) => b.function === name);
+    if (!bundle) throw new Error(`the reference bundle ${name} is missing`);
+    return bundle;
+  };
+  const empty = describe(reference(EMPTY));
   return {
     rounds: sizes.rounds,
     nodeOptions,
     empty,
-    sdkOnly: describe(sdkBundle, empty),
+    sdkOnly: describe(reference(SDK_ONLY), empty),
+    sdkPowertools: describe(reference(SDK_POWERTOOLS), empty),
     functions: live
-      .filter((b) => b !== emptyBundle && b !== sdkBundle && !b.variant)
+      .filter((b) => !REFERENCES.includes(b.function) && !b.variant)
       .map((b) => describe(b, empty)),
     variants: live.filter((b) => b.variant).map((b) => describe(b, empty)),
     failed,

@@ -19,7 +19,8 @@ import { PROJECT_ROOT } from "#infra/local/stack.ts";
 import type { ColdStartBundle, ColdStartResult, ColdStartVariant } from "./cold-start.ts";
 import { median } from "./lib/stats.ts";
 
-export const MODEL_STEP_BUDGET = { bytes: 128 * 1024, importCpuRatio: 1.25 };
+/** `bytes`: BUNDLE_BUDGET_BYTES of test/template/bundles.test.ts, the budget of every Lambda bundle. */
+export const MODEL_STEP_BUDGET = { bytes: 320 * 1024, importCpuRatio: 1.25 };
 export const SDK_VARIANT = "modelStep with the official SDKs";
 
 const SWAPPED = /^\.\/(openai|anthropic)-provider\.ts$/;

@@ -62,6 +62,11 @@ export function renderTable(results: BenchResults): string {
       ],
     ),
     coldStartRow("4. Cold start, reference: AWS SDK clients only", coldStart.sdkOnly, coldStart.empty),
+    coldStartRow(
+      "4. Cold start, reference: AWS SDK clients + Powertools (Logger, Metrics, Tracer)",
+      coldStart.sdkPowertools,
+      coldStart.empty,
+    ),
     ["5. Cost per 1,000 questions, task token", dollars(cost.usdPer1000), "—", "—", "—"],
     [
       `5. Cost per 1,000 questions, naive polling (every ${cost.naive.pollSeconds} s, ${cost.naive.averageWaitSeconds / 60} min average wait)`,
@@ -118,6 +123,9 @@ export function renderDetails(results: BenchResults): string {
   );
   lines.push(
     `3. Per level: ${scale.levels[0]?.subject.n ?? 0} answers and as many baseline answers. Baseline medians: ${scale.levels.map((l) => `${thousands(l.pending)}: ${ms(l.baseline.median)}`).join(", ")} (largest/smallest ${x(scale.baselineRatio)}; the answer path relative to it: ${x(scale.relativeRatio)}). For scale, one Scan of the table at the largest level (${thousands(scale.scan.items)} items) takes ${ms(scale.scan.ms)}. Medians per visit, in order: ${scale.visits.map((v) => `${thousands(v.pending)}: ${v.subjectMedian.toFixed(1)}`).join(" → ")} ms. Filler questions written: ${thousands(scale.fill.questions)} (+ their session slots) in ${scale.fill.seconds.toFixed(1)} s.`,
+  );
+  lines.push(
+    `4. Powertools (Logger, Metrics, Tracer with the clients captured) over the AWS SDK clients alone: import ${x(coldStart.sdkPowertools.importMs / coldStart.sdkOnly.importMs)}, ready ${x(coldStart.sdkPowertools.readyMs / coldStart.sdkOnly.readyMs)} (${ms(coldStart.sdkPowertools.importMs - coldStart.sdkOnly.importMs)} more to import).`,
   );
   lines.push(
     `4. Median of ${coldStart.rounds} fresh processes per bundle, NODE_OPTIONS="${coldStart.nodeOptions}". import = \`await import(bundle)\`; ready = process start → handler ready.${coldStart.failed.length > 0 ? ` Not measured: ${coldStart.failed.map((f) => `${f.function} (${f.error})`).join("; ")}.` : ""}`,

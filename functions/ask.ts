@@ -8,10 +8,12 @@ import middy from "@middy/core";
 import { DeliveryFailedError } from "#lib/app/errors.ts";
 import { loadConfig } from "#lib/config.ts";
 import { deliveryTargetSchema, ownerSchema } from "#lib/store/question-record.ts";
+import { createObservability } from "#lib/telemetry/observability.ts";
 import { createServices } from "#lib/wiring.ts";
 import * as z from "#lib/zod.ts";
 
-const services = createServices(loadConfig(), "ask");
+const observability = createObservability("ask");
+const services = createServices(loadConfig(), "ask", observability);
 await services.ready();
 const { askQuestion } = services;
 
@@ -27,9 +29,11 @@ const askTaskEventSchema = z.object({
   timeoutSeconds: z.optional(z.unknown()),
 });
 
-export const handler = middy(async (event: unknown): Promise<{ questionId: string }> => {
-  const { questions, timeoutSeconds, ...task } = askTaskEventSchema.parse(event);
-  const record = await askQuestion({ ...task, args: { questions, timeoutSeconds } });
-  if (record.status === "delivery_failed") throw new DeliveryFailedError(record.id);
-  return { questionId: record.id };
-});
+export const handler = middy()
+  .use(observability.middlewares)
+  .handler(async (event: unknown): Promise<{ questionId: string }> => {
+    const { questions, timeoutSeconds, ...task } = askTaskEventSchema.parse(event);
+    const record = await askQuestion({ ...task, args: { questions, timeoutSeconds } });
+    if (record.status === "delivery_failed") throw new DeliveryFailedError(record.id);
+    return { questionId: record.id };
+  });

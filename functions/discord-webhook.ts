@@ -7,17 +7,20 @@ import { createDiscordWebhook } from "#lib/channels/discord/discord-webhook.ts";
 import { loadConfig } from "#lib/config.ts";
 import { channelDisabled } from "#lib/http/channel-disabled.ts";
 import { httpErrors } from "#lib/http/middlewares.ts";
-import { logError } from "#lib/log.ts";
 import { secretValue } from "#lib/secrets/secrets.ts";
+import { createObservability } from "#lib/telemetry/observability.ts";
 import { createServices } from "#lib/wiring.ts";
 
-const services = createServices(loadConfig(), "discordWebhook");
+const observability = createObservability("discordWebhook");
+const { telemetry } = observability;
+const services = createServices(loadConfig(), "discordWebhook", observability);
 await services.ready();
 const { config, secrets, store, handleInbound } = services;
 const discord = config.channels.discord;
 
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
-  .use(httpErrors((error) => logError("discord-webhook", error)))
+  .use(observability.middlewares)
+  .use(httpErrors(telemetry, { platform: "discord" }))
   .handler(
     discord
       ? createDiscordWebhook({
@@ -29,7 +32,7 @@ export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredRe
           store,
           handleInbound,
           now: () => Date.now(),
-          onBackgroundError: (error, context) => logError(context, error),
+          onBackgroundError: (error, context) => telemetry.failed(context, error),
         })
       : channelDisabled("discord"),
   );

@@ -5,10 +5,12 @@
 import middy from "@middy/core";
 import type { EventBridgeEvent } from "aws-lambda";
 import { loadConfig } from "#lib/config.ts";
+import { createObservability } from "#lib/telemetry/observability.ts";
 import { createServices } from "#lib/wiring.ts";
 import * as z from "#lib/zod.ts";
 
-const { cancelStoppedRun } = createServices(loadConfig(), "executionStatus");
+const observability = createObservability("executionStatus");
+const { cancelStoppedRun } = createServices(loadConfig(), "executionStatus", observability);
 
 const detailSchema = z.object({
   executionArn: z.string().check(z.minLength(1)),
@@ -16,7 +18,9 @@ const detailSchema = z.object({
   input: z.nullish(z.string()),
 });
 
-export const handler = middy(async (event: EventBridgeEvent<string, unknown>) => {
-  const cancelled = await cancelStoppedRun(detailSchema.parse(event.detail));
-  return { cancelled };
-});
+export const handler = middy<EventBridgeEvent<string, unknown>>()
+  .use(observability.middlewares)
+  .handler(async (event: EventBridgeEvent<string, unknown>) => {
+    const cancelled = await cancelStoppedRun(detailSchema.parse(event.detail));
+    return { cancelled };
+  });

@@ -7,17 +7,20 @@ import { createMattermostWebhook } from "#lib/channels/mattermost/mattermost-web
 import { loadConfig } from "#lib/config.ts";
 import { channelDisabled } from "#lib/http/channel-disabled.ts";
 import { httpErrors } from "#lib/http/middlewares.ts";
-import { logError } from "#lib/log.ts";
 import { secretValue } from "#lib/secrets/secrets.ts";
+import { createObservability } from "#lib/telemetry/observability.ts";
 import { createServices } from "#lib/wiring.ts";
 
-const services = createServices(loadConfig(), "mattermostWebhook");
+const observability = createObservability("mattermostWebhook");
+const { telemetry } = observability;
+const services = createServices(loadConfig(), "mattermostWebhook", observability);
 await services.ready();
 const { config, secrets, store, handleInbound } = services;
 const mattermost = config.channels.mattermost;
 
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
-  .use(httpErrors((error) => logError("mattermost-webhook", error)))
+  .use(observability.middlewares)
+  .use(httpErrors(telemetry, { platform: "mattermost" }))
   .handler(
     mattermost
       ? createMattermostWebhook({
@@ -30,7 +33,8 @@ export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredRe
           }),
           store,
           handleInbound,
-          onError: (error, context) => logError(context, error),
+          onError: (error, context) => telemetry.failed(context, error),
+          onRejected: (reason) => telemetry.webhookRejected("mattermost", 200, reason),
         })
       : channelDisabled("mattermost"),
   );

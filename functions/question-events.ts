@@ -8,37 +8,43 @@
 import middy from "@middy/core";
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
 import { loadConfig } from "#lib/config.ts";
-import { logError } from "#lib/log.ts";
 import { closedQuestionFrom } from "#lib/store/question-stream.ts";
+import { createObservability } from "#lib/telemetry/observability.ts";
 import { createServices } from "#lib/wiring.ts";
 
-const services = createServices(loadConfig(), "questionEvents");
-await services.ready();
+const observability = createObservability("questionEvents");
+const services = createServices(loadConfig(), "questionEvents", observability);
+// Resuming runs needs no channel secret: a bad one is reported, and only its platform's copies stay unretired.
+await services.ready({ tolerate: true });
 const { settleClosedQuestion } = services;
 
-export const handler = middy(async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
-  const records = event.Records;
-  for (const [index, record] of records.entries()) {
-    // The stream's type is the Lambda event's: the same attribute-value shape the SDK's client uses.
-    const closed = closedQuestionFrom(
-      record.dynamodb?.OldImage as never,
-      record.dynamodb?.NewImage as never,
-      Date.now(),
-    );
-    if (!closed) continue;
-    try {
-      await settleClosedQuestion(closed);
-    } catch (error) {
-      logError("question-events", error, { questionId: closed.record.id });
-      // Lambda checkpoints before the lowest sequence number reported (a stream's item identifier) and
-      // retries from there, so the records after this one are reported too.
-      return {
-        batchItemFailures: records.slice(index).flatMap((r) => {
-          const sequenceNumber = r.dynamodb?.SequenceNumber;
-          return sequenceNumber === undefined ? [] : [{ itemIdentifier: sequenceNumber }];
-        }),
-      };
+export const handler = middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()
+  .use(observability.middlewares)
+  .handler(async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+    const records = event.Records;
+    for (const [index, record] of records.entries()) {
+      // The stream's type is the Lambda event's: the same attribute-value shape the SDK's client uses.
+      const closed = closedQuestionFrom(
+        record.dynamodb?.OldImage as never,
+        record.dynamodb?.NewImage as never,
+        Date.now(),
+      );
+      if (!closed) continue;
+      try {
+        await settleClosedQuestion(closed);
+      } catch (error) {
+        observability.telemetry.failed("settling a closed question (the stream retries it)", error, {
+          questionId: closed.record.id,
+        });
+        // Lambda checkpoints before the lowest sequence number reported (a stream's item identifier) and
+        // retries from there, so the records after this one are reported too.
+        return {
+          batchItemFailures: records.slice(index).flatMap((r) => {
+            const sequenceNumber = r.dynamodb?.SequenceNumber;
+            return sequenceNumber === undefined ? [] : [{ itemIdentifier: sequenceNumber }];
+          }),
+        };
+      }
     }
-  }
-  return { batchItemFailures: [] };
-});
+    return { batchItemFailures: [] };
+  });

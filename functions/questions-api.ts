@@ -3,14 +3,16 @@ import middy from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { loadConfig } from "#lib/config.ts";
 import { apiKeyAuth, httpErrors } from "#lib/http/middlewares.ts";
-import { logError } from "#lib/log.ts";
+import { createObservability } from "#lib/telemetry/observability.ts";
 import { createServices } from "#lib/wiring.ts";
 
-const services = createServices(loadConfig(), "questionsApi");
+const observability = createObservability("questionsApi");
+const services = createServices(loadConfig(), "questionsApi", observability);
 await services.ready();
 const { secrets, questionApi } = services;
 
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
-  .use(httpErrors((error) => logError("questions-api", error)))
+  .use(observability.middlewares)
+  .use(httpErrors(observability.telemetry))
   .use(apiKeyAuth(() => secrets.get("api-key")))
   .handler(questionApi);

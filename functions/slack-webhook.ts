@@ -6,17 +6,20 @@ import { createSlackWebhook } from "#lib/channels/slack/slack-webhook.ts";
 import { loadConfig } from "#lib/config.ts";
 import { channelDisabled } from "#lib/http/channel-disabled.ts";
 import { httpErrors } from "#lib/http/middlewares.ts";
-import { logError } from "#lib/log.ts";
 import { secretValue } from "#lib/secrets/secrets.ts";
+import { createObservability } from "#lib/telemetry/observability.ts";
 import { createServices } from "#lib/wiring.ts";
 
-const services = createServices(loadConfig(), "slackWebhook");
+const observability = createObservability("slackWebhook");
+const { telemetry } = observability;
+const services = createServices(loadConfig(), "slackWebhook", observability);
 await services.ready();
 const { config, secrets, store, handleInbound } = services;
 const slack = config.channels.slack;
 
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
-  .use(httpErrors((error) => logError("slack-webhook", error)))
+  .use(observability.middlewares)
+  .use(httpErrors(telemetry, { platform: "slack" }))
   .handler(
     slack
       ? createSlackWebhook({
@@ -25,7 +28,7 @@ export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredRe
           store,
           handleInbound,
           now: () => Date.now(),
-          onError: (error, context) => logError(context, error),
+          onError: (error, context) => telemetry.failed(context, error),
         })
       : channelDisabled("slack"),
   );

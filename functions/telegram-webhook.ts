@@ -6,17 +6,20 @@ import { createTelegramWebhook } from "#lib/channels/telegram/telegram-webhook.t
 import { loadConfig } from "#lib/config.ts";
 import { channelDisabled } from "#lib/http/channel-disabled.ts";
 import { httpErrors } from "#lib/http/middlewares.ts";
-import { logError } from "#lib/log.ts";
 import { secretValue } from "#lib/secrets/secrets.ts";
+import { createObservability } from "#lib/telemetry/observability.ts";
 import { createServices } from "#lib/wiring.ts";
 
-const services = createServices(loadConfig(), "telegramWebhook");
+const observability = createObservability("telegramWebhook");
+const { telemetry } = observability;
+const services = createServices(loadConfig(), "telegramWebhook", observability);
 await services.ready();
 const { config, secrets, store, handleInbound } = services;
 const telegram = config.channels.telegram;
 
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
-  .use(httpErrors((error) => logError("telegram-webhook", error)))
+  .use(observability.middlewares)
+  .use(httpErrors(telemetry, { platform: "telegram" }))
   .handler(
     telegram
       ? createTelegramWebhook({

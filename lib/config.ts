@@ -29,7 +29,9 @@ import {
   type FixedSecretName,
   isModelKeyEnvName,
   isPlaceholder,
+  parseChannelList,
   SECRET_NAMES,
+  SSM_PATH,
   secretEnvName,
   secretProblem,
 } from "./secrets/secret-catalog.ts";
@@ -72,7 +74,7 @@ const envSchema = z
     HANDRAISE_CHANNELS: z.optional(z.string()),
     /** Deployed: read secrets from SSM Parameter Store under this path (`/handraise/<stage>`). */
     HANDRAISE_SSM_PREFIX: z.optional(
-      z.string().check(z.regex(/^\/[A-Za-z0-9_.\-/]+$/, "must be an SSM path such as /handraise/prod")),
+      z.string().check(z.regex(SSM_PATH, "must be an SSM path such as /handraise/prod")),
     ),
     /** How long a secret read from SSM is reused: a rotated value is picked up within this. */
     HANDRAISE_SECRETS_MAX_AGE_SECONDS: seconds(300, 3600),
@@ -207,13 +209,11 @@ function enabledChannels(
     if (fromSsm) return new Set();
     return new Set(CHANNEL_NAMES.filter((channel) => env[botTokenVariable(channel)] !== undefined));
   }
-  const enabled = new Set<ChannelName>();
-  for (const word of listed.split(",").map((w) => w.trim().toLowerCase())) {
-    if (word === "") continue;
-    if ((CHANNEL_NAMES as readonly string[]).includes(word)) enabled.add(word as ChannelName);
-    else problems.push(`HANDRAISE_CHANNELS names an unknown channel "${word}" (${CHANNEL_NAMES.join(", ")})`);
+  const { channels, unknown } = parseChannelList(listed);
+  for (const word of unknown) {
+    problems.push(`HANDRAISE_CHANNELS names an unknown channel "${word}" (${CHANNEL_NAMES.join(", ")})`);
   }
-  return enabled;
+  return new Set(channels);
 }
 
 const botTokenVariable = (channel: ChannelName) => secretEnvName(`${channel}/bot-token`);

@@ -4,8 +4,10 @@
  * secrets of its row in infra/secrets.json and only the channels whose credentials those are: a platform's
  * webhook can post and edit on its own platform only.
  */
+import { SSMProvider } from "@aws-lambda-powertools/parameters/ssm";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SFNClient } from "@aws-sdk/client-sfn";
+import { SSMClient } from "@aws-sdk/client-ssm";
 import { createModelStep } from "./agent/model-step.ts";
 import { createModelProviders } from "./agent/providers.ts";
 import { createAskQuestion } from "./app/ask-question.ts";
@@ -28,7 +30,6 @@ import { createTelegramApi } from "./channels/telegram/telegram-api.ts";
 import { createTelegramChannel } from "./channels/telegram/telegram-channel.ts";
 import type { Config } from "./config.ts";
 import { createQuestionApi } from "./http/question-api.ts";
-import { logError } from "./log.ts";
 import { createEnvSecrets } from "./secrets/env-secrets.ts";
 import {
   type FunctionName,
@@ -40,6 +41,8 @@ import { limitSecrets, preloadSecrets, type Secrets, secretValue } from "./secre
 import { createSsmSecrets } from "./secrets/ssm-secrets.ts";
 import { createDynamoDbQuestionStore } from "./store/dynamodb-question-store.ts";
 import { createDynamoDbTranscriptStore } from "./store/dynamodb-transcript-store.ts";
+import type { Observability } from "./telemetry/observability.ts";
+import { type AnswerLinks, createAnswerLinks, NO_ANSWER_LINKS } from "./web/answer-link.ts";
 
 const now = () => Date.now();
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -57,25 +60,47 @@ export function setDynamoDbClientObserver(observer: DynamoDbClientObserver | und
   observeDynamoDbClient = observer;
 }
 
+/** Traces each call an AWS SDK client makes (X-Ray), when the function is traced. */
+type CaptureClient = Observability["tracer"]["captureAWSv3Client"];
+
 /** The secrets function `fn` may read in this deployment: SSM deployed, the environment locally. */
-export function createSecrets(config: Config, fn: FunctionName): Secrets {
+export function createSecrets(config: Config, fn: FunctionName, capture: CaptureClient = (c) => c): Secrets {
   const source =
     config.secrets.kind === "ssm"
-      ? createSsmSecrets({ prefix: config.secrets.prefix, maxAgeSeconds: config.secrets.maxAgeSeconds })
+      ? createSsmSecrets({
+          prefix: config.secrets.prefix,
+          maxAgeSeconds: config.secrets.maxAgeSeconds,
+          provider: new SSMProvider({ awsSdkV3Client: capture(new SSMClient({})) }),
+        })
       : createEnvSecrets(config.secrets.values, config.secrets.modelKeys);
   return limitSecrets(source, functionSecrets(fn, config.enabledChannels));
 }
 
 /**
- * The enabled channels this function can post to: those whose bot token it may read (every one for the
- * functions that deliver or retire, its own for a platform's webhook).
+ * The answer page's links, for the functions that show them (their row of infra/secrets.json lists the link
+ * secret): chat messages, the question API. Off without a link secret or a public URL.
  */
-export function createChannels(config: Config, secrets: Secrets, allowed: readonly SecretGrant[]) {
+export function createLinks(config: Config, secrets: Secrets, allowed: readonly SecretGrant[]): AnswerLinks {
+  if (!allowed.includes("link-secret")) return NO_ANSWER_LINKS;
+  return createAnswerLinks({ publicUrl: config.publicUrl, key: () => secrets.get("link-secret") });
+}
+
+/**
+ * The enabled channels this function can post to: those whose bot token it may read (every one for the
+ * functions that deliver or retire, its own for a platform's webhook). Each posted question carries the
+ * answer page's link from `links`.
+ */
+export function createChannels(
+  config: Config,
+  secrets: Secrets,
+  allowed: readonly SecretGrant[],
+  links: AnswerLinks = NO_ANSWER_LINKS,
+) {
   const channels = new Map<string, ChatChannel>();
   const add = (channel: ChatChannel) => channels.set(channel.name, channel);
   const may = new Set(allowed);
   const { telegram, slack, discord, mattermost } = config.channels;
-  if (config.consoleChannel) add(createConsoleChannel((text) => process.stdout.write(text)));
+  if (config.consoleChannel) add(createConsoleChannel((text) => process.stdout.write(text), links));
   if (telegram && may.has("telegram/bot-token")) {
     add(
       createTelegramChannel(
@@ -83,6 +108,7 @@ export function createChannels(config: Config, secrets: Secrets, allowed: readon
           apiBase: telegram.apiBase,
           botToken: secretValue(secrets, "telegram/bot-token"),
         }),
+        links,
       ),
     );
   }
@@ -90,6 +116,7 @@ export function createChannels(config: Config, secrets: Secrets, allowed: readon
     add(
       createSlackChannel(
         createSlackApi({ apiBase: slack.apiBase, botToken: secretValue(secrets, "slack/bot-token") }),
+        links,
       ),
     );
   }
@@ -97,6 +124,7 @@ export function createChannels(config: Config, secrets: Secrets, allowed: readon
     add(
       createDiscordChannel(
         createDiscordApi({ apiBase: discord.apiBase, botToken: secretValue(secrets, "discord/bot-token") }),
+        links,
       ),
     );
   }
@@ -109,6 +137,7 @@ export function createChannels(config: Config, secrets: Secrets, allowed: readon
           url: mattermostWebhookUrl(mattermost.publicUrl),
           secret: secretValue(secrets, "mattermost/action-secret"),
         },
+        links,
       ),
     );
   }
@@ -116,16 +145,21 @@ export function createChannels(config: Config, secrets: Secrets, allowed: readon
 }
 
 /**
- * Everything function `fn` needs, built once per process.
+ * What every function builds on: the clients, its secrets, the question store, the run callbacks and the
+ * answer / cancel use case. The answer page is composed from this alone (functions/answer-page.ts), so its
+ * bundle carries no chat channel, model step or question API — and theirs carry no page.
  *
  * @example
- * const { handleInbound, secrets } = createServices(loadConfig(), "telegramWebhook");
+ * const observability = createObservability("answerPage");
+ * const { store, resolve, secrets, ready } = createCoreServices(loadConfig(), "answerPage", observability);
  */
-export function createServices(config: Config, fn: FunctionName) {
-  const dynamodb = new DynamoDBClient({});
+export function createCoreServices(config: Config, fn: FunctionName, observability: Observability) {
+  const { telemetry, tracer } = observability;
+  const capture: CaptureClient = (client) => tracer.captureAWSv3Client(client);
+  const dynamodb = capture(new DynamoDBClient({}));
   observeDynamoDbClient?.(dynamodb);
-  const sfn = new SFNClient({});
-  const secrets = createSecrets(config, fn);
+  const sfn = capture(new SFNClient({}));
+  const secrets = createSecrets(config, fn, capture);
   const secretNames = functionSecrets(fn, config.enabledChannels);
   const store = createDynamoDbQuestionStore({
     client: dynamodb,
@@ -133,45 +167,74 @@ export function createServices(config: Config, fn: FunctionName) {
     retentionSeconds: config.retentionSeconds,
   });
   const callbacks = createSfnTaskCallbacks(sfn);
-  const channels = createChannels(config, secrets, secretNames);
+  const resolve = createResolveQuestion({ store, callbacks, now, telemetry });
+  return {
+    config,
+    telemetry,
+    dynamodb,
+    secrets,
+    secretNames,
+    store,
+    callbacks,
+    resolve,
+    now,
+    /**
+     * Resolves once every secret this function reads is there and well-formed (functions await it at
+     * start); rejects with a ConfigError naming each one that is not — or, with `tolerate`, reports it and
+     * starts anyway (the stream consumer: one channel's bad token must not stop every run's resume).
+     * Locally without an API key, the question API runs and refuses every request; without a link secret,
+     * the answer page is off.
+     */
+    ready: async (options: { tolerate?: boolean } = {}) => {
+      try {
+        await preloadSecrets(secrets, fixedSecrets(secretNames), [
+          ...(config.secrets.kind === "env" ? (["api-key"] as const) : []),
+          "link-secret",
+        ]);
+      } catch (error) {
+        if (!options.tolerate) throw error;
+        telemetry.failed(
+          "starting with a secret missing or malformed: its channel's copies are not retired",
+          error,
+        );
+      }
+    },
+  };
+}
+
+/**
+ * Everything function `fn` needs, built once per process.
+ *
+ * @example
+ * const observability = createObservability("telegramWebhook");
+ * const { handleInbound, secrets } = createServices(loadConfig(), "telegramWebhook", observability);
+ */
+export function createServices(config: Config, fn: FunctionName, observability: Observability) {
+  const core = createCoreServices(config, fn, observability);
+  const { secrets, secretNames, store, callbacks, resolve, telemetry } = core;
+  const links = createLinks(config, secrets, secretNames);
+  const channels = createChannels(config, secrets, secretNames, links);
   const askQuestion = createAskQuestion({
     store,
     channels,
     callbacks,
     limits: config.limits,
     now,
-    onDeliveryError: (target, error) => logError("delivery", error, { channel: target.channel }),
-    onError: (error, context) => logError(context, error),
-  });
-  const resolve = createResolveQuestion({
-    store,
-    callbacks,
-    now,
-    onBackgroundError: (error, context) => logError(context, error),
+    telemetry,
   });
   const waitForQuestion = createWaitForQuestion({ store, now, sleep });
   return {
     config,
     secrets,
-    /**
-     * Resolves once every secret this function reads is there and well-formed (functions await it at
-     * start); rejects with a ConfigError naming each one that is not. Locally without an API key, the
-     * question API runs and refuses every request.
-     */
-    ready: () =>
-      preloadSecrets(secrets, fixedSecrets(secretNames), config.secrets.kind === "env" ? ["api-key"] : []),
+    ready: core.ready,
     store,
     channels,
     handleInbound: createHandleInbound({ store, resolve, channels, now }),
     cancelStoppedRun: createCancelStoppedRun({ store, resolve, now }),
-    settleClosedQuestion: createSettleClosedQuestion({
-      callbacks,
-      channels,
-      onRetireError: (error, channel) => logError("retire", error, { channel }),
-    }),
+    settleClosedQuestion: createSettleClosedQuestion({ callbacks, channels, store, telemetry, now }),
     askQuestion,
     resolve,
-    questionApi: createQuestionApi({ store, askQuestion, resolve, waitForQuestion, now }),
+    questionApi: createQuestionApi({ store, askQuestion, resolve, waitForQuestion, links, now }),
   };
 }
 
@@ -180,18 +243,18 @@ export function createServices(config: Config, fn: FunctionName) {
  * createServices, so that only the modelStep bundle carries the provider adapters.
  *
  * @example
- * const modelStep = createModelStepService(loadConfig());
+ * const observability = createObservability("modelStep");
+ * const modelStep = createModelStepService(loadConfig(), observability);
  */
-export function createModelStepService(config: Config) {
-  const dynamodb = new DynamoDBClient({});
-  observeDynamoDbClient?.(dynamodb);
+export function createModelStepService(config: Config, observability: Observability) {
+  const { dynamodb, secrets, store, telemetry } = createCoreServices(config, "modelStep", observability);
   const providerFor = createModelProviders({
-    secrets: createSecrets(config, "modelStep"),
+    secrets,
     now,
     sleep,
     random: Math.random,
-    // Status, attempt and wait only: never the request, the response body or the key.
-    onRetry: (info) => console.warn(JSON.stringify({ level: "warn", context: "model-retry", ...info })),
+    // Provider, attempt, status, wait and the (redacted) reason: never the request, a body or the key.
+    onRetry: (info) => observability.logger.warn("model call retried", { ...info }),
   });
   return createModelStep({
     transcripts: createDynamoDbTranscriptStore({
@@ -199,11 +262,8 @@ export function createModelStepService(config: Config) {
       tableName: config.tableName,
       keepSeconds: config.limits.maxTimeoutSeconds + config.retentionSeconds,
     }),
-    questions: createDynamoDbQuestionStore({
-      client: dynamodb,
-      tableName: config.tableName,
-      retentionSeconds: config.retentionSeconds,
-    }),
+    questions: store,
+    telemetry,
     limits: config.limits,
     now,
     providerFor,

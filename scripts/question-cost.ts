@@ -8,12 +8,14 @@
  *
  * Usage: `npm run package && npx tsx scripts/question-cost.ts` (prints the README "Deploy" cost table).
  */
+
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { ensureTable, localDynamoDbClient, startLocalDynamoDb } from "#infra/local/dynamodb.ts";
 import tableDefinition from "#infra/table.json" with { type: "json" };
 import { createModelStep, type ModelStepEvent } from "#lib/agent/model-step.ts";
 import { createDynamoDbQuestionStore } from "#lib/store/dynamodb-question-store.ts";
 import { createDynamoDbTranscriptStore } from "#lib/store/dynamodb-transcript-store.ts";
+import { silentTelemetry } from "#lib/telemetry/telemetry.ts";
 import { ASSUMED_MS, PRICE } from "./lib/aws-prices.ts";
 import {
   type CfnTemplate,
@@ -137,7 +139,13 @@ async function measureDynamoDb() {
     let now = Date.UTC(2026, 10, 30, 12);
     const transcripts = createDynamoDbTranscriptStore({ client, tableName, keepSeconds: 3600 + 7 * 86_400 });
     const store = createDynamoDbQuestionStore({ client, tableName, retentionSeconds: 7 * 86_400 });
-    const modelStep = createModelStep({ transcripts, questions: store, limits, now: () => now });
+    const modelStep = createModelStep({
+      transcripts,
+      questions: store,
+      telemetry: silentTelemetry,
+      limits,
+      now: () => now,
+    });
     const runId =
       "arn:aws:states:us-east-1:123456789012:execution:handraise-prod-agent:8f0c2b1e-4a57-4d8e-9b1f-0c6f3d2a7e55";
     const input: ModelStepEvent["state"] = {
@@ -173,7 +181,11 @@ async function measureDynamoDb() {
       now,
     );
     if (created.kind !== "created") throw new Error(`create: ${created.kind}`);
-    await store.recordDeliveries(id, [{ channel: "telegram", chatId: "418833702", messageId: "5521" }], now);
+    await store.recordDeliveries(
+      id,
+      [{ index: 0, delivery: { channel: "telegram", chatId: "418833702", messageId: "5521" } }],
+      now,
+    );
 
     phase = "answer";
     now += 60_000;

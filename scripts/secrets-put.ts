@@ -3,22 +3,27 @@
  * SSM Parameter Store SecureStrings under `/handraise/<stage>/` (the names of infra/secrets.json): the API
  * key, and every secret of each channel it enables. Values come from the environment variables of the same
  * table (TELEGRAM_BOT_TOKEN, …), so they never appear on a command line or in shell history; a missing,
- * malformed or placeholder value stops the script before anything is written. Without HANDRAISE_API_KEY a
- * new key is made and printed once. Credentials and region come from the usual AWS settings (AWS_PROFILE,
- * AWS_REGION, …), as for the AWS CLI.
+ * malformed or placeholder value stops the script before anything is written. The API key is stored only when
+ * HANDRAISE_API_KEY is set, or when the stage has none yet (then a new one is made and printed once): adding
+ * a channel later never replaces the key clients use. The answer page's link secret is stored when
+ * HANDRAISE_LINK_SECRET is set, or made (and never printed: nobody needs to know it) with --answer-page
+ * where the stage has none; without it the page is off. Credentials and region come from the usual AWS
+ * settings (AWS_PROFILE, AWS_REGION, …), as for the AWS CLI.
  *
- * Options: --stage (default dev), --channels (comma-separated; default none), --prefix (default
- * /handraise/<stage>), --kms-key-id (a key of your own; default the AWS managed aws/ssm), --region,
- * --dry-run (say what would be stored, store nothing).
+ * Options: --stage (default dev), --channels (comma-separated; default none), --answer-page, --prefix
+ * (default /handraise/<stage>), --kms-key-id (a key of your own; default the AWS managed aws/ssm),
+ * --new-api-key (replace the stage's API key with a new one), --region, --dry-run (say what would be
+ * stored, store nothing).
  */
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
-import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
+import { ParameterAlreadyExists, PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import {
   CHANNEL_NAMES,
-  type ChannelName,
   channelSecrets,
+  parseChannelList,
   type SecretName,
+  SSM_PATH,
   secretAbout,
   secretEnvName,
   secretProblem,
@@ -28,8 +33,10 @@ const { values: options } = parseArgs({
   options: {
     stage: { type: "string", default: "dev" },
     channels: { type: "string", default: "" },
+    "answer-page": { type: "boolean", default: false },
     prefix: { type: "string" },
     "kms-key-id": { type: "string" },
+    "new-api-key": { type: "boolean", default: false },
     region: { type: "string" },
     "dry-run": { type: "boolean", default: false },
   },
@@ -40,28 +47,34 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-const channels = (options.channels ?? "")
-  .split(",")
-  .map((word) => word.trim().toLowerCase())
-  .filter(Boolean);
-const unknown = channels.filter((word) => !(CHANNEL_NAMES as readonly string[]).includes(word));
+const { channels, unknown } = parseChannelList(options.channels ?? "");
 if (unknown.length > 0) fail(`unknown channel ${unknown.join(", ")} (channels: ${CHANNEL_NAMES.join(", ")})`);
 const prefix = (options.prefix ?? `/handraise/${options.stage}`).replace(/\/+$/, "");
-if (!/^\/[A-Za-z0-9_.\-/]+$/.test(prefix)) fail(`--prefix must be an SSM path such as /handraise/prod`);
+if (!SSM_PATH.test(prefix)) fail("--prefix must be an SSM path such as /handraise/prod");
 
+const answerPage = options["answer-page"] || Boolean(process.env[secretEnvName("link-secret")]);
 const names: SecretName[] = [
   "api-key",
-  ...channels.flatMap((channel) => channelSecrets(channel as ChannelName)),
+  ...(answerPage ? (["link-secret"] as const) : []),
+  ...channels.flatMap((channel) => channelSecrets(channel)),
 ];
 let generatedApiKey: string | undefined;
+/** Secrets made here rather than given: they never replace what the stage has (clients and links hold those). */
+const made = new Set<SecretName>();
 const problems: string[] = [];
 const values = new Map<SecretName, string>();
 for (const name of names) {
   const variable = secretEnvName(name);
   let value = process.env[variable];
   if (!value && name === "api-key") {
+    // Made here; stored only where the stage has no key yet, or with --new-api-key (below).
     generatedApiKey = randomBytes(32).toString("base64url");
     value = generatedApiKey;
+    if (!options["new-api-key"]) made.add(name);
+  }
+  if (!value && name === "link-secret") {
+    made.add(name);
+    value = randomBytes(32).toString("base64url");
   }
   if (!value) {
     problems.push(`${variable} is not set (${secretAbout(name)})`);
@@ -74,26 +87,36 @@ for (const name of names) {
 if (problems.length > 0) fail(`nothing was stored:\n  - ${problems.join("\n  - ")}`);
 
 const client = new SSMClient(options.region ? { region: options.region } : {});
+let keptApiKey = false;
 for (const [name, value] of values) {
   const parameter = `${prefix}/${name}`;
+  const overwrite = !made.has(name);
   if (options["dry-run"]) {
-    process.stdout.write(`would store ${parameter} (SecureString)\n`);
+    process.stdout.write(`would store ${parameter} (SecureString${overwrite ? "" : ", unless it exists"})\n`);
     continue;
   }
-  await client.send(
-    new PutParameterCommand({
-      Name: parameter,
-      Value: value,
-      Type: "SecureString",
-      Overwrite: true,
-      ...(options["kms-key-id"] && { KeyId: options["kms-key-id"] }),
-      Description: `Handraise: ${secretAbout(name)}`,
-    }),
-  );
-  process.stdout.write(`stored ${parameter} (SecureString)\n`);
+  try {
+    await client.send(
+      new PutParameterCommand({
+        Name: parameter,
+        Value: value,
+        Type: "SecureString",
+        Overwrite: overwrite,
+        ...(options["kms-key-id"] && { KeyId: options["kms-key-id"] }),
+        Description: `Handraise: ${secretAbout(name)}`,
+      }),
+    );
+    process.stdout.write(`stored ${parameter} (SecureString)\n`);
+  } catch (error) {
+    if (!(error instanceof ParameterAlreadyExists) || overwrite) throw error;
+    if (name === "api-key") keptApiKey = true;
+    process.stdout.write(
+      `kept ${parameter}: it exists${name === "api-key" ? " (--new-api-key replaces it)" : ""}\n`,
+    );
+  }
 }
 client.destroy();
-if (generatedApiKey && !options["dry-run"]) {
+if (generatedApiKey && !keptApiKey && !options["dry-run"]) {
   process.stdout.write(
     `\nA new API key was made (shown this once; clients send it as "Authorization: Bearer <key>"):\n${generatedApiKey}\n`,
   );

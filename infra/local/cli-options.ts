@@ -12,7 +12,7 @@ const cliEnvSchema = z.object({
   HANDRAISE_API_KEY: z.string().min(16).optional(),
 });
 
-/** The local stack's settings from the environment (DESIGN.md §6 names and defaults). */
+/** The local stack's settings from the environment (names and defaults: the README's local stack table). */
 export function localStackOptionsFromEnv(env: Record<string, string | undefined>): LocalStackOptions {
   const parsed = cliEnvSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v)));
   if (!parsed.success) {
@@ -53,10 +53,13 @@ export function stopOnSignals(stop: () => Promise<void>): void {
  * setting, a port another process holds — is one line naming what to change, and exit code 1; anything
  * else is thrown as it is.
  */
-export async function startFromCommandLine(env: Record<string, string | undefined>): Promise<LocalStack> {
+export async function startFromCommandLine(
+  env: Record<string, string | undefined>,
+  extra: Partial<LocalStackOptions> = {},
+): Promise<LocalStack> {
   let options: LocalStackOptions | undefined;
   try {
-    options = localStackOptionsFromEnv(env);
+    options = { ...localStackOptionsFromEnv(env), ...extra };
     return await startLocalStack(options);
   } catch (error) {
     const problem = startProblem(error, options);

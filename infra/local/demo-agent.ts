@@ -1,12 +1,17 @@
 /**
- * The demo agent run: a scripted model that asks the three-question round trip of
- * reference/ask-user-contract.md §6, then replies with the answers.
+ * The demo agent run: a scripted model that asks three questions at once (where to deploy, which checks,
+ * what release note), then replies with the answers.
  */
 import type { AgentInput } from "#lib/agent/model-step.ts";
 import type { DeliveryTarget } from "#lib/store/question-record.ts";
 
+/**
+ * Every field as `name=value`, so a field that does not apply reads as empty rather than running into its
+ * neighbour: answered → `… | status=answered | reason=`; skipped → `deploy= | … | status=no_answer |
+ * reason=skipped`.
+ */
 export const DEMO_REPLY_TEMPLATE =
-  "deploy={{call_1.deploy_target}} | checks={{call_1.checks}} | note={{call_1.release_note}} ({{call_1.status}}{{call_1.reason}})";
+  "deploy={{call_1.deploy_target}} | checks={{call_1.checks}} | note={{call_1.release_note}} | status={{call_1.status}} | reason={{call_1.reason}}";
 
 export function demoAgentInput(options: {
   sessionKey: string;

@@ -6,12 +6,12 @@
 import { randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
 import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
-import { interpretTypedReply } from "#lib/app/typed-reply.ts";
 import type { QuestionRecord } from "#lib/store/question-record.ts";
 import { startFromCommandLine, stopOnSignals } from "./cli-options.ts";
 import { demoAgentInput } from "./demo-agent.ts";
 import { awsCredentialSettings, demoModelFromEnv, restoreAwsCredentials } from "./demo-model.ts";
 import { startTelegramPoller } from "./telegram-poller.ts";
+import { createTerminalAnswers } from "./terminal-answers.ts";
 
 const print = (text: string): void => {
   process.stdout.write(`${text}\n`);
@@ -104,43 +104,17 @@ async function pendingQuestion(): Promise<QuestionRecord | undefined> {
   return (json as { questions: QuestionRecord[] }).questions[0];
 }
 
-let lines: string[] = [];
-async function onLine(line: string): Promise<void> {
-  const question = await pendingQuestion();
-  if (!question) return print("(no question is waiting right now)");
-  lines.push(line);
-  const reply = interpretTypedReply(question.questions, lines.join("\n"));
-  if (reply.kind === "none") {
-    lines = [];
-    return;
-  }
-  if (reply.kind === "incomplete") {
-    const missing = reply.missing.map((q) => `${q.header} [${q.id}]`).join(", ");
-    return print(`Still needed: ${missing}. Type the next line (or "id: answer").`);
-  }
-  lines = [];
-  const result =
-    reply.kind === "answer"
-      ? await api("POST", `/questions/${question.id}/answer`, {
-          answers: reply.answers,
-          resolvedBy: "console:you",
-        })
-      : await api("POST", `/questions/${question.id}/cancel`, {
-          reason: reply.kind === "skip" ? "skipped" : "cancelled",
-          resolvedBy: "console:you",
-        });
-  if (result.status >= 400) print(`Not accepted: ${JSON.stringify(result.json)}`);
-}
-
+const answers = createTerminalAnswers({ pendingQuestion, api, print, resolvedBy: "console:you" });
 const input = createInterface({ input: process.stdin, terminal: false });
 let queue = Promise.resolve();
 input.on("line", (line) => {
-  queue = queue.then(() => onLine(line)).catch((error: unknown) => print(`Error: ${String(error)}`));
+  queue = queue.then(() => answers.onLine(line)).catch((error: unknown) => print(`Error: ${String(error)}`));
 });
 
 for (;;) {
   const execution = await sfn.send(new DescribeExecutionCommand({ executionArn }));
   if (execution.status !== "RUNNING") {
+    answers.runEnded(execution.status?.toLowerCase() ?? "ended");
     print(
       `\nThe run ${execution.status?.toLowerCase()}. Its reply:\n${execution.output ?? execution.cause ?? ""}`,
     );
@@ -148,5 +122,4 @@ for (;;) {
   }
   await sleep(200);
 }
-input.close();
 print("\nThe local stack is still running (answer more with the HTTP API). Ctrl-C to stop.");

@@ -6,9 +6,11 @@
  *
  * Differences from AWS, kept small on purpose: one record per invocation (AWS batches up to `batchSize`);
  * ordering is per item, not per shard; retries are bounded by `maximumRetryAttempts` but at most
- * `MAX_LOCAL_ATTEMPTS`, with a short backoff (AWS retries until the record ages out, up to a day), and a
- * record that still fails is logged and dropped (AWS would send it to an on-failure destination if one is
- * set); records are not persisted, so a local stack that stops drops what it had not delivered.
+ * `MAX_LOCAL_ATTEMPTS`, with a short backoff (AWS also stops at `maximumRecordAgeInSeconds`), and a record
+ * that still fails goes to the on-failure destination — here a list the stack keeps and a log line, where
+ * AWS sends the record's metadata to the SQS queue of serverless.yml; a failing record holds up only the
+ * later records of the same item, where AWS holds up its shard (bounded the same way); records are not
+ * persisted, so a local stack that stops drops what it had not delivered.
  */
 import { randomUUID } from "node:crypto";
 import type { Context, DynamoDBStreamEvent } from "aws-lambda";
@@ -24,9 +26,19 @@ export interface StreamConsumer {
   maximumRetryAttempts?: number | undefined;
 }
 
+/** A record that failed every attempt: what AWS would send to the mapping's on-failure destination. */
+export interface FailedStreamRecord {
+  consumer: string;
+  sequenceNumber: string;
+  keys: unknown;
+  attempts: number;
+}
+
 export interface StreamEmulatorOptions {
   region: string;
   account: string;
+  /** Called for each record that failed every attempt (the on-failure destination). */
+  onFailure?: (failed: FailedStreamRecord) => void;
   /** Consumers by table name. */
   consumers: (tableName: string) => StreamConsumer[];
   /** First retry delay; doubles each attempt up to 2 s. */
@@ -83,13 +95,22 @@ export function createStreamEmulator(options: StreamEmulatorOptions): StreamEmul
       if (attempt < attempts) await sleep(Math.min(MAX_BACKOFF_MS, retryBaseMs * 2 ** (attempt - 1)));
     }
     if (!stopped) {
+      const record = event.Records[0];
+      const failed: FailedStreamRecord = {
+        consumer: consumer.name,
+        sequenceNumber: record?.dynamodb?.SequenceNumber ?? "",
+        keys: record?.dynamodb?.Keys,
+        attempts,
+      };
       console.error(
         JSON.stringify({
-          level: "error",
-          context: "local-dynamodb-streams",
-          message: `${consumer.name} failed a stream record ${attempts} times; dropped`,
+          level: "ERROR",
+          service: "handraise-local",
+          message: `${consumer.name} failed a stream record ${attempts} times; sent to the on-failure destination`,
+          sequenceNumber: failed.sequenceNumber,
         }),
       );
+      options.onFailure?.(failed);
     }
   }
 

@@ -9,7 +9,9 @@ export type FaultCode =
   | "ThrottlingException"
   | "ProvisionedThroughputExceededException"
   | "InternalServerError"
-  | "ServiceUnavailable";
+  | "ServiceUnavailable"
+  /** A permanent refusal (a role without the permission): retrying cannot help. */
+  | "AccessDeniedException";
 
 export interface FaultSpec {
   code: FaultCode;
@@ -41,6 +43,7 @@ const DEFAULT_MESSAGES: Record<FaultCode, string> = {
     "The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.",
   InternalServerError: "Internal server error",
   ServiceUnavailable: "Service Unavailable",
+  AccessDeniedException: "User is not authorized to perform this action",
 };
 
 /** A fault switch plus `take`, which the server calls once per request to learn whether it must fail. */

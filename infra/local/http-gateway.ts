@@ -21,6 +21,11 @@ export interface GatewayRoute {
 
 export interface LocalHttpGateway {
   url: string;
+  /**
+   * Replaces the routes. The local stack listens before it loads the handlers, so that they read the
+   * gateway's URL (HANDRAISE_PUBLIC_URL) from their configuration as they do deployed; then it routes to them.
+   */
+  setRoutes(routes: GatewayRoute[]): void;
   stop(): Promise<void>;
 }
 
@@ -47,14 +52,30 @@ function compile(route: GatewayRoute): CompiledRoute {
   return { ...route, pattern: new RegExp(`^${source}$`), names };
 }
 
+/** One served request, as the local stack logs it: no body, no headers, no query (they carry secrets). */
+export interface RequestLogEntry {
+  method: string;
+  /** The route matched (`POST /questions/{id}/answer`), or the path when none did. */
+  route: string;
+  status: number;
+  ms: number;
+}
+
 export async function startHttpGateway(options: {
   routes: GatewayRoute[];
   host?: string;
   port?: number;
+  onRequest?: (entry: RequestLogEntry) => void;
 }): Promise<LocalHttpGateway> {
-  const routes = options.routes.map(compile);
+  let routes = options.routes.map(compile);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    let served = req.url?.split("?")[0] ?? "/";
+    res.once("finish", () => {
+      const ms = Math.round((performance.now() - started) * 10) / 10;
+      options.onRequest?.({ method: req.method ?? "GET", route: served, status: res.statusCode, ms });
+    });
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of req) {
@@ -65,11 +86,12 @@ export async function startHttpGateway(options: {
     }
     const url = new URL(req.url ?? "/", "http://localhost");
     const method = (req.method ?? "GET").toUpperCase();
-    const path = decodeURIComponent(url.pathname);
+    const path = decodedPath(url.pathname);
     for (const route of routes) {
-      if (route.method !== method) continue;
+      if (route.method !== method || path === undefined) continue;
       const match = route.pattern.exec(path);
       if (!match) continue;
+      served = `${route.method} ${route.path}`;
       const pathParameters = Object.fromEntries(route.names.map((name, i) => [name, match[i + 1] ?? ""]));
       const event = toEvent(
         req,
@@ -82,7 +104,12 @@ export async function startHttpGateway(options: {
       const result = await route.handler(event, lambdaContext(route.functionName));
       return send(res, toResult(result));
     }
-    send(res, { statusCode: 404, body: '{"message":"Not Found"}' });
+    // In the question API's error shape, so a client sees one shape locally. Deployed, API Gateway answers
+    // a route it does not know itself, before any function runs: 404 {"message":"Not Found"}.
+    send(res, {
+      statusCode: 404,
+      body: JSON.stringify({ error: { code: "NOT_FOUND", message: `No route ${method} ${url.pathname}.` } }),
+    });
   }
 
   const server = createServer((req, res) => {
@@ -99,6 +126,9 @@ export async function startHttpGateway(options: {
   const { address, port } = server.address() as AddressInfo;
   return {
     url: `http://${address}:${port}`,
+    setRoutes: (next) => {
+      routes = next.map(compile);
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -157,6 +187,15 @@ function toEvent(
     ...(body.length > 0 && { body: isText ? body.toString("utf8") : body.toString("base64") }),
     isBase64Encoded: body.length > 0 && !isText,
   };
+}
+
+/** The path routes match against; undefined for a malformed escape ("%E0%A4%A"), which matches no route. */
+function decodedPath(pathname: string): string | undefined {
+  try {
+    return decodeURIComponent(pathname);
+  } catch {
+    return undefined;
+  }
 }
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];

@@ -1,9 +1,10 @@
 /**
- * The whole system on one machine (DESIGN.md §6): embedded DynamoDB, the Step Functions API over the AWS
+ * The whole system on one machine: embedded DynamoDB, the Step Functions API over the AWS
  * JSON protocol, and the HTTP API — all calling the real handlers of functions/, found through
  * serverless.yml. The handlers reach the local services the way they reach AWS: through the SDK, with the
  * endpoints set in the standard AWS_ENDPOINT_URL_* variables.
  */
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -11,10 +12,15 @@ import type { DynamoDbClientObserver } from "#lib/wiring.ts";
 import tableDefinition from "../table.json" with { type: "json" };
 import { ensureTable, localDynamoDbClient, startLocalDynamoDb } from "./dynamodb.ts";
 import { type ItemChange, startDynamoDbProxy } from "./dynamodb-proxy.ts";
-import { createStreamEmulator, type StreamConsumer } from "./dynamodb-streams.ts";
+import { createStreamEmulator, type FailedStreamRecord, type StreamConsumer } from "./dynamodb-streams.ts";
 import { executionStatusEvent, matchesPattern } from "./event-bridge.ts";
 import type { FaultSwitch } from "./faults.ts";
-import { type GatewayRoute, type HttpHandler, startHttpGateway } from "./http-gateway.ts";
+import {
+  type GatewayRoute,
+  type HttpHandler,
+  type RequestLogEntry,
+  startHttpGateway,
+} from "./http-gateway.ts";
 import { lambdaContext } from "./lambda-context.ts";
 import { readServerlessFunctions } from "./serverless-functions.ts";
 import {
@@ -44,6 +50,8 @@ export interface LocalStackOptions {
   /** Extra environment for the handlers (e.g. HANDRAISE_MIN_TIMEOUT_SECONDS, *_API_BASE). */
   env?: Record<string, string>;
   onExecutionStatusChange?: (change: ExecutionStatusChange) => void | Promise<void>;
+  /** Called after each HTTP request the local API served (method, route, status, milliseconds). */
+  onRequest?: (entry: RequestLogEntry) => void;
   /**
    * Called with each DynamoDB client the handlers build, before its first request (the benchmark counts
    * DynamoDB units with it). Handlers build their clients when they first load, once per process.
@@ -64,8 +72,10 @@ export interface LocalStack {
    * does; `faults.stepFunctions` does the same for the Step Functions API.
    */
   faults: { dynamodb: FaultSwitch; stepFunctions: FaultSwitch };
-  /** The DynamoDB Streams emulation: resolves once every captured change has been delivered (or dropped). */
+  /** The DynamoDB Streams emulation: resolves once every captured change has been delivered (or failed). */
   streamsDrained(): Promise<void>;
+  /** Stream records that failed every retry: what AWS sends to the mapping's on-failure queue. */
+  streamFailures: FailedStreamRecord[];
   stop(): Promise<void>;
 }
 
@@ -95,9 +105,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     stops.push(async () => client.destroy());
     await ensureTable(client, tableName);
     const streamConsumers: StreamConsumer[] = [];
+    const streamFailures: FailedStreamRecord[] = [];
     const streams = createStreamEmulator({
       region: REGION,
       account: ACCOUNT,
+      onFailure: (failed) => streamFailures.push(failed),
       consumers: (table) => (table === tableName ? streamConsumers : []),
     });
     const proxy = await startDynamoDbProxy({
@@ -143,6 +155,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     stops.push(sfn.stop);
 
+    // Listening before the handlers load: they read its URL as their public URL (the answer page's links).
+    const gateway = await startHttpGateway({
+      routes: [],
+      host,
+      port: options.port ?? 3000,
+      ...(options.onRequest && { onRequest: options.onRequest }),
+    });
+    stops.push(gateway.stop);
+    const fromSsm = (options.env?.HANDRAISE_SSM_PREFIX ?? process.env.HANDRAISE_SSM_PREFIX) !== undefined;
+
     Object.assign(process.env, {
       AWS_REGION: REGION,
       AWS_ACCESS_KEY_ID: "local",
@@ -152,8 +174,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
       HANDRAISE_TABLE: tableName,
       // Read from SSM instead when the handlers are pointed at it (a secret may not be in both places).
-      ...(options.env?.HANDRAISE_SSM_PREFIX === undefined && { HANDRAISE_API_KEY: apiKey }),
+      ...(!fromSsm && { HANDRAISE_API_KEY: apiKey }),
+      // The answer page is on locally: a link secret made up for this run unless one is set (links made
+      // with it stop working when the stack restarts; set HANDRAISE_LINK_SECRET to keep them).
+      ...(!fromSsm &&
+        process.env.HANDRAISE_LINK_SECRET === undefined && {
+          HANDRAISE_LINK_SECRET: randomBytes(32).toString("base64url"),
+        }),
+      HANDRAISE_PUBLIC_URL: process.env.HANDRAISE_PUBLIC_URL ?? gateway.url,
       HANDRAISE_CONSOLE_CHANNEL: "true",
+      // There is no X-Ray daemon here: the handlers' Tracer stays off (deployed, tracing is on).
+      POWERTOOLS_TRACE_ENABLED: "false",
       ...options.env,
     });
 
@@ -211,8 +242,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         routes.push({ ...route, functionName: functionName(fn.key), handler: handler as HttpHandler });
       }
     }
-    const gateway = await startHttpGateway({ routes, host, port: options.port ?? 3000 });
-    stops.push(gateway.stop);
+    gateway.setRoutes(routes);
     // Stopped first: no stream delivery may outlive the services it calls.
     stops.push(streams.stop);
 
@@ -227,6 +257,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ),
       faults: { dynamodb: proxy.faults, stepFunctions: sfn.faults },
       streamsDrained: () => streams.drained(),
+      streamFailures,
       stop,
     };
   } catch (error) {

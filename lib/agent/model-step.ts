@@ -14,6 +14,7 @@ import {
 } from "../questions/schema.ts";
 import { deliveryTargetSchema, ownerSchema } from "../store/question-record.ts";
 import type { QuestionStore } from "../store/question-store.ts";
+import type { Telemetry } from "../telemetry/telemetry.ts";
 import * as z from "../zod.ts";
 import { ModelError, StepLimitError } from "./model-error.ts";
 import type { ModelProvider, ModelTurn, ModelUsage } from "./model-provider.ts";
@@ -112,6 +113,7 @@ export type ModelStepResult =
 
 export interface ModelStepDeps {
   transcripts: TranscriptStore;
+  telemetry: Telemetry;
   /** Closes the question of an ask whose wait has ended, if something outside Handraise ended it. */
   questions: Pick<QuestionStore, "release">;
   limits: TimeoutLimits;
@@ -161,17 +163,7 @@ export function createModelStep(deps: ModelStepDeps) {
       modelCalls: 0,
     };
     const waitingCall = state.step?.ask?.toolCallId;
-    if (waitingCall !== undefined) {
-      // The AskUser task has ended, however it ended. Normally its question closed first (answered,
-      // cancelled, timed out); when the wait was ended some other way — an operator's SendTaskSuccess or
-      // SendTaskFailure with the run's token, an ask that failed after posting — the question would stay
-      // answerable into a run that no longer listens, and hold the session. One conditional write closes it.
-      await deps.questions.release(
-        questionIdFor({ runId, toolCallId: waitingCall }),
-        state.askResult?.status === "delivery_failed" ? { status: "delivery_failed" } : WAIT_ENDED,
-        deps.now(),
-      );
-    }
+    if (waitingCall !== undefined) await releaseAsk(runId, waitingCall, state.askResult);
     if (waitingCall !== undefined && transcript.pendingToolCalls[0]?.id === waitingCall) {
       const call = transcript.pendingToolCalls.shift() as ToolCall;
       const outcome: ToolOutcome = state.askResult
@@ -231,6 +223,33 @@ export function createModelStep(deps: ModelStepDeps) {
     }
   };
 
+  /**
+   * The AskUser task has ended, however it ended. Normally its question closed first (answered, cancelled,
+   * skipped — or it timed out, its deadline passed). When the wait was ended some other way — an operator's
+   * SendTaskSuccess or SendTaskFailure with the run's token, an ask that failed after posting — the question
+   * would stay answerable into a run that no longer listens, and hold its session: one conditional write
+   * closes it (`resolvedBy: "wait-ended"`). A safety net: if that write fails, the run goes on (the question
+   * then ends at its deadline, or when the session asks again).
+   */
+  async function releaseAsk(
+    runId: string,
+    toolCallId: string,
+    result: z.infer<typeof askResultSchema> | undefined,
+  ): Promise<void> {
+    const id = questionIdFor({ runId, toolCallId });
+    try {
+      if (await deps.questions.release(id, WAIT_ENDED, deps.now())) {
+        deps.telemetry.closed({ id, runId, ...WAIT_ENDED, status: "cancelled" });
+      } else if (result === undefined || isExpired(result)) {
+        // The task timed out: its question expired (past its deadline nothing closes it; the record reports
+        // it expired on read). Reported here, the one place that sees the moment, for agent runs.
+        deps.telemetry.closed({ id, runId, status: "expired" });
+      }
+    } catch (error) {
+      deps.telemetry.failed("releasing the question of an ended ask", error, { questionId: id, runId });
+    }
+  }
+
   /** Answers pending calls that need no person (invalid arguments, unknown tools) until one is a valid ask. */
   function takeNextAsk(transcript: Transcript, state: AgentInput): AskStep | undefined {
     for (;;) {
@@ -264,6 +283,10 @@ export function createModelStep(deps: ModelStepDeps) {
       }
     }
   }
+}
+
+function isExpired(result: z.infer<typeof askResultSchema>): boolean {
+  return result.status === "no_answer" && result.reason === "expired";
 }
 
 function defaultProviderFor(model: AgentModel): ModelProvider {

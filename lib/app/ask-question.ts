@@ -4,6 +4,7 @@ import type { ChannelRegistry } from "../channels/chat-channel.ts";
 import { normalizeAskUserArgs, questionIdFor, type TimeoutLimits } from "../questions/index.ts";
 import type { Delivery, DeliveryTarget, QuestionRecord } from "../store/question-record.ts";
 import type { CreateResult, NewQuestion, QuestionStore } from "../store/question-store.ts";
+import { closedOf, idsOf, refOf, type Telemetry } from "../telemetry/telemetry.ts";
 import { IdInUseError, InvalidArgumentError, SessionBusyError } from "./errors.ts";
 import { retireDeliveries } from "./retire-deliveries.ts";
 import { WAIT_ENDED } from "./wait-ended.ts";
@@ -31,10 +32,8 @@ export interface AskQuestionDeps {
   callbacks: TaskCallbacks;
   limits: TimeoutLimits;
   now: () => number;
-  /** Reports a target that refused delivery (never with the token). */
-  onDeliveryError?: (target: DeliveryTarget, error: unknown) => void;
-  /** Reports what does not change the outcome: the posts could not be recorded, a copy not retired. */
-  onError?: (error: unknown, context: string) => void;
+  /** Reports the question asked, each copy delivered or refused, a close (delivery_failed), and failures. */
+  telemetry: Telemetry;
 }
 
 /**
@@ -52,11 +51,10 @@ export interface AskQuestionDeps {
  *   stored), SessionBusyError, IdInUseError.
  */
 export function createAskQuestion(deps: AskQuestionDeps) {
-  const { store, channels, limits, now } = deps;
-  const reportRetire = (error: unknown, channel: string) =>
-    deps.onError?.(error, `retiring a ${channel} copy`);
+  const { store, channels, limits, now, telemetry } = deps;
 
-  async function deliverEverywhere(record: QuestionRecord, targets: DeliveryTarget[]): Promise<Delivery[]> {
+  /** Posts to every target at once; the copies that were posted, each with its target's position. */
+  async function deliverEverywhere(record: QuestionRecord, targets: DeliveryTarget[]): Promise<Posted[]> {
     const attempts = await Promise.allSettled(
       targets.map((target) => {
         // Checked before anything was stored: every target's channel is in the registry.
@@ -65,11 +63,13 @@ export function createAskQuestion(deps: AskQuestionDeps) {
         return channel.deliver(record, target);
       }),
     );
-    const delivered: Delivery[] = [];
+    const delivered: Posted[] = [];
     attempts.forEach((attempt, index) => {
       const target = targets[index];
-      if (attempt.status === "fulfilled") delivered.push(attempt.value);
-      else if (target) deps.onDeliveryError?.(target, attempt.reason);
+      if (attempt.status === "fulfilled") {
+        delivered.push({ index, delivery: attempt.value });
+        telemetry.delivered(record, attempt.value);
+      } else if (target) telemetry.deliveryRefused(record, target, attempt.reason);
     });
     return delivered;
   }
@@ -82,9 +82,13 @@ export function createAskQuestion(deps: AskQuestionDeps) {
   async function create(question: NewQuestion): Promise<CreateResult> {
     const created = await store.create(question, now());
     if (created.kind !== "session_busy" || created.pendingTaskToken === undefined) return created;
-    const alive = await deps.callbacks.heartbeat(created.pendingTaskToken).catch(() => "unknown" as const);
+    const taskToken = created.pendingTaskToken;
+    const alive = await deps.callbacks.heartbeat(taskToken).catch(() => "unknown" as const);
     if (alive !== "not_waiting") return created;
-    await store.release(created.pendingId, WAIT_ENDED, now());
+    // Only if it still waits on the token probed: a retried task may have just given it a live one.
+    if (await store.release(created.pendingId, WAIT_ENDED, now(), { taskToken })) {
+      telemetry.closed({ id: created.pendingId, ...WAIT_ENDED, status: "cancelled" });
+    }
     return store.create(question, now());
   }
 
@@ -113,25 +117,27 @@ export function createAskQuestion(deps: AskQuestionDeps) {
     if (created.kind === "id_in_use") throw new IdInUseError(id);
     if (created.kind === "session_busy") throw new SessionBusyError(created.pendingId);
     const record = created.record;
+    if (created.kind === "created") telemetry.asked(record);
     // A retried registration of the same run keeps the copies already posted.
     if (created.kind === "token_replaced" && record.deliveries.some((d) => d.messageId !== undefined)) {
       return record;
     }
     if (input.deliverTo.length === 0) return record;
 
-    const delivered = await deliverEverywhere(record, input.deliverTo);
-    if (delivered.length === 0) return closeUndelivered(record, []);
+    const posted = await deliverEverywhere(record, input.deliverTo);
+    const delivered = posted.map((p) => p.delivery);
+    if (posted.length === 0) return closeUndelivered(record, []);
     let current: QuestionRecord | undefined;
     try {
-      current = await store.recordDeliveries(id, delivered, now());
+      current = await store.recordDeliveries(id, posted, now());
     } catch (error) {
-      deps.onError?.(error, `recording the posted copies of question ${id}`);
+      telemetry.failed("recording the posted copies", error, idsOf(record));
       return closeUndelivered(record, delivered);
     }
     if (current && current.status !== "pending") {
       // Answered (or cancelled) while the posts were in flight: the stream consumer retired the copies it
       // knew of, which did not include these yet.
-      await retireDeliveries(channels, { ...current, deliveries: delivered }, reportRetire);
+      await retireDeliveries(channels, { ...current, deliveries: delivered }, retireFailed(record));
     }
     return current ?? { ...record, deliveries: delivered };
   };
@@ -143,14 +149,28 @@ export function createAskQuestion(deps: AskQuestionDeps) {
    */
   async function closeUndelivered(record: QuestionRecord, posted: Delivery[]): Promise<QuestionRecord> {
     const closed = await store.close(record.id, { status: "delivery_failed" }, now());
+    if (closed.kind === "closed") telemetry.closed(closedOf(closed.record));
     const final =
       closed.kind === "not_found" ? { ...record, status: "delivery_failed" as const } : closed.record;
-    if (posted.length > 0) await retireDeliveries(channels, { ...final, deliveries: posted }, reportRetire);
+    if (posted.length > 0) {
+      await retireDeliveries(channels, { ...final, deliveries: posted }, retireFailed(record));
+    }
     return final;
+  }
+
+  function retireFailed(record: QuestionRecord) {
+    return (error: unknown, channel: string) =>
+      telemetry.failed("retiring a posted copy", error, { ...idsOf(refOf(record)), channel });
   }
 }
 
 export type AskQuestion = ReturnType<typeof createAskQuestion>;
+
+/** A copy that was posted, and the position in `deliverTo` of the target it was posted to. */
+interface Posted {
+  index: number;
+  delivery: Delivery;
+}
 
 function defaultId(input: AskQuestionInput): string {
   if (input.toolCallId && (input.runId || input.sessionKey)) {

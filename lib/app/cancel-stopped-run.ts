@@ -12,7 +12,8 @@ export interface StoppedRun {
 
 /**
  * A run that stopped (StopExecution, failure, timeout) no longer waits: its pending question is cancelled
- * with `resolvedBy: "run-abort"` and its chat controls retired, so nobody answers into the void. The run's
+ * with `resolvedBy: "run-abort"` (the table's stream then retires its chat copies), so nobody answers into
+ * the void. The run's
  * question is found through its session (the agent's input has `sessionKey`): a Query, never a Scan.
  *
  * @example

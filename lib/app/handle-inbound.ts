@@ -152,6 +152,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
         if (reply.kind === "skip") return cancel(record, "skipped", inbound.actor);
         if (reply.kind === "cancel") return cancel(record, "cancelled", inbound.actor);
         if (reply.kind === "incomplete") return { kind: "incomplete", record, missing: reply.missing };
+        if (reply.kind === "invalid") return { kind: "invalid", record, message: reply.message };
         return { kind: "ignored" };
       }
     }
@@ -166,6 +167,11 @@ export function createHandleInbound(deps: HandleInboundDeps) {
   }
 
   return async function handleInbound(inbound: Inbound): Promise<InboundOutcome> {
+    // Group chatter — text that neither replies to anything nor addresses the bot — can answer nothing (the
+    // group rule in `route`): it costs no dedupe write and no lookup.
+    if (inbound.kind === "text" && !inbound.addressed && inbound.replyToMessageId === undefined) {
+      return { kind: "ignored" };
+    }
     const dedupeKey =
       inbound.dedupeKey === undefined ? undefined : `${inbound.platform}:${inbound.dedupeKey}`;
     if (dedupeKey !== undefined && !(await store.claimEvent(dedupeKey, DEDUPE_TTL_SECONDS, now()))) {

@@ -3,6 +3,7 @@ import { validateAnswers } from "../questions/index.ts";
 import type { Answers } from "../questions/schema.ts";
 import type { CancelReason, QuestionRecord } from "../store/question-record.ts";
 import type { Outcome, QuestionStore } from "../store/question-store.ts";
+import { closedOf, idsOf, refOf, type Telemetry } from "../telemetry/telemetry.ts";
 import { AlreadyResolvedError, NotFoundError, NotOwnerError } from "./errors.ts";
 import { resumeRun } from "./run-outcome.ts";
 
@@ -10,8 +11,8 @@ export interface ResolveDeps {
   store: QuestionStore;
   callbacks: TaskCallbacks;
   now: () => number;
-  /** Reports failures that do not change the outcome (a resume the stream will retry). */
-  onBackgroundError: (error: unknown, context: string) => void;
+  /** Reports each close (once: this write won) and each resume, or a resume the stream will retry. */
+  telemetry: Telemetry;
 }
 
 export interface ResolveOptions {
@@ -57,15 +58,17 @@ export function createResolveQuestion(deps: ResolveDeps) {
     const closed = await store.close(id, outcome, now());
     if (closed.kind === "not_found") throw new NotFoundError(id);
     if (closed.kind === "not_pending") throw new AlreadyResolvedError(id, closed.record.status);
+    deps.telemetry.closed(closedOf(closed.record));
     // The session slot is not freed here: a slot whose question has ended is free by definition (the next
     // ask in the session takes it over), which keeps a write off the path a person waits on.
     let run: Resolution["run"] = "no_run";
     if (closed.taskToken !== undefined) {
       try {
         run = await resumeRun(callbacks, closed.taskToken, closed.record);
+        deps.telemetry.resumed(refOf(closed.record), "answer", run);
       } catch (error) {
         // The answer is accepted (the write won): the stream consumer delivers it to the run.
-        deps.onBackgroundError(error, `resuming the run of question ${id}`);
+        deps.telemetry.failed("resuming the run (the stream will retry)", error, idsOf(closed.record));
         run = "pending_retry";
       }
     }

@@ -7,11 +7,24 @@ import {
   TaskDoesNotExist,
   TaskTimedOut,
 } from "@aws-sdk/client-sfn";
-import type { CallbackOutcome, TaskCallbacks } from "./task-callbacks.ts";
+import { type CallbackOutcome, FinalCallbackError, type TaskCallbacks } from "./task-callbacks.ts";
+
+/**
+ * Errors no retry can cure: the role may not resume that state machine, the output is refused, the key of
+ * an encrypted state machine cannot be used. (Throttling, 5xx and network errors are not among them.)
+ */
+const FINAL_ERRORS = new Set([
+  "AccessDeniedException",
+  "ValidationException",
+  "InvalidOutput",
+  "KmsAccessDeniedException",
+  "KmsInvalidStateException",
+]);
 
 /**
  * TaskCallbacks on the Step Functions API. The errors that mean "this run no longer waits" become
- * `not_waiting`; everything else (throttling, 5xx) is rethrown so the caller can retry.
+ * `not_waiting`; refusals that no retry can cure become FinalCallbackError; everything else (throttling,
+ * 5xx) is rethrown as it is, so the caller can retry.
  */
 export function createSfnTaskCallbacks(client: SFNClient): TaskCallbacks {
   async function send(call: () => Promise<unknown>): Promise<CallbackOutcome> {
@@ -25,6 +38,9 @@ export function createSfnTaskCallbacks(client: SFNClient): TaskCallbacks {
         error instanceof InvalidToken
       ) {
         return "not_waiting";
+      }
+      if (error instanceof Error && FINAL_ERRORS.has(error.name)) {
+        throw new FinalCallbackError(error.name, error.message);
       }
       throw error;
     }

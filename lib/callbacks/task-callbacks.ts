@@ -11,6 +11,21 @@ export type TaskErrorName = (typeof TASK_ERRORS)[keyof typeof TASK_ERRORS];
 export type CallbackOutcome = "resumed" | "not_waiting";
 
 /**
+ * Step Functions refused the call for good (access denied, an invalid output, …): sending it again cannot
+ * succeed, so it must not be retried. Other errors (throttling, 5xx, network) are thrown as they are.
+ */
+export class FinalCallbackError extends Error {
+  override readonly name = "FinalCallbackError";
+  constructor(
+    /** The service's error code, e.g. AccessDeniedException. */
+    readonly code: string,
+    message: string,
+  ) {
+    super(`${code}: ${message}`);
+  }
+}
+
+/**
  * Resuming a waiting run. Callers hold the token only between closing the record and this call.
  *
  * @example

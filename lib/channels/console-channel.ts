@@ -1,16 +1,24 @@
 import { renderPromptText } from "../questions/index.ts";
+import { type AnswerLinks, NO_ANSWER_LINKS } from "../web/answer-link.ts";
+import { ANSWER_IN_BROWSER } from "./answer-in-browser.ts";
 import type { ChatChannel } from "./chat-channel.ts";
 import { outcomeText } from "./outcome-text.ts";
 
 /**
  * The terminal of the local stack as a chat: the prompt is written as text and answered by typing (see the
- * demo). Meant for local use: deployed, its output would land in the function's logs.
+ * demo), with the answer page's link when the page is on. Meant for local use: deployed, its output would
+ * land in the function's logs.
  */
-export function createConsoleChannel(write: (text: string) => void): ChatChannel {
+export function createConsoleChannel(
+  write: (text: string) => void,
+  links: AnswerLinks = NO_ANSWER_LINKS,
+): ChatChannel {
   return {
     name: "console",
     async deliver(question, target) {
-      write(`\n[${question.id}] ${renderPromptText(question.questions)}\n`);
+      const url = await links.urlFor(question);
+      const link = url === undefined ? "" : `\n${ANSWER_IN_BROWSER}: ${url}\n`;
+      write(`\n[${question.id}] ${renderPromptText(question.questions)}\n${link}`);
       return { ...target, messageId: question.id };
     },
     async retire(question) {

@@ -8,7 +8,7 @@ import {
   NotOwnerError,
   SessionBusyError,
 } from "../app/errors.ts";
-import { InvalidAnswerError, ToolInputError } from "../questions/errors.ts";
+import { InvalidAnswerError, ToolInputError, type ToolInputIssue } from "../questions/errors.ts";
 import { errorResponse } from "./responses.ts";
 
 /** A request problem found at the HTTP boundary (auth, body, route). */
@@ -23,6 +23,14 @@ export class HttpError extends Error {
   }
 }
 
+/** An error as the HTTP answer it becomes: status, code, message and the extra fields of a JSON body. */
+export interface HttpProblem {
+  statusCode: number;
+  code: string;
+  message: string;
+  extra?: { issues?: ToolInputIssue[]; status?: string };
+}
+
 /**
  * The one place errors become HTTP responses (codes: README.md, "The question API"). Expected failures keep
  * their message; anything else is an opaque 500 and is reported (name and message only: events carry
@@ -32,9 +40,21 @@ export function toHttpResponse(
   error: unknown,
   report: (error: unknown) => void,
 ): APIGatewayProxyStructuredResultV2 {
-  if (error instanceof HttpError) return errorResponse(error.statusCode, error.code, error.message);
+  const problem = describeError(error, report);
+  return errorResponse(problem.statusCode, problem.code, problem.message, problem.extra);
+}
+
+/** The mapping itself, for the answer page, which shows the same problem as an HTML page. */
+export function describeError(error: unknown, report: (error: unknown) => void): HttpProblem {
+  const problem = (statusCode: number, code: string, message: string, extra?: HttpProblem["extra"]) => ({
+    statusCode,
+    code,
+    message,
+    ...(extra && { extra }),
+  });
+  if (error instanceof HttpError) return problem(error.statusCode, error.code, error.message);
   if (error instanceof ToolInputError || error instanceof InvalidArgumentError)
-    return errorResponse(400, error.code, error.message, { issues: error.issues });
+    return problem(400, error.code, error.message, { issues: error.issues });
   // A failed `parse` of any zod schema (zod/mini throws the core error; zod's classic ZodError is one too).
   if (error instanceof $ZodError) {
     const issues = error.issues.map((issue) => ({
@@ -45,17 +65,17 @@ export function toHttpResponse(
     const message = first
       ? `Invalid request: ${first.path || "body"}: ${first.message}.`
       : "Invalid request.";
-    return errorResponse(400, "INVALID_ARGUMENT", message, { issues });
+    return problem(400, "INVALID_ARGUMENT", message, { issues });
   }
-  if (error instanceof InvalidAnswerError) return errorResponse(400, error.code, error.message);
-  if (error instanceof NotFoundError) return errorResponse(404, error.code, error.message);
-  if (error instanceof NotOwnerError) return errorResponse(403, error.code, error.message);
+  if (error instanceof InvalidAnswerError) return problem(400, error.code, error.message);
+  if (error instanceof NotFoundError) return problem(404, error.code, error.message);
+  if (error instanceof NotOwnerError) return problem(403, error.code, error.message);
   if (error instanceof AlreadyResolvedError) {
-    return errorResponse(409, error.code, error.message, { status: error.status });
+    return problem(409, error.code, error.message, { status: error.status });
   }
   if (error instanceof SessionBusyError || error instanceof IdInUseError) {
-    return errorResponse(409, error.code, error.message);
+    return problem(409, error.code, error.message);
   }
   report(error);
-  return errorResponse(500, "INTERNAL", "Internal error.");
+  return problem(500, "INTERNAL", "Internal error.");
 }

@@ -1,5 +1,6 @@
 import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { Telemetry } from "../telemetry/telemetry.ts";
 import { HttpError, toHttpResponse } from "./http-errors.ts";
 import { safeEqual } from "./safe-equal.ts";
 
@@ -64,11 +65,31 @@ export function parseJsonBody(event: APIGatewayProxyEventV2): unknown {
   }
 }
 
-/** Turns every thrown error into a response through the one mapper; must be the first `use`d. */
-export function httpErrors(report: (error: unknown) => void): HttpMiddleware {
+/**
+ * Turns every thrown error into a response through the one mapper, and reports it: an unexpected error in
+ * full (name and message, never the event), a webhook's refusal (4xx) as `webhook rejected` with its status
+ * and code only — the body of a refused request is never logged. Used right after the observability
+ * middlewares, so its response is the one they see.
+ */
+export function httpErrors(telemetry: Telemetry, options: { platform?: string } = {}): HttpMiddleware {
   return {
     onError: async (request) => {
-      request.response = toHttpResponse(request.error, report);
+      const response = toHttpResponse(request.error, (error) =>
+        telemetry.failed(`unexpected error in ${request.event.routeKey ?? "a request"}`, error),
+      );
+      request.response = response;
+      const status = response.statusCode ?? 500;
+      if (options.platform !== undefined && status >= 400 && status < 500) {
+        telemetry.webhookRejected(options.platform, status, errorCode(response.body));
+      }
     },
   };
+}
+
+function errorCode(body: string | undefined): string {
+  try {
+    return (JSON.parse(body ?? "") as { error?: { code?: string } }).error?.code ?? "UNKNOWN";
+  } catch {
+    return "UNKNOWN";
+  }
 }

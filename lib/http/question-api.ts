@@ -9,6 +9,7 @@ import {
   RECORD_ID_PATTERN,
 } from "../store/question-record.ts";
 import type { PendingFilters, QuestionStore } from "../store/question-store.ts";
+import type { AnswerLinks } from "../web/answer-link.ts";
 import * as z from "../zod.ts";
 import { HttpError } from "./http-errors.ts";
 import { parseJsonBody } from "./middlewares.ts";
@@ -65,6 +66,8 @@ export interface QuestionApiDeps {
   askQuestion: AskQuestion;
   resolve: ResolveQuestion;
   waitForQuestion: (id: string, timeoutMs: number) => Promise<QuestionRecord>;
+  /** The answer page's link of a question, returned as `answerUrl` (absent when the page is off). */
+  links: AnswerLinks;
   now: () => number;
 }
 
@@ -78,6 +81,9 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
   const idOf = (event: APIGatewayProxyEventV2): string => {
     const id = event.pathParameters?.id;
     if (!id) throw new HttpError(400, "INVALID_ARGUMENT", "The question id is missing from the path.");
+    // No question has another shape: such an id is not found, and never reaches DynamoDB (whose key limit a
+    // long id would break with a 500).
+    if (!RECORD_ID_PATTERN.test(id)) throw new HttpError(404, "NOT_FOUND", "No question with that id.");
     return id;
   };
 
@@ -85,8 +91,14 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
     "POST /questions": async (event) => {
       const { questions, timeoutSeconds, ...meta } = createBodySchema.parse(parseJsonBody(event));
       const record = await deps.askQuestion({ args: argsOf(questions, timeoutSeconds), ...meta });
+      const answerUrl = await deps.links.urlFor(record);
       // delivery_failed when no target took it: the id is still the caller's, to read the record back.
-      return json(201, { id: record.id, status: record.status, expiresAtMs: record.expiresAtMs });
+      return json(201, {
+        id: record.id,
+        status: record.status,
+        expiresAtMs: record.expiresAtMs,
+        ...(answerUrl !== undefined && { answerUrl }),
+      });
     },
     "GET /questions": async (event) => {
       const { limit, cursor, ...filters } = listQuerySchema.parse(event.queryStringParameters ?? {});
@@ -103,25 +115,29 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
       const id = idOf(event);
       const record = await deps.store.get(id, deps.now());
       if (!record) throw new HttpError(404, "NOT_FOUND", `No question with id "${id}".`);
-      return json(200, { question: record });
+      const answerUrl = await deps.links.urlFor(record);
+      return json(200, { question: record, ...(answerUrl !== undefined && { answerUrl }) });
     },
     "POST /questions/{id}/answer": async (event) => {
+      const id = idOf(event);
       const body = answerBodySchema.parse(parseJsonBody(event));
-      const { record } = await deps.resolve.answer(idOf(event), body.answers, {
+      const { record } = await deps.resolve.answer(id, body.answers, {
         resolvedBy: apiResolvedBy(body.resolvedBy),
       });
       return json(200, { status: "answered", answers: record.answers });
     },
     "POST /questions/{id}/cancel": async (event) => {
+      const id = idOf(event);
       const body = cancelBodySchema.parse(parseJsonBody(event));
-      const { record } = await deps.resolve.cancel(idOf(event), body.reason, {
+      const { record } = await deps.resolve.cancel(id, body.reason, {
         resolvedBy: apiResolvedBy(body.resolvedBy),
       });
       return json(200, { status: "cancelled", reason: record.reason });
     },
     "GET /questions/{id}/wait": async (event) => {
+      const id = idOf(event);
       const { timeoutMs } = waitQuerySchema.parse(event.queryStringParameters ?? {});
-      const record = await deps.waitForQuestion(idOf(event), timeoutMs);
+      const record = await deps.waitForQuestion(id, timeoutMs);
       return json(200, {
         status: record.status,
         ...(record.answers && { answers: record.answers }),

@@ -31,6 +31,24 @@ const parameters: Record<FixedSecretName, SecretEntry> = catalog.parameters;
 /** The fixed secrets (model keys are named per run, so they are not listed). */
 export const SECRET_NAMES = Object.keys(parameters) as FixedSecretName[];
 
+/** An SSM parameter path prefix, such as `/handraise/prod`. */
+export const SSM_PATH = /^\/[A-Za-z0-9_.\-/]+$/;
+
+/**
+ * A comma-separated list of channels (`telegram, Slack`) → the known channels, in order, without repeats,
+ * and the words that name none.
+ */
+export function parseChannelList(text: string): { channels: ChannelName[]; unknown: string[] } {
+  const channels: ChannelName[] = [];
+  const unknown: string[] = [];
+  for (const word of text.split(",").map((w) => w.trim().toLowerCase())) {
+    if (word === "") continue;
+    if (!(CHANNEL_NAMES as readonly string[]).includes(word)) unknown.push(word);
+    else if (!channels.includes(word as ChannelName)) channels.push(word as ChannelName);
+  }
+  return { channels, unknown };
+}
+
 /** A model key's name, as the run input gives it (`apiKeySecret`): lower-case letters, digits, `_`, `-`. */
 export const MODEL_SECRET_NAME_PATTERN = new RegExp(catalog.models.namePattern);
 const MODEL_KEY_ENV: Record<string, string> = catalog.models.env;
@@ -137,6 +155,8 @@ export function isPlaceholder(value: string): boolean {
 /** Each secret's own format, as the platform issues it (a looser check would let a typo through). */
 const FORMATS: Partial<Record<FixedSecretName, { pattern: RegExp; rule: string }>> = {
   "api-key": { pattern: /^\S{16,}$/, rule: "at least 16 characters, no spaces" },
+  // An HMAC-SHA256 key: 32 characters of a random base64 string carry about 192 bits.
+  "link-secret": { pattern: /^\S{32,}$/, rule: "at least 32 characters, no spaces" },
   "telegram/bot-token": {
     pattern: /^\d+:[A-Za-z0-9_-]+$/,
     rule: "<bot id>:<secret>, as @BotFather gives it",
@@ -160,8 +180,11 @@ const ANY_TOKEN = { pattern: /^\S+$/, rule: "one word, without spaces" };
  */
 export function secretProblem(name: SecretName, value: string): string | undefined {
   if (value.trim() === "") return "is empty";
-  // The placeholder itself is no secret, so it may be shown.
-  if (isPlaceholder(value)) return `is a placeholder ("${value.trim()}"), not a secret`;
+  // A listed placeholder is no secret, so it may be shown; a value that merely starts like one is not shown.
+  if (isPlaceholder(value)) {
+    const shown = PLACEHOLDERS.has(value.trim().toLowerCase()) ? `"${value.trim()}"` : "xxx… / ---";
+    return `is a placeholder (${shown}), not a secret`;
+  }
   const format = (isFixedSecretName(name) ? FORMATS[name] : undefined) ?? ANY_TOKEN;
   return format.pattern.test(value) ? undefined : `must be ${format.rule}`;
 }

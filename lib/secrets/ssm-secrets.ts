@@ -11,21 +11,27 @@ export interface SsmSecretsOptions {
   maxAgeSeconds: number;
   /** Powertools' SSM provider (tests pass one with its own client); built on first use otherwise. */
   provider?: SSMProvider;
+  now?: () => number;
 }
 
 /**
  * Secrets as SSM Parameter Store SecureStrings, read with decryption when first needed and cached for
  * `maxAgeSeconds` (Powertools Parameters keeps the cache), so nothing secret sits in a function's
  * environment or the template, and rotating one needs no deploy. A parameter that does not exist reads as
- * undefined; a malformed or placeholder value is a ConfigError naming the parameter (never its value);
- * every other failure (throttling, access denied) is thrown as it is.
+ * undefined — and is remembered as missing for `maxAgeSeconds` too (Powertools caches only values), so an
+ * optional secret a deployment leaves out (the link secret) costs no SSM call per request; a malformed or
+ * placeholder value is a ConfigError naming the parameter (never its value); every other failure
+ * (throttling, access denied) is thrown as it is.
  */
 export function createSsmSecrets(options: SsmSecretsOptions): Secrets {
   let provider = options.provider;
   const prefix = options.prefix.replace(/\/+$/, "");
+  const now = options.now ?? Date.now;
+  const missingUntil = new Map<SecretName, number>();
   return {
     async get(name: SecretName) {
       const path = `${prefix}/${name}`;
+      if ((missingUntil.get(name) ?? 0) > now()) return undefined;
       provider ??= new SSMProvider();
       let value: string | undefined;
       try {
@@ -35,7 +41,10 @@ export function createSsmSecrets(options: SsmSecretsOptions): Secrets {
           throwOnMissing: true,
         });
       } catch (error) {
-        if (error instanceof ParameterNotFoundError) return undefined;
+        if (error instanceof ParameterNotFoundError) {
+          missingUntil.set(name, now() + options.maxAgeSeconds * 1000);
+          return undefined;
+        }
         throw error;
       }
       if (value === undefined) return undefined;

@@ -240,22 +240,6 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
     return { claimed: false, pendingId: "unknown" };
   }
 
-  async function releaseSession(sessionKey: string, questionId: string): Promise<void> {
-    await conditionally(async () =>
-      track(
-        await client.send(
-          new DeleteItemCommand({
-            TableName,
-            Key: { pk: { S: keys.sessionSlot(sessionKey) } },
-            ConditionExpression: "questionId = :id",
-            ExpressionAttributeValues: marshall({ ":id": questionId }),
-            ...capacity,
-          }),
-        ),
-      ),
-    );
-  }
-
   /**
    * Indexes each posted message (its chat and message id → the question), so replies, threads and taps
    * route by key. Returns the question item, or undefined when the question does not exist.
@@ -447,8 +431,9 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
       return current ? { kind: "not_pending", record: current } : { kind: "not_found" };
     },
 
-    async release(id, outcome: Outcome, nowMs) {
+    async release(id, outcome: Outcome, nowMs, options = {}) {
       const { set, values } = closingUpdate(outcome, nowMs);
+      if (options.taskToken !== undefined) values[":token"] = options.taskToken;
       return conditionally(async () =>
         track(
           await client.send(
@@ -456,9 +441,11 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
               TableName,
               Key: { pk: { S: keys.question(id) } },
               // No ReturnValues and the token untouched: the model step's role may write these attributes of
-              // question items and read none (serverless.yml, ModelStepRole).
+              // question items and read none (serverless.yml, ModelStepRole). The dead token stays on the
+              // item until TTL removes it; nothing can use it.
               UpdateExpression: `SET ${set.join(", ")} REMOVE ${LEAVE_PENDING_INDEXES}`,
-              ConditionExpression: STILL_PENDING,
+              ConditionExpression:
+                options.taskToken === undefined ? STILL_PENDING : `${STILL_PENDING} AND taskToken = :token`,
               ExpressionAttributeNames: { "#status": "status" },
               ExpressionAttributeValues: marshall(values, { removeUndefinedValues: true }),
               ...capacity,
@@ -468,9 +455,16 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
       );
     },
 
-    async recordDeliveries(id, deliveries, nowMs) {
-      const question = await indexMessages(id, deliveries);
+    async recordDeliveries(id, posted, nowMs) {
+      const question = await indexMessages(
+        id,
+        posted.map((p) => p.delivery),
+      );
       if (!question) return undefined;
+      // Each posted copy replaces its own target, by position: a copy appended meanwhile (a `/question`
+      // re-post) stays, and a target that refused keeps its entry without a message id.
+      const values = Object.fromEntries(posted.map((p, i) => [`:d${i}`, p.delivery]));
+      const set = posted.map((p, i) => `deliveries[${p.index}] = :d${i}`);
       let after: QuestionItem | undefined;
       const exists = await conditionally(async () => {
         const out = track(
@@ -478,12 +472,9 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
             new UpdateItemCommand({
               TableName,
               Key: { pk: { S: keys.question(id) } },
-              UpdateExpression: "SET deliveries = :deliveries",
+              UpdateExpression: `SET ${set.join(", ")}`,
               ConditionExpression: "attribute_exists(pk)",
-              ExpressionAttributeValues: marshall(
-                { ":deliveries": deliveries },
-                { removeUndefinedValues: true },
-              ),
+              ExpressionAttributeValues: marshall(values, { removeUndefinedValues: true }),
               ReturnValues: "ALL_NEW",
               ...capacity,
             }),
@@ -546,7 +537,24 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
       );
     },
 
-    releaseSession,
+    async recordResumeFailure(id, failure) {
+      await conditionally(async () =>
+        track(
+          await client.send(
+            new UpdateItemCommand({
+              TableName,
+              Key: { pk: { S: keys.question(id) } },
+              UpdateExpression: "SET resumeFailure = :failure",
+              // Only a question that exists and has ended: this never creates an item or touches a pending one.
+              ConditionExpression: "attribute_exists(pk) AND #status <> :pending",
+              ExpressionAttributeNames: { "#status": "status" },
+              ExpressionAttributeValues: marshall({ ":failure": failure, ":pending": "pending" }),
+              ...capacity,
+            }),
+          ),
+        ),
+      );
+    },
   };
 }
 

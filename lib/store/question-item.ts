@@ -12,6 +12,8 @@ export interface QuestionItem extends Omit<QuestionRecord, "status"> {
   status: StoredStatus;
   taskToken?: string;
   expiresAt: number;
+  /** Set when the stream consumer gave up resuming the run (lib/app/settle-closed-question.ts). */
+  resumeFailure?: { code: string; atMs: number };
 }
 
 /** The API-visible record: storage attributes (keys, TTL, the task token) never leave the store. */

@@ -89,21 +89,26 @@ export interface QuestionStore {
    * Closes a pending question (one conditional write) and drops its task token from the item: the caller
    * gets the token to resume the run, and the table's stream carries it in the old image for the durable
    * resume (lib/app/settle-closed-question.ts). Its session slot stays until the next ask in that session
-   * takes it over (a slot whose question has ended is free), or `releaseSession` deletes it.
+   * takes it over (a slot whose question has ended is free).
    */
   close(id: string, outcome: Outcome, nowMs: number): Promise<CloseResult>;
   /**
    * Closes a question whose wait has ended outside Handraise, if it is still pending; changes nothing
    * otherwise. Unlike `close` it reads nothing back (so a caller that may not see task tokens can use it).
-   * True when this call closed it.
+   * With `taskToken`, only while the question still waits on that token (a retried task may have replaced
+   * it). True when this call closed it.
    */
-  release(id: string, outcome: Outcome, nowMs: number): Promise<boolean>;
+  release(id: string, outcome: Outcome, nowMs: number, options?: { taskToken?: string }): Promise<boolean>;
   /**
-   * Records the copies the first delivery posted (replacing the intended targets the record was created
-   * with) and indexes each posted message for routing. Returns the record as it now is: a question answered
+   * Records the copies the first delivery posted, each in place of the target it was posted to (`index`:
+   * its position in `deliverTo`), and indexes each posted message for routing. Returns the record as it now is: a question answered
    * while its post was in flight is no longer pending, and its late copies need retiring.
    */
-  recordDeliveries(id: string, deliveries: Delivery[], nowMs: number): Promise<QuestionRecord | undefined>;
+  recordDeliveries(
+    id: string,
+    posted: { index: number; delivery: Delivery }[],
+    nowMs: number,
+  ): Promise<QuestionRecord | undefined>;
   /** Records a further copy (a re-post, a forced reply), appending, and indexes it for routing. */
   addDeliveries(id: string, deliveries: Delivery[]): Promise<void>;
   /** The question a posted message belongs to (a reply to it, a thread under it, a tap on it). */
@@ -115,6 +120,9 @@ export interface QuestionStore {
   claimEvent(dedupeKey: string, ttlSeconds: number, nowMs: number): Promise<boolean>;
   /** Gives a claim back when handling the event failed, so the platform's retry is handled. */
   releaseEvent(dedupeKey: string): Promise<void>;
-  /** Frees the session slot held by this question, if it still holds it. */
-  releaseSession(sessionKey: string, questionId: string): Promise<void>;
+  /**
+   * Notes on a closed question that its run could not be resumed and never will be (the error's code and
+   * when): the stream consumer gives up on it, and whoever investigates finds why on the record.
+   */
+  recordResumeFailure(id: string, failure: { code: string; atMs: number }): Promise<void>;
 }

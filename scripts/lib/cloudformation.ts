@@ -12,6 +12,8 @@ export interface CfnResource {
   Properties?: Record<string, unknown>;
   DependsOn?: string | string[];
   Condition?: string;
+  DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
 }
 
 export interface CfnTemplate {

@@ -40,11 +40,12 @@ function run(script: string, env: Record<string, string> = {}) {
   child.stderr?.on("data", (chunk: Buffer) => {
     output += chunk.toString();
   });
-  const waitFor = (pattern: RegExp, timeoutMs = 20_000) =>
+  /** Waits for `pattern` in what was printed from offset `from` on. */
+  const waitFor = (pattern: RegExp, timeoutMs = 20_000, from = 0) =>
     new Promise<RegExpExecArray>((resolve, reject) => {
       const started = Date.now();
       const timer = setInterval(() => {
-        const match = pattern.exec(output);
+        const match = pattern.exec(output.slice(from));
         if (match) {
           clearInterval(timer);
           resolve(match);
@@ -72,6 +73,20 @@ describe("npm scripts", () => {
     await local.waitFor(/stopping the local stack/);
     // Every server of the stack has closed: nothing is left listening.
     await expect(fetch(`${url}/questions?owner=web:a`)).rejects.toThrow();
+  });
+
+  it("npm run local prints the API key it uses, and the ready line stays the last line it prints", async () => {
+    const apiKey = "e2e-api-key-0123456789";
+    const local = run("local", { HANDRAISE_API_KEY: apiKey });
+    const [, url] = await local.waitFor(/ready: (http:\/\/127\.0\.0\.1:\d+)\n/);
+    expect(local.output()).toMatch(new RegExp(`API key: +${apiKey}`));
+    expect(local.output().trimEnd().split("\n").at(-1)).toBe(`ready: ${url}`);
+    const response = await fetch(`${url}/questions?owner=web:a`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    expect(response.status).toBe(200);
+    pressCtrlC(local.child);
+    await local.exited;
   });
 
   it("npm run local refuses to start with a placeholder secret or a taken port: one line naming the variable, exit 1", async () => {
@@ -102,6 +117,10 @@ describe("npm scripts", () => {
   it("npm start asks the demo questions in the terminal and prints the run's reply with the answers", async () => {
     const demo = run("start");
     await demo.waitFor(/Question for you:[\s\S]*Reply with one line per question/);
+    // The answer page's link, to answer in a browser instead.
+    await demo.waitFor(
+      /Answer in browser: http:\/\/127\.0\.0\.1:\d+\/answer\/ask_[0-9a-f]{32}\?sig=[\w-]{43}\n/,
+    );
     demo.child.stdin?.write("2\n");
     await demo.waitFor(/Still needed: Checks \[checks\], Release note \[release_note\]/);
     demo.child.stdin?.write("1, e2e\nnight-shift\n");
@@ -113,6 +132,45 @@ describe("npm scripts", () => {
     pressCtrlC(demo.child);
     await demo.exited;
     await demo.waitFor(/stopping the local stack/);
+  });
+
+  it("npm start: plain lines answer the next unanswered question, numbers that name no option are refused, and more typed after the run is told it ended", async () => {
+    const demo = run("start");
+    await demo.waitFor(/Question for you:[\s\S]*Reply with one line per question/);
+    const typed = async (line: string, expected: RegExp) => {
+      const printed = demo.output().length;
+      demo.child.stdin?.write(`${line}\n`);
+      await demo.waitFor(expected, 20_000, printed);
+    };
+    await typed(
+      "7",
+      /Deploy to \[deploy_target\]: there is no option 7 — type a number 1–2 or your own answer\./,
+    );
+    await typed("checks: 1", /Still needed: Deploy to \[deploy_target\], Release note \[release_note\]\./);
+    await typed(
+      "deploy_target: 3",
+      /Deploy to \[deploy_target\]: there is no option 3 — type a number 1–2 or your own answer\./,
+    );
+    await typed("2", /Still needed: Release note \[release_note\]\./);
+    await typed(
+      "Staging",
+      /deploy=Production \| checks=Unit \(Recommended\) \| note=Staging \| status=answered \| reason=/,
+    );
+    await demo.waitFor(/The run succeeded/);
+    await typed("1", /The demo run has ended/);
+    pressCtrlC(demo.child);
+    await demo.exited;
+  });
+
+  it("npm start: /cancel after an answered line cancels, and the run's reply says so", async () => {
+    const demo = run("start");
+    await demo.waitFor(/Question for you:[\s\S]*Reply with one line per question/);
+    demo.child.stdin?.write("2\n");
+    await demo.waitFor(/Still needed: Checks \[checks\], Release note \[release_note\]/);
+    demo.child.stdin?.write("/cancel\n");
+    await demo.waitFor(/deploy= \| checks= \| note= \| status=no_answer \| reason=cancelled"/);
+    pressCtrlC(demo.child);
+    await demo.exited;
   });
 
   it("npm start also delivers to a Telegram chat when a bot token and chat id are set, and an answer there resumes the run", async () => {

@@ -100,7 +100,8 @@ describe("the agent state machine", () => {
     const execution = await waitForExecutionEnd(stack, executionArn);
     expect(execution.status).toBe("SUCCEEDED");
     expect(JSON.parse(execution.output ?? "{}")).toEqual({
-      reply: "deploy=Production | checks=Unit (Recommended),E2E | note=night-shift (answered)",
+      reply:
+        "deploy=Production | checks=Unit (Recommended),E2E | note=night-shift | status=answered | reason=",
     });
     // Resumed exactly once: one AskUser state, then the model step and the reply.
     expect(await stateNamesEntered(executionArn)).toEqual([

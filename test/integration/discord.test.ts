@@ -275,7 +275,7 @@ describe("Discord webhook verification", () => {
 });
 
 describe("Discord end to end", () => {
-  it("posts one single-select question as escaped text with option buttons, Other… and Skip, and no task token", async () => {
+  it("posts one single-select question as escaped text with option buttons, Other…, Answer in browser and Skip, and no task token", async () => {
     const { posts, questionId } = await startRun([
       {
         ...single,
@@ -292,9 +292,20 @@ describe("Discord end to end", () => {
     expect(post.body.content.length).toBeLessThanOrEqual(2000);
     expect(post.body.components.map((row: Component) => row.components?.map((c) => c.label))).toEqual([
       ["Staging (Recommended)", "Production"],
-      ["Other…", "Skip"],
+      ["Other…", "Answer in browser", "Skip"],
     ]);
+    // A link button: style 5 with the page's URL and no custom_id (Discord sends no interaction for it).
+    const link = controls(post).find((c) => c.label === "Answer in browser");
+    expect(link).toEqual({
+      type: 2,
+      style: 5,
+      label: "Answer in browser",
+      url: expect.stringMatching(
+        new RegExp(`^${stack.httpUrl}/answer/${questionId}\\?sig=[A-Za-z0-9_-]{43}$`),
+      ),
+    });
     for (const control of controls(post)) {
+      if (control === link) continue;
       expect(control.custom_id?.length).toBeLessThanOrEqual(100);
       expect(control.custom_id).toContain(questionId);
     }
@@ -356,7 +367,7 @@ describe("Discord end to end", () => {
         { label: "Lint", value: "2" },
       ],
     });
-    expect(buttons.map((b) => b.label)).toEqual(["Other…", "Skip"]);
+    expect(buttons.map((b) => b.label)).toEqual(["Other…", "Answer in browser", "Skip"]);
 
     const response = await send(tap(select?.custom_id ?? "", messageIn(CHANNEL), { values: ["2", "0"] }));
     expect(response.body).toMatchObject({ type: 7, data: { components: [] } });
@@ -398,7 +409,7 @@ describe("Discord end to end", () => {
     const post = posts[0] as RecordedCall;
     expect(post.body.content).toContain("1. Deploy \\[deploy\\_target\\]");
     expect(post.body.content).toContain("3. Note \\[release\\_note\\]");
-    expect(controls(post).map((c) => c.label)).toEqual(["Answer in a form", "Skip"]);
+    expect(controls(post).map((c) => c.label)).toEqual(["Answer in a form", "Answer in browser", "Skip"]);
 
     const opened = await send(tap(customId(post, "Answer in a form"), messageIn(CHANNEL)));
     expect(opened.body.type).toBe(9);

@@ -60,11 +60,27 @@ describe("the local HTTP gateway builds API Gateway payload 2.0 events", () => {
     expect([...Buffer.from(event.body ?? "", "base64")]).toEqual([0, 255, 1, 128]);
   });
 
-  it("a result without statusCode is a 200 JSON body; an unknown route or method is API Gateway's 404", async () => {
+  it("a result without statusCode is a 200 JSON body", async () => {
     const plain = await fetch(`${gateway.url}/plain`);
     expect(plain.status).toBe(200);
     expect(await plain.json()).toEqual({ hello: "world" });
-    expect((await fetch(`${gateway.url}/nothing`)).status).toBe(404);
-    expect((await fetch(`${gateway.url}/plain`, { method: "DELETE" })).status).toBe(404);
+  });
+
+  it("an unknown route or method is a 404 in the API's error shape, naming the route", async () => {
+    const unknown = await fetch(`${gateway.url}/nothing?x=1`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get("content-type")).toBe("application/json");
+    expect(await unknown.json()).toEqual({
+      error: { code: "NOT_FOUND", message: "No route GET /nothing." },
+    });
+    // A malformed escape names no route either: a 404, not the gateway failing.
+    const malformed = await fetch(`${gateway.url}/things/%E0%A4%A/do`, { method: "POST" });
+    expect(malformed.status).toBe(404);
+    expect(await malformed.json()).toMatchObject({ error: { code: "NOT_FOUND" } });
+    const wrongMethod = await fetch(`${gateway.url}/plain`, { method: "DELETE" });
+    expect(wrongMethod.status).toBe(404);
+    expect(await wrongMethod.json()).toEqual({
+      error: { code: "NOT_FOUND", message: "No route DELETE /plain." },
+    });
   });
 });

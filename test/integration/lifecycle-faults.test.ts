@@ -7,6 +7,7 @@
 import { GetExecutionHistoryCommand, StartExecutionCommand, StopExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createDynamoDbQuestionStore } from "#lib/store/dynamodb-question-store.ts";
+import { type CapturedLogs, captureLogs } from "./support/captured-logs.ts";
 import {
   allItems,
   posted,
@@ -17,6 +18,8 @@ import {
 } from "./support/test-stack.ts";
 
 let stack: TestStack;
+/** Set by a test that reads what the handlers log; restored after it. */
+let logs: CapturedLogs;
 beforeAll(async () => {
   stack = await startTestStack();
 });
@@ -92,19 +95,10 @@ async function historyTypes(executionArn: string): Promise<string[]> {
 
 const count = (items: string[], value: string) => items.filter((item) => item === value).length;
 
-/** The console.error lines the in-process handlers write (logError prints one JSON object per line). */
-function captureErrorLogs(): string[] {
-  const lines: string[] = [];
-  vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => {
-    lines.push(args.map(String).join(" "));
-  });
-  return lines;
-}
-
 describe("no lost answers (a closed question's run is resumed durably)", () => {
   it("SendTaskSuccess throttled beyond the SDK's retries: the answer is accepted, the stream resumes the run once", async () => {
     const { executionArn, questionId } = await startAskingRun();
-    const logs = captureErrorLogs();
+    logs = captureLogs();
     // Step Functions refuses every SendTaskSuccess — the answer's own attempts and the stream consumer's —
     // until the throttling ends below. (A fixed count would race the two against each other.)
     stack.faults.stepFunctions.failNext(10_000, {
@@ -120,7 +114,12 @@ describe("no lost answers (a closed question's run is resumed durably)", () => {
     expect(answered.status).toBe(200);
     expect(answered.body).toEqual({ status: "answered", answers: { deploy_target: ["Production"] } });
     // The fast path did fail (and said so), yet the person's answer was accepted.
-    expect(logs.some((line) => line.includes(`resuming the run of question ${questionId}`))).toBe(true);
+    expect(logs.logged("resuming the run (the stream will retry)")).toEqual([
+      expect.objectContaining({
+        questionId,
+        error: expect.objectContaining({ name: "ThrottlingException" }),
+      }),
+    ]);
     expect((await stack.api("GET", `/questions/${questionId}`)).body.question.status).toBe("answered");
     expect(count(await historyTypes(executionArn), "TaskSucceeded")).toBe(0);
 
@@ -165,7 +164,6 @@ describe("no lost answers (a closed question's run is resumed durably)", () => {
 
   it("the run no longer waits when the stream consumer sends: done, nothing dropped", async () => {
     const { executionArn, questionId } = await startAskingRun();
-    const logs = captureErrorLogs();
     // Step Functions unavailable for every SendTaskSuccess until the run is stopped.
     stack.faults.stepFunctions.failNext(1000, {
       code: "ServiceUnavailable",
@@ -185,7 +183,7 @@ describe("no lost answers (a closed question's run is resumed durably)", () => {
 
     // The consumer's next retry hears "task does not exist anymore": done, nothing dropped.
     await stack.streamsDrained();
-    expect(logs.some((line) => line.includes("dropped"))).toBe(false);
+    expect(stack.streamFailures).toEqual([]);
     const item = await storedItem(questionId);
     expect(item).toMatchObject({ status: "answered", answers: { deploy_target: ["Production"] } });
     expect(count(await historyTypes(executionArn), "TaskSucceeded")).toBe(0);
@@ -211,7 +209,7 @@ describe("no lost answers (a closed question's run is resumed durably)", () => {
 describe("a throttled write changes nothing", () => {
   it("DynamoDB throttles the answer's UpdateItem beyond the SDK's retries: 5xx, still pending, a retry succeeds", async () => {
     const { executionArn, questionId } = await startAskingRun();
-    const logs = captureErrorLogs();
+    logs = captureLogs();
     // The DynamoDB client makes 4 attempts by default (the other clients 3): fail every one of them.
     stack.faults.dynamodb.failNext(4, {
       code: "ProvisionedThroughputExceededException",
@@ -226,7 +224,7 @@ describe("a throttled write changes nothing", () => {
     expect(refused.status).toBeGreaterThanOrEqual(500);
     expect(refused.body).toEqual({ error: { code: "INTERNAL", message: "Internal error." } });
     expect(refused.text).not.toMatch(/throughput|dynamodb/i);
-    expect(logs.some((line) => line.includes("ProvisionedThroughputExceededException"))).toBe(true);
+    expect(logs.lines().some((line) => line.includes("ProvisionedThroughputExceededException"))).toBe(true);
     // The SDK used all its attempts on it.
     expect(stack.faults.dynamodb.clear()).toBe(0);
     // Nothing changed: still pending, still listed, the run still waits on the same token.

@@ -372,6 +372,12 @@ describe("Mattermost end to end", () => {
     expect(post.body.channel_id).toBe(channel);
     expect(post.body.root_id).toBeUndefined();
     expect(post.body.message).toContain("Ship \\*it\\* to @\u200bchannel?");
+    // The answer page's link, as a Markdown link under the prompt.
+    expect(post.body.message).toMatch(
+      new RegExp(
+        `\\n\\n\\[Answer in browser\\]\\(${PUBLIC_URL}/answer/${questionId}\\?sig=[A-Za-z0-9_-]{43}\\)$`,
+      ),
+    );
     expect(actionsOf(post).map((a) => a.name)).toEqual([
       "Staging (Recommended)",
       "Production",
@@ -414,6 +420,7 @@ describe("Mattermost end to end", () => {
     for (const edit of edits) {
       expect(edit.body.props).toEqual({ attachments: [] });
       expect(edit.body.message).toContain("Answered — Deploy to: Production");
+      expect(edit.body.message).not.toContain("Answer in browser");
     }
 
     const late = await tap(here, "Staging (Recommended)");
@@ -676,7 +683,8 @@ describe("Mattermost identity: only what Mattermost's API confirms counts", () =
 describe("Mattermost: typed text in a channel counts only in the question's thread or addressed to the bot", () => {
   it("chatter at the top level or in another thread changes nothing; a mention of the bot answers", async () => {
     const { questionId, executionArn } = await startRun([single]);
-    expect((await typed("brb")).body).toEqual({});
+    // A valid answer, but at the top level of the channel and not addressed to the bot: conversation.
+    expect((await typed("2")).body).toEqual({});
     expect((await typed("2", { rootId: "otherthread000000000000001" })).body).toEqual({});
     expect((await typed(`@${BOT_USERNAME}2 2`)).body).toEqual({});
     expect(await statusOf(questionId)).toBe("pending");

@@ -73,7 +73,7 @@ describe("authentication", () => {
 });
 
 describe("POST /questions", () => {
-  it("registers a pending question → 201 with id, status and deadline", async () => {
+  it("registers a pending question → 201 with id, status, deadline and the answer page's link", async () => {
     const before = Date.now();
     const response = await stack.api("POST", "/questions", askBody({ timeoutSeconds: 120 }));
     expect(response.status).toBe(201);
@@ -81,7 +81,9 @@ describe("POST /questions", () => {
       id: expect.stringMatching(/^ask_[0-9a-f]{32}$/),
       status: "pending",
       expiresAtMs: expect.any(Number),
+      answerUrl: `${stack.httpUrl}/answer/${response.body.id}?sig=${response.body.answerUrl?.split("sig=")[1]}`,
     });
+    expect(response.body.answerUrl).toMatch(/\?sig=[A-Za-z0-9_-]{43}$/);
     expect(response.body.expiresAtMs).toBeGreaterThanOrEqual(before + 120_000);
     expect(response.body.expiresAtMs).toBeLessThanOrEqual(Date.now() + 120_000);
   });
@@ -169,10 +171,11 @@ describe("POST /questions", () => {
 });
 
 describe("GET /questions/{id} and GET /questions", () => {
-  it("returns the record with canonical questions; unknown id → 404 NOT_FOUND", async () => {
+  it("returns the record with canonical questions and the answer page's link; unknown id → 404 NOT_FOUND", async () => {
     const created = await stack.api("POST", "/questions", askBody({ agentId: "agent-7" }));
     const response = await stack.api("GET", `/questions/${created.body.id}`);
     expect(response.status).toBe(200);
+    expect(response.body.answerUrl).toBe(created.body.answerUrl);
     expect(response.body.question).toMatchObject({
       id: created.body.id,
       status: "pending",
@@ -569,7 +572,28 @@ describe("GET /questions/{id}/wait", () => {
 });
 
 describe("routing", () => {
-  it("an unknown route → 404", async () => {
-    expect((await stack.api("GET", "/nothing-here")).status).toBe(404);
+  it("an unknown route → 404 NOT_FOUND in the documented error shape", async () => {
+    const response = await stack.api("GET", "/nothing-here");
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ error: { code: "NOT_FOUND", message: "No route GET /nothing-here." } });
+  });
+});
+
+describe("question ids in the path", () => {
+  it.each([
+    ["GET", ""],
+    ["POST", "/answer"],
+    ["POST", "/cancel"],
+    ["GET", "/wait?timeoutMs=0"],
+  ])("%s /questions/<an id no question can have>%s → 404, never a 500", async (method, suffix) => {
+    for (const id of ["x".repeat(3000), "ask%20one", encodeURIComponent("é"), "a.b"]) {
+      const response = await stack.api(
+        method,
+        `/questions/${id}${suffix}`,
+        method === "POST" ? {} : undefined,
+      );
+      expect(response.status, id.slice(0, 20)).toBe(404);
+      expect(response.body.error.code).toBe("NOT_FOUND");
+    }
   });
 });

@@ -75,6 +75,50 @@ describe("npm run secrets:put", () => {
     expect(output.split(key)).toHaveLength(2);
   });
 
+  it("never replaces the stage's API key with a made-up one (a channel added later), unless asked", async () => {
+    ssm.put("/handraise/prod/api-key", "the-key-clients-use-0123456789");
+    const added = await secretsPut(["--stage", "prod", "--channels", "telegram"], TELEGRAM);
+    expect(added.code, added.output).toBe(0);
+    expect(ssm.parameters.get("/handraise/prod/api-key")?.value).toBe("the-key-clients-use-0123456789");
+    expect(ssm.parameters.get("/handraise/prod/telegram/bot-token")?.value).toBe(TELEGRAM.TELEGRAM_BOT_TOKEN);
+    expect(added.output).toContain("kept /handraise/prod/api-key");
+    expect(added.output).not.toContain("A new API key was made");
+
+    const renewed = await secretsPut(["--stage", "prod", "--new-api-key"], {});
+    expect(renewed.code, renewed.output).toBe(0);
+    expect(ssm.parameters.get("/handraise/prod/api-key")?.value).not.toBe("the-key-clients-use-0123456789");
+    expect(renewed.output).toContain("A new API key was made");
+  });
+
+  it("stores the answer page's link secret when given, or makes one with --answer-page (never printed)", async () => {
+    const given = "a-link-secret-of-at-least-32-characters";
+    const stored = await secretsPut(["--stage", "web"], {
+      HANDRAISE_API_KEY: "web-api-key-0123456789abcdef",
+      HANDRAISE_LINK_SECRET: given,
+    });
+    expect(stored.code, stored.output).toBe(0);
+    expect(ssm.parameters.get("/handraise/web/link-secret")?.value).toBe(given);
+    expect(stored.output).not.toContain(given);
+
+    const made = await secretsPut(["--stage", "made", "--answer-page"], {
+      HANDRAISE_API_KEY: "web-api-key-0123456789abcdef",
+    });
+    expect(made.code, made.output).toBe(0);
+    const secret = ssm.parameters.get("/handraise/made/link-secret")?.value ?? "";
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(made.output).not.toContain(secret);
+    // Without either, the page stays off: no link secret is stored.
+    await secretsPut(["--stage", "off"], { HANDRAISE_API_KEY: "web-api-key-0123456789abcdef" });
+    expect(ssm.parameters.has("/handraise/off/link-secret")).toBe(false);
+
+    // A made-up link secret never replaces the one the stage has (its links would stop working).
+    const again = await secretsPut(["--stage", "made", "--answer-page"], {
+      HANDRAISE_API_KEY: "web-api-key-0123456789abcdef",
+    });
+    expect(again.code, again.output).toBe(0);
+    expect(ssm.parameters.get("/handraise/made/link-secret")?.value).toBe(secret);
+  });
+
   it("refuses a placeholder or a missing value, naming each variable, and stores nothing", async () => {
     const { code, output } = await secretsPut(["--channels", "telegram,slack"], {
       TELEGRAM_BOT_TOKEN: TELEGRAM.TELEGRAM_BOT_TOKEN,

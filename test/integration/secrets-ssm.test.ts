@@ -98,7 +98,7 @@ describe("secrets from SSM Parameter Store", () => {
     for (const read of reads) {
       expect(read.body.WithDecryption).toBe(true);
       expect(String(read.body.Name)).toMatch(
-        /^\/handraise\/test\/(api-key|telegram\/(bot-token|webhook-secret))$/,
+        /^\/handraise\/test\/(api-key|link-secret|telegram\/(bot-token|webhook-secret))$/,
       );
     }
   });
@@ -114,6 +114,32 @@ describe("secrets from SSM Parameter Store", () => {
       },
     );
     expect((await postUpdate("first-secret", "hi")).status).toBe(401);
+  });
+
+  it("remember a missing parameter for the cache age: an optional secret left out costs no read per request", async () => {
+    let clock = 0;
+    const secrets = createSsmSecrets({
+      prefix: "/handraise/optional",
+      maxAgeSeconds: 60,
+      now: () => clock,
+      provider: new SSMProvider({
+        awsSdkV3Client: new SSMClient({
+          endpoint: ssm.url,
+          region: "us-east-1",
+          credentials: { accessKeyId: "local", secretAccessKey: "local" },
+        }),
+      }),
+    });
+    const name = "/handraise/optional/link-secret";
+    const reads = () => ssm.calls.filter((call) => call.body.Name === name).length;
+    expect(await secrets.get("link-secret")).toBeUndefined();
+    expect(await secrets.get("link-secret")).toBeUndefined();
+    expect(reads()).toBe(1);
+    // Stored later, it is picked up once the cache age has passed.
+    ssm.put(name, "a-link-secret-of-at-least-32-characters");
+    clock += 60_001;
+    expect(await secrets.get("link-secret")).toBe("a-link-secret-of-at-least-32-characters");
+    expect(reads()).toBe(2);
   });
 
   it("stop a function at start when one is missing or a placeholder, naming each (never a value)", async () => {

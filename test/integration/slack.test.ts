@@ -240,6 +240,7 @@ interface Element {
   type: string;
   action_id: string;
   value?: string;
+  url?: string;
   text?: { text: string };
 }
 const elements = (call: RecordedCall): Element[] =>
@@ -367,7 +368,7 @@ describe("Slack webhook verification", () => {
 });
 
 describe("Slack end to end", () => {
-  it("posts one single-select question as Block Kit: escaped text, a button per option, Other…, Skip; no task token", async () => {
+  it("posts one single-select question as Block Kit: escaped text, a button per option, Other…, Answer in browser, Skip; no task token", async () => {
     const tricky = { ...single, question: "Ship <!channel> & <@U1> to <https://evil.example|prod>?" };
     const { posts, questionId } = await startRun([tricky]);
     const [message] = posts as [RecordedCall];
@@ -378,9 +379,17 @@ describe("Slack end to end", () => {
       "Staging (Recommended)",
       "Production",
       "Other…",
+      "Answer in browser",
       "Skip",
     ]);
-    for (const element of elements(message)) expect(element.value).toBe(questionId);
+    const link = control(message, "Answer in browser");
+    expect(link.url).toMatch(new RegExp(`^${stack.httpUrl}/answer/${questionId}\\?sig=[A-Za-z0-9_-]{43}$`));
+    for (const element of elements(message)) if (element !== link) expect(element.value).toBe(questionId);
+    // Slack reports a tap on a link button too: acknowledged, nothing else.
+    const before = slack.calls.length;
+    expect((await postInteraction(tap(link, await postedTs(questionId)))).status).toBe(200);
+    expect(slack.calls.length).toBe(before);
+    expect((await stack.api("GET", `/questions/${questionId}`)).body.question.status).toBe("pending");
     const section = JSON.stringify(message.body.blocks);
     expect(section).toContain(
       "Ship &lt;!channel&gt; &amp; &lt;@U1&gt; to &lt;https://evil.example|prod&gt;?",
@@ -442,6 +451,7 @@ describe("Slack end to end", () => {
       "checkboxes",
       "Submit",
       "Other…",
+      "Answer in browser",
       "Skip",
     ]);
 
@@ -498,7 +508,11 @@ describe("Slack end to end", () => {
   it("several questions: the form modal answers all of them (the round trip of the contract §6)", async () => {
     const { executionArn, posts, questionId } = await startRun([single, multi, note]);
     const post = posts[0] as RecordedCall;
-    expect(elements(post).map((e) => e.text?.text)).toEqual(["Answer in a form", "Skip"]);
+    expect(elements(post).map((e) => e.text?.text)).toEqual([
+      "Answer in a form",
+      "Answer in browser",
+      "Skip",
+    ]);
     await postInteraction(tap(control(post, "Answer in a form"), await postedTs(questionId)));
     const view = (slack.callsTo("views.open").at(-1) as RecordedCall).body.view;
     const inputs = view.blocks.filter((b: { type: string }) => b.type === "input");
@@ -734,5 +748,45 @@ describe("Slack: typed text in a channel counts only in the question's thread or
     const { executionArn } = await startRun([single]);
     await postEvent(messageEvent("2", { channelType: "im" }));
     expect(await replyOf(executionArn)).toBe("answered||Production|");
+  });
+});
+
+describe("Slack: a typed reply follows the reply rules (one message at a time)", () => {
+  const inThread = async (questionId: string, body: string) =>
+    postEvent(messageEvent(body, { threadTs: await postedTs(questionId) }));
+  const lastTold = () => slack.callsTo("chat.postEphemeral").at(-1)?.body.text;
+
+  it("after a keyed line, the plain lines answer the questions still open, in order", async () => {
+    const { executionArn, questionId } = await startRun([single, multi, note]);
+    await inThread(questionId, "checks: 1\n2\nStaging");
+    expect(await replyOf(executionArn)).toBe("answered||ProductionUnit|Staging");
+  });
+
+  it("/cancel on a later line cancels the question", async () => {
+    const { executionArn, questionId } = await startRun([single, multi, note]);
+    await inThread(questionId, "2\n/cancel");
+    expect(await replyOf(executionArn)).toBe("no_answer|cancelled||");
+  });
+
+  it("a number that names no option is refused alike bare and keyed, told privately; the question stays pending", async () => {
+    const { executionArn, questionId } = await startRun([single, multi, note]);
+    await inThread(questionId, "7\n1\nurgent");
+    expect(lastTold()).toBe(
+      "Deploy to [deploy_target]: there is no option 7 — type a number 1–2 or your own answer.",
+    );
+    await inThread(questionId, "deploy_target: 3\nchecks: 1\nurgent");
+    expect(lastTold()).toBe(
+      "Deploy to [deploy_target]: there is no option 3 — type a number 1–2 or your own answer.",
+    );
+    expect(await statusOf(questionId)).toBe("pending");
+    await inThread(questionId, "2\nchecks: 3\n1");
+    expect(await replyOf(executionArn)).toBe("answered||ProductionLint|Routine (Recommended)");
+  });
+
+  it("one question: a number that names no option is refused with the numbers there are", async () => {
+    const { questionId } = await startRun([single]);
+    await inThread(questionId, "3");
+    expect(lastTold()).toBe("There is no option 3 — type a number 1–2 or your own answer.");
+    expect(await statusOf(questionId)).toBe("pending");
   });
 });

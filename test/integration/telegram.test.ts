@@ -2,7 +2,12 @@ import { StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
-import { multiQuestion as multi, singleQuestion as single, unique } from "./support/sample-questions.ts";
+import {
+  multiQuestion as multi,
+  noteQuestion as note,
+  singleQuestion as single,
+  unique,
+} from "./support/sample-questions.ts";
 import {
   allItems,
   posted,
@@ -19,6 +24,8 @@ const BOT_TOKEN = "123456:TEST-token";
 const BOT_ID = 123456;
 const BOT_USERNAME = "HandraiseBot";
 const OWNER_ID = 42;
+/** The deployment's public URL: links on it are URL buttons (a link to this machine would go in the text). */
+const PUBLIC_URL = "https://handraise.test";
 /** Each test talks in a chat of its own: a plain message goes to the oldest pending question in the chat. */
 let CHAT_ID = -1001234567890;
 
@@ -38,6 +45,7 @@ beforeAll(async () => {
     TELEGRAM_BOT_TOKEN: BOT_TOKEN,
     TELEGRAM_WEBHOOK_SECRET: SECRET,
     TELEGRAM_API_BASE: telegram.url,
+    HANDRAISE_PUBLIC_URL: PUBLIC_URL,
   });
 });
 afterAll(async () => {
@@ -159,8 +167,16 @@ const mentioning = (rest: string, username = BOT_USERNAME) =>
   });
 let privateChats = 900_000;
 
+/** The callback buttons of a posted keyboard (the "Answer in browser" URL button left out). */
 const buttons = (call: RecordedCall) =>
-  (call.body.reply_markup.inline_keyboard as { text: string; callback_data: string }[][]).flat();
+  (call.body.reply_markup.inline_keyboard as { text: string; callback_data?: string; url?: string }[][])
+    .flat()
+    .flatMap((b) =>
+      b.callback_data === undefined ? [] : [{ text: b.text, callback_data: b.callback_data }],
+    );
+/** The answer page's link on a posted keyboard. */
+const linkButton = (call: RecordedCall) =>
+  (call.body.reply_markup.inline_keyboard as { text: string; url?: string }[][]).flat().find((b) => b.url);
 const button = (call: RecordedCall, label: string) => {
   const found = buttons(call).find((b) => b.text === label);
   if (!found) throw new Error(`no button ${label}`);
@@ -196,18 +212,20 @@ describe("Telegram webhook verification", () => {
 });
 
 describe("Telegram end to end", () => {
-  it("posts one single-select question with native buttons, Other… and Skip, and no task token", async () => {
+  it("posts one single-select question with native buttons, Other…, Answer in browser and Skip, and no task token", async () => {
     const { posts, questionId } = await startRun([single]);
     const [message] = posts;
     expect(message?.path).toBe(`/bot${BOT_TOKEN}/sendMessage`);
     expect(message?.body.chat_id).toBe(String(CHAT_ID));
     expect(message?.body.text).toContain("Where should it go?");
-    expect(buttons(message as RecordedCall).map((b) => b.text)).toEqual([
-      "Staging (Recommended)",
-      "Production",
-      "Other…",
-      "Skip",
-    ]);
+    expect(
+      ((message as RecordedCall).body.reply_markup.inline_keyboard as { text: string }[][]).map((row) =>
+        row.map((b) => b.text),
+      ),
+    ).toEqual([["Staging (Recommended)"], ["Production"], ["Other…"], ["Answer in browser"], ["Skip"]]);
+    expect(linkButton(message as RecordedCall)?.url).toMatch(
+      new RegExp(`^${PUBLIC_URL}/answer/${questionId}\\?sig=[A-Za-z0-9_-]{43}$`),
+    );
     for (const b of buttons(message as RecordedCall)) {
       expect(Buffer.byteLength(b.callback_data)).toBeLessThanOrEqual(64);
       expect(b.callback_data).toContain(questionId);
@@ -240,6 +258,46 @@ describe("Telegram end to end", () => {
     });
   });
 
+  it("answered in the browser through the link button: the run resumes, every Telegram copy is retired", async () => {
+    const { executionArn, posts, questionId } = await startRun([single, multi], { chats: [CHAT_ID, 778] });
+    const link = new URL(linkButton(posts[0] as RecordedCall)?.url ?? "");
+    expect(linkButton(posts[1] as RecordedCall)?.url).toBe(link.href);
+    // The page is served by this stack; the link names the deployment's public URL.
+    const page = `${stack.httpUrl}${link.pathname}${link.search}`;
+    expect((await fetch(page)).status).toBe(200);
+    const answered = await fetch(page, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams([
+        ["sig", link.searchParams.get("sig") ?? ""],
+        ["a.deploy_target", "1"],
+        ["a.checks", "0"],
+        ["a.checks", "2"],
+        ["action", "submit"],
+      ]),
+    });
+    expect(answered.status).toBe(303);
+    expect(await replyOf(executionArn)).toBe("answered||ProductionUnit,Lint");
+    expect((await stack.api("GET", `/questions/${questionId}`)).body.question).toMatchObject({
+      status: "answered",
+      resolvedBy: `web:telegram:${OWNER_ID}`,
+    });
+    const edits = await waitFor(
+      async () => {
+        const made = telegram.callsTo("editMessageText");
+        return made.length >= 2 ? made : undefined;
+      },
+      { what: "both copies retired" },
+    );
+    expect(edits.map((e) => e.body.chat_id).sort()).toEqual([String(CHAT_ID), "778"].sort());
+    for (const edit of edits) {
+      expect(edit.body.reply_markup).toEqual({ inline_keyboard: [] });
+      expect(edit.body.text).toContain("Answered — Deploy to: Production; Checks: Unit, Lint");
+      expect(edit.body.text).not.toContain("Answer in browser");
+    }
+  });
+
   it("a typed answer in a direct conversation with the bot resumes the run", async () => {
     const chatId = ++privateChats;
     const { executionArn } = await startRun([single], { chats: [chatId] });
@@ -247,7 +305,7 @@ describe("Telegram end to end", () => {
     expect(await replyOf(executionArn)).toBe("answered||Production");
   });
 
-  it("multi-select: toggles re-render with ✅, Done submits the selection", async () => {
+  it("multi-select: toggles re-render with ✅ (the link kept), Done submits the selection", async () => {
     const { executionArn, posts, questionId } = await startRun([multi]);
     const messageId = await postedMessageId(questionId);
     const first = posts[0] as RecordedCall;
@@ -260,6 +318,7 @@ describe("Telegram end to end", () => {
         .map((b) => b.text)
         .slice(0, 3),
     ).toEqual(["✅ Unit", "E2E", "Lint"]);
+    expect(linkButton(afterUnit)).toEqual(linkButton(first));
     await post(tap(button(afterUnit, "Lint"), messageId, { keyboard: afterUnit.body.reply_markup }));
     const afterLint = telegram.callsTo("editMessageReplyMarkup").at(-1) as RecordedCall;
     await post(tap(button(afterLint, "Done"), messageId, { keyboard: afterLint.body.reply_markup }));
@@ -380,5 +439,64 @@ describe("Telegram: typed text in a group counts only as a reply or addressed to
     const replied = await startRun([single]);
     await post(text("1", { replyTo: 4242, replyToFrom: { id: BOT_ID, is_bot: true } }));
     expect(await replyOf(replied.executionArn)).toBe("answered||Staging (Recommended)");
+  });
+});
+
+describe("Telegram: a typed reply follows the reply rules (one message at a time)", () => {
+  /** A message replying to the question's post, so it routes to it in the group. */
+  const replyTo = async (questionId: string, body: string) =>
+    post(text(body, { replyTo: await postedMessageId(questionId) }));
+  const lastSaid = () => telegram.callsTo("sendMessage").at(-1)?.body.text;
+  const questionOf = async (questionId: string) =>
+    (await stack.api("GET", `/questions/${questionId}`)).body.question;
+
+  it("after a keyed line, the plain lines answer the questions still open, in order", async () => {
+    const { executionArn, questionId } = await startRun([single, multi, note]);
+    await replyTo(questionId, "checks: 1\n2\nStaging");
+    expect(await replyOf(executionArn)).toBe("answered||ProductionUnit");
+    expect((await questionOf(questionId)).answers).toEqual({
+      deploy_target: ["Production"],
+      checks: ["Unit"],
+      release_note: ["Staging"],
+    });
+  });
+
+  it("/cancel on a later line cancels the question", async () => {
+    const { executionArn, questionId } = await startRun([single, multi, note]);
+    await replyTo(questionId, "2\n/cancel");
+    expect(await replyOf(executionArn)).toBe("no_answer|cancelled|");
+  });
+
+  it("a number that names no option is refused alike bare and keyed; the question stays pending", async () => {
+    const { executionArn, questionId } = await startRun([single, multi, note]);
+    await replyTo(questionId, "7\n1\nurgent");
+    expect(lastSaid()).toBe(
+      "Deploy to [deploy_target]: there is no option 7 — type a number 1–2 or your own answer.",
+    );
+    await replyTo(questionId, "deploy_target: 3\nchecks: 1\nurgent");
+    expect(lastSaid()).toBe(
+      "Deploy to [deploy_target]: there is no option 3 — type a number 1–2 or your own answer.",
+    );
+    expect((await questionOf(questionId)).status).toBe("pending");
+    await replyTo(questionId, "deploy_target: 2\nchecks: 1\nurgent");
+    expect(await replyOf(executionArn)).toBe("answered||ProductionUnit");
+  });
+
+  it("one question: a number that names no option is refused with the numbers there are", async () => {
+    const { executionArn, questionId } = await startRun([single]);
+    await replyTo(questionId, "3");
+    expect(lastSaid()).toBe("There is no option 3 — type a number 1–2 or your own answer.");
+    expect((await questionOf(questionId)).status).toBe("pending");
+    await replyTo(questionId, "3 replicas");
+    expect(await replyOf(executionArn)).toBe("answered||3 replicas");
+  });
+
+  it("a message that answers some questions names the missing ones; the next message is read on its own", async () => {
+    const { executionArn, questionId } = await startRun([single, multi, note]);
+    await replyTo(questionId, "checks: 1");
+    expect(lastSaid()).toBe("Still needed: Deploy to [deploy_target], Release note [release_note].");
+    expect((await questionOf(questionId)).status).toBe("pending");
+    await replyTo(questionId, "2\n1, 3\nurgent");
+    expect(await replyOf(executionArn)).toBe("answered||ProductionUnit,Lint");
   });
 });

@@ -256,9 +256,9 @@ describe("no question outlives its run's wait", () => {
       "an outside SendTaskFailure",
       (taskToken: string) =>
         new SendTaskFailureCommand({ taskToken, error: "Ops.Aborted", cause: "by hand" }),
+      // The run's Catch reports an unknown error as delivery_failed; the question says what happened.
       "delivery_failed||",
-      // What the run was told (its Catch turns an unknown error into delivery_failed).
-      { status: "delivery_failed" },
+      { status: "cancelled", reason: "cancelled", resolvedBy: "wait-ended" },
     ],
     [
       "an outside SendTaskSuccess",

@@ -21,9 +21,11 @@ import {
 /**
  * Unzipped JavaScript per function (source maps not counted). Cold start grows with the code Lambda loads;
  * raise this only with a reason in the commit, never to make a test pass. (It began at 250 KB; after the move
- * to zod/mini every bundle is 86–97 KB, so it came down to 128 KB to keep the headroom honest.)
+ * to zod/mini every bundle was 86–97 KB, so it came down to 128 KB. Powertools for operability — Logger,
+ * Metrics, Parameters and Tracer, whose X-Ray SDK with cls-hooked and semver is ≈ 110 KB of it — brought
+ * every bundle to 268–280 KB; `npm run bench` measures what that costs a cold start. 320 KB keeps ~40 KB.)
  */
-const BUNDLE_BUDGET_BYTES = 128 * 1024;
+const BUNDLE_BUDGET_BYTES = 320 * 1024;
 
 const isJs = (name: string) => /\.(m?js|cjs)$/.test(name);
 
@@ -71,7 +73,7 @@ describe("Lambda bundles", () => {
 
   it("the budget check fails for a bundle that grew past it", () => {
     expect(bundleBudgetProblems({ ask: BUNDLE_BUDGET_BYTES + 1, modelStep: 1000 })).toEqual([
-      "ask: 128.0 KB of JS, budget 128 KB",
+      "ask: 320.0 KB of JS, budget 320 KB",
     ]);
   });
 

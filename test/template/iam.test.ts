@@ -34,7 +34,7 @@ const pendingIndexes = tableDefinition.GlobalSecondaryIndexes.map(
 /**
  * Step Functions' CloudWatch Logs delivery. AWS requires `"Resource": "*"` here: these are account-level
  * log-delivery APIs with no resource type to scope them to (Step Functions developer guide, "IAM policies
- * for logging to CloudWatch Logs"). It is the only `*` in the stack.
+ * for logging to CloudWatch Logs"). With X-Ray's, it is the only `*` in the stack.
  */
 const LOG_DELIVERY = [
   "logs:CreateLogDelivery",
@@ -58,27 +58,31 @@ const resumableStateMachines = (stage: string) =>
  * The SSM parameters each function may read, per channel that is on (`*`: always). Reviewed here, not derived
  * from infra/secrets.json: a webhook reads only its own platform's secrets; the functions that post questions
  * (the API, ask) read every bot token and the Mattermost signing key; the stream consumer, which retires every
- * platform's copies, reads every bot token; the model step reads model API keys, whose names each run
- * chooses, so its grant is the path `models/*`; nothing else reads a secret.
+ * platform's copies, reads every bot token; the link secret is read by the answer page (to check a link) and
+ * by every function that shows a link (the API, ask, and the webhooks, which post a question again on
+ * request); the model step reads model API keys, whose names each run chooses, so its grant is the path
+ * `models/*`; nothing else reads a secret.
  */
 const SECRETS: Record<string, Record<string, string[]>> = {
   questionsApi: {
-    "*": ["api-key"],
+    "*": ["api-key", "link-secret"],
     telegram: ["telegram/bot-token"],
     slack: ["slack/bot-token"],
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
   },
   ask: {
+    "*": ["link-secret"],
     telegram: ["telegram/bot-token"],
     slack: ["slack/bot-token"],
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
   },
-  telegramWebhook: { telegram: ["telegram/bot-token", "telegram/webhook-secret"] },
-  slackWebhook: { slack: ["slack/bot-token", "slack/signing-secret"] },
-  discordWebhook: { discord: ["discord/bot-token"] },
+  telegramWebhook: { "*": ["link-secret"], telegram: ["telegram/bot-token", "telegram/webhook-secret"] },
+  slackWebhook: { "*": ["link-secret"], slack: ["slack/bot-token", "slack/signing-secret"] },
+  discordWebhook: { "*": ["link-secret"], discord: ["discord/bot-token"] },
   mattermostWebhook: {
+    "*": ["link-secret"],
     mattermost: ["mattermost/bot-token", "mattermost/action-secret", "mattermost/command-token"],
   },
   questionEvents: {
@@ -87,6 +91,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token"],
   },
+  answerPage: { "*": ["link-secret"] },
   modelStep: { "*": ["models/*"] },
 };
 
@@ -118,6 +123,13 @@ function secretRows(fn: string, stage: string, channels: readonly string[], kmsK
   ];
 }
 
+/**
+ * X-Ray: every function sends its traces (AWS offers no resource to scope these to), and the state machine
+ * too (serverless-step-functions adds its sampling actions).
+ */
+const XRAY = ["xray:PutTraceSegments", "xray:PutTelemetryRecords"];
+const XRAY_STATE_MACHINE = [...XRAY, "xray:GetSamplingRules", "xray:GetSamplingTargets"];
+
 /** Function (key in serverless.yml) or state machine (logical id) → exactly what its role may do. */
 const iamTable = (
   stage: string,
@@ -125,7 +137,10 @@ const iamTable = (
   kmsKeyArn?: string,
 ): Record<string, IamRow[]> => {
   const table = baseIamTable(stage);
-  for (const fn of Object.keys(table)) table[fn]?.push(...secretRows(fn, stage, channels, kmsKeyArn));
+  for (const [name, rows] of Object.entries(table)) {
+    if (name === "AgentStateMachine") continue;
+    rows.push(...secretRows(name, stage, channels, kmsKeyArn), { actions: XRAY, resources: ["*"] });
+  }
   return table;
 };
 
@@ -182,9 +197,22 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       resources: [resumableStateMachines(stage)],
     },
   ],
+  answerPage: [
+    { actions: LOGS, resources: ["AnswerPageLogGroup.Arn"] },
+    {
+      // The linked question and its closing write: question items only.
+      actions: ["dynamodb:GetItem", "dynamodb:UpdateItem"],
+      resources: [TABLE],
+      condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [`${keys.question("")}*`] } },
+    },
+    {
+      actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
+      resources: [resumableStateMachines(stage)],
+    },
+  ],
   executionStatus: [
     { actions: LOGS, resources: ["ExecutionStatusLogGroup.Arn"] },
-    { actions: ["dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"], resources: [TABLE] },
+    { actions: ["dynamodb:GetItem", "dynamodb:UpdateItem"], resources: [TABLE] },
     { actions: ["dynamodb:Query"], resources: [`${TABLE}/index/pendingBySession`] },
     { actions: ["states:SendTaskFailure"], resources: [resumableStateMachines(stage)] },
   ],
@@ -199,7 +227,10 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       ],
       resources: ["QuestionsTable.StreamArn"],
     },
-    // Resumes and retires; it reads no item and writes none.
+    // Notes a resume that failed for good on the question; it reads no item and creates none.
+    { actions: ["dynamodb:UpdateItem"], resources: [TABLE] },
+    // A stream record that kept failing goes to the on-failure queue.
+    { actions: ["sqs:SendMessage"], resources: ["QuestionEventsFailureQueue.Arn"] },
     {
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
@@ -257,6 +288,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       ],
     },
     { actions: LOG_DELIVERY, resources: ["*"] },
+    { actions: XRAY_STATE_MACHINE, resources: ["*"] },
   ],
 });
 
@@ -334,7 +366,8 @@ describe("IAM roles of the packaged template", () => {
       for (const g of roleGrants(template, role).grants) {
         const [action = "", target = ""] = g.split(" on ");
         expect(action, `${name}: ${g}`).not.toContain("*");
-        if (target.startsWith("*")) expect(LOG_DELIVERY, `${name}: ${g}`).toContain(action);
+        if (target.startsWith("*"))
+          expect([...LOG_DELIVERY, ...XRAY_STATE_MACHINE], `${name}: ${g}`).toContain(action);
       }
     }
   });

@@ -1,5 +1,5 @@
 /**
- * The packaged CloudFormation template (`npm run package`), parsed as JSON: what DESIGN.md and the deploy
+ * The packaged CloudFormation template (`npm run package`), parsed as JSON: what the design and the deploy
  * issue promise about runtime, table, state machine, routes, secrets and outputs.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -157,7 +157,7 @@ describe("the agent state machine", () => {
 });
 
 describe("the HTTP API", () => {
-  it("serves the question routes of DESIGN.md §4, all on the questions API function", () => {
+  it("serves the routes of the question API, all on the questions API function", () => {
     const routes = resourcesOfType(template, "AWS::ApiGatewayV2::Route").map(([, route]) => ({
       key: route.Properties?.RouteKey,
       target: render(route.Properties?.Target),
@@ -256,6 +256,102 @@ describe("secrets", () => {
       copy.remove();
     }
   }, 180_000);
+});
+
+describe("operating the stack", () => {
+  const functionKeys = () => lambdas().map(([id, fn]) => [id, functionKey(id, fn)] as const);
+  const alarmMetric = (alarm: Record<string, unknown> | undefined) =>
+    `${render(alarm?.Namespace)} ${render(alarm?.MetricName)} ${render((alarm?.Dimensions as { Value: unknown }[] | undefined)?.[0]?.Value)}`;
+
+  it("traces every function and the state machine with X-Ray", () => {
+    for (const [id, fn] of lambdas()) expect(fn.Properties?.TracingConfig, id).toEqual({ Mode: "Active" });
+    expect(props("AgentStateMachine").TracingConfiguration).toEqual({ Enabled: true });
+  });
+
+  it("keeps the table: retained when the stack is removed or it is replaced, and deletion-protected outside dev", () => {
+    expect(resource(template, "QuestionsTable").DeletionPolicy).toBe("Retain");
+    expect(resource(template, "QuestionsTable").UpdateReplacePolicy).toBe("Retain");
+    // This package is the dev stage's, where protection is off (params.dev); prod's is checked below.
+    expect(props("QuestionsTable").DeletionProtectionEnabled).toBe(false);
+  });
+
+  it("bounds the stream consumer's retries, halves failing batches and sends what keeps failing to a queue", () => {
+    const [[, mapping] = []] = resourcesOfType(template, "AWS::Lambda::EventSourceMapping");
+    const mappingProps = mapping?.Properties ?? {};
+    expect(mappingProps.BisectBatchOnFunctionError).toBe(true);
+    expect(mappingProps.MaximumRetryAttempts).toBeLessThanOrEqual(10);
+    expect(mappingProps.MaximumRecordAgeInSeconds).toBeLessThanOrEqual(3600);
+    expect(
+      render(
+        (mappingProps.DestinationConfig as { OnFailure: { Destination: unknown } }).OnFailure.Destination,
+      ),
+    ).toBe("QuestionEventsFailureQueue.Arn");
+    expect(resource(template, "QuestionEventsFailureQueue").Type).toBe("AWS::SQS::Queue");
+  });
+
+  it("reserves concurrency for every function, and bounds the long-poll route", () => {
+    for (const [id, key] of functionKeys()) {
+      expect(props(id).ReservedConcurrentExecutions, key).toEqual(expect.any(Number));
+    }
+    expect(props("HttpApiStage").RouteSettings).toEqual({
+      "GET /questions/{id}/wait": {
+        ThrottlingRateLimit: expect.any(Number),
+        ThrottlingBurstLimit: expect.any(Number),
+      },
+    });
+  });
+
+  it("alarms on errors and throttles of every function, the stream, the on-failure queue, failed runs and 5xx", () => {
+    const alarms = resourcesOfType(template, "AWS::CloudWatch::Alarm").map(([, alarm]) => alarm.Properties);
+    const metrics = alarms.map(alarmMetric);
+    for (const [id, key] of functionKeys()) {
+      expect(metrics, key).toContain(`AWS/Lambda Errors ${id}`);
+      expect(metrics, key).toContain(`AWS/Lambda Throttles ${id}`);
+    }
+    expect(metrics).toEqual(
+      expect.arrayContaining([
+        "AWS/Lambda IteratorAge QuestionEventsLambdaFunction",
+        "AWS/SQS ApproximateNumberOfMessagesVisible QuestionEventsFailureQueue.QueueName",
+        "AWS/States ExecutionsFailed AgentStateMachine",
+        "AWS/States ExecutionsTimedOut AgentStateMachine",
+        "Handraise ResumeAbandoned handraise",
+      ]),
+    );
+    const fiveXx = alarms.find((alarm) => JSON.stringify(alarm?.Metrics ?? []).includes('"5xx"'));
+    expect(fiveXx?.Metrics).toBeDefined();
+    // Without a topic nothing is notified; with one, every alarm is (below).
+    for (const alarm of alarms) expect(alarm?.AlarmActions).toBeUndefined();
+  });
+
+  it("in prod, with a topic, a table key and no reservations: protected, notified, encrypted, unreserved", async () => {
+    const topic = "arn:aws:sns:us-east-1:123456789012:handraise-alarms";
+    const key = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
+    const copy = await packageCopy({}, [
+      "--stage",
+      "prod",
+      `--param=alarmTopicArn=${topic}`,
+      `--param=tableKmsKeyArn=${key}`,
+      "--param=reservedConcurrency=off",
+    ]);
+    try {
+      const prod = loadTemplate(copy.dir);
+      expect(prod.Resources.QuestionsTable?.Properties?.DeletionProtectionEnabled).toBe(true);
+      expect(prod.Resources.QuestionsTable?.Properties?.SSESpecification).toEqual({
+        SSEEnabled: true,
+        SSEType: "KMS",
+        KMSMasterKeyId: key,
+      });
+      for (const [id, alarm] of resourcesOfType(prod, "AWS::CloudWatch::Alarm")) {
+        expect(alarm.Properties?.AlarmActions, id).toEqual([topic]);
+        expect(alarm.Properties?.OKActions, id).toEqual([topic]);
+      }
+      for (const [id, fn] of resourcesOfType(prod, "AWS::Lambda::Function")) {
+        expect(fn.Properties?.ReservedConcurrentExecutions, id).toBeUndefined();
+      }
+    } finally {
+      copy.remove();
+    }
+  }, 240_000);
 });
 
 describe("stack outputs", () => {

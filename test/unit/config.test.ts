@@ -167,6 +167,10 @@ describe("channels are all-or-nothing", () => {
       SLACK_SIGNING_SECRET: "not-hex-but-secret-value-1234567",
     });
     expect(message).not.toContain("not-hex-but-secret-value-1234567");
+    // Refused as looking like a placeholder, yet possibly real: named, not shown.
+    const xxx = problemsOf({ ...TABLE, ...TELEGRAM, TELEGRAM_WEBHOOK_SECRET: "xxxReal_Secret-value" });
+    expect(xxx).toContain("TELEGRAM_WEBHOOK_SECRET is a placeholder");
+    expect(xxx).not.toContain("xxxReal_Secret-value");
   });
 });
 

@@ -1,4 +1,5 @@
 import type { QuestionRecord } from "../../store/question-record.ts";
+import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
 import type { DiscordApi } from "./discord-api.ts";
@@ -26,13 +27,13 @@ export function retireMessage(
  * whose button ended the question was already updated by the interaction response, type 7; editing it to
  * the same content again is harmless, and the stream consumer that retires copies cannot tell which it was).
  */
-export function createDiscordChannel(api: DiscordApi): ChatChannel {
+export function createDiscordChannel(api: DiscordApi, links: AnswerLinks = NO_ANSWER_LINKS): ChatChannel {
   return {
     name: "discord",
     async deliver(record, target) {
       const message = await api.request<{ id?: unknown }>("POST", messagesPath(target.chatId), {
         content: promptContent(record),
-        components: renderComponents(record),
+        components: renderComponents(record, await links.urlFor(record)),
         allowed_mentions: NO_MENTIONS,
       });
       if (typeof message?.id !== "string") {

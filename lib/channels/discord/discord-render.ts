@@ -6,6 +6,7 @@
 import { parseTextReply, renderPromptText } from "../../questions/index.ts";
 import type { Answers, Question } from "../../questions/schema.ts";
 import type { QuestionRecord } from "../../store/question-record.ts";
+import { ANSWER_IN_BROWSER } from "../answer-in-browser.ts";
 import { outcomeText } from "../outcome-text.ts";
 
 /** Message `content` limit. */
@@ -21,6 +22,8 @@ const LABEL = 18;
 const PRIMARY = 1;
 const SECONDARY = 2;
 const DANGER = 4;
+/** A button that opens a URL; Discord sends no interaction for it. */
+const LINK = 5;
 const SHORT = 1;
 const PARAGRAPH = 2;
 
@@ -140,15 +143,23 @@ const button = (label: string, customId: string, style = SECONDARY): Component =
 /**
  * One single-select question: a button per option (≤ 4) then Other… and Skip. One multi-select question: a
  * string select (`min_values: 1, max_values: n`; it submits once, so nothing toggles) then Other… and Skip.
- * Several questions: "Answer in a form" (a modal with one text input per sub-question) and Skip.
+ * Several questions: "Answer in a form" (a modal with one text input per sub-question) and Skip. With the
+ * answer page on, "Answer in browser" (a link button) comes before Skip.
  */
-export function renderComponents(record: QuestionRecord): Component[] {
+export function renderComponents(record: QuestionRecord, answerUrl?: string): Component[] {
   const { id } = record;
   const [only] = record.questions;
   const skip = button("Skip", buttonId(id, 0, "s"), DANGER);
+  const last = (...first: Component[]): Component[] => [
+    ...first,
+    ...(answerUrl === undefined
+      ? []
+      : [{ type: BUTTON, style: LINK, label: ANSWER_IN_BROWSER, url: answerUrl }]),
+    skip,
+  ];
   if (record.questions.length !== 1 || !only) {
     return [
-      { type: ACTION_ROW, components: [button("Answer in a form", buttonId(id, 0, "f"), PRIMARY), skip] },
+      { type: ACTION_ROW, components: last(button("Answer in a form", buttonId(id, 0, "f"), PRIMARY)) },
     ];
   }
   const other = button("Other…", buttonId(id, 0, "o"));
@@ -171,7 +182,7 @@ export function renderComponents(record: QuestionRecord): Component[] {
           },
         ],
       },
-      { type: ACTION_ROW, components: [other, skip] },
+      { type: ACTION_ROW, components: last(other) },
     ];
   }
   return [
@@ -179,7 +190,7 @@ export function renderComponents(record: QuestionRecord): Component[] {
       type: ACTION_ROW,
       components: only.options.map((option, index) => button(option.label, buttonId(id, 0, index), PRIMARY)),
     },
-    { type: ACTION_ROW, components: [other, skip] },
+    { type: ACTION_ROW, components: last(other) },
   ];
 }
 

@@ -38,9 +38,10 @@ import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyDiscordRequest } from "./disc
 
 /**
  * How long, from the moment the handler starts, the Discord API calls made while answering one interaction
- * may take in total (retiring the other copies in parallel, a `/question` re-post, healing a stale copy).
- * Discord drops a response that arrives after 3 s, measured from its side: 3 s − a cold start's init before
- * the handler runs (~0.5–0.8 s for a bundle this size at 256 MB, an estimate) − the round trip to Discord
+ * may take in total (a `/question` re-post, healing a stale copy; the other copies of an answered question
+ * are retired by the table's stream consumer, not here). Discord drops a response that arrives after 3 s,
+ * measured from its side: 3 s − a cold start's init before the handler runs (~0.5–0.8 s for a bundle this
+ * size at 256 MB, an estimate, plus reading its secrets from SSM once) − the round trip to Discord
  * (~0.2 s) − our own DynamoDB and Step Functions calls (~0.1–0.2 s when warm) leaves about 1.5 s of slack
  * for platform calls. A copy not edited within it keeps its buttons: the answer already stands, and a later
  * tap on that copy is told so and edits it then.

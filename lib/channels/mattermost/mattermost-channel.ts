@@ -1,4 +1,5 @@
 import type { SecretValue } from "../../secrets/secrets.ts";
+import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import type { MattermostApi } from "./mattermost-api.ts";
 import { type ActionTarget, renderPost, retiredPost } from "./mattermost-render.ts";
@@ -14,6 +15,7 @@ import { type ActionTarget, renderPost, retiredPost } from "./mattermost-render.
 export function createMattermostChannel(
   api: MattermostApi,
   actions: { url: string; secret: SecretValue },
+  links: AnswerLinks = NO_ANSWER_LINKS,
 ): ChatChannel {
   return {
     name: "mattermost",
@@ -22,7 +24,7 @@ export function createMattermostChannel(
       const post = await api.createPost({
         channel_id: delivery.chatId,
         ...(delivery.threadId !== undefined && { root_id: delivery.threadId }),
-        ...renderPost(record, target),
+        ...renderPost(record, target, await links.urlFor(record)),
       });
       return { ...delivery, messageId: post.id };
     },

@@ -6,6 +6,7 @@
 import { renderPromptText } from "../../questions/index.ts";
 import type { Question } from "../../questions/schema.ts";
 import type { QuestionRecord } from "../../store/question-record.ts";
+import { ANSWER_IN_BROWSER } from "../answer-in-browser.ts";
 import { outcomeText } from "../outcome-text.ts";
 import type { Dialog, DialogElement, PostAction, PostContent } from "./mattermost-api.ts";
 import { signContext } from "./mattermost-signature.ts";
@@ -82,9 +83,25 @@ export function renderActions(record: QuestionRecord, target: ActionTarget): Pos
   return actions;
 }
 
-export function renderPost(record: QuestionRecord, target: ActionTarget): PostContent {
+/**
+ * The answer page's link as a Markdown link (attachments have no link buttons). The URL is Handraise's own;
+ * parentheses and spaces, which would end a Markdown link early, are percent-encoded.
+ */
+export function answerLinkMarkdown(answerUrl: string): string {
+  const url = answerUrl.replace(
+    /[()\s]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`,
+  );
+  return `[${ANSWER_IN_BROWSER}](${url})`;
+}
+
+/** A pending question's post: the prompt, the answer page's link when it is on, and the buttons. */
+export function renderPost(record: QuestionRecord, target: ActionTarget, answerUrl?: string): PostContent {
   return {
-    message: renderMessage(record),
+    message:
+      answerUrl === undefined
+        ? renderMessage(record)
+        : `${renderMessage(record)}\n\n${answerLinkMarkdown(answerUrl)}`,
     props: {
       attachments: [
         { fallback: "A question is waiting for your answer.", actions: renderActions(record, target) },

@@ -44,7 +44,7 @@ export type MattermostRequest =
     };
 
 export interface Verification {
-  /** MATTERMOST_ACTION_SECRET; without it no tap or dialog is accepted. */
+  /** MATTERMOST_ACTION_SECRET: taps and dialog submissions must carry a context signed with it. */
   actionSecret: string | undefined;
   /** The slash command's and outgoing webhooks' tokens; empty: no command or message is accepted. */
   tokens: readonly string[];

@@ -10,6 +10,7 @@ import type { QuestionStore } from "../../store/question-store.ts";
 import type { ControlAction } from "../inbound.ts";
 import { endedText } from "../outcome-text.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
+import { remembered } from "../remembered.ts";
 import { pointAtQuestionThread } from "../thread-reply.ts";
 import type { MattermostApi, MattermostPost } from "./mattermost-api.ts";
 import {
@@ -46,6 +47,8 @@ export interface MattermostWebhookDeps {
    * requests refused because Mattermost did not confirm their sender.
    */
   onError: (error: unknown, context: string) => void;
+  /** Counts a request refused because Mattermost did not confirm it (its reason code, never its body). */
+  onRejected?: (reason: "UNCONFIRMED") => void;
   /** Epoch ms (default: the clock), for the age of a message's post. */
   now?: () => number;
 }
@@ -104,15 +107,18 @@ const stillNeeded = (outcome: Extract<InboundOutcome, { kind: "incomplete" }>) =
 export function createMattermostWebhook(deps: MattermostWebhookDeps) {
   const now = deps.now ?? Date.now;
   /** The bot's username, read once per process and only for a message that may mention it. */
-  let botUsername: Promise<string> | undefined;
+  const username = remembered(() => deps.api.getMe().then((me) => me.username));
 
-  /** An API read whose failure refuses the request: reported, and undefined. */
-  async function confirm<T>(context: string, read: () => Promise<T>): Promise<T | undefined> {
+  /**
+   * An API read whose failure refuses the request (unless `refuses` is false): reported, and undefined.
+   */
+  async function confirm<T>(context: string, read: () => Promise<T>, refuses = true): Promise<T | undefined> {
     try {
       return await read();
     } catch (error) {
       if (!(error instanceof PlatformApiError)) throw error;
       deps.onError(error, context);
+      if (refuses) deps.onRejected?.("UNCONFIRMED");
       return undefined;
     }
   }
@@ -120,6 +126,7 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
   /** Reports a request refused because the API contradicts it (a forged body, or a bug). */
   function refused(kind: string, reason: string): void {
     deps.onError(new Error(`refused: ${reason}`), `confirming a Mattermost ${kind}`);
+    deps.onRejected?.("UNCONFIRMED");
   }
 
   /** Whether the API lists the sender as a member of the channel the request names. */
@@ -131,16 +138,6 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
     if (member.user_id === request.userId && member.channel_id === request.channelId) return true;
     refused(kind, "the membership the API returned is another user's or channel's");
     return false;
-  }
-
-  function username(): Promise<string> {
-    if (botUsername) return botUsername;
-    const asked = deps.api.getMe().then((me) => me.username);
-    botUsername = asked;
-    asked.catch(() => {
-      if (botUsername === asked) botUsername = undefined;
-    });
-    return asked;
   }
 
   return async function mattermostWebhook(
@@ -328,7 +325,7 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
     // Outgoing webhooks fire in channels only: text counts in the question's thread or when it mentions
     // the bot. A username that cannot be read means no mention is recognised (fail closed).
     const name = message.includes("@")
-      ? await confirm("reading the Mattermost bot's username", username)
+      ? await confirm("reading the Mattermost bot's username", username, false)
       : undefined;
     const mentioned = name !== undefined && findMention(message, name) !== undefined;
     const inbound = await pointAtQuestionThread(deps.store, now(), {

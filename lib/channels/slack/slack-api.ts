@@ -8,9 +8,9 @@ export interface SlackApi {
 
 /**
  * The time by which the current Slack request must be acknowledged, for every Slack API call made while
- * handling it — including the ones the shared pipeline makes through the registered channel (retiring the
- * posted copies once the question is answered). Async context, not a parameter: those calls go through
- * `ChatChannel.retire`, which has no notion of a request.
+ * handling it — including the ones the shared pipeline makes through the registered channel (a
+ * `/handraise question` re-post). Async context, not a parameter: those calls go through `ChatChannel`,
+ * which has no notion of a request.
  */
 const ackDeadlines = new AsyncLocalStorage<number>();
 

@@ -1,3 +1,4 @@
+import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import type { SlackApi } from "./slack-api.ts";
 import { renderBlocks, renderRetiredBlocks, renderRetiredText, renderText } from "./slack-render.ts";
@@ -9,7 +10,7 @@ import { renderBlocks, renderRetiredBlocks, renderRetiredText, renderText } from
  * The delivery keeps the conversation id Slack answers with: a target given as a user id (`U…`) is posted
  * to the app's DM with that user (`D…`), which is where that user's replies and taps come from.
  */
-export function createSlackChannel(api: SlackApi): ChatChannel {
+export function createSlackChannel(api: SlackApi, links: AnswerLinks = NO_ANSWER_LINKS): ChatChannel {
   return {
     name: "slack",
     async deliver(record, target) {
@@ -17,7 +18,7 @@ export function createSlackChannel(api: SlackApi): ChatChannel {
         channel: target.chatId,
         ...(target.threadId !== undefined && { thread_ts: target.threadId }),
         text: renderText(record),
-        blocks: renderBlocks(record),
+        blocks: renderBlocks(record, await links.urlFor(record)),
         unfurl_links: false,
         unfurl_media: false,
       });

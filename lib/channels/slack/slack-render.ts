@@ -6,12 +6,15 @@
  * - one multi-select question: checkboxes, "Submit" (reads the ticked boxes from `state.values`), "Other…",
  *   "Skip";
  * - several questions: "Answer in a form" (a modal with a select or checkboxes and a text box per question)
- *   and "Skip".
+ *   and "Skip";
+ * - with the answer page on, every shape also has "Answer in browser", a link button (Slack still reports
+ *   the tap, as an action Handraise ignores).
  * A typed reply works for every shape, as the prompt says (in the question's thread, or in the conversation).
  */
 import { renderPromptText } from "../../questions/index.ts";
 import type { Question } from "../../questions/schema.ts";
 import type { QuestionRecord } from "../../store/question-record.ts";
+import { ANSWER_IN_BROWSER } from "../answer-in-browser.ts";
 import type { ControlAction } from "../inbound.ts";
 import { outcomeText } from "../outcome-text.ts";
 
@@ -116,7 +119,10 @@ const checkboxOptions = (question: Question, value: (label: string, index: numbe
     }),
   }));
 
-function controls(record: QuestionRecord): SlackBlock {
+/** The action id of the "Answer in browser" link button: not one of the `hr|…` controls, so taps are ignored. */
+export const LINK_ACTION_ID = "hr_link";
+
+function controls(record: QuestionRecord, answerUrl: string | undefined): SlackBlock {
   const [only, ...more] = record.questions;
   const elements: SlackBlock[] = [];
   if (!only || more.length > 0) {
@@ -136,6 +142,14 @@ function controls(record: QuestionRecord): SlackBlock {
     }
     elements.push(button("Other…", actionId("x"), record.id));
   }
+  if (answerUrl !== undefined) {
+    elements.push({
+      type: "button",
+      action_id: LINK_ACTION_ID,
+      text: plain(ANSWER_IN_BROWSER),
+      url: answerUrl,
+    });
+  }
   elements.push(button("Skip", actionId("s"), record.id));
   return { type: "actions", elements };
 }
@@ -152,9 +166,9 @@ export function renderText(record: QuestionRecord): string {
   return fitMrkdwn(prompt, TEXT_LIMIT);
 }
 
-/** The blocks of a pending question: the prompt, then its controls. */
-export function renderBlocks(record: QuestionRecord): SlackBlock[] {
-  return [section(renderText(record)), controls(record)];
+/** The blocks of a pending question: the prompt, then its controls (and the answer page's link, if on). */
+export function renderBlocks(record: QuestionRecord, answerUrl?: string): SlackBlock[] {
+  return [section(renderText(record)), controls(record, answerUrl)];
 }
 
 /** An ended question's `text` and only block: the prompt and the outcome — no controls. */

@@ -85,11 +85,12 @@ function parseJson(text: string): unknown {
  * ephemeral messages, modal errors, slash-command replies.
  *
  * Acknowledging within 3 s: the answer is recorded and the run resumed (SendTaskSuccess/Failure) before the
- * response, as the contract requires. Every Slack API call made while handling the request — the
- * `chat.update` of every posted copy that resolving does, notices, `views.open` — runs under a deadline of
- * `ackBudgetMs` from the start (see `withSlackDeadline`), so a slow Slack cannot make the acknowledgement
- * late: a call that runs out of time fails, is reported, and the response goes out. A copy whose edit was
- * cut short keeps its buttons; a later tap on it is told the question is over and re-edits that copy.
+ * response, as the contract requires; the posted copies are edited afterwards by the table's stream
+ * consumer. Every Slack API call made while handling the request — notices, `views.open`, a re-post, the
+ * re-edit of a stale copy — runs under a deadline of `ackBudgetMs` from the start (see
+ * `withSlackDeadline`), so a slow Slack cannot make the acknowledgement late: a call that runs out of time
+ * fails, is reported, and the response goes out. A copy that still shows buttons after the question ended
+ * is told so on its next tap, and re-edited then.
  * Duplicates (a retried event, `X-Slack-Retry-Num`) are claimed by their dedupe key and acknowledged
  * without changing anything.
  */
@@ -218,7 +219,7 @@ export function createSlackWebhook(deps: SlackWebhookDeps) {
         bestEffort("slack views.open", () => deps.api.call("views.open", { trigger_id: triggerId, view })),
       );
     }
-    // duplicate: handled the first time; resolved: resolving edited every copy already.
+    // duplicate: handled the first time; resolved: the table's stream consumer edits every copy.
     await Promise.all(work);
     return ACK;
   }

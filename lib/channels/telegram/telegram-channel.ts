@@ -1,18 +1,23 @@
+import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import { outcomeText } from "../outcome-text.ts";
 import type { TelegramApi } from "./telegram-api.ts";
 import { renderKeyboard, renderText } from "./telegram-render.ts";
 
-/** Posts questions to Telegram chats and, once they end, edits every copy to the outcome without buttons. */
-export function createTelegramChannel(api: TelegramApi): ChatChannel {
+/**
+ * Posts questions to Telegram chats (with the answer page's link when it is on) and, once they end, edits
+ * every copy to the outcome without buttons.
+ */
+export function createTelegramChannel(api: TelegramApi, links: AnswerLinks = NO_ANSWER_LINKS): ChatChannel {
   return {
     name: "telegram",
     async deliver(record, target) {
+      const answerUrl = await links.urlFor(record);
       const message = await api.call<{ message_id: number }>("sendMessage", {
         chat_id: target.chatId,
         ...(target.threadId !== undefined && { message_thread_id: Number(target.threadId) }),
-        text: renderText(record),
-        reply_markup: { inline_keyboard: renderKeyboard(record) },
+        text: renderText(record, answerUrl),
+        reply_markup: { inline_keyboard: renderKeyboard(record, new Set(), answerUrl) },
       });
       return { ...target, messageId: String(message.message_id) };
     },

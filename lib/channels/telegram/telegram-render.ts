@@ -4,13 +4,19 @@
  */
 import { renderPromptText } from "../../questions/index.ts";
 import type { QuestionRecord } from "../../store/question-record.ts";
+import { ANSWER_IN_BROWSER, isLoopbackUrl } from "../answer-in-browser.ts";
 import type { ControlAction } from "../inbound.ts";
 
 export interface InlineButton {
   text: string;
   callback_data: string;
 }
-export type InlineKeyboard = InlineButton[][];
+/** Opens the answer page; Telegram sends the bot nothing when it is tapped. */
+export interface UrlButton {
+  text: string;
+  url: string;
+}
+export type InlineKeyboard = (InlineButton | UrlButton)[][];
 
 /**
  * callback_data (≤ 64 bytes): `<kind>|<sub>|<option>|<question id>` — kinds: `o` option, `t0`/`t1` an
@@ -35,10 +41,15 @@ export function decodeCallback(data: string): DecodedCallback | undefined {
 
 const SELECTED = "✅ ";
 
-/** One single-select question: its options as buttons; one multi-select: toggles + Done; then Other… and Skip. */
+/**
+ * One single-select question: its options as buttons; one multi-select: toggles + Done; then Other…,
+ * "Answer in browser" (a URL button, when the page is on and its link is not on this machine — see
+ * `renderText`) and Skip.
+ */
 export function renderKeyboard(
   record: QuestionRecord,
   selected: ReadonlySet<number> = new Set(),
+  answerUrl?: string,
 ): InlineKeyboard {
   const rows: InlineKeyboard = [];
   const [only] = record.questions;
@@ -52,22 +63,38 @@ export function renderKeyboard(
     if (only.multiSelect) last.unshift({ text: "Done", callback_data: encodeCallback("d", 0, 0, record.id) });
     rows.push(last);
   }
+  if (answerUrl !== undefined && !isLoopbackUrl(answerUrl))
+    rows.push([{ text: ANSWER_IN_BROWSER, url: answerUrl }]);
   rows.push([{ text: "Skip", callback_data: encodeCallback("s", 0, 0, record.id) }]);
   return rows;
+}
+
+/** The answer page's link on a posted keyboard (kept when the keyboard is drawn again). */
+export function answerUrlOf(keyboard: InlineKeyboard | undefined): string | undefined {
+  for (const button of (keyboard ?? []).flat()) if ("url" in button) return button.url;
+  return undefined;
 }
 
 /** The toggles currently selected on a posted keyboard (its state lives in the message, not in storage). */
 export function selectedToggles(keyboard: InlineKeyboard | undefined): Set<number> {
   const selected = new Set<number>();
   for (const button of (keyboard ?? []).flat()) {
+    if (!("callback_data" in button)) continue;
     const decoded = decodeCallback(button.callback_data);
     if (decoded?.kind === "t1") selected.add(decoded.option);
   }
   return selected;
 }
 
-export function renderText(record: QuestionRecord): string {
-  return renderPromptText(record.questions);
+/**
+ * The prompt; with a link to the answer page on this machine (the local stack), the link too — Telegram
+ * refuses such a URL button, not a URL in the text.
+ */
+export function renderText(record: QuestionRecord, answerUrl?: string): string {
+  const prompt = renderPromptText(record.questions);
+  return answerUrl !== undefined && isLoopbackUrl(answerUrl)
+    ? `${prompt}\n\n${ANSWER_IN_BROWSER}: ${answerUrl}`
+    : prompt;
 }
 
 /** The control a callback stands for; Done submits the toggles selected on the posted keyboard. */

@@ -18,7 +18,11 @@ const entitySchema = z.object({
   user: z.optional(userSchema),
 });
 const keyboardSchema = z.object({
-  inline_keyboard: z.array(z.array(z.object({ text: z.string(), callback_data: z.optional(z.string()) }))),
+  inline_keyboard: z.array(
+    z.array(
+      z.object({ text: z.string(), callback_data: z.optional(z.string()), url: z.optional(z.string()) }),
+    ),
+  ),
 });
 
 export const updateSchema = z.object({
@@ -119,6 +123,10 @@ function withoutLeadingMention(text: string, mention: Entity): string {
 
 export function keyboardOf(update: TelegramUpdate): InlineKeyboard | undefined {
   return update.callback_query?.message?.reply_markup?.inline_keyboard.map((row) =>
-    row.map((button) => ({ text: button.text, callback_data: button.callback_data ?? "" })),
+    row.map((button) =>
+      button.url !== undefined && button.callback_data === undefined
+        ? { text: button.text, url: button.url }
+        : { text: button.text, callback_data: button.callback_data ?? "" },
+    ),
   );
 }

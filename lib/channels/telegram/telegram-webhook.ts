@@ -10,8 +10,15 @@ import type { QuestionStore } from "../../store/question-store.ts";
 import type { Inbound } from "../inbound.ts";
 import { endedText } from "../outcome-text.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
+import { remembered } from "../remembered.ts";
 import type { TelegramApi } from "./telegram-api.ts";
-import { callbackToAction, decodeCallback, renderKeyboard, selectedToggles } from "./telegram-render.ts";
+import {
+  answerUrlOf,
+  callbackToAction,
+  decodeCallback,
+  renderKeyboard,
+  selectedToggles,
+} from "./telegram-render.ts";
 import { keyboardOf, messageToInbound, type TelegramUpdate, updateSchema } from "./telegram-update.ts";
 
 export interface TelegramWebhookDeps {
@@ -39,19 +46,12 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
    * `/command@name` to check). A failed call is not cached: it fails this update — a 500, so Telegram
    * delivers it again — rather than counting a mention it could not check.
    */
-  let username: Promise<string> | undefined;
-  const botUsername = (): Promise<string> => {
-    if (username) return username;
-    const asked = deps.api.call<{ username?: string }>("getMe", {}).then((me) => {
+  const botUsername = remembered(() =>
+    deps.api.call<{ username?: string }>("getMe", {}).then((me) => {
       if (!me?.username) throw new PlatformApiError("telegram", "getMe", 200, "the bot has no username");
       return me.username;
-    });
-    username = asked;
-    asked.catch(() => {
-      if (username === asked) username = undefined;
-    });
-    return asked;
-  };
+    }),
+  );
 
   return async function telegramWebhook(
     event: APIGatewayProxyEventV2,
@@ -126,7 +126,7 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
         await deps.api.call("editMessageReplyMarkup", {
           chat_id: message.chat.id,
           message_id: message.message_id,
-          reply_markup: { inline_keyboard: renderKeyboard(outcome.record, selected) },
+          reply_markup: { inline_keyboard: renderKeyboard(outcome.record, selected, answerUrlOf(keyboard)) },
         });
         return answer();
       }

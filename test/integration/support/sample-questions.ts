@@ -18,3 +18,10 @@ export const multiQuestion = {
   multiSelect: true,
   options: [{ label: "Unit" }, { label: "E2E" }, { label: "Lint" }],
 };
+
+export const noteQuestion = {
+  id: "release_note",
+  header: "Release note",
+  question: "What kind of release note?",
+  options: [{ label: "Routine (Recommended)" }, { label: "Urgent" }],
+};

@@ -45,7 +45,14 @@ export async function startTestStack(
     dynamodbPort: 0,
     apiKey: TEST_API_KEY,
     tableName: "handraise-test",
-    env: { HANDRAISE_MIN_TIMEOUT_SECONDS: "1", ...env },
+    env: {
+      HANDRAISE_MIN_TIMEOUT_SECONDS: "1",
+      // Tests read the handlers' warnings and errors; the lifecycle lines and metrics only where a test asks
+      // for them (test/integration/operability.test.ts), which keeps thousands of runs from writing logs.
+      POWERTOOLS_LOG_LEVEL: "WARN",
+      POWERTOOLS_METRICS_DISABLED: "true",
+      ...env,
+    },
   });
   const responseBodies: string[] = [];
   return {

@@ -13,6 +13,7 @@ import type { ScriptedModel } from "#lib/agent/scripted-provider.ts";
 import type { Transcript, TranscriptStore } from "#lib/agent/transcript.ts";
 import { questionIdFor } from "#lib/questions/index.ts";
 import type { Outcome } from "#lib/store/question-store.ts";
+import { silentTelemetry } from "#lib/telemetry/telemetry.ts";
 
 function memoryTranscripts(): TranscriptStore & { saved: Map<string, Transcript> } {
   const saved = new Map<string, Transcript>();
@@ -56,6 +57,7 @@ function setup(providerFor?: (model: AgentModel) => ModelProvider, clock = { t: 
         return false;
       },
     },
+    telemetry: silentTelemetry,
     limits: { minTimeoutSeconds: 30, maxTimeoutSeconds: 3600 },
     now: () => clock.t,
     ...(providerFor && { providerFor }),
@@ -165,7 +167,7 @@ describe("model step", () => {
         outcome: { status: "cancelled", reason: "cancelled", resolvedBy: "wait-ended" },
       },
     ]);
-    // An ask that failed after posting: the question is closed as delivery_failed.
+    // An outside SendTaskFailure (the run's Catch reports delivery_failed): released the same way.
     await step({
       runId: "r9",
       state: {
@@ -176,8 +178,39 @@ describe("model step", () => {
     });
     expect(released[1]).toEqual({
       id: questionIdFor({ runId: "r9", toolCallId: "call_2" }),
-      outcome: { status: "delivery_failed" },
+      outcome: { status: "cancelled", reason: "cancelled", resolvedBy: "wait-ended" },
     });
+  });
+
+  it("goes on when releasing the ended ask's question fails (the release is a safety net)", async () => {
+    const transcripts = memoryTranscripts();
+    const failures: string[] = [];
+    const step = createModelStep({
+      transcripts,
+      questions: {
+        release: async () => {
+          throw new Error("ProvisionedThroughputExceededException");
+        },
+      },
+      telemetry: { ...silentTelemetry, failed: (context) => failures.push(context) },
+      limits: { minTimeoutSeconds: 30, maxTimeoutSeconds: 3600 },
+      now: () => 0,
+    });
+    const state = input([
+      { toolCalls: [{ id: "call_1", name: "ask_user", arguments: { questions: [question] } }] },
+      { reply: "deploy={{call_1.deploy_target}}" },
+    ]);
+    const first = await step({ runId: "r10", state });
+    const second = await step({
+      runId: "r10",
+      state: {
+        ...state,
+        step: first as ModelStepEvent["state"]["step"],
+        askResult: { status: "answered", answers: { deploy_target: ["Staging"] } },
+      },
+    });
+    expect(second).toEqual({ action: "reply", output: { reply: "deploy=Staging" } });
+    expect(failures).toEqual(["releasing the question of an ended ask"]);
   });
 
   it("turns a Catch's tool error into an error outcome the model can read", async () => {

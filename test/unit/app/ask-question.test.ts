@@ -5,6 +5,7 @@ import type { CallbackOutcome, TaskCallbacks } from "#lib/callbacks/task-callbac
 import type { ChatChannel } from "#lib/channels/chat-channel.ts";
 import type { QuestionRecord } from "#lib/store/question-record.ts";
 import type { CreateResult, NewQuestion, Outcome, QuestionStore } from "#lib/store/question-store.ts";
+import { silentTelemetry } from "#lib/telemetry/telemetry.ts";
 
 const args = {
   questions: [{ id: "q", header: "H", question: "Which?", options: [{ label: "A" }, { label: "B" }] }],
@@ -56,6 +57,7 @@ function setup(heartbeat: CallbackOutcome | Error) {
     store,
     channels: new Map([["console", console]]),
     callbacks,
+    telemetry: silentTelemetry,
     limits: { minTimeoutSeconds: 30, maxTimeoutSeconds: 3600 },
     now: () => 1_000,
   });

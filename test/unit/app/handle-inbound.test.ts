@@ -92,4 +92,15 @@ describe("handleInbound: typed text", () => {
     };
     expect((await handle(cancel)).kind).toBe("resolved");
   });
+
+  it("a typed number that names no option is invalid with the sentence to show, and resolves nothing", async () => {
+    const { handle, answered } = pipeline();
+    const outcome = await handle(text({ replyToMessageId: "7", text: "3" }));
+    expect(outcome).toEqual({
+      kind: "invalid",
+      record,
+      message: "There is no option 3 — type a number 1–2 or your own answer.",
+    });
+    expect(answered).toEqual([]);
+  });
 });

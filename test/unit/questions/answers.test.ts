@@ -1,6 +1,5 @@
 /**
- * validateAnswers: reference/ask-user-contract.md §2 (envelope, validation, canonicalization,
- * InvalidAnswerError) and DESIGN.md §3 (answer validation).
+ * validateAnswers: the answer envelope, its validation and canonicalization, and InvalidAnswerError.
  */
 import { describe, expect, it } from "vitest";
 import { InvalidAnswerError, validateAnswers } from "#lib/questions/index.ts";

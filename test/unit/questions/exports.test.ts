@@ -1,11 +1,12 @@
 /**
- * The public module's runtime exports are exactly DESIGN.md §2's table (types are not runtime values).
+ * The public module's runtime exports are exactly the README's table of the ask_user contract (types are
+ * not runtime values).
  */
 import { describe, expect, it } from "vitest";
 import * as questions from "#lib/questions/index.ts";
 
 describe("#lib/questions/index.ts", () => {
-  it("exports exactly the functions, constant and errors of DESIGN.md §2", () => {
+  it("exports exactly the functions, constant and errors of the public table", () => {
     const names = Object.keys(questions).sort();
 
     expect(names).toEqual(

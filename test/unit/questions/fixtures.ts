@@ -1,6 +1,6 @@
 /**
  * Shared inputs for the lib/questions unit tests. Canonical questions are written out literally (the shape
- * of DESIGN.md §3) so a test reads its expectation without running the normalizer first.
+ * `normalizeAskUserArgs` returns) so a test reads its expectation without running the normalizer first.
  */
 import {
   normalizeAskUserArgs,

@@ -1,5 +1,5 @@
 /**
- * renderPromptText: the plain-text prompt of reference/ask-user-contract.md §3 (first line, per-question
+ * renderPromptText: the plain-text prompt of the reply rules (first line, per-question
  * header, question, numbered options with " - description", free-text line, one guidance line per shape).
  */
 import { describe, expect, it } from "vitest";

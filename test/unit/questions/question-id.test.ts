@@ -1,5 +1,5 @@
 /**
- * questionIdFor: DESIGN.md §2 and reference/ask-user-contract.md §5 — `ask_` + 32 lowercase hex of a hash
+ * questionIdFor: `ask_` + 32 lowercase hex of a hash
  * of (runId, or else agentId + sessionKey) and toolCallId, deterministic, no field-shifting collisions.
  */
 import fc from "fast-check";

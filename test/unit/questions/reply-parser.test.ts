@@ -1,5 +1,6 @@
 /**
- * parseTextReply: reference/ask-user-contract.md §3 (what a chat user can type).
+ * parseTextReply: what a chat user can type (the reply rules: numbers, labels, free text, keyed lines, the
+ * next unanswered question, skip and /cancel).
  */
 import { describe, expect, it } from "vitest";
 import { parseTextReply, type Question } from "#lib/questions/index.ts";
@@ -324,10 +325,13 @@ describe("parseTextReply: several questions with keyed lines", () => {
     expect(reply).toEqual({ kind: "answer", answers: { q1: [value] } });
   });
 
-  it("skips a positional line that is a keyed line of another question", () => {
+  it("gives a plain line after a keyed line to the next unanswered question", () => {
     const reply = parseTextReply(all, "release_note: urgent\n1");
 
-    expect(reply).toEqual({ kind: "answer", answers: { checks: ["Unit"], release_note: ["Urgent"] } });
+    expect(reply).toEqual({
+      kind: "answer",
+      answers: { deploy_target: ["Staging (Recommended)"], release_note: ["Urgent"] },
+    });
   });
 
   it("mixes keyed lines and positions", () => {
@@ -336,7 +340,7 @@ describe("parseTextReply: several questions with keyed lines", () => {
     expect(reply).toEqual({ kind: "answer", answers: { q1: ["Morning"], q2: ["Online"] } });
   });
 
-  it("leaves a question out when the line at its position is keyed for another question", () => {
+  it("lets a later keyed line replace what a plain line gave its question", () => {
     const reply = parseTextReply(meeting, "Afternoon\nq1: 14:30");
 
     expect(reply).toEqual({ kind: "answer", answers: { q1: ["14:30"] } });
@@ -354,6 +358,123 @@ describe("parseTextReply: several questions with keyed lines", () => {
     expect(reply).toEqual({
       kind: "answer",
       answers: { deploy_target: ["Production"], checks: ["Lint", "smoke"], release_note: ["5"] },
+    });
+  });
+});
+
+describe("parseTextReply: plain lines answer the next unanswered question", () => {
+  it("after a keyed line, the plain lines answer the questions still open, in order", () => {
+    const reply = parseTextReply(all, "checks: 1\n2\nStaging");
+
+    expect(reply).toEqual({
+      kind: "answer",
+      answers: { checks: ["Unit"], deploy_target: ["Production"], release_note: ["Staging"] },
+    });
+  });
+
+  it("a keyed line between plain lines leaves the order of the others as it is", () => {
+    const reply = parseTextReply(all, "2\nrelease_note: urgent\nlint");
+
+    expect(reply).toEqual({
+      kind: "answer",
+      answers: { deploy_target: ["Production"], release_note: ["Urgent"], checks: ["Lint"] },
+    });
+  });
+
+  it("a blank line passes over the next unanswered question, also after a keyed line", () => {
+    const reply = parseTextReply(all, "checks: 1\n\nurgent");
+
+    expect(reply).toEqual({ kind: "answer", answers: { checks: ["Unit"], release_note: ["Urgent"] } });
+  });
+
+  it("plain lines beyond the last open question are dropped", () => {
+    const reply = parseTextReply(meeting, "Morning\nOnline\nsee you");
+
+    expect(reply).toEqual({ kind: "answer", answers: { q1: ["Morning"], q2: ["Online"] } });
+  });
+
+  describe("with the answers of earlier messages", () => {
+    it("a plain line answers the first question the earlier messages left open", () => {
+      const reply = parseTextReply(all, "2", { checks: ["Unit"] });
+
+      expect(reply).toEqual({ kind: "answer", answers: { deploy_target: ["Production"] } });
+    });
+
+    it("line by line: each plain line takes the next open question, never one already answered", () => {
+      const first = parseTextReply(all, "checks: 1");
+      const earlier = first.kind === "answer" ? first.answers : {};
+      const second = parseTextReply(all, "2", earlier);
+      const third = parseTextReply(all, "Staging", {
+        ...earlier,
+        ...(second.kind === "answer" ? second.answers : {}),
+      });
+
+      expect([first, second, third]).toEqual([
+        { kind: "answer", answers: { checks: ["Unit"] } },
+        { kind: "answer", answers: { deploy_target: ["Production"] } },
+        { kind: "answer", answers: { release_note: ["Staging"] } },
+      ]);
+    });
+
+    it("a keyed line may still answer a question answered before (a correction)", () => {
+      const reply = parseTextReply(all, "deploy_target: 1", { deploy_target: ["Production"] });
+
+      expect(reply).toEqual({ kind: "answer", answers: { deploy_target: ["Staging (Recommended)"] } });
+    });
+
+    it("a plain line with every question answered before yields none", () => {
+      const earlier = { deploy_target: ["Production"], checks: ["Unit"], release_note: ["Urgent"] };
+
+      expect(parseTextReply(all, "more", earlier)).toEqual({ kind: "none" });
+    });
+  });
+});
+
+describe("parseTextReply: skip and /cancel on any line", () => {
+  it.each([
+    ["2\n/cancel", "cancel"],
+    ["2\n1, 3\n  /CANCEL ", "cancel"],
+    ["checks: 1\nskip", "skip"],
+    ["2\n Skip \nurgent", "skip"],
+  ])("reads %j as %s", (text, kind) => {
+    expect(parseTextReply(all, text)).toEqual({ kind });
+  });
+
+  it("reads /cancel and skip after the answers of earlier messages", () => {
+    expect(parseTextReply(all, "/cancel", { deploy_target: ["Production"] })).toEqual({ kind: "cancel" });
+    expect(parseTextReply(all, "skip", { deploy_target: ["Production"] })).toEqual({ kind: "skip" });
+  });
+
+  it("reads /cancel on any line of a reply to one question", () => {
+    expect(parseTextReply([checks], "1, 3\n/cancel")).toEqual({ kind: "cancel" });
+    expect(parseTextReply([deployTarget], "Production\nskip")).toEqual({ kind: "skip" });
+  });
+
+  describe('when the question a plain "skip" would answer has an option labelled "Skip"', () => {
+    const step: Question = {
+      id: "step",
+      header: "Migration",
+      question: "What should happen to the failed migration step?",
+      options: [{ label: "Retry" }, { label: "Skip" }],
+      allowOther: true,
+    };
+
+    it("answers that option when that question is next", () => {
+      expect(parseTextReply([deployTarget, step], "2\nskip")).toEqual({
+        kind: "answer",
+        answers: { deploy_target: ["Production"], step: ["Skip"] },
+      });
+    });
+
+    it("skips when the next open question has no such option", () => {
+      expect(parseTextReply([step, deployTarget], "retry\nskip")).toEqual({ kind: "skip" });
+    });
+
+    it("keeps a keyed skip as a value", () => {
+      expect(parseTextReply([step, deployTarget], "step: skip\ndeploy_target: skip")).toEqual({
+        kind: "answer",
+        answers: { step: ["Skip"], deploy_target: ["skip"] },
+      });
     });
   });
 });

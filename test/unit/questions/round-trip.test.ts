@@ -1,5 +1,5 @@
 /**
- * The round trip of reference/ask-user-contract.md §6, through the pure domain: three questions and a 60 s
+ * The contract's end-to-end round trip, through the pure domain: three questions and a 60 s
  * timeout; the user answers Production / Unit + E2E / "night-shift"; the model reads the result and can state
  * `deploy=Production | checks=Unit (Recommended),E2E | note=night-shift`.
  */

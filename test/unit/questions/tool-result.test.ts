@@ -1,5 +1,5 @@
 /**
- * formatToolResult: what the model reads (DESIGN.md §2 "Results given back to the model"): text first,
+ * formatToolResult: what the model reads (the results given back to the model): text first,
  * then the JSON of `details`.
  */
 import { describe, expect, it } from "vitest";

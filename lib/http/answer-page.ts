@@ -1,0 +1,205 @@
+/**
+ * `GET` / `POST /answer/{id}?sig=…`: the answer page (README.md, "Answer in a browser").
+ *
+ * - The link is the capability: `sig` must be this question's signature (lib/web/answer-link.ts) — an
+ *   unknown id, a malformed or altered signature all get the same 403 page, which says nothing about any
+ *   question (not even whether it exists).
+ * - `GET` never changes anything (mail scanners and link previews follow links): a waiting question shows its
+ *   form, an ended one its outcome.
+ * - `POST` answers (or, with Skip, cancels as `skipped`) through the same use case as every other path,
+ *   as the question's owner: the conditional write, validateAnswers, the run's resume and the retiring of
+ *   every chat copy are the same. The record says `resolvedBy: "web:<name>"` for an owner `web:<name>` and
+ *   `web:<owner>` for any other owner (`web:telegram:42`): a chat-qualified value always means the platform
+ *   itself vouched for the person, and this one came through a link.
+ * - Cross-site requests: the form posts the link's `sig` back in its body, and it must match the URL's; a
+ *   browser's `Sec-Fetch-Site` other than `same-origin` or `none` is refused. Another site can neither make
+ *   the signature up nor have a visitor's browser post the form for it. (`Origin` is not compared: behind a
+ *   custom domain or a proxy the expected origin is not known here.)
+ * - Without a link secret the page is off: every request gets a 404 page and nothing is read.
+ */
+import type { MiddlewareObj } from "@middy/core";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { AlreadyResolvedError, NotFoundError } from "../app/errors.ts";
+import type { ResolveOptions, ResolveQuestion } from "../app/resolve-question.ts";
+import { InvalidAnswerError } from "../questions/errors.ts";
+import { type QuestionRecord, RECORD_ID_PATTERN } from "../store/question-record.ts";
+import type { QuestionStore } from "../store/question-store.ts";
+import { type FieldProblem, type FormState, readAnswerForm } from "../web/answer-form.ts";
+import { SIGNATURE_PATTERN, verifyAnswerLink } from "../web/answer-link.ts";
+import { CONTENT_SECURITY_POLICY } from "../web/answer-page-assets.ts";
+import {
+  MESSAGE_PAGES,
+  type MessagePage,
+  PAGE_TEXT,
+  renderFormPage,
+  renderMessagePage,
+  renderOutcomePage,
+} from "../web/answer-page-html.ts";
+import { describeError, HttpError } from "./http-errors.ts";
+import { MAX_BODY_BYTES, rawBody } from "./middlewares.ts";
+import { safeEqual } from "./safe-equal.ts";
+
+type Result = APIGatewayProxyStructuredResultV2;
+
+export interface AnswerPageDeps {
+  store: Pick<QuestionStore, "get">;
+  resolve: ResolveQuestion;
+  /** The link secret; undefined when this deployment has none (the page is off). */
+  linkKey: () => Promise<string | undefined>;
+  now: () => number;
+}
+
+/**
+ * The page's headers: its own inline style and script only (hashes), no framing, no referrer — the
+ * signature is in the URL — and never cached.
+ */
+const PAGE_HEADERS = {
+  "content-type": "text/html; charset=utf-8",
+  "cache-control": "no-store",
+  "content-security-policy": CONTENT_SECURITY_POLICY,
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "x-frame-options": "DENY",
+  "cross-origin-opener-policy": "same-origin",
+  "x-robots-tag": "noindex, nofollow",
+} as const;
+
+function page(statusCode: number, html: string): Result {
+  return { statusCode, headers: { ...PAGE_HEADERS }, body: html };
+}
+
+const messagePage = (statusCode: number, message: MessagePage) =>
+  page(statusCode, renderMessagePage(message));
+const invalidLink = () => messagePage(403, MESSAGE_PAGES.invalidLink);
+
+/** The audit value of a web answer (see above). */
+export function webResolvedBy(owner: string): string {
+  return owner.startsWith("web:") ? owner : `web:${owner}`;
+}
+
+/** The reason an InvalidAnswerError gives, as the page words it. */
+function problemOf(error: InvalidAnswerError): FieldProblem {
+  if (error.reason === "too_long") return "too_long";
+  if (error.reason === "too_many_values") return "too_many";
+  return "missing";
+}
+
+export function createAnswerPage(deps: AnswerPageDeps) {
+  const remaining = (record: QuestionRecord) => record.expiresAtMs - deps.now();
+
+  function formPage(
+    statusCode: number,
+    record: QuestionRecord,
+    sig: string,
+    problems?: { state: FormState; fields?: Record<string, FieldProblem>; form?: string },
+  ): Result {
+    return page(
+      statusCode,
+      renderFormPage({
+        record,
+        sig,
+        remainingMs: remaining(record),
+        state: problems?.state,
+        problems: problems?.fields,
+        formProblem: problems?.form,
+      }),
+    );
+  }
+
+  /** This request's answer or skip lost to another one, or to the deadline: the outcome that stands. */
+  async function tooLate(record: QuestionRecord): Promise<Result> {
+    const current = (await deps.store.get(record.id, deps.now())) ?? record;
+    return page(409, renderOutcomePage(current, { notSent: true }));
+  }
+
+  async function post(event: APIGatewayProxyEventV2, record: QuestionRecord, sig: string): Promise<Result> {
+    const site = event.headers?.["sec-fetch-site"];
+    if (site !== undefined && site !== "same-origin" && site !== "none") {
+      return messagePage(403, MESSAGE_PAGES.crossSite);
+    }
+    const fields = formFields(event);
+    if (!safeEqual(fields.get("sig") ?? "", sig)) return invalidLink();
+    if (record.status !== "pending") return page(409, renderOutcomePage(record, { notSent: true }));
+
+    const options: ResolveOptions = { actor: record.owner, resolvedBy: webResolvedBy(record.owner) };
+    // After the write, the page is fetched again (303): a reload shows the outcome, it does not post again.
+    const done = (): Result => ({
+      statusCode: 303,
+      headers: { ...PAGE_HEADERS, location: `?sig=${sig}` },
+      body: "",
+    });
+    try {
+      if (fields.get("action") === "skip") {
+        await deps.resolve.cancel(record.id, "skipped", options);
+        return done();
+      }
+      const reading = readAnswerForm(record.questions, fields);
+      if (reading.kind === "problems") {
+        return formPage(400, record, sig, { state: reading.state, fields: reading.problems });
+      }
+      try {
+        await deps.resolve.answer(record.id, reading.answers, options);
+      } catch (error) {
+        if (!(error instanceof InvalidAnswerError)) throw error;
+        // Only a whole envelope over the size limit has no question id (the form makes every other shape).
+        return formPage(400, record, sig, {
+          state: reading.state,
+          ...(error.questionId === undefined
+            ? { form: PAGE_TEXT.tooLongTogether }
+            : { fields: { [error.questionId]: problemOf(error) } }),
+        });
+      }
+      return done();
+    } catch (error) {
+      if (error instanceof AlreadyResolvedError) return tooLate(record);
+      if (error instanceof NotFoundError) return invalidLink();
+      throw error;
+    }
+  }
+
+  return async function answerPage(event: APIGatewayProxyEventV2): Promise<Result> {
+    const key = await deps.linkKey();
+    if (key === undefined) return messagePage(404, MESSAGE_PAGES.off);
+    const id = event.pathParameters?.id ?? "";
+    const sig = event.queryStringParameters?.sig ?? "";
+    // Checked before anything is read: a malformed link costs no database read.
+    if (!RECORD_ID_PATTERN.test(id) || !SIGNATURE_PATTERN.test(sig)) return invalidLink();
+    const record = await deps.store.get(id, deps.now());
+    if (!record || !verifyAnswerLink(key, record, sig)) return invalidLink();
+    if (event.requestContext.http.method === "POST") return post(event, record, sig);
+    return record.status === "pending" ? formPage(200, record, sig) : page(200, renderOutcomePage(record));
+  };
+}
+
+/** The posted form: `application/x-www-form-urlencoded`, at most MAX_BODY_BYTES. */
+function formFields(event: APIGatewayProxyEventV2): URLSearchParams {
+  const type = (event.headers?.["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
+  if (type !== "application/x-www-form-urlencoded") {
+    throw new HttpError(415, "UNSUPPORTED_MEDIA_TYPE", "Send the answer page's form.");
+  }
+  const raw = rawBody(event);
+  if (raw.length > MAX_BODY_BYTES) {
+    throw new HttpError(413, "PAYLOAD_TOO_LARGE", "Your answers are too long. Go back and shorten them.");
+  }
+  return new URLSearchParams(raw.toString("utf8"));
+}
+
+/**
+ * The page's error handler (the first `use`d): a problem is shown as a page, mapped by the one error
+ * mapper (http-errors.ts); anything unexpected is an opaque 500 page, reported.
+ */
+export function answerPageErrors(
+  report: (error: unknown) => void,
+): MiddlewareObj<APIGatewayProxyEventV2, Result> {
+  return {
+    onError: async (request) => {
+      const problem = describeError(request.error, report);
+      request.response = messagePage(
+        problem.statusCode,
+        problem.statusCode >= 500
+          ? MESSAGE_PAGES.failed
+          : { ...MESSAGE_PAGES.refused, text: problem.message },
+      );
+    },
+  };
+}

@@ -1,0 +1,105 @@
+/** Every platform's rendering of the answer page's link: present on a pending question, on every shape. */
+import { describe, expect, it } from "vitest";
+import { isLoopbackUrl } from "#lib/channels/answer-in-browser.ts";
+import { createConsoleChannel } from "#lib/channels/console-channel.ts";
+import { renderComponents } from "#lib/channels/discord/discord-render.ts";
+import { renderPost, retiredPost } from "#lib/channels/mattermost/mattermost-render.ts";
+import { renderBlocks, renderRetiredBlocks } from "#lib/channels/slack/slack-render.ts";
+import { answerUrlOf, renderKeyboard, renderText } from "#lib/channels/telegram/telegram-render.ts";
+import type { Question } from "#lib/questions/index.ts";
+import type { QuestionRecord } from "#lib/store/question-record.ts";
+
+const single: Question = {
+  id: "deploy_target",
+  header: "Deploy to",
+  question: "Where?",
+  options: [{ label: "Staging" }, { label: "Production" }],
+  allowOther: true,
+};
+const multi: Question = { ...single, id: "checks", multiSelect: true };
+const record = (questions: Question[]): QuestionRecord => ({
+  id: "ask_1",
+  status: "pending",
+  questions,
+  owner: "web:ann",
+  deliveries: [],
+  createdAtMs: 0,
+  expiresAtMs: 1,
+});
+const ANSWER_URL = `https://api.example.com/answer/ask_1?sig=${"s".repeat(43)}`;
+const LOCAL = `http://127.0.0.1:3000/answer/ask_1?sig=${"s".repeat(43)}`;
+const SHAPES = [[single], [multi], [single, multi]];
+
+describe("the Answer in browser link", () => {
+  it("Telegram: a ANSWER_URL button before Skip on every shape, kept when the keyboard is drawn again", () => {
+    for (const questions of SHAPES) {
+      const keyboard = renderKeyboard(record(questions), new Set(), ANSWER_URL);
+      expect(keyboard.at(-2)).toEqual([{ text: "Answer in browser", url: ANSWER_URL }]);
+      expect(keyboard.at(-1)?.[0]?.text).toBe("Skip");
+      expect(answerUrlOf(keyboard)).toBe(ANSWER_URL);
+      expect(renderText(record(questions), ANSWER_URL)).not.toContain(ANSWER_URL);
+    }
+    expect(answerUrlOf(renderKeyboard(record([single])))).toBeUndefined();
+  });
+
+  it("Telegram: a link to this machine goes into the text (Telegram refuses such a button)", () => {
+    expect(isLoopbackUrl(LOCAL)).toBe(true);
+    expect(isLoopbackUrl("http://localhost:3000/x")).toBe(true);
+    expect(isLoopbackUrl(ANSWER_URL)).toBe(false);
+    const keyboard = renderKeyboard(record([single]), new Set(), LOCAL);
+    expect(keyboard.flat().some((button) => "url" in button)).toBe(false);
+    expect(renderText(record([single]), LOCAL)).toMatch(
+      new RegExp(`\\n\\nAnswer in browser: ${LOCAL.replace(/[?.]/g, "\\$&")}$`),
+    );
+  });
+
+  it("Slack: a button with the url (a tap Handraise ignores), before Skip; none once retired", () => {
+    for (const questions of SHAPES) {
+      const elements = renderBlocks(record(questions), ANSWER_URL)[1]?.elements as Record<string, unknown>[];
+      expect(elements.at(-2)).toMatchObject({
+        type: "button",
+        action_id: "hr_link",
+        text: { type: "plain_text", text: "Answer in browser" },
+        url: ANSWER_URL,
+      });
+      expect(elements.at(-1)).toMatchObject({ text: { text: "Skip" } });
+    }
+    expect(JSON.stringify(renderBlocks(record([single])))).not.toContain("Answer in browser");
+    expect(JSON.stringify(renderRetiredBlocks(record([single])))).not.toContain(ANSWER_URL);
+  });
+
+  it("Discord: a link button (style 5, no custom_id) before Skip", () => {
+    for (const questions of SHAPES) {
+      const rows = renderComponents(record(questions), ANSWER_URL);
+      const last = rows.at(-1)?.components as Record<string, unknown>[];
+      expect(last.at(-2)).toEqual({ type: 2, style: 5, label: "Answer in browser", url: ANSWER_URL });
+      expect(last.at(-1)).toMatchObject({ label: "Skip" });
+      expect(last.length).toBeLessThanOrEqual(5);
+    }
+  });
+
+  it("Mattermost: a Markdown link in the message; none once retired", () => {
+    const target = { url: "https://api.example.com/webhooks/mattermost", secret: "s".repeat(16) };
+    for (const questions of SHAPES) {
+      expect(renderPost(record(questions), target, ANSWER_URL).message).toMatch(
+        /\n\n\[Answer in browser\]\(https:\/\/api\.example\.com\/answer\/ask_1\?sig=s{43}\)$/,
+      );
+    }
+    expect(renderPost(record([single]), target).message).not.toContain("Answer in browser");
+    expect(retiredPost({ ...record([single]), status: "expired" }).message).not.toContain(
+      "Answer in browser",
+    );
+  });
+
+  it("the terminal: printed under the prompt", async () => {
+    let printed = "";
+    const channel = createConsoleChannel(
+      (text) => {
+        printed += text;
+      },
+      { urlFor: async () => ANSWER_URL },
+    );
+    await channel.deliver(record([single, multi]), { channel: "console", chatId: "terminal" });
+    expect(printed).toContain(`\nAnswer in browser: ${ANSWER_URL}\n`);
+  });
+});

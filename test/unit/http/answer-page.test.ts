@@ -1,0 +1,218 @@
+/**
+ * The answer page's handler with the real resolve use case over an in-memory store: what it reads, what it
+ * writes (only on POST), whom it answers as, and which page each case gets.
+ */
+
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { createResolveQuestion } from "#lib/app/resolve-question.ts";
+import type { TaskCallbacks } from "#lib/callbacks/task-callbacks.ts";
+import { createAnswerPage, webResolvedBy } from "#lib/http/answer-page.ts";
+import { HttpError } from "#lib/http/http-errors.ts";
+import { normalizeAskUserArgs } from "#lib/questions/index.ts";
+import { MAX_ANSWER_VALUE_UNITS } from "#lib/questions/schema.ts";
+import type { QuestionRecord } from "#lib/store/question-record.ts";
+import type { Outcome, QuestionStore } from "#lib/store/question-store.ts";
+import { silentTelemetry } from "#lib/telemetry/telemetry.ts";
+import { signAnswerLink } from "#lib/web/answer-link.ts";
+
+const KEY = "a-link-secret-of-at-least-32-characters";
+const NOW = 1_000_000;
+const { questions } = normalizeAskUserArgs({
+  questions: [{ id: "go", header: "Go", question: "Ship it?", options: [{ label: "Yes" }, { label: "No" }] }],
+});
+
+function setup(
+  options: { owner?: string; key?: string | undefined; status?: QuestionRecord["status"] } = {},
+) {
+  let record: QuestionRecord = {
+    id: "ask_1",
+    status: options.status ?? "pending",
+    questions,
+    owner: options.owner ?? "web:ann",
+    deliveries: [],
+    createdAtMs: 0,
+    expiresAtMs: NOW + 60_000,
+  };
+  const calls: string[] = [];
+  const store = {
+    async get(id: string) {
+      calls.push(`get ${id}`);
+      return id === record.id ? record : undefined;
+    },
+    async close(id: string, outcome: Outcome) {
+      calls.push(`close ${id}`);
+      if (record.status !== "pending") return { kind: "not_pending", record };
+      record = { ...record, ...outcome } as QuestionRecord;
+      return { kind: "closed", record, taskToken: undefined };
+    },
+  } as unknown as QuestionStore;
+  const callbacks = {} as TaskCallbacks;
+  const resolve = createResolveQuestion({ store, callbacks, now: () => NOW, telemetry: silentTelemetry });
+  const page = createAnswerPage({
+    store,
+    resolve,
+    linkKey: async () => ("key" in options ? options.key : KEY),
+    now: () => NOW,
+  });
+  const sig = signAnswerLink(KEY, record);
+  return { page, calls, sig, current: () => record };
+}
+
+function event(
+  method: "GET" | "POST",
+  sig: string,
+  body?: Record<string, string>,
+  headers: Record<string, string> = {},
+): APIGatewayProxyEventV2 {
+  return {
+    routeKey: `${method} /answer/{id}`,
+    pathParameters: { id: "ask_1" },
+    queryStringParameters: { sig },
+    headers: {
+      ...(body && { "content-type": "application/x-www-form-urlencoded" }),
+      "sec-fetch-site": "same-origin",
+      ...headers,
+    },
+    requestContext: { http: { method } },
+    ...(body && { body: new URLSearchParams(body).toString() }),
+    isBase64Encoded: false,
+  } as unknown as APIGatewayProxyEventV2;
+}
+
+describe("the answer page handler", () => {
+  it("is off without a link secret: a 404 page, nothing read", async () => {
+    const { page, calls, sig } = setup({ key: undefined });
+    const response = await page(event("GET", sig));
+    expect(response.statusCode).toBe(404);
+    expect(response.body).toContain("There is no answer page here.");
+    expect(calls).toEqual([]);
+  });
+
+  it("refuses a malformed signature before reading anything, a wrong one after", async () => {
+    const { page, calls, sig } = setup();
+    expect((await page(event("GET", "short"))).statusCode).toBe(403);
+    expect(calls).toEqual([]);
+    const wrong = `${sig.slice(0, -1)}${sig.endsWith("A") ? "B" : "A"}`;
+    const response = await page(event("GET", wrong));
+    expect(response.statusCode).toBe(403);
+    expect(response.body).not.toContain("Ship it?");
+    expect(calls).toEqual(["get ask_1"]);
+  });
+
+  it("GET shows the form and writes nothing", async () => {
+    const { page, calls, sig } = setup();
+    const response = await page(event("GET", sig));
+    expect(response.statusCode).toBe(200);
+    expect(response.headers).toMatchObject({ "cache-control": "no-store", "referrer-policy": "no-referrer" });
+    expect(response.body).toContain("Ship it?");
+    expect(calls).toEqual(["get ask_1"]);
+  });
+
+  it.each([
+    ["web:ann", "web:ann"],
+    ["telegram:42", "web:telegram:42"],
+  ])(
+    "POST answers as the owner %s, recorded as resolvedBy %s, then sends the browser back to the page (303)",
+    async (owner, resolvedBy) => {
+      const { page, sig, current } = setup({ owner });
+      const response = await page(event("POST", sig, { sig, "a.go": "1", action: "submit" }));
+      expect(response).toMatchObject({ statusCode: 303, headers: { location: `?sig=${sig}` } });
+      expect(current()).toMatchObject({ status: "answered", answers: { go: ["No"] }, resolvedBy });
+      expect(webResolvedBy(owner)).toBe(resolvedBy);
+    },
+  );
+
+  it("Skip cancels as skipped", async () => {
+    const { page, sig, current } = setup();
+    expect((await page(event("POST", sig, { sig, action: "skip" }))).statusCode).toBe(303);
+    expect(current()).toMatchObject({ status: "cancelled", reason: "skipped", resolvedBy: "web:ann" });
+  });
+
+  it("refuses a post without the link's sig in its body, from another site, or of another type; nothing changes", async () => {
+    const { page, sig, current } = setup();
+    const answer = { "a.go": "0", action: "submit" };
+    expect((await page(event("POST", sig, answer))).statusCode).toBe(403);
+    const crossSite = await page(event("POST", sig, { sig, ...answer }, { "sec-fetch-site": "cross-site" }));
+    expect(crossSite.statusCode).toBe(403);
+    expect(crossSite.body).toContain("Answers are accepted only from the answer page itself.");
+    expect(
+      (await page(event("POST", sig, { sig, ...answer }, { "sec-fetch-site": "same-site" }))).statusCode,
+    ).toBe(403);
+    await expect(
+      page(event("POST", sig, { sig, ...answer }, { "content-type": "application/json" })),
+    ).rejects.toMatchObject({ statusCode: 415 });
+    expect(current().status).toBe("pending");
+  });
+
+  it("an answer the shared validation refuses shows the form again with the reason; nothing changes", async () => {
+    const { page, sig, current } = setup();
+    const long = "x".repeat(MAX_ANSWER_VALUE_UNITS + 1);
+    const response = await page(event("POST", sig, { sig, "t.go": long, action: "submit" }));
+    expect(response.statusCode).toBe(400);
+    expect(response.body).toContain("Your answer is too long: at most 4,000 characters.");
+    expect(current().status).toBe("pending");
+  });
+
+  it("a post to an ended question shows its outcome with 409", async () => {
+    const { page, sig } = setup({ status: "expired" });
+    const response = await page(event("POST", sig, { sig, "a.go": "0", action: "submit" }));
+    expect(response.statusCode).toBe(409);
+    expect(response.body).toContain("Your answer was not sent");
+    expect(response.body).toContain("<h1>Expired</h1>");
+  });
+});
+
+describe("the answer page handler under random input", () => {
+  const statusOf = async (run: Promise<{ statusCode?: number | undefined }>) => {
+    try {
+      return (await run).statusCode ?? 200;
+    } catch (error) {
+      // Only the page's own refusals are thrown (the error middleware shows them as pages).
+      expect(error).toBeInstanceOf(HttpError);
+      return (error as HttpError).statusCode;
+    }
+  };
+  const inputs = fc.record({
+    body: fc.oneof(
+      fc.string(),
+      fc.webUrl().map((url) => new URL(url).search.slice(1)),
+    ),
+    type: fc.constantFrom("application/x-www-form-urlencoded", "application/json", "text/plain", ""),
+    site: fc.constantFrom("same-origin", "none", "cross-site", "same-site"),
+  });
+
+  it("a wrong link never reaches the question, whatever is posted", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string(), inputs, async (sig, { body, type, site }) => {
+        const { page, calls, sig: right } = setup();
+        fc.pre(sig !== right);
+        const status = await statusOf(
+          page({ ...event("POST", sig, {}, { "content-type": type, "sec-fetch-site": site }), body }),
+        );
+        expect(status).toBe(403);
+        expect(calls.filter((call) => call.startsWith("close"))).toEqual([]);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("the right link with any body: never a 5xx, and a close only for a well-formed answer or skip", async () => {
+    await fc.assert(
+      fc.asyncProperty(inputs, async ({ body, type, site }) => {
+        const { page, calls, sig, current } = setup();
+        const posted = `sig=${sig}&${body}`;
+        const status = await statusOf(
+          page({ ...event("POST", sig, {}, { "content-type": type, "sec-fetch-site": site }), body: posted }),
+        );
+        expect(status).toBeLessThan(500);
+        if (calls.some((call) => call.startsWith("close"))) {
+          expect(status).toBe(303);
+          expect(["answered", "cancelled"]).toContain(current().status);
+        } else expect(current().status).toBe("pending");
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
