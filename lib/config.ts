@@ -76,6 +76,17 @@ const envSchema = z
     HANDRAISE_SSM_PREFIX: z.optional(
       z.string().check(z.regex(SSM_PATH, "must be an SSM path such as /handraise/prod")),
     ),
+    /** The EventBridge bus question events go to (name or ARN); unset: no events are published. */
+    HANDRAISE_EVENT_BUS: z.optional(
+      z
+        .string()
+        .check(
+          z.regex(
+            /^(arn:[\w-]+:events:[\w-]+:\d{12}:event-bus\/)?[\w.\-/]{1,256}$/,
+            "must be an EventBridge bus name or ARN",
+          ),
+        ),
+    ),
     /** How long a secret read from SSM is reused: a rotated value is picked up within this. */
     HANDRAISE_SECRETS_MAX_AGE_SECONDS: seconds(300, 3600),
     TELEGRAM_API_BASE: z._default(httpUrl, "https://api.telegram.org"),
@@ -119,6 +130,8 @@ export interface Config {
   retentionSeconds: number;
   consoleChannel: boolean;
   publicUrl: string | undefined;
+  /** Where question events are published; undefined: nowhere. */
+  eventBus: string | undefined;
   /** The enabled channels: exactly the keys of `channels`. */
   enabledChannels: ReadonlySet<ChannelName>;
   channels: ChannelSettings;
@@ -178,6 +191,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     retentionSeconds: e.HANDRAISE_RETENTION_DAYS * 86_400,
     consoleChannel: e.HANDRAISE_CONSOLE_CHANNEL === "true",
     publicUrl: e.HANDRAISE_PUBLIC_URL,
+    eventBus: e.HANDRAISE_EVENT_BUS,
     enabledChannels: enabled,
     channels,
     secrets: fromSsm

@@ -6,6 +6,7 @@
  */
 import { SSMProvider } from "@aws-lambda-powertools/parameters/ssm";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { SSMClient } from "@aws-sdk/client-ssm";
 import { createModelStep } from "./agent/model-step.ts";
@@ -13,6 +14,7 @@ import { createModelProviders } from "./agent/providers.ts";
 import { createAskQuestion } from "./app/ask-question.ts";
 import { createCancelStoppedRun } from "./app/cancel-stopped-run.ts";
 import { createHandleInbound } from "./app/handle-inbound.ts";
+import { createHandleQuestionChange } from "./app/handle-question-change.ts";
 import { createResolveQuestion } from "./app/resolve-question.ts";
 import { createSettleClosedQuestion } from "./app/settle-closed-question.ts";
 import { createWaitForQuestion } from "./app/wait-for-question.ts";
@@ -29,6 +31,8 @@ import { createSlackChannel } from "./channels/slack/slack-channel.ts";
 import { createTelegramApi } from "./channels/telegram/telegram-api.ts";
 import { createTelegramChannel } from "./channels/telegram/telegram-channel.ts";
 import type { Config } from "./config.ts";
+import { type EventPublisher, NO_EVENTS } from "./events/event-publisher.ts";
+import { createEventBridgePublisher } from "./events/eventbridge-publisher.ts";
 import { createQuestionApi } from "./http/question-api.ts";
 import { createEnvSecrets } from "./secrets/env-secrets.ts";
 import {
@@ -83,6 +87,13 @@ export function createSecrets(config: Config, fn: FunctionName, capture: Capture
 export function createLinks(config: Config, secrets: Secrets, allowed: readonly SecretGrant[]): AnswerLinks {
   if (!allowed.includes("link-secret")) return NO_ANSWER_LINKS;
   return createAnswerLinks({ publicUrl: config.publicUrl, key: () => secrets.get("link-secret") });
+}
+
+/** Question events on the deployment's bus, when it has one (the stream consumer publishes them). */
+function createEvents(config: Config, capture: CaptureClient): EventPublisher {
+  return config.eventBus === undefined
+    ? NO_EVENTS
+    : createEventBridgePublisher(capture(new EventBridgeClient({})), config.eventBus);
 }
 
 /**
@@ -171,6 +182,7 @@ export function createCoreServices(config: Config, fn: FunctionName, observabili
   return {
     config,
     telemetry,
+    capture,
     dynamodb,
     secrets,
     secretNames,
@@ -211,7 +223,7 @@ export function createCoreServices(config: Config, fn: FunctionName, observabili
  */
 export function createServices(config: Config, fn: FunctionName, observability: Observability) {
   const core = createCoreServices(config, fn, observability);
-  const { secrets, secretNames, store, callbacks, resolve, telemetry } = core;
+  const { secrets, secretNames, store, callbacks, resolve, telemetry, capture } = core;
   const links = createLinks(config, secrets, secretNames);
   const channels = createChannels(config, secrets, secretNames, links);
   const askQuestion = createAskQuestion({
@@ -231,7 +243,10 @@ export function createServices(config: Config, fn: FunctionName, observability: 
     channels,
     handleInbound: createHandleInbound({ store, resolve, channels, now }),
     cancelStoppedRun: createCancelStoppedRun({ store, resolve, now }),
-    settleClosedQuestion: createSettleClosedQuestion({ callbacks, channels, store, telemetry, now }),
+    handleQuestionChange: createHandleQuestionChange({
+      events: createEvents(config, capture),
+      settle: createSettleClosedQuestion({ callbacks, channels, store, telemetry, now }),
+    }),
     askQuestion,
     resolve,
     questionApi: createQuestionApi({ store, askQuestion, resolve, waitForQuestion, links, now }),

@@ -14,6 +14,7 @@ import { ensureTable, localDynamoDbClient, startLocalDynamoDb } from "./dynamodb
 import { type ItemChange, startDynamoDbProxy } from "./dynamodb-proxy.ts";
 import { createStreamEmulator, type FailedStreamRecord, type StreamConsumer } from "./dynamodb-streams.ts";
 import { executionStatusEvent, matchesPattern } from "./event-bridge.ts";
+import { type PublishedEvent, startLocalEventBus } from "./event-bus.ts";
 import type { FaultSwitch } from "./faults.ts";
 import {
   type GatewayRoute,
@@ -71,7 +72,9 @@ export interface LocalStack {
    * status: 400, operations: ["UpdateItem"]})` makes the next 3 UpdateItem calls fail as throttled DynamoDB
    * does; `faults.stepFunctions` does the same for the Step Functions API.
    */
-  faults: { dynamodb: FaultSwitch; stepFunctions: FaultSwitch };
+  faults: { dynamodb: FaultSwitch; stepFunctions: FaultSwitch; eventBridge: FaultSwitch };
+  /** The question events published on the local bus (each also printed as an `event {…}` line). */
+  events: PublishedEvent[];
   /** The DynamoDB Streams emulation: resolves once every captured change has been delivered (or failed). */
   streamsDrained(): Promise<void>;
   /** Stream records that failed every retry: what AWS sends to the mapping's on-failure queue. */
@@ -122,6 +125,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     stops.push(proxy.stop);
 
+    // The stack's event bus, where the stream consumer publishes question events.
+    const eventBus = await startLocalEventBus({ host });
+    stops.push(eventBus.stop);
+
     // The SFN port must be known before the handlers load their configuration, so start it with the
     // handlers resolved lazily.
     const lambdas: Record<string, LocalLambdaHandler> = {};
@@ -171,6 +178,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       AWS_SECRET_ACCESS_KEY: "local",
       AWS_ENDPOINT_URL_DYNAMODB: proxy.url,
       AWS_ENDPOINT_URL_SFN: sfn.url,
+      AWS_ENDPOINT_URL_EVENTBRIDGE: eventBus.url,
+      HANDRAISE_EVENT_BUS: "handraise-local",
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
       HANDRAISE_TABLE: tableName,
       // Read from SSM instead when the handlers are pointed at it (a secret may not be in both places).
@@ -255,7 +264,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       stateMachineArns: Object.fromEntries(
         STATE_MACHINES.map(({ name }) => [name, sfn.stateMachineArn(name)]),
       ),
-      faults: { dynamodb: proxy.faults, stepFunctions: sfn.faults },
+      faults: { dynamodb: proxy.faults, stepFunctions: sfn.faults, eventBridge: eventBus.faults },
+      events: eventBus.events,
       streamsDrained: () => streams.drained(),
       streamFailures,
       stop,

@@ -231,6 +231,8 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
     { actions: ["dynamodb:UpdateItem"], resources: [TABLE] },
     // A stream record that kept failing goes to the on-failure queue.
     { actions: ["sqs:SendMessage"], resources: ["QuestionEventsFailureQueue.Arn"] },
+    // Question events, on the stack's own bus only.
+    { actions: ["events:PutEvents"], resources: ["QuestionEventBus.Arn"] },
     {
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
