@@ -1,7 +1,7 @@
 /**
  * What the HTTP providers (OpenAI, Anthropic) share: reading the API key the run names, one JSON POST with a
  * time-out, and turning a failed response into a ProviderFault. Plain `fetch` and zod: the official SDKs
- * would add 390-450 KB each to the modelStep bundle (`npm run bench`, "Model clients").
+ * would add 390-450 KB each to the modelStep bundle (`npm run bench`, row 6, "Model clients").
  */
 import { ConfigError } from "../config-error.ts";
 import { modelSecretName, secretEnvName } from "../secrets/secret-catalog.ts";
