@@ -11,7 +11,10 @@
  *
  * Secrets come from one of two places, never both: deployed, SSM Parameter Store SecureStrings under
  * `HANDRAISE_SSM_PREFIX`, read at run time (lib/secrets/ssm-secrets.ts) — then no secret may be in the
- * environment; locally, the environment variables named in infra/secrets.json, checked here.
+ * environment; locally, the environment variables named in infra/secrets.json, checked here. Model keys
+ * are the exception on both counts: a run names its key, so locally their variables (`OPENAI_API_KEY`,
+ * `ANTHROPIC_API_KEY`, `HANDRAISE_SECRET_<NAME>`) are kept aside unchecked and checked when a run reads one;
+ * deployed they are not read at all (a shell may well have OPENAI_API_KEY set for other tools).
  */
 import { ConfigError } from "./config-error.ts";
 import {
@@ -23,10 +26,11 @@ import {
   CHANNEL_NAMES,
   type ChannelName,
   channelSecrets,
+  type FixedSecretName,
+  isModelKeyEnvName,
   isPlaceholder,
   parseChannelList,
   SECRET_NAMES,
-  type SecretName,
   SSM_PATH,
   secretEnvName,
   secretProblem,
@@ -112,7 +116,12 @@ export interface ChannelSettings {
 }
 
 export type SecretSource =
-  | { kind: "env"; values: Partial<Record<SecretName, string>> }
+  | {
+      kind: "env";
+      values: Partial<Record<FixedSecretName, string>>;
+      /** Model keys by environment variable (absent: none set), checked when a run reads one. */
+      modelKeys?: Record<string, string>;
+    }
   | { kind: "ssm"; prefix: string; maxAgeSeconds: number };
 
 export interface Config {
@@ -146,7 +155,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const fromSsm = e?.HANDRAISE_SSM_PREFIX !== undefined;
 
   const enabled = enabledChannels(present, fromSsm, problems);
-  const values: Partial<Record<SecretName, string>> = {};
+  const values: Partial<Record<FixedSecretName, string>> = {};
   for (const name of SECRET_NAMES) {
     const variable = secretEnvName(name);
     const value = present[variable];
@@ -191,8 +200,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           prefix: e.HANDRAISE_SSM_PREFIX ?? "",
           maxAgeSeconds: e.HANDRAISE_SECRETS_MAX_AGE_SECONDS,
         }
-      : { kind: "env", values },
+      : { kind: "env", values, ...modelKeysOf(present) },
   };
+}
+
+/** The model key variables that are set, by name (`{}` → nothing, so a config without them stays as it was). */
+function modelKeysOf(env: Record<string, string>): { modelKeys?: Record<string, string> } {
+  const modelKeys = Object.fromEntries(
+    Object.entries(env).filter(([variable]) => isModelKeyEnvName(variable)),
+  );
+  return Object.keys(modelKeys).length > 0 ? { modelKeys } : {};
 }
 
 /** HANDRAISE_CHANNELS when given (deployed it always is); locally, the channels whose bot token is set. */

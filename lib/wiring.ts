@@ -10,6 +10,7 @@ import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { SSMClient } from "@aws-sdk/client-ssm";
 import { createModelStep } from "./agent/model-step.ts";
+import { createModelProviders } from "./agent/providers.ts";
 import { createAskQuestion } from "./app/ask-question.ts";
 import { createCancelStoppedRun } from "./app/cancel-stopped-run.ts";
 import { createHandleInbound } from "./app/handle-inbound.ts";
@@ -34,7 +35,12 @@ import { type EventPublisher, NO_EVENTS } from "./events/event-publisher.ts";
 import { createEventBridgePublisher } from "./events/eventbridge-publisher.ts";
 import { createQuestionApi } from "./http/question-api.ts";
 import { createEnvSecrets } from "./secrets/env-secrets.ts";
-import { type FunctionName, functionSecrets, type SecretName } from "./secrets/secret-catalog.ts";
+import {
+  type FunctionName,
+  fixedSecrets,
+  functionSecrets,
+  type SecretGrant,
+} from "./secrets/secret-catalog.ts";
 import { limitSecrets, preloadSecrets, type Secrets, secretValue } from "./secrets/secrets.ts";
 import { createSsmSecrets } from "./secrets/ssm-secrets.ts";
 import { createDynamoDbQuestionStore } from "./store/dynamodb-question-store.ts";
@@ -70,7 +76,7 @@ export function createSecrets(config: Config, fn: FunctionName, capture: Capture
           maxAgeSeconds: config.secrets.maxAgeSeconds,
           provider: new SSMProvider({ awsSdkV3Client: capture(new SSMClient({})) }),
         })
-      : createEnvSecrets(config.secrets.values);
+      : createEnvSecrets(config.secrets.values, config.secrets.modelKeys);
   return limitSecrets(source, functionSecrets(fn, config.enabledChannels));
 }
 
@@ -78,7 +84,7 @@ export function createSecrets(config: Config, fn: FunctionName, capture: Capture
  * The answer page's links, for the functions that show them (their row of infra/secrets.json lists the link
  * secret): chat messages, the question API. Off without a link secret or a public URL.
  */
-export function createLinks(config: Config, secrets: Secrets, allowed: readonly SecretName[]): AnswerLinks {
+export function createLinks(config: Config, secrets: Secrets, allowed: readonly SecretGrant[]): AnswerLinks {
   if (!allowed.includes("link-secret")) return NO_ANSWER_LINKS;
   return createAnswerLinks({ publicUrl: config.publicUrl, key: () => secrets.get("link-secret") });
 }
@@ -98,7 +104,7 @@ function createEvents(config: Config, capture: CaptureClient): EventPublisher {
 export function createChannels(
   config: Config,
   secrets: Secrets,
-  allowed: readonly SecretName[],
+  allowed: readonly SecretGrant[],
   links: AnswerLinks = NO_ANSWER_LINKS,
 ) {
   const channels = new Map<string, ChatChannel>();
@@ -193,7 +199,7 @@ export function createCoreServices(config: Config, fn: FunctionName, observabili
      */
     ready: async (options: { tolerate?: boolean } = {}) => {
       try {
-        await preloadSecrets(secrets, secretNames, [
+        await preloadSecrets(secrets, fixedSecrets(secretNames), [
           ...(config.secrets.kind === "env" ? (["api-key"] as const) : []),
           "link-secret",
         ]);
@@ -217,7 +223,7 @@ export function createCoreServices(config: Config, fn: FunctionName, observabili
  */
 export function createServices(config: Config, fn: FunctionName, observability: Observability) {
   const core = createCoreServices(config, fn, observability);
-  const { dynamodb, secrets, secretNames, store, callbacks, resolve, telemetry, capture } = core;
+  const { secrets, secretNames, store, callbacks, resolve, telemetry, capture } = core;
   const links = createLinks(config, secrets, secretNames);
   const channels = createChannels(config, secrets, secretNames, links);
   const askQuestion = createAskQuestion({
@@ -229,11 +235,6 @@ export function createServices(config: Config, fn: FunctionName, observability: 
     telemetry,
   });
   const waitForQuestion = createWaitForQuestion({ store, now, sleep });
-  const transcripts = createDynamoDbTranscriptStore({
-    client: dynamodb,
-    tableName: config.tableName,
-    keepSeconds: config.limits.maxTimeoutSeconds + config.retentionSeconds,
-  });
   return {
     config,
     secrets,
@@ -249,6 +250,37 @@ export function createServices(config: Config, fn: FunctionName, observability: 
     askQuestion,
     resolve,
     questionApi: createQuestionApi({ store, askQuestion, resolve, waitForQuestion, links, now }),
-    modelStep: createModelStep({ transcripts, questions: store, telemetry, limits: config.limits, now }),
   };
+}
+
+/**
+ * The reference agent's model step, with every model provider and the model keys (`models/*`): apart from
+ * createServices, so that only the modelStep bundle carries the provider adapters.
+ *
+ * @example
+ * const observability = createObservability("modelStep");
+ * const modelStep = createModelStepService(loadConfig(), observability);
+ */
+export function createModelStepService(config: Config, observability: Observability) {
+  const { dynamodb, secrets, store, telemetry } = createCoreServices(config, "modelStep", observability);
+  const providerFor = createModelProviders({
+    secrets,
+    now,
+    sleep,
+    random: Math.random,
+    // Provider, attempt, status, wait and the (redacted) reason: never the request, a body or the key.
+    onRetry: (info) => observability.logger.warn("model call retried", { ...info }),
+  });
+  return createModelStep({
+    transcripts: createDynamoDbTranscriptStore({
+      client: dynamodb,
+      tableName: config.tableName,
+      keepSeconds: config.limits.maxTimeoutSeconds + config.retentionSeconds,
+    }),
+    questions: store,
+    telemetry,
+    limits: config.limits,
+    now,
+    providerFor,
+  });
 }

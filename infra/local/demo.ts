@@ -9,6 +9,7 @@ import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from "@aws
 import type { QuestionRecord } from "#lib/store/question-record.ts";
 import { startFromCommandLine, stopOnSignals } from "./cli-options.ts";
 import { demoAgentInput } from "./demo-agent.ts";
+import { awsCredentialSettings, demoModelFromEnv, restoreAwsCredentials } from "./demo-model.ts";
 import { startTelegramPoller } from "./telegram-poller.ts";
 import { createTerminalAnswers } from "./terminal-answers.ts";
 
@@ -23,9 +24,18 @@ const telegramToken = process.env.TELEGRAM_BOT_TOKEN;
 const useTelegram = Boolean(telegramChat && telegramToken);
 const telegramSecret = process.env.TELEGRAM_WEBHOOK_SECRET ?? randomBytes(24).toString("hex");
 
+// HANDRAISE_DEMO_MODEL=bedrock:<modelId> | openai:<model> | anthropic:<model>: a real model (see README).
+const demoModel = demoModelFromEnv(process.env);
+if (demoModel && "problem" in demoModel) {
+  process.stderr.write(`Handraise could not start: ${demoModel.problem}\n`);
+  process.exit(1);
+}
+const awsCredentials = awsCredentialSettings(process.env);
+
 // A bot token turns the Telegram channel on, which needs its webhook secret too (made up when unset).
 if (telegramToken) process.env.TELEGRAM_WEBHOOK_SECRET = telegramSecret;
 const stack = await startFromCommandLine(process.env);
+if (demoModel?.usesAws) restoreAwsCredentials(process.env, awsCredentials);
 const poller =
   useTelegram && telegramToken
     ? startTelegramPoller({
@@ -68,8 +78,8 @@ const sessionKey = `demo-${Date.now()}`;
 const { executionArn } = await sfn.send(
   new StartExecutionCommand({
     stateMachineArn: stack.stateMachineArns.agent,
-    input: JSON.stringify(
-      demoAgentInput({
+    input: JSON.stringify({
+      ...demoAgentInput({
         sessionKey,
         // In a private Telegram chat the chat id is the user's id.
         owner: useTelegram
@@ -81,10 +91,13 @@ const { executionArn } = await sfn.send(
         ],
         timeoutSeconds: 600,
       }),
-    ),
+      ...(demoModel && { model: demoModel.model }),
+    }),
   }),
 );
-print(`\nStarted the demo agent run ${executionArn}`);
+print(
+  `\nStarted the demo agent run ${executionArn}${demoModel ? ` (model: ${process.env.HANDRAISE_DEMO_MODEL})` : ""}`,
+);
 
 async function pendingQuestion(): Promise<QuestionRecord | undefined> {
   const { json } = await api("GET", `/questions?sessionKey=${encodeURIComponent(sessionKey)}`);

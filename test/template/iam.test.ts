@@ -60,7 +60,8 @@ const resumableStateMachines = (stage: string) =>
  * (the API, ask) read every bot token and the Mattermost signing key; the stream consumer, which retires every
  * platform's copies, reads every bot token; the link secret is read by the answer page (to check a link) and
  * by every function that shows a link (the API, ask, and the webhooks, which post a question again on
- * request); nothing else reads a secret.
+ * request); the model step reads model API keys, whose names each run chooses, so its grant is the path
+ * `models/*`; nothing else reads a secret.
  */
 const SECRETS: Record<string, Record<string, string[]>> = {
   questionsApi: {
@@ -91,6 +92,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     mattermost: ["mattermost/bot-token"],
   },
   answerPage: { "*": ["link-secret"] },
+  modelStep: { "*": ["models/*"] },
 };
 
 const secretsOf = (fn: string, channels: readonly string[]) =>
@@ -266,6 +268,15 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
         },
         StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE"] },
       },
+    },
+    {
+      // Bedrock Converse: the model is chosen per run (any foundation model, any region for cross-region
+      // inference profiles, and this account's inference profiles).
+      actions: ["bedrock:InvokeModel"],
+      resources: [
+        "arn:AWS::Partition:bedrock:*::foundation-model/*",
+        "arn:AWS::Partition:bedrock:*:AWS::AccountId:inference-profile/*",
+      ],
     },
   ],
   AgentStateMachine: [
