@@ -20,7 +20,7 @@ import type { ModelProvider } from "./model-provider.ts";
 import { createScriptedProvider, scriptedModelSchema } from "./scripted-provider.ts";
 import type { ToolCall, ToolOutcome, Transcript, TranscriptStore } from "./transcript.ts";
 
-/** The agent state machine's input (DESIGN.md §5). */
+/** The agent state machine's input (docs/architecture.md, "The agent state machine"). */
 export const agentInputSchema = z.object({
   sessionKey: z.string().check(z.minLength(1), z.maxLength(256)),
   owner: ownerSchema,
@@ -31,7 +31,7 @@ export const agentInputSchema = z.object({
 });
 export type AgentInput = z.infer<typeof agentInputSchema>;
 
-/** What the AskUser task left at `$.askResult`: a §2 result, or a tool error from its Catch. */
+/** What the AskUser task left at `$.askResult`: an ask_user result, or a tool error from its Catch. */
 const askResultSchema = z.union([
   askUserResultSchema,
   z.object({ status: z.literal("error"), error: z.object({ code: z.string(), message: z.string() }) }),
@@ -48,9 +48,9 @@ export const modelStepEventSchema = z.object({
 export type ModelStepEvent = z.infer<typeof modelStepEventSchema>;
 
 /**
- * The AskUser task's input (DESIGN.md §5): the model's questions as it sent them (the ask Lambda normalizes
- * them again at its own trust boundary), who to ask and where, the clamped timeout, and the wait including
- * the grace period, which the task's `TimeoutSecondsPath` reads.
+ * The AskUser task's input (docs/architecture.md, "The agent state machine"): the model's questions as it
+ * sent them (the ask Lambda normalizes them again at its own trust boundary), who to ask and where, the
+ * clamped timeout, and the wait including the grace period, which the task's `TimeoutSecondsPath` reads.
  */
 export interface AskStep {
   toolCallId: string;

@@ -4,7 +4,8 @@ import { type Transcript, toolCallSchema, toolOutcomes } from "./transcript.ts";
 
 /**
  * `{"provider":"scripted","steps":[{"toolCalls":[…]}, {"reply":"deploy={{call_1.deploy_target}}"}]}`
- * (DESIGN.md §5): the model of the demo and the tests, which plays its steps in order.
+ * (docs/architecture.md, "The agent state machine"): the model of the demo and the tests, which plays its
+ * steps in order.
  */
 export const scriptedModelSchema = z.strictObject({
   provider: z.literal("scripted"),
