@@ -1,4 +1,4 @@
-/** The benchmark results as the Markdown table README.md shows, and the details under it. */
+/** The benchmark results as the Markdown table docs/benchmarks.md shows, and the details under it. */
 import type { BenchResults } from "./bench.ts";
 import type { ColdStartBundle } from "./cold-start.ts";
 import type { ModelClientOption } from "./model-clients.ts";

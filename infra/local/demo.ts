@@ -18,7 +18,8 @@ const print = (text: string): void => {
 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// With a bot token and a chat id, the question also goes to that real Telegram chat (see README).
+// With a bot token and a chat id, the question also goes to that real Telegram chat (README, "Answer from a
+// chat"; docs/channels.md, "On the local stack").
 const telegramChat = process.env.HANDRAISE_DEMO_TELEGRAM_CHAT_ID;
 const telegramToken = process.env.TELEGRAM_BOT_TOKEN;
 const useTelegram = Boolean(telegramChat && telegramToken);

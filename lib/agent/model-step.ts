@@ -43,7 +43,7 @@ export const agentModelSchema = z.discriminatedUnion("provider", [
 ]);
 export type AgentModel = z.infer<typeof agentModelSchema>;
 
-/** The agent state machine's input. */
+/** The agent state machine's input (docs/architecture.md, "The agent state machine"). */
 export const agentInputSchema = z.object({
   sessionKey: z.string().check(z.minLength(1), z.maxLength(256)),
   owner: ownerSchema,
@@ -54,7 +54,7 @@ export const agentInputSchema = z.object({
 });
 export type AgentInput = z.infer<typeof agentInputSchema>;
 
-/** What the AskUser task left at `$.askResult`: a §2 result, or a tool error from its Catch. */
+/** What the AskUser task left at `$.askResult`: an ask_user result, or a tool error from its Catch. */
 const askResultSchema = z.union([
   askUserResultSchema,
   z.object({ status: z.literal("error"), error: z.object({ code: z.string(), message: z.string() }) }),
@@ -86,9 +86,9 @@ export function parseModelStepEvent(event: unknown): ModelStepEvent {
 }
 
 /**
- * The AskUser task's input: the model's questions as it sent them (the ask Lambda normalizes
- * them again at its own trust boundary), who to ask and where, the clamped timeout, and the wait including
- * the grace period, which the task's `TimeoutSecondsPath` reads.
+ * The AskUser task's input (docs/architecture.md, "The agent state machine"): the model's questions as it
+ * sent them (the ask Lambda normalizes them again at its own trust boundary), who to ask and where, the
+ * clamped timeout, and the wait including the grace period, which the task's `TimeoutSecondsPath` reads.
  */
 export interface AskStep {
   toolCallId: string;

@@ -4,8 +4,9 @@ import { maxStepsSetting } from "./model-settings.ts";
 import { type Transcript, toolCallSchema, toolOutcomes } from "./transcript.ts";
 
 /**
- * `{"provider":"scripted","steps":[{"toolCalls":[…]}, {"reply":"deploy={{call_1.deploy_target}}"}]}`: the
- * model of the demo and the tests, which plays its steps in order.
+ * `{"provider":"scripted","steps":[{"toolCalls":[…]}, {"reply":"deploy={{call_1.deploy_target}}"}]}`
+ * (docs/architecture.md, "The agent state machine"): the model of the demo and the tests, which plays its
+ * steps in order.
  */
 export const scriptedModelSchema = z.strictObject({
   provider: z.literal("scripted"),

@@ -1,7 +1,7 @@
 /**
  * `npm run bench` on a tiny size, so the benchmarks cannot rot: every measurement runs against the real
  * local stack and bundles, and its figures come out finite and consistent. Timings are not judged here
- * (the full run reports them, with its targets, in bench/results/latest.json and README.md).
+ * (the full run reports them, with its targets, in bench/results/latest.json and docs/benchmarks.md).
  */
 import { describe, expect, it } from "vitest";
 import { runBench } from "../../bench/bench.ts";

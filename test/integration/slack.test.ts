@@ -505,7 +505,7 @@ describe("Slack end to end", () => {
     expect(await replyOf(executionArn)).toBe("answered||blue-green on Friday|");
   });
 
-  it("several questions: the form modal answers all of them (the round trip of the contract §6)", async () => {
+  it("several questions: the form modal answers all of them (the demo's round trip)", async () => {
     const { executionArn, posts, questionId } = await startRun([single, multi, note]);
     const post = posts[0] as RecordedCall;
     expect(elements(post).map((e) => e.text?.text)).toEqual([
