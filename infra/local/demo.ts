@@ -35,7 +35,11 @@ const awsCredentials = awsCredentialSettings(process.env);
 
 // A bot token turns the Telegram channel on, which needs its webhook secret too (made up when unset).
 if (telegramToken) process.env.TELEGRAM_WEBHOOK_SECRET = telegramSecret;
-const stack = await startFromCommandLine(process.env);
+// The terminal is the demo's conversation: the handlers log warnings and errors only, without metric blobs,
+// and question events are not printed (`npm run local` shows all of them; so do these variables when set).
+process.env.POWERTOOLS_LOG_LEVEL ??= "WARN";
+process.env.POWERTOOLS_METRICS_DISABLED ??= "true";
+const stack = await startFromCommandLine(process.env, { printEvents: false });
 if (demoModel?.usesAws) restoreAwsCredentials(process.env, awsCredentials);
 const poller =
   useTelegram && telegramToken

@@ -51,6 +51,8 @@ export interface LocalStackOptions {
   /** Extra environment for the handlers (e.g. HANDRAISE_MIN_TIMEOUT_SECONDS, *_API_BASE). */
   env?: Record<string, string>;
   onExecutionStatusChange?: (change: ExecutionStatusChange) => void | Promise<void>;
+  /** Print each question event as an `event {…}` line on stdout (default on; the demo keeps its terminal quiet). */
+  printEvents?: boolean;
   /** Called after each HTTP request the local API served (method, route, status, milliseconds). */
   onRequest?: (entry: RequestLogEntry) => void;
   /**
@@ -126,7 +128,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     stops.push(proxy.stop);
 
     // The stack's event bus, where the stream consumer publishes question events.
-    const eventBus = await startLocalEventBus({ host });
+    const eventBus = await startLocalEventBus({
+      host,
+      ...(options.printEvents === false && { print: () => {} }),
+    });
     stops.push(eventBus.stop);
 
     // The SFN port must be known before the handlers load their configuration, so start it with the
