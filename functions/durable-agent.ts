@@ -6,17 +6,13 @@
 import { withDurableExecution } from "@aws/durable-execution-sdk-js";
 import middy from "@middy/core";
 import { loadConfig } from "#lib/config.ts";
-import { createDurableAskUser } from "#lib/durable/ask-user.ts";
-import { createDurableAgent } from "#lib/durable/durable-agent.ts";
 import { createUntracedObservability } from "#lib/telemetry/untraced-observability.ts";
-import { createServices } from "#lib/wiring.ts";
+import { createDurableAgentService } from "#lib/wiring.ts";
 
 const observability = createUntracedObservability("durableAgent");
-const config = loadConfig();
-const services = createServices(config, "durableAgent", observability);
-await services.ready();
-const askUser = createDurableAskUser({ askQuestion: services.askQuestion, limits: config.limits });
+const { agent, ready } = createDurableAgentService(loadConfig(), observability);
+await ready();
 
 export const handler = middy()
   .use(observability.middlewares)
-  .handler(withDurableExecution(createDurableAgent({ askUser, limits: config.limits })) as never);
+  .handler(withDurableExecution(agent) as never);

@@ -15,7 +15,7 @@ import type { NotificationMessage } from "#lib/notify/notification.ts";
 import { createSqsNotificationQueue } from "#lib/notify/sqs-notification-queue.ts";
 import { requireSecret } from "#lib/secrets/secrets.ts";
 import { createDynamoDbNotificationLog } from "#lib/store/dynamodb-notification-log.ts";
-import { closedQuestionFrom } from "#lib/store/question-stream.ts";
+import { questionChangeFrom } from "#lib/store/question-stream.ts";
 import { createObservability } from "#lib/telemetry/observability.ts";
 import { createCoreServices } from "#lib/wiring.ts";
 
@@ -54,12 +54,12 @@ async function fromQueue(event: SQSEvent): Promise<SQSBatchResponse> {
 
 async function fromStream(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   for (const [index, record] of event.Records.entries()) {
-    const closed = closedQuestionFrom(
+    const closed = questionChangeFrom(
       record.dynamodb?.OldImage as never,
       record.dynamodb?.NewImage as never,
       now(),
     );
-    if (!closed) continue;
+    if (closed?.kind !== "closed") continue;
     try {
       await notify.enqueue(closed.record);
     } catch (error) {

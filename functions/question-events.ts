@@ -1,14 +1,15 @@
 /**
- * The questions table's DynamoDB stream → for every question that has just closed, resume the run that
- * waited on it (again: no lost answers, even when the answering Lambda died or was throttled between its
- * write and SendTaskSuccess) and retire every posted copy on every platform (the one function holding every
+ * The questions table's DynamoDB stream → every question stored is announced on the event bus (`Question
+ * Requested`); every question that has just closed is announced (`Question Resolved`), the run that waited
+ * on it resumed (again: no lost answers, even when the answering Lambda died or was throttled between its
+ * write and SendTaskSuccess) and every posted copy on every platform retired (the one function holding every
  * channel's credentials). A record that fails (throttling, 5xx) is reported back, so Lambda retries it and
  * the records after it (ReportBatchItemFailures).
  */
 import middy from "@middy/core";
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
 import { loadConfig } from "#lib/config.ts";
-import { closedQuestionFrom } from "#lib/store/question-stream.ts";
+import { questionChangeFrom } from "#lib/store/question-stream.ts";
 import { createObservability } from "#lib/telemetry/observability.ts";
 import { createServices } from "#lib/wiring.ts";
 
@@ -16,7 +17,7 @@ const observability = createObservability("questionEvents");
 const services = createServices(loadConfig(), "questionEvents", observability);
 // Resuming runs needs no channel secret: a bad one is reported, and only its platform's copies stay unretired.
 await services.ready({ tolerate: true });
-const { settleClosedQuestion } = services;
+const { handleQuestionChange } = services;
 
 export const handler = middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()
   .use(observability.middlewares)
@@ -24,17 +25,17 @@ export const handler = middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()
     const records = event.Records;
     for (const [index, record] of records.entries()) {
       // The stream's type is the Lambda event's: the same attribute-value shape the SDK's client uses.
-      const closed = closedQuestionFrom(
+      const change = questionChangeFrom(
         record.dynamodb?.OldImage as never,
         record.dynamodb?.NewImage as never,
         Date.now(),
       );
-      if (!closed) continue;
+      if (!change) continue;
       try {
-        await settleClosedQuestion(closed);
+        await handleQuestionChange(change);
       } catch (error) {
-        observability.telemetry.failed("settling a closed question (the stream retries it)", error, {
-          questionId: closed.record.id,
+        observability.telemetry.failed("following a question's change (the stream retries it)", error, {
+          questionId: change.record.id,
         });
         // Lambda checkpoints before the lowest sequence number reported (a stream's item identifier) and
         // retries from there, so the records after this one are reported too.

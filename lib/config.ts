@@ -11,7 +11,10 @@
  *
  * Secrets come from one of two places, never both: deployed, SSM Parameter Store SecureStrings under
  * `HANDRAISE_SSM_PREFIX`, read at run time (lib/secrets/ssm-secrets.ts) — then no secret may be in the
- * environment; locally, the environment variables named in infra/secrets.json, checked here.
+ * environment; locally, the environment variables named in infra/secrets.json, checked here. Model keys
+ * are the exception on both counts: a run names its key, so locally their variables (`OPENAI_API_KEY`,
+ * `ANTHROPIC_API_KEY`, `HANDRAISE_SECRET_<NAME>`) are kept aside unchecked and checked when a run reads one;
+ * deployed they are not read at all (a shell may well have OPENAI_API_KEY set for other tools).
  */
 import { ConfigError } from "./config-error.ts";
 import { ownerProblem, parseDeliverTo } from "./mcp/asker.ts";
@@ -24,10 +27,11 @@ import {
   CHANNEL_NAMES,
   type ChannelName,
   channelSecrets,
+  type FixedSecretName,
+  isModelKeyEnvName,
   isPlaceholder,
   parseChannelList,
   SECRET_NAMES,
-  type SecretName,
   SSM_PATH,
   secretEnvName,
   secretProblem,
@@ -79,6 +83,17 @@ const envSchema = z
     HANDRAISE_SSM_PREFIX: z.optional(
       z.string().check(z.regex(SSM_PATH, "must be an SSM path such as /handraise/prod")),
     ),
+    /** The EventBridge bus question events go to (name or ARN); unset: no events are published. */
+    HANDRAISE_EVENT_BUS: z.optional(
+      z
+        .string()
+        .check(
+          z.regex(
+            /^(arn:[\w-]+:events:[\w-]+:\d{12}:event-bus\/)?[\w.\-/]{1,256}$/,
+            "must be an EventBridge bus name or ARN",
+          ),
+        ),
+    ),
     /** How long a secret read from SSM is reused: a rotated value is picked up within this. */
     HANDRAISE_SECRETS_MAX_AGE_SECONDS: seconds(300, 3600),
     TELEGRAM_API_BASE: z._default(httpUrl, "https://api.telegram.org"),
@@ -126,7 +141,12 @@ export interface ChannelSettings {
 }
 
 export type SecretSource =
-  | { kind: "env"; values: Partial<Record<SecretName, string>> }
+  | {
+      kind: "env";
+      values: Partial<Record<FixedSecretName, string>>;
+      /** Model keys by environment variable (absent: none set), checked when a run reads one. */
+      modelKeys?: Record<string, string>;
+    }
   | { kind: "ssm"; prefix: string; maxAgeSeconds: number };
 
 export interface Config {
@@ -135,6 +155,8 @@ export interface Config {
   retentionSeconds: number;
   consoleChannel: boolean;
   publicUrl: string | undefined;
+  /** Where question events are published; undefined: nowhere. */
+  eventBus: string | undefined;
   /** The enabled channels: exactly the keys of `channels`. */
   enabledChannels: ReadonlySet<ChannelName>;
   channels: ChannelSettings;
@@ -174,7 +196,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const fromSsm = e?.HANDRAISE_SSM_PREFIX !== undefined;
 
   const enabled = enabledChannels(present, fromSsm, problems);
-  const values: Partial<Record<SecretName, string>> = {};
+  const values: Partial<Record<FixedSecretName, string>> = {};
   for (const name of SECRET_NAMES) {
     const variable = secretEnvName(name);
     const value = present[variable];
@@ -214,6 +236,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     retentionSeconds: e.HANDRAISE_RETENTION_DAYS * 86_400,
     consoleChannel: e.HANDRAISE_CONSOLE_CHANNEL === "true",
     publicUrl: e.HANDRAISE_PUBLIC_URL,
+    eventBus: e.HANDRAISE_EVENT_BUS,
     enabledChannels: enabled,
     channels,
     secrets: fromSsm
@@ -222,7 +245,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           prefix: e.HANDRAISE_SSM_PREFIX ?? "",
           maxAgeSeconds: e.HANDRAISE_SECRETS_MAX_AGE_SECONDS,
         }
-      : { kind: "env", values },
+      : { kind: "env", values, ...modelKeysOf(present) },
     notify: {
       queueUrl: e.HANDRAISE_NOTIFY_QUEUE_URL,
       retrySeconds: e.HANDRAISE_NOTIFY_RETRY_SECONDS.split(",").map(Number),
@@ -234,6 +257,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       waitSeconds: e.HANDRAISE_MCP_WAIT_SECONDS,
     },
   };
+}
+
+/** The model key variables that are set, by name (`{}` → nothing, so a config without them stays as it was). */
+function modelKeysOf(env: Record<string, string>): { modelKeys?: Record<string, string> } {
+  const modelKeys = Object.fromEntries(
+    Object.entries(env).filter(([variable]) => isModelKeyEnvName(variable)),
+  );
+  return Object.keys(modelKeys).length > 0 ? { modelKeys } : {};
 }
 
 /** HANDRAISE_CHANNELS when given (deployed it always is); locally, the channels whose bot token is set. */

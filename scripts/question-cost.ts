@@ -6,7 +6,7 @@
  *   read/write units counted from the item sizes it read and wrote, global secondary index writes included;
  * - API Gateway: the requests of the path.
  *
- * Usage: `npm run package && npx tsx scripts/question-cost.ts` (prints the README "Deploy" cost table).
+ * Usage: `npm run package && npx tsx scripts/question-cost.ts` (prints the cost table of docs/deploy.md, "What a question costs").
  */
 
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";

@@ -15,6 +15,7 @@ import { ensureTable, localDynamoDbClient, startLocalDynamoDb } from "./dynamodb
 import { type ItemChange, startDynamoDbProxy } from "./dynamodb-proxy.ts";
 import { createStreamEmulator, type FailedStreamRecord, type StreamConsumer } from "./dynamodb-streams.ts";
 import { executionStatusEvent, matchesPattern } from "./event-bridge.ts";
+import { type PublishedEvent, startLocalEventBus } from "./event-bus.ts";
 import type { FaultSwitch } from "./faults.ts";
 import {
   type GatewayRoute,
@@ -52,6 +53,8 @@ export interface LocalStackOptions {
   /** Extra environment for the handlers (e.g. HANDRAISE_MIN_TIMEOUT_SECONDS, *_API_BASE). */
   env?: Record<string, string>;
   onExecutionStatusChange?: (change: ExecutionStatusChange) => void | Promise<void>;
+  /** Print each question event as an `event {…}` line on stdout (default on; the demo keeps its terminal quiet). */
+  printEvents?: boolean;
   /** Called after each HTTP request the local API served (method, route, status, milliseconds). */
   onRequest?: (entry: RequestLogEntry) => void;
   /**
@@ -73,7 +76,9 @@ export interface LocalStack {
    * status: 400, operations: ["UpdateItem"]})` makes the next 3 UpdateItem calls fail as throttled DynamoDB
    * does; `faults.stepFunctions` does the same for the Step Functions API.
    */
-  faults: { dynamodb: FaultSwitch; stepFunctions: FaultSwitch };
+  faults: { dynamodb: FaultSwitch; stepFunctions: FaultSwitch; eventBridge: FaultSwitch };
+  /** The question events published on the local bus (each also printed as an `event {…}` line). */
+  events: PublishedEvent[];
   /** The DynamoDB Streams emulation: resolves once every captured change has been delivered (or failed). */
   streamsDrained(): Promise<void>;
   /** Stream records that failed every retry: what AWS sends to the mapping's on-failure queue. */
@@ -133,6 +138,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...(options.streams !== false && { onChange: (change: ItemChange) => streams.record(change) }),
     });
     stops.push(proxy.stop);
+
+    // The stack's event bus, where the stream consumer publishes question events.
+    const eventBus = await startLocalEventBus({
+      host,
+      ...(options.printEvents === false && { print: () => {} }),
+    });
+    stops.push(eventBus.stop);
 
     // The SFN port must be known before the handlers load their configuration, so start it with the
     // handlers resolved lazily.
@@ -200,6 +212,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       // serverless.yml's NotifyQueue; notify receivers on this machine are allowed (http://127.0.0.1:…).
       HANDRAISE_NOTIFY_QUEUE_URL: sqs.queueUrl("NotifyQueue"),
       HANDRAISE_NOTIFY_LOOPBACK: "true",
+      AWS_ENDPOINT_URL_EVENTBRIDGE: eventBus.url,
+      HANDRAISE_EVENT_BUS: "handraise-local",
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
       HANDRAISE_TABLE: tableName,
       // Read from SSM instead when the handlers are pointed at it (a secret may not be in both places).
@@ -294,7 +308,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       stateMachineArns: Object.fromEntries(
         STATE_MACHINES.map(({ name }) => [name, sfn.stateMachineArn(name)]),
       ),
-      faults: { dynamodb: proxy.faults, stepFunctions: sfn.faults },
+      faults: { dynamodb: proxy.faults, stepFunctions: sfn.faults, eventBridge: eventBus.faults },
+      events: eventBus.events,
       streamsDrained: () => streams.drained(),
       streamFailures,
       durableCallbacks,

@@ -7,7 +7,6 @@
 import type { DurableContext } from "@aws/durable-execution-sdk-js";
 import type { ModelProvider, ModelTurn } from "../agent/model-provider.ts";
 import { type AgentInput, agentInputSchema } from "../agent/model-step.ts";
-import { createScriptedProvider } from "../agent/scripted-provider.ts";
 import type { ToolCall, ToolOutcome, Transcript } from "../agent/transcript.ts";
 import {
   formatToolResult,
@@ -18,21 +17,28 @@ import {
 import { ASK_USER_TOOL_NAME } from "../questions/schema.ts";
 import type { DurableAskUser } from "./ask-user.ts";
 
+/**
+ * How long one model turn may take, retries included. A turn is a durable step inside one invocation, so it
+ * must end well within the function's timeout (serverless.yml: durableAgent).
+ */
+const MODEL_TURN_MS = 50_000;
+
 /** Model turns one execution may take (each costs a durable step). */
 const MAX_MODEL_TURNS = 50;
 
 export interface DurableAgentDeps {
   askUser: DurableAskUser;
   limits: TimeoutLimits;
-  providerFor?: (model: AgentInput["model"]) => ModelProvider;
+  providerFor: (model: AgentInput["model"]) => ModelProvider;
+  now: () => number;
 }
 
 /**
  * @example
- * export const handler = withDurableExecution(createDurableAgent({ askUser, limits }));
+ * export const handler = withDurableExecution(createDurableAgent({ askUser, limits, providerFor, now }));
  */
 export function createDurableAgent(deps: DurableAgentDeps) {
-  const providerFor = deps.providerFor ?? createScriptedProvider;
+  const { providerFor } = deps;
 
   return async function durableAgent(event: unknown, context: DurableContext): Promise<{ reply: string }> {
     const input = agentInputSchema.parse(event);
@@ -43,7 +49,9 @@ export function createDurableAgent(deps: DurableAgentDeps) {
       modelCalls: 0,
     };
     for (let turn = 0; turn < MAX_MODEL_TURNS; turn++) {
-      const next: ModelTurn = await context.step(`model-${turn}`, () => provider.next(transcript));
+      const next: ModelTurn = await context.step(`model-${turn}`, () =>
+        provider.next(transcript, { deadlineMs: deps.now() + MODEL_TURN_MS }),
+      );
       transcript.modelCalls += 1;
       if ("reply" in next) {
         transcript.messages.push({ role: "assistant", content: next.reply });

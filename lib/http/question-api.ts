@@ -80,7 +80,7 @@ export interface QuestionApiDeps {
 type Route = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
 
 /**
- * The question API (README.md, "The question API"), dispatched on API Gateway's `routeKey` (routes in serverless.yml).
+ * The question API (docs/api.md), dispatched on API Gateway's `routeKey` (routes in serverless.yml).
  * Input is parsed with zod here; errors go to the one mapper in `http-errors.ts`.
  */
 export function createQuestionApi(deps: QuestionApiDeps): Route {

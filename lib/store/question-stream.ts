@@ -1,8 +1,9 @@
 /**
- * Reading the table's DynamoDB stream (view type NEW_AND_OLD_IMAGES): the one change that matters to the
- * stream consumer is a question leaving `pending` — answered, cancelled, skipped, released or
- * delivery_failed. The old image still holds the task token the closing write removed (the run to resume),
- * the new image the outcome and every posted copy (the messages to retire).
+ * Reading the table's DynamoDB stream (view type NEW_AND_OLD_IMAGES): the two changes that matter to the
+ * stream consumer are a question being stored (it is announced) and a question leaving `pending` —
+ * answered, cancelled, skipped, released or delivery_failed (it is announced, its run resumed, its copies
+ * retired). On a close the old image still holds the task token the closing write removed (the run to
+ * resume), the new image the outcome and every posted copy (the messages to retire).
  * The item's storage format stays in lib/store: the consumer gets a record, never an image.
  */
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
@@ -17,29 +18,36 @@ export interface ClosedQuestion {
   taskToken?: string | undefined;
 }
 
+export type QuestionChange =
+  | ({ kind: "closed" } & ClosedQuestion)
+  | { kind: "requested"; record: QuestionRecord };
+
 type Image = Record<string, AttributeValue> | undefined;
 
 /**
- * The question a stream record closed; undefined for every other change (a new question, a delivery
- * recorded, another entity, a TTL removal, a write to an already closed question).
+ * The question a stream record stored or closed; undefined for every other change (a delivery recorded,
+ * another entity, a TTL removal, a write to an already closed question).
  *
  * @example
- * const closed = closedQuestionFrom(record.dynamodb?.OldImage, record.dynamodb?.NewImage, Date.now());
- * if (closed) await settleClosedQuestion(closed);
+ * const change = questionChangeFrom(record.dynamodb?.OldImage, record.dynamodb?.NewImage, Date.now());
+ * if (change) await handleQuestionChange(change);
  */
-export function closedQuestionFrom(
+export function questionChangeFrom(
   oldImage: Image,
   newImage: Image,
   nowMs: number,
-): ClosedQuestion | undefined {
-  if (!oldImage || !newImage) return undefined;
-  const before = unmarshall(oldImage) as Partial<QuestionItem>;
+): QuestionChange | undefined {
+  if (!newImage) return undefined;
   const after = unmarshall(newImage) as Partial<QuestionItem>;
-  if (before.entity !== "question" || after.entity !== "question") return undefined;
-  if (typeof after.id !== "string" || after.pk !== keys.question(after.id)) return undefined;
-  if (before.status !== "pending" || after.status === undefined || after.status === "pending")
+  if (after.entity !== "question" || typeof after.id !== "string" || after.pk !== keys.question(after.id)) {
     return undefined;
+  }
+  if (!oldImage) return { kind: "requested", record: toRecord(after as QuestionItem, nowMs) };
+  const before = unmarshall(oldImage) as Partial<QuestionItem>;
+  if (before.entity !== "question" || before.status !== "pending") return undefined;
+  if (after.status === undefined || after.status === "pending") return undefined;
   return {
+    kind: "closed",
     record: toRecord(after as QuestionItem, nowMs),
     ...(typeof before.taskToken === "string" && before.taskToken !== "" && { taskToken: before.taskToken }),
   };

@@ -169,7 +169,7 @@ describe("answering in the browser, with the page's script", () => {
     for (const text of ["Production", "Unit (Recommended)", "E2E", "night-shift"])
       expect(summary).toContain(text);
     expect(await replyOf(stack, run.executionArn)).toBe(
-      "deploy=Production | checks=Unit (Recommended),E2E | note=night-shift (answered)",
+      "deploy=Production | checks=Unit (Recommended),E2E | note=night-shift | status=answered | reason=",
     );
     expect(await recordOf(run.id)).toMatchObject({
       status: "answered",
@@ -208,7 +208,7 @@ describe("answering in the browser, with the page's script", () => {
 
     await page.getByRole("heading", { name: "Answered", exact: true }).waitFor();
     expect(await replyOf(stack, run.executionArn)).toBe(
-      "deploy=Staging (Recommended) | checks=Unit (Recommended) | note=Urgent (answered)",
+      "deploy=Staging (Recommended) | checks=Unit (Recommended) | note=Urgent | status=answered | reason=",
     );
     expectClean({ page, ...rest });
   });
@@ -218,7 +218,9 @@ describe("answering in the browser, with the page's script", () => {
     const opened = await openPage(run.answerUrl);
     await button(opened.page, "Skip").click();
     await opened.page.getByRole("heading", { name: "Skipped", exact: true }).waitFor();
-    expect(await replyOf(stack, run.executionArn)).toBe("deploy= | checks= | note= (no_answerskipped)");
+    expect(await replyOf(stack, run.executionArn)).toBe(
+      "deploy= | checks= | note= | status=no_answer | reason=skipped",
+    );
     expect(await recordOf(run.id)).toMatchObject({
       status: "cancelled",
       reason: "skipped",
@@ -270,7 +272,7 @@ describe("answering in the browser, with the page's script", () => {
 
     await page.getByRole("heading", { name: "Answered", exact: true }).waitFor();
     expect(await replyOf(stack, run.executionArn)).toBe(
-      "deploy=Production | checks=Unit (Recommended),Lint | note=Routine (Recommended) (answered)",
+      "deploy=Production | checks=Unit (Recommended),Lint | note=Routine (Recommended) | status=answered | reason=",
     );
     expectClean(opened);
   });
@@ -307,7 +309,7 @@ describe("answering in the browser without JavaScript", () => {
     await button(page, "Submit").click();
     await page.getByRole("heading", { name: "Answered", exact: true }).waitFor();
     expect(await replyOf(stack, run.executionArn)).toBe(
-      "deploy=Production | checks=E2E,Lint,smoke test | note=night-shift (answered)",
+      "deploy=Production | checks=E2E,Lint,smoke test | note=night-shift | status=answered | reason=",
     );
     expectClean(opened);
   });

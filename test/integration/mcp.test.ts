@@ -167,7 +167,7 @@ describe("MCP server", () => {
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("UNAUTHORIZED");
   });
 
-  it("is stateless: no session id, and GET (no SSE stream) answers 405", async () => {
+  it("is stateless: no session id, and GET (no SSE stream) and DELETE (no session) answer 405", async () => {
     const response = await fetch(`${stack.httpUrl}/mcp`, {
       method: "POST",
       headers: {
@@ -193,5 +193,10 @@ describe("MCP server", () => {
     expect(initialized.result.serverInfo.name).toBe("handraise");
     const get = await fetch(`${stack.httpUrl}/mcp`, { headers: { authorization: `Bearer ${TEST_API_KEY}` } });
     expect(get.status).toBe(405);
+    const del = await fetch(`${stack.httpUrl}/mcp`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${TEST_API_KEY}` },
+    });
+    expect(del.status).toBe(405);
   });
 });

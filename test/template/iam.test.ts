@@ -26,6 +26,17 @@ const QUESTION_ITEM_ACTIONS = [
   "dynamodb:DeleteItem",
   "dynamodb:BatchWriteItem",
 ];
+/**
+ * Bedrock Converse, for the two agents (modelStep, durableAgent): the model is chosen per run (any foundation
+ * model, any region for cross-region inference profiles, and this account's inference profiles).
+ */
+const INVOKE_BEDROCK_MODELS = {
+  actions: ["bedrock:InvokeModel"],
+  resources: [
+    "arn:AWS::Partition:bedrock:*::foundation-model/*",
+    "arn:AWS::Partition:bedrock:*:AWS::AccountId:inference-profile/*",
+  ],
+};
 const LOGS = ["logs:CreateLogStream", "logs:PutLogEvents"];
 const pendingIndexes = tableDefinition.GlobalSecondaryIndexes.map(
   (index) => `${TABLE}/index/${index.IndexName}`,
@@ -76,7 +87,8 @@ const probeDurable = (stage: string): IamRow => ({
  * (the API, ask) read every bot token and the Mattermost signing key; the stream consumer, which retires every
  * platform's copies, reads every bot token; the link secret is read by the answer page (to check a link) and
  * by every function that shows a link (the API, ask, and the webhooks, which post a question again on
- * request); nothing else reads a secret.
+ * request); the model step reads model API keys, whose names each run chooses, so its grant is the path
+ * `models/*`; nothing else reads a secret.
  */
 const SECRETS: Record<string, Record<string, string[]>> = {
   questionsApi: {
@@ -107,6 +119,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     mattermost: ["mattermost/bot-token"],
   },
   answerPage: { "*": ["link-secret"] },
+  modelStep: { "*": ["models/*"] },
   // The MCP server asks and delivers as the question API does, behind the same key.
   mcp: {
     "*": ["api-key", "link-secret"],
@@ -117,7 +130,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
   },
   // The durable agent asks and delivers as the ask task does.
   durableAgent: {
-    "*": ["link-secret"],
+    "*": ["link-secret", "models/*"],
     telegram: ["telegram/bot-token"],
     slack: ["slack/bot-token"],
     discord: ["discord/bot-token"],
@@ -271,6 +284,8 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
     { actions: ["dynamodb:UpdateItem"], resources: [TABLE] },
     // A stream record that kept failing goes to the on-failure queue.
     { actions: ["sqs:SendMessage"], resources: ["QuestionEventsFailureQueue.Arn"] },
+    // Question events, on the stack's own bus only.
+    { actions: ["events:PutEvents"], resources: ["QuestionEventBus.Arn"] },
     {
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
@@ -308,6 +323,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
         StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE"] },
       },
     },
+    INVOKE_BEDROCK_MODELS,
   ],
   mcp: [
     { actions: LOGS, resources: ["McpLogGroup.Arn"] },
@@ -331,6 +347,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
     { actions: QUESTION_ITEM_ACTIONS, resources: [TABLE] },
     { actions: ["states:SendTaskHeartbeat"], resources: [resumableStateMachines(stage)] },
     probeDurable(stage),
+    INVOKE_BEDROCK_MODELS,
   ],
   notifier: [
     { actions: LOGS, resources: ["NotifierLogGroup.Arn"] },

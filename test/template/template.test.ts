@@ -270,6 +270,25 @@ describe("operating the stack", () => {
   const alarmMetric = (alarm: Record<string, unknown> | undefined) =>
     `${render(alarm?.Namespace)} ${render(alarm?.MetricName)} ${render((alarm?.Dimensions as { Value: unknown }[] | undefined)?.[0]?.Value)}`;
 
+  it("publishes question events to a bus of its own, from the stream consumer only", () => {
+    expect(resource(template, "QuestionEventBus").Type).toBe("AWS::Events::EventBus");
+    for (const [id, fn] of lambdas()) {
+      const variables = (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)
+        ?.Variables;
+      const bus = variables?.HANDRAISE_EVENT_BUS;
+      expect(bus === undefined ? undefined : render(bus), id).toBe(
+        id === "QuestionEventsLambdaFunction" ? "QuestionEventBus" : undefined,
+      );
+    }
+    // Stored questions reach the consumer too (they are announced), not only closed ones.
+    const [[, mapping] = []] = resourcesOfType(template, "AWS::Lambda::EventSourceMapping");
+    const criteria = mapping?.Properties?.FilterCriteria as { Filters: { Pattern: string }[] } | undefined;
+    const patterns = (criteria?.Filters ?? []).map(
+      (filter) => JSON.parse(filter.Pattern) as { eventName: string[] },
+    );
+    expect(patterns.map((pattern) => pattern.eventName)).toEqual([["INSERT"], ["MODIFY"]]);
+  });
+
   it("traces every function and the state machine with X-Ray", () => {
     for (const [id, fn] of lambdas()) expect(fn.Properties?.TracingConfig, id).toEqual({ Mode: "Active" });
     expect(props("AgentStateMachine").TracingConfiguration).toEqual({ Enabled: true });
