@@ -222,7 +222,8 @@ export function createPlatformHttp(rules: PlatformRules, deps: PlatformHttpDeps 
         }
         const remaining = deadlineMs - now();
         if (remaining < MIN_ATTEMPT_MS) throw fail(request, undefined, `no time left ${purpose}`);
-        const outcome = await attempt(request, Math.min(PLATFORM_CALL_TIMEOUT_MS, remaining));
+        // Whole ms: AbortSignal.timeout refuses a fraction.
+        const outcome = await attempt(request, Math.floor(Math.min(PLATFORM_CALL_TIMEOUT_MS, remaining)));
         if ("headers" in outcome) rules.observe?.(request, outcome, now());
         if ("headers" in outcome && outcome.status >= 200 && outcome.status < 300) return outcome;
         const failure = "headers" in outcome ? failureOf(request, outcome) : outcome;

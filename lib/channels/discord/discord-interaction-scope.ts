@@ -14,6 +14,6 @@ export interface InteractionScope {
 
 export function withinInteraction<T>(scope: InteractionScope, run: () => Promise<T>): Promise<T> {
   // The platform client keeps epoch ms; the webhook measures its budget on the monotonic clock.
-  const deadlineMs = Date.now() + (scope.deadline - performance.now());
+  const deadlineMs = Date.now() + Math.floor(scope.deadline - performance.now());
   return withPlatformDeadline(deadlineMs, run, "to answer the interaction");
 }

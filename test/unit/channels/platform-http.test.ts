@@ -143,7 +143,7 @@ describe("the platform HTTP client", () => {
         init.signal?.addEventListener("abort", () => reject(init.signal?.reason)),
       )) as typeof fetch;
     const started = performance.now();
-    const call = withPlatformDeadline(Date.now() + 300, () =>
+    const call = withPlatformDeadline(Date.now() + 300.5, () =>
       createPlatformHttp(rules, { fetch: hanging }).send(post),
     );
     await expect(call).rejects.toThrow(/no answer within (2|3)\d\d ms/);
