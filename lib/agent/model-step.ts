@@ -12,7 +12,13 @@ import {
   type Question,
   TIMEOUT_GRACE_SECONDS,
 } from "../questions/schema.ts";
-import { deliveryTargetSchema, ownerSchema } from "../store/question-record.ts";
+import {
+  deliveryTargetSchema,
+  type Escalation,
+  escalationSchema,
+  ownerSchema,
+  remindAfterSecondsSchema,
+} from "../store/question-record.ts";
 import type { QuestionStore } from "../store/question-store.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
 import * as z from "../zod.ts";
@@ -20,7 +26,7 @@ import type { ModelProvider } from "./model-provider.ts";
 import { createScriptedProvider, scriptedModelSchema } from "./scripted-provider.ts";
 import type { ToolCall, ToolOutcome, Transcript, TranscriptStore } from "./transcript.ts";
 
-/** The agent state machine's input (DESIGN.md §5). */
+/** The agent state machine's input (README.md, "How it works"). */
 export const agentInputSchema = z.object({
   sessionKey: z.string().check(z.minLength(1), z.maxLength(256)),
   owner: ownerSchema,
@@ -28,6 +34,10 @@ export const agentInputSchema = z.object({
   prompt: z.string().check(z.maxLength(100_000)),
   model: scriptedModelSchema,
   agentId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+  /** Reminders for every question of the run (seconds after it is asked); the deployment's default if absent. */
+  remindAfterSeconds: z.optional(remindAfterSecondsSchema),
+  /** Who else may answer each question of the run, from `afterSeconds` on, and where they are asked. */
+  escalate: z.optional(escalationSchema),
 });
 export type AgentInput = z.infer<typeof agentInputSchema>;
 
@@ -48,9 +58,10 @@ export const modelStepEventSchema = z.object({
 export type ModelStepEvent = z.infer<typeof modelStepEventSchema>;
 
 /**
- * The AskUser task's input (DESIGN.md §5): the model's questions as it sent them (the ask Lambda normalizes
- * them again at its own trust boundary), who to ask and where, the clamped timeout, and the wait including
- * the grace period, which the task's `TimeoutSecondsPath` reads.
+ * The AskUser task's input (infra/state-machines/agent.asl.json): the model's questions as it sent them
+ * (the ask Lambda normalizes them again at its own trust boundary), who to ask and where, the clamped
+ * timeout, the wait including the grace period, which the task's `TimeoutSecondsPath` reads, and the run's
+ * reminders and escalation (docs/timers.md).
  */
 export interface AskStep {
   toolCallId: string;
@@ -60,6 +71,13 @@ export interface AskStep {
   owner: string;
   sessionKey: string;
   deliverTo: AgentInput["deliverTo"];
+  /**
+   * The run's reminders that fall before this question's deadline (the model chose its timeout); null: the
+   * run names none, the deployment's default applies. Never absent: the task's Parameters read it.
+   */
+  remindAfterSeconds: number[] | null;
+  /** The run's escalation if it falls before this question's deadline, else null. */
+  escalate: Escalation | null;
 }
 export type ModelStepResult =
   | { action: "ask"; ask: AskStep }
@@ -68,8 +86,11 @@ export type ModelStepResult =
 export interface ModelStepDeps {
   transcripts: TranscriptStore;
   telemetry: Telemetry;
-  /** Closes the question of an ask whose wait has ended, if something outside Handraise ended it. */
-  questions: Pick<QuestionStore, "release">;
+  /**
+   * Closes the question of an ask whose wait has ended, if something outside Handraise ended it, or as
+   * expired when the task timed out and no timer has closed it yet.
+   */
+  questions: Pick<QuestionStore, "release" | "expire">;
   limits: TimeoutLimits;
   now: () => number;
   providerFor?: (model: AgentInput["model"]) => ModelProvider;
@@ -130,11 +151,14 @@ export function createModelStep(deps: ModelStepDeps) {
 
   /**
    * The AskUser task has ended, however it ended. Normally its question closed first (answered, cancelled,
-   * skipped — or it timed out, its deadline passed). When the wait was ended some other way — an operator's
-   * SendTaskSuccess or SendTaskFailure with the run's token, an ask that failed after posting — the question
-   * would stay answerable into a run that no longer listens, and hold its session: one conditional write
-   * closes it (`resolvedBy: "wait-ended"`). A safety net: if that write fails, the run goes on (the question
-   * then ends at its deadline, or when the session asks again).
+   * skipped — or expired: its timer closed it at the deadline, before the task's own timeout, which is the
+   * deadline plus a grace period). When the wait was ended some other way — an operator's SendTaskSuccess or
+   * SendTaskFailure with the run's token, an ask that failed after posting — the question would stay
+   * answerable into a run that no longer listens, and hold its session: one conditional write closes it
+   * (`resolvedBy: "wait-ended"`). When the task timed out and no timer has closed its question (none is set
+   * up, or it is late), it is closed as expired here. Either write is conditional: the one that wins reports
+   * the close, so an expiry is reported once. A safety net: if a write fails, the run goes on (the question
+   * then reads as expired past its deadline, or ends when the session asks again).
    */
   async function releaseAsk(
     runId: string,
@@ -146,9 +170,10 @@ export function createModelStep(deps: ModelStepDeps) {
       if (await deps.questions.release(id, WAIT_ENDED, deps.now())) {
         deps.telemetry.closed({ id, runId, ...WAIT_ENDED, status: "cancelled" });
       } else if (result === undefined || isExpired(result)) {
-        // The task timed out: its question expired (past its deadline nothing closes it; the record reports
-        // it expired on read). Reported here, the one place that sees the moment, for agent runs.
-        deps.telemetry.closed({ id, runId, status: "expired" });
+        const at = deps.now();
+        if (await deps.questions.expire(id, at)) {
+          deps.telemetry.closed({ id, runId, status: "expired", resolvedAtMs: at });
+        }
       }
     } catch (error) {
       deps.telemetry.failed("releasing the question of an ended ask", error, { questionId: id, runId });
@@ -168,6 +193,9 @@ export function createModelStep(deps: ModelStepDeps) {
       try {
         const { timeoutSeconds } = normalizeAskUserArgs(call.arguments, deps.limits);
         const questions = (call.arguments as { questions: unknown }).questions;
+        // The model chose the timeout: the run's reminders and escalation that would come at or after
+        // the deadline are left out for this question (the ask refuses them).
+        const beforeDeadline = (seconds: number) => seconds < timeoutSeconds;
         return {
           toolCallId: call.id,
           questions,
@@ -176,6 +204,8 @@ export function createModelStep(deps: ModelStepDeps) {
           owner: state.owner,
           sessionKey: state.sessionKey,
           deliverTo: state.deliverTo,
+          remindAfterSeconds: state.remindAfterSeconds?.filter(beforeDeadline) ?? null,
+          escalate: state.escalate && beforeDeadline(state.escalate.afterSeconds) ? state.escalate : null,
         };
       } catch (error) {
         if (!(error instanceof ToolInputError)) throw error;

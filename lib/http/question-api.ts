@@ -4,9 +4,11 @@ import type { ResolveQuestion } from "../app/resolve-question.ts";
 import { MAX_WAIT_MS } from "../app/wait-for-question.ts";
 import {
   deliveryTargetSchema,
+  escalationSchema,
   ownerSchema,
   type QuestionRecord,
   RECORD_ID_PATTERN,
+  remindAfterSecondsSchema,
 } from "../store/question-record.ts";
 import type { PendingFilters, QuestionStore } from "../store/question-store.ts";
 import type { AnswerLinks } from "../web/answer-link.ts";
@@ -32,6 +34,9 @@ const createBodySchema = z.strictObject({
   agentId: z.optional(shortText),
   runId: z.optional(shortText),
   deliverTo: z._default(z.array(deliveryTargetSchema).check(z.maxLength(10)), []),
+  // Each before the deadline (checked with the timeout, by the ask): 400 INVALID_ARGUMENT otherwise.
+  remindAfterSeconds: z.optional(remindAfterSecondsSchema),
+  escalate: z.optional(escalationSchema),
 });
 
 const answerBodySchema = z.strictObject({ answers: z.unknown(), resolvedBy: z.optional(shortText) });
