@@ -12,6 +12,7 @@ import { type ColdStartResult, type ColdStartSizes, measureColdStart } from "./c
 import { type CostResult, type CostSizes, measureCost } from "./cost.ts";
 import { startBenchStack } from "./lib/bench-stack.ts";
 import { samplePairs } from "./lib/paired.ts";
+import { MODEL_CLIENT_VARIANTS, type ModelClientsResult, modelClients } from "./model-clients.ts";
 import { measureScale, type ScaleResult, type ScaleSizes } from "./scale.ts";
 import { measureThroughput, type ThroughputResult, type ThroughputSizes } from "./throughput.ts";
 
@@ -38,7 +39,8 @@ export const SMOKE: BenchSizes = {
   overhead: { pairs: 3 },
   throughput: { rounds: 1, serialAnswers: 3, concurrentAnswers: 20, concurrency: 20 },
   scale: { levels: [10, 20, 40], pairsPerLevel: 2, cycles: 1, batch: 2 },
-  coldStart: { warmupRounds: 0, rounds: 1 },
+  // Three rounds: the modelStep cold-start budget (bench/model-clients.ts) is a median over rounds.
+  coldStart: { warmupRounds: 0, rounds: 3 },
   cost: { runs: 2, averageWaitSeconds: 300, pollSeconds: 10, timerQuestions: 2 },
 };
 
@@ -53,6 +55,7 @@ export interface BenchResults {
   scale: ScaleResult;
   coldStart: ColdStartResult;
   cost: CostResult;
+  modelClients: ModelClientsResult;
 }
 
 export async function runBench(
@@ -93,7 +96,9 @@ export async function runBench(
   const bundles = join(PROJECT_ROOT, "node_modules", ".cache", "handraise-bench", `${mode}-${process.pid}`);
   let coldStart: ColdStartResult;
   try {
-    coldStart = await step("cold start", () => measureColdStart(sizes.coldStart, bundles));
+    coldStart = await step("cold start", () =>
+      measureColdStart(sizes.coldStart, bundles, MODEL_CLIENT_VARIANTS),
+    );
   } finally {
     rmSync(bundles, { recursive: true, force: true });
     // The parent too, unless another run (the smoke test, say) is using it.
@@ -117,6 +122,7 @@ export async function runBench(
     scale,
     coldStart,
     cost,
+    modelClients: modelClients(coldStart),
   };
 }
 

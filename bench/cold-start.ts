@@ -66,6 +66,21 @@ export interface ColdStartBundle {
   readyMs: number;
   importRatio: number;
   readyRatio: number;
+  /** Every round's import, in round order: index i of any two bundles was measured in the same round. */
+  importSamples: number[];
+  /**
+   * CPU time (user + system, all threads) of each import, in round order: unlike wall time, it hardly moves
+   * when other processes load the machine.
+   */
+  importCpuSamples: number[];
+}
+
+/** A function of serverless.yml bundled with extra esbuild plugins (e.g. a module swapped for another). */
+export interface ColdStartVariant {
+  name: string;
+  /** The function (key in serverless.yml) whose handler it bundles. */
+  function: string;
+  plugins: Plugin[];
 }
 
 export interface ColdStartResult {
@@ -77,6 +92,8 @@ export interface ColdStartResult {
   /** The same clients with Powertools Logger, Metrics and Tracer: what operability adds. */
   sdkPowertools: ColdStartBundle;
   functions: ColdStartBundle[];
+  /** The variants asked for, measured in the same rounds (bench/model-clients.ts). */
+  variants: ColdStartBundle[];
   /** Functions that did not bundle or load (e.g. still being written), with the reason. */
   failed: { function: string; error: string }[];
 }
@@ -127,20 +144,27 @@ function esbuildOptions(doc: ServerlessDoc): BuildOptions {
 }
 
 const MEASURE_SCRIPT = `
+const cpu = process.cpuUsage();
 const started = performance.now();
 const module = await import(process.argv[2]);
 const ready = performance.now();
+const used = process.cpuUsage(cpu);
 if (typeof module[process.argv[3]] !== "function") throw new Error("the bundle exports no " + process.argv[3]);
-process.stdout.write(JSON.stringify({ importMs: ready - started, readyMs: ready }));
+process.stdout.write(JSON.stringify({ importMs: ready - started, readyMs: ready, importCpuMs: (used.user + used.system) / 1000 }));
 `;
 
 interface Bundle {
   function: string;
   file: string;
   exportName: string;
+  variant?: boolean;
 }
 
-export async function measureColdStart(sizes: ColdStartSizes, outDir: string): Promise<ColdStartResult> {
+export async function measureColdStart(
+  sizes: ColdStartSizes,
+  outDir: string,
+  variants: readonly ColdStartVariant[] = [],
+): Promise<ColdStartResult> {
   const doc = parse(readFileSync(join(PROJECT_ROOT, "serverless.yml"), "utf8"), {
     logLevel: "error",
   }) as ServerlessDoc;
@@ -159,7 +183,15 @@ export async function measureColdStart(sizes: ColdStartSizes, outDir: string): P
 
   const failed: ColdStartResult["failed"] = [];
   const bundles: Bundle[] = [];
-  const entries = [
+  const functions = readServerlessFunctions(PROJECT_ROOT);
+  const entries: {
+    function: string;
+    entry: string;
+    out: string;
+    exportName: string;
+    plugins?: Plugin[];
+    variant?: boolean;
+  }[] = [
     { function: EMPTY, entry: emptyEntry, out: "empty/handler", exportName: "handler" },
     { function: SDK_ONLY, entry: sdkEntry, out: "sdk-only/handler", exportName: "handler" },
     {
@@ -168,20 +200,38 @@ export async function measureColdStart(sizes: ColdStartSizes, outDir: string): P
       out: "sdk-powertools/handler",
       exportName: "handler",
     },
-    ...readServerlessFunctions(PROJECT_ROOT).map((fn) => ({
+    ...functions.map((fn) => ({
       function: fn.key,
       entry: join(PROJECT_ROOT, `${fn.module}.ts`),
       out: `${fn.key}/${fn.module}`,
       exportName: fn.exportName,
     })),
+    ...variants.map((variant, i) => {
+      const fn = functions.find((f) => f.key === variant.function);
+      if (!fn) throw new Error(`variant ${variant.name}: no function ${variant.function} in serverless.yml`);
+      return {
+        function: variant.name,
+        entry: join(PROJECT_ROOT, `${fn.module}.ts`),
+        out: `variant-${i}/${fn.module}`,
+        exportName: fn.exportName,
+        plugins: variant.plugins,
+        variant: true,
+      };
+    }),
   ];
   for (const entry of entries) {
     try {
-      await build({ ...options, entryPoints: [{ in: entry.entry, out: entry.out }], outdir: outDir });
+      await build({
+        ...options,
+        ...(entry.plugins && { plugins: [...entry.plugins, ...(options.plugins ?? [])] }),
+        entryPoints: [{ in: entry.entry, out: entry.out }],
+        outdir: outDir,
+      });
       bundles.push({
         function: entry.function,
         file: join(outDir, `${entry.out}${options.outExtension?.[".js"] ?? ".js"}`),
         exportName: entry.exportName,
+        ...(entry.variant && { variant: true }),
       });
     } catch (error) {
       if (REFERENCES.includes(entry.function)) throw error;
@@ -204,10 +254,10 @@ export async function measureColdStart(sizes: ColdStartSizes, outDir: string): P
       cwd: PROJECT_ROOT,
       env,
     });
-    return JSON.parse(stdout) as { importMs: number; readyMs: number };
+    return JSON.parse(stdout) as { importMs: number; readyMs: number; importCpuMs: number };
   };
 
-  const samples = new Map<Bundle, { importMs: number[]; readyMs: number[] }>();
+  const samples = new Map<Bundle, { importMs: number[]; readyMs: number[]; importCpuMs: number[] }>();
   let live = bundles;
   for (let round = 0; round < sizes.warmupRounds + sizes.rounds; round++) {
     // Round robin, starting one further each round, so drift of the machine is shared by every bundle.
@@ -216,9 +266,10 @@ export async function measureColdStart(sizes: ColdStartSizes, outDir: string): P
       try {
         const sample = await spawnOnce(bundle);
         if (round < sizes.warmupRounds) continue;
-        const list = samples.get(bundle) ?? { importMs: [], readyMs: [] };
+        const list = samples.get(bundle) ?? { importMs: [], readyMs: [], importCpuMs: [] };
         list.importMs.push(sample.importMs);
         list.readyMs.push(sample.readyMs);
+        list.importCpuMs.push(sample.importCpuMs);
         samples.set(bundle, list);
       } catch (error) {
         if (REFERENCES.includes(bundle.function)) throw error;
@@ -242,6 +293,8 @@ export async function measureColdStart(sizes: ColdStartSizes, outDir: string): P
       readyMs,
       importRatio: empty ? importMs / empty.importMs : 1,
       readyRatio: empty ? readyMs / empty.readyMs : 1,
+      importSamples: list.importMs,
+      importCpuSamples: list.importCpuMs,
     };
   };
   const reference = (name: string) => {
@@ -256,7 +309,10 @@ export async function measureColdStart(sizes: ColdStartSizes, outDir: string): P
     empty,
     sdkOnly: describe(reference(SDK_ONLY), empty),
     sdkPowertools: describe(reference(SDK_POWERTOOLS), empty),
-    functions: live.filter((b) => !REFERENCES.includes(b.function)).map((b) => describe(b, empty)),
+    functions: live
+      .filter((b) => !REFERENCES.includes(b.function) && !b.variant)
+      .map((b) => describe(b, empty)),
+    variants: live.filter((b) => b.variant).map((b) => describe(b, empty)),
     failed,
   };
 }

@@ -1,6 +1,7 @@
-/** The benchmark results as the Markdown table README.md shows, and the details under it. */
+/** The benchmark results as the Markdown table docs/benchmarks.md shows, and the details under it. */
 import type { BenchResults } from "./bench.ts";
 import type { ColdStartBundle } from "./cold-start.ts";
+import type { ModelClientOption } from "./model-clients.ts";
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 const x = (value: number) => `${value.toFixed(2)}×`;
@@ -13,7 +14,10 @@ const thousands = (value: number) => value.toLocaleString("en-US");
 type Row = [measurement: string, result: string, baseline: string, ratio: string, target: string];
 
 export function renderTable(results: BenchResults): string {
-  const { overhead, throughput, scale, coldStart, cost } = results;
+  const { overhead, throughput, scale, coldStart, cost, modelClients } = results;
+  const { budget, shipped, officialSdks } = modelClients;
+  const modelTarget = (option: ModelClientOption) =>
+    `≤ ${kb(budget.bytes)}, ≤ ${budget.importCpuRatio}× ${met(option.withinBytes && option.withinImport)}`;
   const rows: Row[] = [
     [
       "1. Answer → resume, median",
@@ -85,6 +89,20 @@ export function renderTable(results: BenchResults): string {
       x(cost.naive.ratio),
       "—",
     ],
+    [
+      `6. Model clients, modelStep with fetch + zod (shipped) (${kb(shipped.bundle.bytes)}, ${kb(shipped.bundle.gzipBytes)} gzip)`,
+      `import ${ms(shipped.bundle.importMs)} (CPU ${ms(shipped.importCpuMs)})`,
+      "import CPU of the other functions (median)",
+      x(shipped.importCpuRatio),
+      modelTarget(shipped),
+    ],
+    [
+      `6. Model clients, modelStep with the official SDKs (openai ${modelClients.sdkVersions.openai}, @anthropic-ai/sdk ${modelClients.sdkVersions.anthropic}) (${kb(officialSdks.bundle.bytes)}, ${kb(officialSdks.bundle.gzipBytes)} gzip)`,
+      `import ${ms(officialSdks.bundle.importMs)} (CPU ${ms(officialSdks.importCpuMs)})`,
+      `fetch + zod: ${kb(shipped.bundle.bytes)}, import ${ms(shipped.bundle.importMs)}`,
+      `${x(modelClients.bytesRatio)} size · ${x(modelClients.importRatio)} import · ${x(officialSdks.importCpuRatio)} CPU vs other functions`,
+      modelTarget(officialSdks),
+    ],
   ];
   return [
     "| measurement | result | baseline | ratio | target |",
@@ -147,6 +165,10 @@ export function renderDetails(results: BenchResults): string {
   lines.push(timer("unanswered with one reminder", cost.timers.unanswered));
   lines.push(
     `   Naive: ${cost.naive.polls} polls × (3 transitions + 1 Lambda of ${cost.naive.pollAssumedMs} ms assumed + ${cost.naive.pollReadUnits} read unit). Naive/task token at other average waits: ${cost.ratioByWait.map((r) => `${r.averageWaitSeconds / 60} min ${x(r.ratio)}`).join(", ")}.`,
+  );
+  const models = results.modelClients;
+  lines.push(
+    `6. The modelStep bundle as shipped (OpenAI and Anthropic over fetch, responses checked with zod) and the same bundle with those two adapters on the official SDKs (bench/model-sdk/), in the rounds of 4. Budget: ≤ ${kb(models.budget.bytes)} of JavaScript (test/template/bundles.test.ts) and import CPU ≤ ${models.budget.importCpuRatio}× the median of the other functions' in the same round (median over rounds). Bedrock is the AWS SDK either way (in the Lambda runtime, loaded on the first Bedrock call).`,
   );
   return lines.join("\n");
 }

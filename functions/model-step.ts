@@ -1,13 +1,16 @@
 /** The reference agent's model step: records the last tool outcome, runs the model, returns ask or reply. */
 import middy from "@middy/core";
-import { modelStepEventSchema } from "#lib/agent/model-step.ts";
+import type { Context } from "aws-lambda";
+import { parseModelStepEvent } from "#lib/agent/model-step.ts";
 import { loadConfig } from "#lib/config.ts";
 import { createObservability } from "#lib/telemetry/observability.ts";
-import { createServices } from "#lib/wiring.ts";
+import { createModelStepService } from "#lib/wiring.ts";
 
 const observability = createObservability("modelStep");
-const { modelStep } = createServices(loadConfig(), "modelStep", observability);
+const modelStep = createModelStepService(loadConfig(), observability);
 
 export const handler = middy()
   .use(observability.middlewares)
-  .handler(async (event: unknown) => modelStep(modelStepEventSchema.parse(event)));
+  .handler(async (event: unknown, context: Context) =>
+    modelStep(parseModelStepEvent(event), { remainingMs: context.getRemainingTimeInMillis() }),
+  );

@@ -1,4 +1,4 @@
-/** The question API behind API Gateway HTTP API: every /questions route (docs in README.md). */
+/** The question API behind API Gateway HTTP API: every /questions route (docs/api.md). */
 import middy from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { loadConfig } from "#lib/config.ts";

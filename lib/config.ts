@@ -12,9 +12,13 @@
  *
  * Secrets come from one of two places, never both: deployed, SSM Parameter Store SecureStrings under
  * `HANDRAISE_SSM_PREFIX`, read at run time (lib/secrets/ssm-secrets.ts) — then no secret may be in the
- * environment; locally, the environment variables named in infra/secrets.json, checked here.
+ * environment; locally, the environment variables named in infra/secrets.json, checked here. Model keys
+ * are the exception on both counts: a run names its key, so locally their variables (`OPENAI_API_KEY`,
+ * `ANTHROPIC_API_KEY`, `HANDRAISE_SECRET_<NAME>`) are kept aside unchecked and checked when a run reads one;
+ * deployed they are not read at all (a shell may well have OPENAI_API_KEY set for other tools).
  */
 import { ConfigError } from "./config-error.ts";
+import { ownerProblem, parseDeliverTo } from "./mcp/asker.ts";
 import {
   MAX_TIMEOUT_SECONDS,
   MIN_TIMEOUT_SECONDS,
@@ -24,10 +28,11 @@ import {
   CHANNEL_NAMES,
   type ChannelName,
   channelSecrets,
+  type FixedSecretName,
+  isModelKeyEnvName,
   isPlaceholder,
   parseChannelList,
   SECRET_NAMES,
-  type SecretName,
   SSM_PATH,
   secretEnvName,
   secretProblem,
@@ -53,6 +58,12 @@ const seconds = (fallback: number, max = STEP_FUNCTIONS_MAX_TIMEOUT_SECONDS) =>
       ),
     fallback,
   );
+
+/**
+ * Seconds before each retry of a notification, after the first attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 8 h,
+ * 8 h — the last attempt about 23.6 hours after the question closed.
+ */
+export const DEFAULT_NOTIFY_RETRY_SECONDS = [5, 300, 1800, 7200, 18_000, 28_800, 28_800];
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 
@@ -124,6 +135,24 @@ const envSchema = z
       z.string().check(z.regex(/^[0-9a-fA-F]{64}$/, "must be 64 hexadecimal characters")),
     ),
     MATTERMOST_URL: z.optional(httpUrl),
+    /** Where closed questions' notifications wait between attempts (deployed: the notify queue's URL). */
+    HANDRAISE_NOTIFY_QUEUE_URL: z.optional(httpUrl),
+    /** Seconds before each retry of a notification, comma-separated (default: about 24 hours in all). */
+    HANDRAISE_NOTIFY_RETRY_SECONDS: z._default(
+      z
+        .string()
+        .check(
+          z.regex(/^\d{1,6}(,\d{1,6}){0,19}$/, "must be up to 20 whole numbers of seconds, comma-separated"),
+        ),
+      DEFAULT_NOTIFY_RETRY_SECONDS.join(","),
+    ),
+    /** Local stack only: notify receivers on this machine (`http://127.0.0.1:…`). */
+    HANDRAISE_NOTIFY_LOOPBACK: z._default(z.enum(["true", "false"]), "false"),
+    /** The MCP server's asking person and targets when a request names none (README.md, "MCP server"). */
+    HANDRAISE_MCP_OWNER: z.optional(z.string()),
+    HANDRAISE_MCP_DELIVER_TO: z.optional(z.string()),
+    /** How long an MCP tool call waits for the answer before it returns `pending` (under clients' timeouts). */
+    HANDRAISE_MCP_WAIT_SECONDS: seconds(20, 25),
   })
   .check(
     z.refine((env) => env.HANDRAISE_MIN_TIMEOUT_SECONDS <= env.HANDRAISE_MAX_TIMEOUT_SECONDS, {
@@ -152,7 +181,12 @@ export interface TimerSettings {
 }
 
 export type SecretSource =
-  | { kind: "env"; values: Partial<Record<SecretName, string>> }
+  | {
+      kind: "env";
+      values: Partial<Record<FixedSecretName, string>>;
+      /** Model keys by environment variable (absent: none set), checked when a run reads one. */
+      modelKeys?: Record<string, string>;
+    }
   | { kind: "ssm"; prefix: string; maxAgeSeconds: number };
 
 export interface Config {
@@ -171,6 +205,22 @@ export interface Config {
   enabledChannels: ReadonlySet<ChannelName>;
   channels: ChannelSettings;
   secrets: SecretSource;
+  notify: NotifySettings;
+  mcp: McpSettings;
+}
+
+/** Signed notifications (lib/notify): the queue, the retry schedule, and whether loopback receivers are allowed. */
+export interface NotifySettings {
+  queueUrl: string | undefined;
+  retrySeconds: number[];
+  allowLoopback: boolean;
+}
+
+/** The MCP server's defaults (its requests may name their own owner and targets). */
+export interface McpSettings {
+  owner: string | undefined;
+  deliverTo: string | undefined;
+  waitSeconds: number;
 }
 
 /**
@@ -190,7 +240,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const fromSsm = e?.HANDRAISE_SSM_PREFIX !== undefined;
 
   const enabled = enabledChannels(present, fromSsm, problems);
-  const values: Partial<Record<SecretName, string>> = {};
+  const values: Partial<Record<FixedSecretName, string>> = {};
   for (const name of SECRET_NAMES) {
     const variable = secretEnvName(name);
     const value = present[variable];
@@ -221,6 +271,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `HANDRAISE_REMIND_AFTER_SECONDS must list at most ${MAX_REMINDERS} reminders, each at least 1 second`,
     );
   }
+  const mcpOwnerProblem = e?.HANDRAISE_MCP_OWNER && ownerProblem(e.HANDRAISE_MCP_OWNER);
+  if (mcpOwnerProblem) problems.push(`HANDRAISE_MCP_OWNER: ${mcpOwnerProblem}`);
+  const mcpTargets = e?.HANDRAISE_MCP_DELIVER_TO && parseDeliverTo(e.HANDRAISE_MCP_DELIVER_TO);
+  if (mcpTargets && "problem" in mcpTargets) problems.push(`HANDRAISE_MCP_DELIVER_TO: ${mcpTargets.problem}`);
   if (problems.length > 0 || !e) {
     throw new ConfigError(`Invalid configuration: ${problems.join("; ")}`);
   }
@@ -244,8 +298,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           prefix: e.HANDRAISE_SSM_PREFIX ?? "",
           maxAgeSeconds: e.HANDRAISE_SECRETS_MAX_AGE_SECONDS,
         }
-      : { kind: "env", values },
+      : { kind: "env", values, ...modelKeysOf(present) },
+    notify: {
+      queueUrl: e.HANDRAISE_NOTIFY_QUEUE_URL,
+      retrySeconds: e.HANDRAISE_NOTIFY_RETRY_SECONDS.split(",").map(Number),
+      allowLoopback: e.HANDRAISE_NOTIFY_LOOPBACK === "true",
+    },
+    mcp: {
+      owner: e.HANDRAISE_MCP_OWNER,
+      deliverTo: e.HANDRAISE_MCP_DELIVER_TO,
+      waitSeconds: e.HANDRAISE_MCP_WAIT_SECONDS,
+    },
   };
+}
+
+/** The model key variables that are set, by name (`{}` → nothing, so a config without them stays as it was). */
+function modelKeysOf(env: Record<string, string>): { modelKeys?: Record<string, string> } {
+  const modelKeys = Object.fromEntries(
+    Object.entries(env).filter(([variable]) => isModelKeyEnvName(variable)),
+  );
+  return Object.keys(modelKeys).length > 0 ? { modelKeys } : {};
 }
 
 /** HANDRAISE_CHANNELS when given (deployed it always is); locally, the channels whose bot token is set. */

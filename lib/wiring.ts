@@ -7,10 +7,12 @@
 import { SSMProvider } from "@aws-lambda-powertools/parameters/ssm";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
+import type { LambdaClient } from "@aws-sdk/client-lambda";
 import { SchedulerClient } from "@aws-sdk/client-scheduler";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { SSMClient } from "@aws-sdk/client-ssm";
 import { createModelStep } from "./agent/model-step.ts";
+import { createModelProviders } from "./agent/providers.ts";
 import { createAskQuestion } from "./app/ask-question.ts";
 import { createCancelStoppedRun } from "./app/cancel-stopped-run.ts";
 import { createFireQuestionTimer } from "./app/fire-question-timer.ts";
@@ -20,7 +22,9 @@ import { createQuestionTimers } from "./app/question-timers.ts";
 import { createResolveQuestion } from "./app/resolve-question.ts";
 import { createSettleClosedQuestion } from "./app/settle-closed-question.ts";
 import { createWaitForQuestion } from "./app/wait-for-question.ts";
+import { createDurableCallbacks } from "./callbacks/durable-callbacks.ts";
 import { createSfnTaskCallbacks } from "./callbacks/sfn-task-callbacks.ts";
+import { createWaiterCallbacks } from "./callbacks/waiter-callbacks.ts";
 import type { ChatChannel } from "./channels/chat-channel.ts";
 import { createConsoleChannel } from "./channels/console-channel.ts";
 import { createDiscordApi } from "./channels/discord/discord-api.ts";
@@ -33,11 +37,18 @@ import { createSlackChannel } from "./channels/slack/slack-channel.ts";
 import { createTelegramApi } from "./channels/telegram/telegram-api.ts";
 import { createTelegramChannel } from "./channels/telegram/telegram-channel.ts";
 import type { Config } from "./config.ts";
+import { createDurableAskUser } from "./durable/ask-user.ts";
+import { createDurableAgent } from "./durable/durable-agent.ts";
 import { type EventPublisher, NO_EVENTS } from "./events/event-publisher.ts";
 import { createEventBridgePublisher } from "./events/eventbridge-publisher.ts";
 import { createQuestionApi } from "./http/question-api.ts";
 import { createEnvSecrets } from "./secrets/env-secrets.ts";
-import { type FunctionName, functionSecrets, type SecretName } from "./secrets/secret-catalog.ts";
+import {
+  type FunctionName,
+  fixedSecrets,
+  functionSecrets,
+  type SecretGrant,
+} from "./secrets/secret-catalog.ts";
 import { limitSecrets, preloadSecrets, type Secrets, secretValue } from "./secrets/secrets.ts";
 import { createSsmSecrets } from "./secrets/ssm-secrets.ts";
 import { createDynamoDbQuestionStore } from "./store/dynamodb-question-store.ts";
@@ -75,7 +86,7 @@ export function createSecrets(config: Config, fn: FunctionName, capture: Capture
           maxAgeSeconds: config.secrets.maxAgeSeconds,
           provider: new SSMProvider({ awsSdkV3Client: capture(new SSMClient({})) }),
         })
-      : createEnvSecrets(config.secrets.values);
+      : createEnvSecrets(config.secrets.values, config.secrets.modelKeys);
   return limitSecrets(source, functionSecrets(fn, config.enabledChannels));
 }
 
@@ -83,7 +94,7 @@ export function createSecrets(config: Config, fn: FunctionName, capture: Capture
  * The answer page's links, for the functions that show them (their row of infra/secrets.json lists the link
  * secret): chat messages, the question API. Off without a link secret or a public URL.
  */
-export function createLinks(config: Config, secrets: Secrets, allowed: readonly SecretName[]): AnswerLinks {
+export function createLinks(config: Config, secrets: Secrets, allowed: readonly SecretGrant[]): AnswerLinks {
   if (!allowed.includes("link-secret")) return NO_ANSWER_LINKS;
   return createAnswerLinks({ publicUrl: config.publicUrl, key: () => secrets.get("link-secret") });
 }
@@ -110,7 +121,7 @@ function createTimers(config: Config, capture: CaptureClient): Timers {
 export function createChannels(
   config: Config,
   secrets: Secrets,
-  allowed: readonly SecretName[],
+  allowed: readonly SecretGrant[],
   links: AnswerLinks = NO_ANSWER_LINKS,
 ) {
   const channels = new Map<string, ChatChannel>();
@@ -183,7 +194,16 @@ export function createCoreServices(config: Config, fn: FunctionName, observabili
     tableName: config.tableName,
     retentionSeconds: config.retentionSeconds,
   });
-  const callbacks = createSfnTaskCallbacks(sfn);
+  // A question's waiter is a Step Functions task token or a durable execution's callback id (per record).
+  let lambda: Promise<LambdaClient> | undefined;
+  const callbacks = createWaiterCallbacks({
+    stepFunctions: createSfnTaskCallbacks(sfn),
+    // Built on first use (lib/callbacks/durable-callbacks.ts): most functions never complete a callback.
+    durable: createDurableCallbacks(() => {
+      lambda ??= import("@aws-sdk/client-lambda").then((sdk) => capture(new sdk.LambdaClient({})));
+      return lambda;
+    }),
+  });
   const resolve = createResolveQuestion({ store, callbacks, now, telemetry });
   return {
     config,
@@ -206,9 +226,11 @@ export function createCoreServices(config: Config, fn: FunctionName, observabili
      */
     ready: async (options: { tolerate?: boolean } = {}) => {
       try {
-        await preloadSecrets(secrets, secretNames, [
+        await preloadSecrets(secrets, fixedSecrets(secretNames), [
           ...(config.secrets.kind === "env" ? (["api-key"] as const) : []),
           "link-secret",
+          // Read by the notifier only; without it, each notification attempt fails and says why.
+          "notify-secret",
         ]);
       } catch (error) {
         if (!options.tolerate) throw error;
@@ -230,7 +252,7 @@ export function createCoreServices(config: Config, fn: FunctionName, observabili
  */
 export function createServices(config: Config, fn: FunctionName, observability: Observability) {
   const core = createCoreServices(config, fn, observability);
-  const { dynamodb, secrets, secretNames, store, callbacks, resolve, telemetry, capture } = core;
+  const { secrets, secretNames, store, callbacks, resolve, telemetry, capture } = core;
   const links = createLinks(config, secrets, secretNames);
   const channels = createChannels(config, secrets, secretNames, links);
   const askQuestion = createAskQuestion({
@@ -243,11 +265,6 @@ export function createServices(config: Config, fn: FunctionName, observability: 
     telemetry,
   });
   const waitForQuestion = createWaitForQuestion({ store, now, sleep });
-  const transcripts = createDynamoDbTranscriptStore({
-    client: dynamodb,
-    tableName: config.tableName,
-    keepSeconds: config.limits.maxTimeoutSeconds + config.retentionSeconds,
-  });
   return {
     config,
     secrets,
@@ -264,7 +281,69 @@ export function createServices(config: Config, fn: FunctionName, observability: 
     fireQuestionTimer: createFireQuestionTimer({ store, channels, telemetry, now, sleep }),
     askQuestion,
     resolve,
-    questionApi: createQuestionApi({ store, askQuestion, resolve, waitForQuestion, links, now }),
-    modelStep: createModelStep({ transcripts, questions: store, telemetry, limits: config.limits, now }),
+    questionApi: createQuestionApi({
+      store,
+      askQuestion,
+      resolve,
+      waitForQuestion,
+      links,
+      notifyPolicy: { allowLoopback: config.notify.allowLoopback },
+      now,
+    }),
   };
+}
+
+/**
+ * The reference agent's model step, with every model provider and the model keys (`models/*`): apart from
+ * createServices, so that only the modelStep bundle carries the provider adapters.
+ *
+ * @example
+ * const observability = createObservability("modelStep");
+ * const modelStep = createModelStepService(loadConfig(), observability);
+ */
+export function createModelStepService(config: Config, observability: Observability) {
+  const { dynamodb, secrets, store, telemetry } = createCoreServices(config, "modelStep", observability);
+  const providerFor = createProviderFor(secrets, observability);
+  return createModelStep({
+    transcripts: createDynamoDbTranscriptStore({
+      client: dynamodb,
+      tableName: config.tableName,
+      keepSeconds: config.limits.maxTimeoutSeconds + config.retentionSeconds,
+    }),
+    questions: store,
+    telemetry,
+    limits: config.limits,
+    now,
+    providerFor,
+  });
+}
+
+/** The model a run names, as a provider: for the two agents (modelStep and durableAgent) only. */
+function createProviderFor(secrets: Secrets, observability: Observability) {
+  return createModelProviders({
+    secrets,
+    now,
+    sleep,
+    random: Math.random,
+    // Provider, attempt, status, wait and the (redacted) reason: never the request, a body or the key.
+    onRetry: (info) => observability.logger.warn("model call retried", { ...info }),
+  });
+}
+
+/**
+ * The reference durable agent (functions/durable-agent.ts): asks and delivers as the ask task does, and
+ * calls the model its input names, as the modelStep function does.
+ *
+ * @example
+ * const durableAgent = createDurableAgentService(loadConfig(), createUntracedObservability("durableAgent"));
+ */
+export function createDurableAgentService(config: Config, observability: Observability) {
+  const services = createServices(config, "durableAgent", observability);
+  const agent = createDurableAgent({
+    askUser: createDurableAskUser({ askQuestion: services.askQuestion, limits: config.limits }),
+    limits: config.limits,
+    providerFor: createProviderFor(services.secrets, observability),
+    now,
+  });
+  return { agent, ready: services.ready };
 }

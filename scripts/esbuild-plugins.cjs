@@ -18,4 +18,23 @@ const zodEnglishOnly = {
   },
 };
 
-module.exports = [zodEnglishOnly];
+/**
+ * The MCP SDK's server builds an ajv JSON Schema validator (≈ 130 KB with its formats) unless given one; it
+ * only checks tool output and elicitation schemas, which Handraise's server declares none of, and
+ * lib/mcp/mcp-http.ts passes its own. The default is replaced by a stand-in that refuses to be used.
+ */
+const mcpWithoutAjv = {
+  name: "mcp-without-ajv",
+  setup(build) {
+    build.onLoad(
+      { filter: /@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]validation[\\/]ajv-provider\.js$/ },
+      () => ({
+        contents:
+          'export class AjvJsonSchemaValidator { getValidator() { throw new Error("no JSON Schema validator in this bundle"); } }\n',
+        loader: "js",
+      }),
+    );
+  },
+};
+
+module.exports = [zodEnglishOnly, mcpWithoutAjv];

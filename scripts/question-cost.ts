@@ -9,7 +9,7 @@
  *   nobody answers, the schedules that fire, the timer function's runs and its DynamoDB units, measured the
  *   same way.
  *
- * Usage: `npm run package && npx tsx scripts/question-cost.ts` (prints the README "Deploy" cost table).
+ * Usage: `npm run package && npx tsx scripts/question-cost.ts` (prints the cost table of docs/deploy.md, "What a question costs").
  */
 
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";

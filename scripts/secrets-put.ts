@@ -7,10 +7,13 @@
  * HANDRAISE_API_KEY is set, or when the stage has none yet (then a new one is made and printed once): adding
  * a channel later never replaces the key clients use. The answer page's link secret is stored when
  * HANDRAISE_LINK_SECRET is set, or made (and never printed: nobody needs to know it) with --answer-page
- * where the stage has none; without it the page is off. Credentials and region come from the usual AWS
+ * where the stage has none; without it the page is off. The notifications' signing secret is stored when
+ * HANDRAISE_NOTIFY_SECRET is set, or made with --notifications where the stage has none (then printed once:
+ * receivers need it to verify). Credentials and region come from the usual AWS
  * settings (AWS_PROFILE, AWS_REGION, …), as for the AWS CLI.
  *
- * Options: --stage (default dev), --channels (comma-separated; default none), --answer-page, --prefix
+ * Options: --stage (default dev), --channels (comma-separated; default none), --answer-page,
+ * --notifications, --prefix
  * (default /handraise/<stage>), --kms-key-id (a key of your own; default the AWS managed aws/ssm),
  * --new-api-key (replace the stage's API key with a new one), --region, --dry-run (say what would be
  * stored, store nothing).
@@ -34,6 +37,7 @@ const { values: options } = parseArgs({
     stage: { type: "string", default: "dev" },
     channels: { type: "string", default: "" },
     "answer-page": { type: "boolean", default: false },
+    notifications: { type: "boolean", default: false },
     prefix: { type: "string" },
     "kms-key-id": { type: "string" },
     "new-api-key": { type: "boolean", default: false },
@@ -56,9 +60,13 @@ const answerPage = options["answer-page"] || Boolean(process.env[secretEnvName("
 const names: SecretName[] = [
   "api-key",
   ...(answerPage ? (["link-secret"] as const) : []),
+  ...(options.notifications || process.env[secretEnvName("notify-secret")]
+    ? (["notify-secret"] as const)
+    : []),
   ...channels.flatMap((channel) => channelSecrets(channel)),
 ];
 let generatedApiKey: string | undefined;
+let generatedNotifySecret: string | undefined;
 /** Secrets made here rather than given: they never replace what the stage has (clients and links hold those). */
 const made = new Set<SecretName>();
 const problems: string[] = [];
@@ -76,6 +84,12 @@ for (const name of names) {
     made.add(name);
     value = randomBytes(32).toString("base64url");
   }
+  if (!value && name === "notify-secret") {
+    // Standard Webhooks' format (lib/notify/standard-webhooks.ts): whsec_ + base64 of the key bytes.
+    made.add(name);
+    generatedNotifySecret = `whsec_${randomBytes(32).toString("base64")}`;
+    value = generatedNotifySecret;
+  }
   if (!value) {
     problems.push(`${variable} is not set (${secretAbout(name)})`);
     continue;
@@ -88,6 +102,7 @@ if (problems.length > 0) fail(`nothing was stored:\n  - ${problems.join("\n  - "
 
 const client = new SSMClient(options.region ? { region: options.region } : {});
 let keptApiKey = false;
+let keptNotifySecret = false;
 for (const [name, value] of values) {
   const parameter = `${prefix}/${name}`;
   const overwrite = !made.has(name);
@@ -110,6 +125,7 @@ for (const [name, value] of values) {
   } catch (error) {
     if (!(error instanceof ParameterAlreadyExists) || overwrite) throw error;
     if (name === "api-key") keptApiKey = true;
+    if (name === "notify-secret") keptNotifySecret = true;
     process.stdout.write(
       `kept ${parameter}: it exists${name === "api-key" ? " (--new-api-key replaces it)" : ""}\n`,
     );
@@ -119,6 +135,11 @@ client.destroy();
 if (generatedApiKey && !keptApiKey && !options["dry-run"]) {
   process.stdout.write(
     `\nA new API key was made (shown this once; clients send it as "Authorization: Bearer <key>"):\n${generatedApiKey}\n`,
+  );
+}
+if (generatedNotifySecret && !keptNotifySecret && !options["dry-run"]) {
+  process.stdout.write(
+    `\nA notification signing secret was made (shown this once; receivers verify webhook-signature with it):\n${generatedNotifySecret}\n`,
   );
 }
 const channelParam = channels.length > 0 ? channels.join(",") : '""';

@@ -12,7 +12,7 @@ const cliEnvSchema = z.object({
   HANDRAISE_API_KEY: z.string().min(16).optional(),
 });
 
-/** The local stack's settings from the environment (names and defaults: the README's local stack table). */
+/** The local stack's settings from the environment (names and defaults: docs/local-stack.md). */
 export function localStackOptionsFromEnv(env: Record<string, string | undefined>): LocalStackOptions {
   const parsed = cliEnvSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v)));
   if (!parsed.success) {

@@ -9,6 +9,7 @@ import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from "@aws
 import type { QuestionRecord } from "#lib/store/question-record.ts";
 import { startFromCommandLine, stopOnSignals } from "./cli-options.ts";
 import { demoAgentInput } from "./demo-agent.ts";
+import { awsCredentialSettings, demoModelFromEnv, restoreAwsCredentials } from "./demo-model.ts";
 import { startTelegramPoller } from "./telegram-poller.ts";
 import { createTerminalAnswers } from "./terminal-answers.ts";
 
@@ -17,15 +18,29 @@ const print = (text: string): void => {
 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// With a bot token and a chat id, the question also goes to that real Telegram chat (see README).
+// With a bot token and a chat id, the question also goes to that real Telegram chat (README, "Answer from a
+// chat"; docs/channels.md, "On the local stack").
 const telegramChat = process.env.HANDRAISE_DEMO_TELEGRAM_CHAT_ID;
 const telegramToken = process.env.TELEGRAM_BOT_TOKEN;
 const useTelegram = Boolean(telegramChat && telegramToken);
 const telegramSecret = process.env.TELEGRAM_WEBHOOK_SECRET ?? randomBytes(24).toString("hex");
 
+// HANDRAISE_DEMO_MODEL=bedrock:<modelId> | openai:<model> | anthropic:<model>: a real model (see README).
+const demoModel = demoModelFromEnv(process.env);
+if (demoModel && "problem" in demoModel) {
+  process.stderr.write(`Handraise could not start: ${demoModel.problem}\n`);
+  process.exit(1);
+}
+const awsCredentials = awsCredentialSettings(process.env);
+
 // A bot token turns the Telegram channel on, which needs its webhook secret too (made up when unset).
 if (telegramToken) process.env.TELEGRAM_WEBHOOK_SECRET = telegramSecret;
-const stack = await startFromCommandLine(process.env);
+// The terminal is the demo's conversation: the handlers log warnings and errors only, without metric blobs,
+// and question events are not printed (`npm run local` shows all of them; so do these variables when set).
+process.env.POWERTOOLS_LOG_LEVEL ??= "WARN";
+process.env.POWERTOOLS_METRICS_DISABLED ??= "true";
+const stack = await startFromCommandLine(process.env, { printEvents: false });
+if (demoModel?.usesAws) restoreAwsCredentials(process.env, awsCredentials);
 const poller =
   useTelegram && telegramToken
     ? startTelegramPoller({
@@ -68,8 +83,8 @@ const sessionKey = `demo-${Date.now()}`;
 const { executionArn } = await sfn.send(
   new StartExecutionCommand({
     stateMachineArn: stack.stateMachineArns.agent,
-    input: JSON.stringify(
-      demoAgentInput({
+    input: JSON.stringify({
+      ...demoAgentInput({
         sessionKey,
         // In a private Telegram chat the chat id is the user's id.
         owner: useTelegram
@@ -81,10 +96,13 @@ const { executionArn } = await sfn.send(
         ],
         timeoutSeconds: 600,
       }),
-    ),
+      ...(demoModel && { model: demoModel.model }),
+    }),
   }),
 );
-print(`\nStarted the demo agent run ${executionArn}`);
+print(
+  `\nStarted the demo agent run ${executionArn}${demoModel ? ` (model: ${process.env.HANDRAISE_DEMO_MODEL})` : ""}`,
+);
 
 async function pendingQuestion(): Promise<QuestionRecord | undefined> {
   const { json } = await api("GET", `/questions?sessionKey=${encodeURIComponent(sessionKey)}`);

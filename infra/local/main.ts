@@ -22,6 +22,7 @@ process.stdout.write(
     `API key:            ${stack.apiKey}  (Authorization: Bearer <key>; HANDRAISE_API_KEY sets it)`,
     `Step Functions API: ${stack.sfnUrl}`,
     `DynamoDB:           ${stack.dynamodbUrl} (table ${stack.tableName})`,
+    `MCP server:         ${stack.httpUrl}/mcp  (same key; X-Handraise-Owner: web:you)`,
     ...Object.entries(stack.stateMachineArns).map(([name, arn]) => `State machine ${name}: ${arn}`),
     // Runs are kept by the local Step Functions engine in memory only.
     "Runs do not survive a restart of the local stack; questions and answers do when HANDRAISE_DATA_DIR is set.",

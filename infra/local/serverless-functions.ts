@@ -22,6 +22,8 @@ export interface ServerlessFunction {
   eventPatterns: Record<string, unknown>[];
   /** Its DynamoDB `stream` events: the table (logical id of `!GetAtt <Table>.StreamArn`) and delivery settings. */
   streams: StreamSubscription[];
+  /** The queues of its `sqs` events: the logical id of `!GetAtt <Queue>.Arn`. */
+  queues: string[];
   /** The CloudFormation logical id serverless gives it, which state machines reference with Fn::GetAtt. */
   logicalId: string;
 }
@@ -42,10 +44,15 @@ interface StreamEvent {
 
 /** `!GetAtt Table.StreamArn` (or the long form) → `Table`. */
 function streamTable(arn: unknown): string | undefined {
+  return attributeOf(arn, "StreamArn");
+}
+
+/** `!GetAtt Resource.<attribute>` (or the long form) → `Resource`. */
+function attributeOf(arn: unknown, wanted: string): string | undefined {
   const getAtt = (arn as { "Fn::GetAtt"?: unknown } | null)?.["Fn::GetAtt"];
-  const [table, attribute] =
+  const [resource, attribute] =
     typeof getAtt === "string" ? getAtt.split(".") : Array.isArray(getAtt) ? getAtt : [];
-  return attribute === "StreamArn" && typeof table === "string" ? table : undefined;
+  return attribute === wanted && typeof resource === "string" ? resource : undefined;
 }
 
 /** CloudFormation short-form tags (`!Ref X`) become plain objects: the local stack does not evaluate them. */
@@ -65,6 +72,7 @@ export function readServerlessFunctions(projectRoot: string): ServerlessFunction
           httpApi?: HttpRoute;
           eventBridge?: { pattern?: Record<string, unknown> };
           stream?: StreamEvent;
+          sqs?: { arn?: unknown } | string;
         }[];
       }
     >;
@@ -92,6 +100,11 @@ export function readServerlessFunctions(projectRoot: string): ServerlessFunction
               },
             ]
           : [];
+      }),
+      queues: (fn.events ?? []).flatMap((event) => {
+        const arn = typeof event.sqs === "object" ? event.sqs.arn : undefined;
+        const queue = attributeOf(arn, "Arn");
+        return queue ? [queue] : [];
       }),
       logicalId: `${key.charAt(0).toUpperCase()}${key.slice(1).replaceAll("-", "Dash").replaceAll("_", "Underscore")}LambdaFunction`,
     };

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { DynamoDbClientObserver } from "#lib/wiring.ts";
 import tableDefinition from "../table.json" with { type: "json" };
+import { type LocalDurableCallbacks, startLocalDurableCallbacks } from "./durable-callbacks.ts";
 import { ensureTable, localDynamoDbClient, startLocalDynamoDb } from "./dynamodb.ts";
 import { type ItemChange, startDynamoDbProxy } from "./dynamodb-proxy.ts";
 import { createStreamEmulator, type FailedStreamRecord, type StreamConsumer } from "./dynamodb-streams.ts";
@@ -25,6 +26,7 @@ import {
 import { lambdaContext } from "./lambda-context.ts";
 import { type LocalSchedule, startLocalScheduler } from "./scheduler.ts";
 import { readServerlessFunctions } from "./serverless-functions.ts";
+import { type DeadLetter, type QueueConsumer, startLocalSqs } from "./sqs.ts";
 import {
   type ExecutionStatusChange,
   type LocalLambdaHandler,
@@ -53,6 +55,8 @@ export interface LocalStackOptions {
   /** Extra environment for the handlers (e.g. HANDRAISE_MIN_TIMEOUT_SECONDS, *_API_BASE). */
   env?: Record<string, string>;
   onExecutionStatusChange?: (change: ExecutionStatusChange) => void | Promise<void>;
+  /** Print each question event as an `event {…}` line on stdout (default on; the demo keeps its terminal quiet). */
+  printEvents?: boolean;
   /** Called after each HTTP request the local API served (method, route, status, milliseconds). */
   onRequest?: (entry: RequestLogEntry) => void;
   /**
@@ -97,6 +101,16 @@ export interface LocalStack {
   setStreams(on: boolean): void;
   /** Stream records that failed every retry: what AWS sends to the mapping's on-failure queue. */
   streamFailures: FailedStreamRecord[];
+  /**
+   * Lambda's durable-execution callback API (infra/local/durable-callbacks.ts): a test attaches each
+   * callback its in-process durable execution waits on, and the handlers' SendDurableExecutionCallback*
+   * calls reach it.
+   */
+  durableCallbacks: LocalDurableCallbacks;
+  /** The SQS emulation: resolves once no message waits or is being handled. */
+  queuesDrained(): Promise<void>;
+  /** Messages that failed every receive (what AWS moves to the dead-letter queue). */
+  deadLetters: DeadLetter[];
   stop(): Promise<void>;
 }
 
@@ -147,7 +161,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     stops.push(proxy.stop);
 
     // The stack's event bus, where the stream consumer publishes question events.
-    const eventBus = await startLocalEventBus({ host });
+    const eventBus = await startLocalEventBus({
+      host,
+      ...(options.printEvents === false && { print: () => {} }),
+    });
     stops.push(eventBus.stop);
 
     // The SFN port must be known before the handlers load their configuration, so start it with the
@@ -197,6 +214,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     stops.push(scheduler.stop);
 
+    // Lambda's durable callbacks and SQS, which the handlers reach through AWS_ENDPOINT_URL_LAMBDA / _SQS.
+    const durableCallbacks = await startLocalDurableCallbacks({ host });
+    stops.push(durableCallbacks.stop);
+    const queueConsumers = new Map<string, QueueConsumer[]>();
+    const sqs = await startLocalSqs({
+      host,
+      region: REGION,
+      account: ACCOUNT,
+      consumers: (queue) => queueConsumers.get(queue) ?? [],
+    });
+    stops.push(sqs.stop);
+
     // Listening before the handlers load: they read its URL as their public URL (the answer page's links).
     const gateway = await startHttpGateway({
       routes: [],
@@ -213,6 +242,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       AWS_SECRET_ACCESS_KEY: "local",
       AWS_ENDPOINT_URL_DYNAMODB: proxy.url,
       AWS_ENDPOINT_URL_SFN: sfn.url,
+      AWS_ENDPOINT_URL_LAMBDA: durableCallbacks.url,
+      AWS_ENDPOINT_URL_SQS: sqs.url,
+      // serverless.yml's NotifyQueue; notify receivers on this machine are allowed (http://127.0.0.1:…).
+      HANDRAISE_NOTIFY_QUEUE_URL: sqs.queueUrl("NotifyQueue"),
+      HANDRAISE_NOTIFY_LOOPBACK: "true",
       AWS_ENDPOINT_URL_EVENTBRIDGE: eventBus.url,
       HANDRAISE_EVENT_BUS: "handraise-local",
       AWS_ENDPOINT_URL_SCHEDULER: scheduler.url,
@@ -228,6 +262,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...(!fromSsm &&
         process.env.HANDRAISE_LINK_SECRET === undefined && {
           HANDRAISE_LINK_SECRET: randomBytes(32).toString("base64url"),
+        }),
+      // Notifications are signed locally too: a key made up for this run unless one is set.
+      ...(!fromSsm &&
+        process.env.HANDRAISE_NOTIFY_SECRET === undefined && {
+          HANDRAISE_NOTIFY_SECRET: `whsec_${randomBytes(32).toString("base64")}`,
         }),
       HANDRAISE_PUBLIC_URL: process.env.HANDRAISE_PUBLIC_URL ?? gateway.url,
       HANDRAISE_CONSOLE_CHANNEL: "true",
@@ -286,6 +325,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           maximumRetryAttempts: stream.maximumRetryAttempts,
         });
       }
+      for (const queue of fn.queues) {
+        const consumers = queueConsumers.get(queue) ?? [];
+        consumers.push({ name: functionName(fn.key), handler: handler as QueueConsumer["handler"] });
+        queueConsumers.set(queue, consumers);
+      }
       for (const route of fn.routes) {
         routes.push({ ...route, functionName: functionName(fn.key), handler: handler as HttpHandler });
       }
@@ -317,6 +361,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         else delete proxyOptions.onChange;
       },
       streamFailures,
+      durableCallbacks,
+      queuesDrained: () => sqs.drained(),
+      deadLetters: sqs.deadLetters,
       stop,
     };
   } catch (error) {

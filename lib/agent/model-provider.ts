@@ -1,15 +1,32 @@
 import type { ToolCall, Transcript } from "./transcript.ts";
 
-/** The model's next move: call tools, or reply and end the run. */
-export type ModelTurn = { toolCalls: ToolCall[] } | { reply: string };
+/** Tokens one model call consumed, as the provider reported them. */
+export interface ModelUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/**
+ * The model's next move: call tools (with any text it wrote alongside), or reply and end the run. `usage`
+ * is there when the provider reports it (every real one does; the scripted model does not).
+ */
+export type ModelTurn = ({ toolCalls: ToolCall[]; text?: string } | { reply: string }) & {
+  usage?: ModelUsage;
+};
+
+export interface ModelCallOptions {
+  /** Epoch milliseconds by which the call must have ended, retries included (the model step's own budget). */
+  deadlineMs: number;
+}
 
 /**
  * A language model behind one interface. The state machine does not know which one runs.
  *
  * @example
- * const turn = await provider.next(transcript);
+ * const turn = await provider.next(transcript, { deadlineMs: Date.now() + 50_000 });
  * if ("reply" in turn) return turn.reply;
  */
 export interface ModelProvider {
-  next(transcript: Transcript): Promise<ModelTurn>;
+  /** @throws ModelError when the provider cannot give a turn (after its retries, within the deadline). */
+  next(transcript: Transcript, options: ModelCallOptions): Promise<ModelTurn>;
 }

@@ -22,17 +22,40 @@ import {
 import type { QuestionStore } from "../store/question-store.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
 import * as z from "../zod.ts";
-import type { ModelProvider } from "./model-provider.ts";
+import { ModelError, StepLimitError } from "./model-error.ts";
+import type { ModelProvider, ModelTurn, ModelUsage } from "./model-provider.ts";
+import {
+  anthropicModelSchema,
+  bedrockModelSchema,
+  DEFAULT_MAX_STEPS,
+  MODEL_STEP_SECONDS,
+  openAiModelSchema,
+} from "./model-settings.ts";
 import { createScriptedProvider, scriptedModelSchema } from "./scripted-provider.ts";
-import type { ToolCall, ToolOutcome, Transcript, TranscriptStore } from "./transcript.ts";
+import {
+  type ToolCall,
+  type ToolOutcome,
+  type Transcript,
+  type TranscriptStore,
+  usageTotals,
+} from "./transcript.ts";
 
-/** The agent state machine's input (README.md, "How it works"). */
+/** The `model` of the agent's input: which model runs, and how (model-settings.ts, scripted-provider.ts). */
+export const agentModelSchema = z.discriminatedUnion("provider", [
+  scriptedModelSchema,
+  bedrockModelSchema,
+  openAiModelSchema,
+  anthropicModelSchema,
+]);
+export type AgentModel = z.infer<typeof agentModelSchema>;
+
+/** The agent state machine's input (docs/architecture.md, "The agent state machine"). */
 export const agentInputSchema = z.object({
   sessionKey: z.string().check(z.minLength(1), z.maxLength(256)),
   owner: ownerSchema,
   deliverTo: z.array(deliveryTargetSchema).check(z.maxLength(10)),
   prompt: z.string().check(z.maxLength(100_000)),
-  model: scriptedModelSchema,
+  model: agentModelSchema,
   agentId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
   /** Reminders for every question of the run (seconds after it is asked); the deployment's default if absent. */
   remindAfterSeconds: z.optional(remindAfterSecondsSchema),
@@ -41,7 +64,7 @@ export const agentInputSchema = z.object({
 });
 export type AgentInput = z.infer<typeof agentInputSchema>;
 
-/** What the AskUser task left at `$.askResult`: a §2 result, or a tool error from its Catch. */
+/** What the AskUser task left at `$.askResult`: an ask_user result, or a tool error from its Catch. */
 const askResultSchema = z.union([
   askUserResultSchema,
   z.object({ status: z.literal("error"), error: z.object({ code: z.string(), message: z.string() }) }),
@@ -58,10 +81,25 @@ export const modelStepEventSchema = z.object({
 export type ModelStepEvent = z.infer<typeof modelStepEventSchema>;
 
 /**
- * The AskUser task's input (infra/state-machines/agent.asl.json): the model's questions as it sent them
- * (the ask Lambda normalizes them again at its own trust boundary), who to ask and where, the clamped
- * timeout, the wait including the grace period, which the task's `TimeoutSecondsPath` reads, and the run's
- * reminders and escalation (docs/timers.md).
+ * The event, parsed. A `model` that is not valid (a typo, a key where its secret's name belongs) ends the
+ * run as a ModelError that says what to fix; zod names the fields, never their values.
+ *
+ * @throws ModelError for problems in `model` alone; the ZodError for any other.
+ */
+export function parseModelStepEvent(event: unknown): ModelStepEvent {
+  const parsed = modelStepEventSchema.safeParse(event);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues;
+  if (!issues.every((issue) => issue.path[0] === "state" && issue.path[1] === "model")) throw parsed.error;
+  const problems = issues.map((issue) => `${issue.path.slice(1).join(".")}: ${issue.message}`);
+  throw new ModelError(`The input's model is not valid: ${problems.join("; ")}.`);
+}
+
+/**
+ * The AskUser task's input (docs/architecture.md, "The agent state machine"): the model's questions as it
+ * sent them (the ask Lambda normalizes them again at its own trust boundary), who to ask and where, the
+ * clamped timeout, the wait including the grace period, which the task's `TimeoutSecondsPath` reads, and
+ * the run's reminders and escalation (docs/timers.md).
  */
 export interface AskStep {
   toolCallId: string;
@@ -79,9 +117,17 @@ export interface AskStep {
   /** The run's escalation if it falls before this question's deadline, else null. */
   escalate: Escalation | null;
 }
+/** The run's token totals, in its output when the model reports usage (real providers do). */
+export type RunUsage = ModelUsage & { modelCalls: number };
+
+/**
+ * `continue`: this invocation's time is running short, so the state machine calls the model step again
+ * (a fresh Lambda with the whole step time) before the next model call.
+ */
 export type ModelStepResult =
   | { action: "ask"; ask: AskStep }
-  | { action: "reply"; output: { reply: string } };
+  | { action: "reply"; output: { reply: string; usage?: RunUsage } }
+  | { action: "continue" };
 
 export interface ModelStepDeps {
   transcripts: TranscriptStore;
@@ -93,22 +139,45 @@ export interface ModelStepDeps {
   questions: Pick<QuestionStore, "release" | "expire">;
   limits: TimeoutLimits;
   now: () => number;
-  providerFor?: (model: AgentInput["model"]) => ModelProvider;
+  providerFor?: (model: AgentModel) => ModelProvider;
 }
 
-/** Model calls one step may make when every tool call it gets is answered at once (errors, unknown tools). */
-const MAX_MODEL_CALLS_PER_STEP = 8;
+export interface ModelStepOptions {
+  /** The Lambda's remaining time (`context.getRemainingTimeInMillis()`); the step budgets its work by it. */
+  remainingMs?: number;
+}
+
+/**
+ * Kept back from the step's time for what follows the last model call (saving the transcript, returning):
+ * a step that gives up must still end before the Lambda and the task time out.
+ */
+export const STEP_MARGIN_MS = 5_000;
+/**
+ * A further model call in the same invocation needs this much time left; with less, the step hands over
+ * to a fresh invocation (`continue`) rather than risk running out in the middle of the call.
+ */
+export const MIN_CALL_MS = 20_000;
 
 /**
  * One turn of the reference agent: record the last ask_user outcome, then run the model until it either
- * replies or calls ask_user with valid arguments. Invalid arguments go straight back to the model as a
- * tool error, so the run never suspends on them.
+ * replies or calls ask_user with valid arguments. Invalid arguments and unknown tools go straight back to
+ * the model as tool errors, so the run never suspends on them. The loop guard ends the run with
+ * StepLimitError once its model calls reach `model.maxSteps`; a provider that keeps failing ends it with
+ * ModelError (both after the transcript is saved).
  */
 export function createModelStep(deps: ModelStepDeps) {
-  const providerFor = deps.providerFor ?? createScriptedProvider;
+  const providerFor = deps.providerFor ?? defaultProviderFor;
 
-  return async function modelStep(event: ModelStepEvent): Promise<ModelStepResult> {
+  return async function modelStep(
+    event: ModelStepEvent,
+    options: ModelStepOptions = {},
+  ): Promise<ModelStepResult> {
     const { runId, state } = event;
+    const started = deps.now();
+    const deadlineMs =
+      started +
+      Math.min(options.remainingMs ?? Number.POSITIVE_INFINITY, MODEL_STEP_SECONDS * 1000) -
+      STEP_MARGIN_MS;
     const transcript: Transcript = (await deps.transcripts.load(runId)) ?? {
       messages: [{ role: "user", content: state.prompt }],
       pendingToolCalls: [],
@@ -126,27 +195,53 @@ export function createModelStep(deps: ModelStepDeps) {
     }
 
     const provider = providerFor(state.model);
-    for (let calls = 0; calls <= MAX_MODEL_CALLS_PER_STEP; calls++) {
+    const maxSteps = state.model.maxSteps ?? DEFAULT_MAX_STEPS;
+    const save = () => deps.transcripts.save(runId, transcript, deps.now());
+    for (let calls = 0; ; calls++) {
       const ask = takeNextAsk(transcript, state);
       if (ask) {
-        await deps.transcripts.save(runId, transcript, deps.now());
+        await save();
         return { action: "ask", ask };
       }
-      const turn = await provider.next(transcript);
-      transcript.modelCalls += 1;
-      if ("reply" in turn) {
-        transcript.messages.push({ role: "assistant", content: turn.reply });
-        await deps.transcripts.save(runId, transcript, deps.now());
-        return { action: "reply", output: { reply: turn.reply } };
+      if (transcript.modelCalls >= maxSteps) {
+        await save();
+        throw new StepLimitError(maxSteps);
       }
-      transcript.messages.push({ role: "assistant", toolCalls: turn.toolCalls });
-      transcript.pendingToolCalls.push(...turn.toolCalls);
+      if (calls > 0 && deadlineMs - deps.now() < MIN_CALL_MS) {
+        await save();
+        return { action: "continue" };
+      }
+      let turn: ModelTurn;
+      try {
+        turn = await provider.next(transcript, { deadlineMs });
+      } catch (error) {
+        // The outcome recorded above stays, for whoever reads the failed run's transcript.
+        await save();
+        throw error;
+      }
+      transcript.modelCalls += 1;
+      const usage = turn.usage && { usage: turn.usage };
+      if ("reply" in turn) {
+        transcript.messages.push({ role: "assistant", content: turn.reply, ...usage });
+        await save();
+        const totals = usageTotals(transcript);
+        return {
+          action: "reply",
+          output: {
+            reply: turn.reply,
+            ...(totals && { usage: { ...totals, modelCalls: transcript.modelCalls } }),
+          },
+        };
+      }
+      const toolCalls = withUniqueIds(turn.toolCalls, transcript);
+      transcript.messages.push({
+        role: "assistant",
+        ...(turn.text !== undefined && { content: turn.text }),
+        toolCalls,
+        ...usage,
+      });
+      transcript.pendingToolCalls.push(...toolCalls);
     }
-    await deps.transcripts.save(runId, transcript, deps.now());
-    return {
-      action: "reply",
-      output: { reply: "(stopped: the model kept calling tools without asking or replying)" },
-    };
   };
 
   /**
@@ -222,6 +317,32 @@ export function createModelStep(deps: ModelStepDeps) {
 
 function isExpired(result: z.infer<typeof askResultSchema>): boolean {
   return result.status === "no_answer" && result.reason === "expired";
+}
+
+function defaultProviderFor(model: AgentModel): ModelProvider {
+  if (model.provider !== "scripted") throw new Error(`No provider for "${model.provider}" was wired in.`);
+  return createScriptedProvider(model);
+}
+
+/** What a tool call id may look like (every provider's own ids do; the ids are also question ids' input). */
+const CALL_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+/**
+ * Tool call ids name their questions (`questionIdFor(runId, toolCallId)`), so each must be new in the run.
+ * A call without a usable id, or with one the run has seen (some OpenAI-compatible servers number their
+ * calls afresh each turn), gets a fresh one; the transcript keeps it, so the provider gets the same id back
+ * in the assistant message and in the tool result.
+ */
+function withUniqueIds(calls: ToolCall[], transcript: Transcript): ToolCall[] {
+  const seen = new Set(
+    transcript.messages.flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []).map((c) => c.id) : [])),
+  );
+  return calls.map((call, index) => {
+    let id = call.id;
+    if (!CALL_ID.test(id) || seen.has(id)) id = `call_hr${transcript.modelCalls}_${index}`;
+    seen.add(id);
+    return id === call.id ? call : { ...call, id };
+  });
 }
 
 function toolError(code: string, message: string): ToolOutcome {

@@ -1,10 +1,12 @@
 import * as z from "../zod.ts";
 import type { ModelProvider, ModelTurn } from "./model-provider.ts";
+import { maxStepsSetting } from "./model-settings.ts";
 import { type Transcript, toolCallSchema, toolOutcomes } from "./transcript.ts";
 
 /**
  * `{"provider":"scripted","steps":[{"toolCalls":[…]}, {"reply":"deploy={{call_1.deploy_target}}"}]}`
- * (DESIGN.md §5): the model of the demo and the tests, which plays its steps in order.
+ * (docs/architecture.md, "The agent state machine"): the model of the demo and the tests, which plays its
+ * steps in order.
  */
 export const scriptedModelSchema = z.strictObject({
   provider: z.literal("scripted"),
@@ -16,6 +18,7 @@ export const scriptedModelSchema = z.strictObject({
       ]),
     )
     .check(z.minLength(1), z.maxLength(50)),
+  maxSteps: maxStepsSetting,
 });
 export type ScriptedModel = z.infer<typeof scriptedModelSchema>;
 

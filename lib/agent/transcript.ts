@@ -1,5 +1,6 @@
 import { askUserResultSchema } from "../questions/schema.ts";
 import * as z from "../zod.ts";
+import type { ModelUsage } from "./model-provider.ts";
 
 export const toolCallSchema = z.strictObject({
   id: z.string().check(z.minLength(1), z.maxLength(128)),
@@ -21,7 +22,7 @@ export type ToolOutcome = z.infer<typeof toolOutcomeSchema>;
 
 export type TranscriptMessage =
   | { role: "user"; content: string }
-  | { role: "assistant"; content?: string; toolCalls?: ToolCall[] }
+  | { role: "assistant"; content?: string; toolCalls?: ToolCall[]; usage?: ModelUsage }
   | { role: "tool"; toolCallId: string; text: string; outcome: ToolOutcome };
 
 /**
@@ -40,6 +41,18 @@ export interface Transcript {
 export interface TranscriptStore {
   load(runId: string): Promise<Transcript | undefined>;
   save(runId: string, transcript: Transcript, nowMs: number): Promise<void>;
+}
+
+/** The tokens of every model call so far that reported them; undefined when none did (the scripted model). */
+export function usageTotals(transcript: Transcript): ModelUsage | undefined {
+  let totals: ModelUsage | undefined;
+  for (const message of transcript.messages) {
+    if (message.role !== "assistant" || !message.usage) continue;
+    totals ??= { inputTokens: 0, outputTokens: 0 };
+    totals.inputTokens += message.usage.inputTokens;
+    totals.outputTokens += message.usage.outputTokens;
+  }
+  return totals;
 }
 
 /** The outcome of each tool call so far, by call id (for templating and for providers). */

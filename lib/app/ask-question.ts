@@ -20,7 +20,7 @@ export interface AskQuestionInput {
   runId?: string | undefined;
   toolCallId?: string | undefined;
   deliverTo: DeliveryTarget[];
-  /** Present when a Step Functions run waits on this question. */
+  /** Present when a run waits on this question: a task token, or a durable callback (lib/callbacks/waiter.ts). */
   taskToken?: string | undefined;
   /**
    * When to remind the owner, in seconds after asking, each before the deadline (else InvalidArgumentError);
@@ -29,6 +29,8 @@ export interface AskQuestionInput {
   remindAfterSeconds?: number[] | null | undefined;
   /** Who else may answer from `afterSeconds` (before the deadline) on, and where they are sent it then. */
   escalate?: Escalation | null | undefined;
+  /** Where the result is POSTed, signed, when the question ends (checked by the caller: lib/notify). */
+  notify?: { url: string } | undefined;
 }
 
 export interface AskQuestionDeps {
@@ -120,6 +122,7 @@ export function createAskQuestion(deps: AskQuestionDeps) {
       runId: input.runId,
       taskToken: input.taskToken,
       deliverTo: input.deliverTo,
+      notify: input.notify,
       createdAtMs: now(),
       remindAfterSeconds,
       escalate,

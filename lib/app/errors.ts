@@ -1,6 +1,6 @@
 /**
- * Expected failures of the use cases, each with the API error code it maps to (DESIGN.md §4). Names are set
- * explicitly: the ask Lambda's errors reach the state machine's `Catch` by name.
+ * Expected failures of the use cases, each with the API error code it maps to (docs/api.md, "Errors"). Names
+ * are set explicitly: the ask Lambda's errors reach the state machine's `Catch` by name.
  */
 import type { QuestionStatus } from "../store/question-record.ts";
 

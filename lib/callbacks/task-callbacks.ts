@@ -1,6 +1,9 @@
 import type { AskUserResult } from "../questions/schema.ts";
 
-/** Error names the run's `Catch` turns into no_answer results (DESIGN.md §1). */
+/**
+ * Error names the run's `Catch` turns into no_answer results (docs/architecture.md, "The agent state
+ * machine").
+ */
 export const TASK_ERRORS = { cancelled: "Handraise.Cancelled", skipped: "Handraise.Skipped" } as const;
 export type TaskErrorName = (typeof TASK_ERRORS)[keyof typeof TASK_ERRORS];
 

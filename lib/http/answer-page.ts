@@ -1,5 +1,5 @@
 /**
- * `GET` / `POST /answer/{id}?sig=…`: the answer page (README.md, "Answer in a browser").
+ * `GET` / `POST /answer/{id}?sig=…`: the answer page (docs/channels.md, "The answer page").
  *
  * - The link is the capability: `sig` must be this question's signature (lib/web/answer-link.ts) — an
  *   unknown id, a malformed or altered signature all get the same 403 page, which says nothing about any

@@ -32,7 +32,7 @@ export interface HttpProblem {
 }
 
 /**
- * The one place errors become HTTP responses (codes: README.md, "The question API"). Expected failures keep
+ * The one place errors become HTTP responses (codes: docs/api.md, "Errors"). Expected failures keep
  * their message; anything else is an opaque 500 and is reported (name and message only: events carry
  * secrets and personal data).
  */

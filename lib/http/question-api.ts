@@ -1,7 +1,9 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { AskQuestion } from "../app/ask-question.ts";
+import { InvalidArgumentError } from "../app/errors.ts";
 import type { ResolveQuestion } from "../app/resolve-question.ts";
 import { MAX_WAIT_MS } from "../app/wait-for-question.ts";
+import { type NotifyUrlPolicy, notifyUrlProblem } from "../notify/notify-url.ts";
 import {
   deliveryTargetSchema,
   escalationSchema,
@@ -37,6 +39,8 @@ const createBodySchema = z.strictObject({
   // Each before the deadline (checked with the timeout, by the ask): 400 INVALID_ARGUMENT otherwise.
   remindAfterSeconds: z.optional(remindAfterSecondsSchema),
   escalate: z.optional(escalationSchema),
+  // Where the result is POSTed, signed, when the question ends; the URL is checked by notifyUrlProblem.
+  notify: z.optional(z.strictObject({ url: z.string() })),
 });
 
 const answerBodySchema = z.strictObject({ answers: z.unknown(), resolvedBy: z.optional(shortText) });
@@ -73,13 +77,15 @@ export interface QuestionApiDeps {
   waitForQuestion: (id: string, timeoutMs: number) => Promise<QuestionRecord>;
   /** The answer page's link of a question, returned as `answerUrl` (absent when the page is off). */
   links: AnswerLinks;
+  /** Which notify URLs are accepted (deployed: public https only). */
+  notifyPolicy: NotifyUrlPolicy;
   now: () => number;
 }
 
 type Route = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
 
 /**
- * The question API (README.md, "The question API"), dispatched on API Gateway's `routeKey` (routes in serverless.yml).
+ * The question API (docs/api.md), dispatched on API Gateway's `routeKey` (routes in serverless.yml).
  * Input is parsed with zod here; errors go to the one mapper in `http-errors.ts`.
  */
 export function createQuestionApi(deps: QuestionApiDeps): Route {
@@ -95,6 +101,8 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
   const routes: Record<string, Route> = {
     "POST /questions": async (event) => {
       const { questions, timeoutSeconds, ...meta } = createBodySchema.parse(parseJsonBody(event));
+      const notifyProblem = meta.notify && notifyUrlProblem(meta.notify.url, deps.notifyPolicy);
+      if (notifyProblem) throw new InvalidArgumentError("notify.url", `notify.url ${notifyProblem}.`);
       const record = await deps.askQuestion({ args: argsOf(questions, timeoutSeconds), ...meta });
       const answerUrl = await deps.links.urlFor(record);
       // delivery_failed when no target took it: the id is still the caller's, to read the record back.

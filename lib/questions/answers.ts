@@ -5,7 +5,7 @@ import { type Answers, MAX_ANSWER_VALUE_UNITS, MAX_ANSWERS_BYTES, type Question 
 
 /**
  * Checks an answer envelope against the questions and returns it canonical
- * (reference/ask-user-contract.md §2): keys in question order, values trimmed, values equal to a label
+ * (docs/ask-user.md, "Answers"): keys in question order, values trimmed, values equal to a label
  * (ignoring case) replaced by that label, repeated multi-select values dropped.
  *
  * @example

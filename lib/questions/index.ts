@@ -1,9 +1,9 @@
 /**
  * The ask_user contract: the pure domain every other part of Handraise uses. No AWS, no environment,
- * no clock (time is a parameter where needed). Rules: reference/ask-user-contract.md, DESIGN.md §2.
+ * no clock (time is a parameter where needed). Rules: docs/ask-user.md.
  *
- * The runtime exports are exactly DESIGN.md §2's; schemas and constants live in `./schema.ts` for the
- * adapters that need them.
+ * The runtime exports are exactly the table of docs/ask-user.md ("The module"); schemas and constants live
+ * in `./schema.ts` for the adapters that need them.
  */
 export { validateAnswers } from "./answers.ts";
 export {

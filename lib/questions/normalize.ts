@@ -23,7 +23,7 @@ export interface TimeoutLimits {
 const SECRET_KEY = /secret|password|passwd|credential|token|api_?key|sensitive/i;
 
 /**
- * Checks and canonicalizes ask_user arguments (reference/ask-user-contract.md §1).
+ * Checks and canonicalizes ask_user arguments (docs/ask-user.md, "How the arguments are read").
  *
  * @example
  * normalizeAskUserArgs({ questions: [{ id: "env", header: "Target", question: "Where?",

@@ -1,7 +1,7 @@
 import type { Question } from "./schema.ts";
 
 /**
- * The plain-text prompt (reference/ask-user-contract.md §3): used where a channel has no native controls
+ * The plain-text prompt (docs/ask-user.md, "Typed replies"): used where a channel has no native controls
  * and as the fallback text everywhere. It always says how to answer by typing, so it works on its own.
  *
  * @example

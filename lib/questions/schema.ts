@@ -66,7 +66,7 @@ const nonBlankString = (what: string) =>
  * zod's `maxLength` counts code points, as JSON Schema does, and is what gives the tool definitions'
  * schema its `maxLength`; the contract counts UTF-16 units, so text within `max` code points but over `max`
  * units (emoji) is refused by the second check. The schema's `maxLength` is therefore looser for emoji, and
- * stricter only for text at the limit padded with whitespace (README.md, "The ask_user contract").
+ * stricter only for text at the limit padded with whitespace (docs/ask-user.md, "What the model is told").
  */
 const trimmedMaxLength = (what: string, max: number) => {
   const error = `${what} must be at most ${max} characters after trimming`;

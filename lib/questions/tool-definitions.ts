@@ -1,7 +1,7 @@
 import * as z from "../zod.ts";
 import { ASK_USER_TOOL_NAME, askUserArgsSchema } from "./schema.ts";
 
-/** The model guidance of reference/ask-user-contract.md §1, shipped in every tool definition. */
+/** The model guidance (docs/ask-user.md, "What the model is told"), shipped in every tool definition. */
 export const ASK_USER_TOOL_DESCRIPTION = [
   "Ask the user 1-3 structured questions in their chat and wait for the answer.",
   "Ask only when you are blocked on a decision that genuinely belongs to the user; never to ask permission to proceed or to confirm a plan.",

@@ -13,7 +13,7 @@ const NO_ANSWER_SENTENCES: Record<NoAnswerReason, string> = {
 };
 
 /**
- * Formats the outcome of ask_user for the model (DESIGN.md §2).
+ * Formats the outcome of ask_user for the model (docs/ask-user.md, "Results").
  *
  * @example
  * formatToolResult({ status: "answered", answers: { deploy_target: ["Production"] } }, questions).text

@@ -7,7 +7,16 @@
  */
 import catalog from "../../infra/secrets.json" with { type: "json" };
 
-export type SecretName = keyof typeof catalog.parameters;
+/** A secret of infra/secrets.json `parameters`: one fixed name, one environment variable. */
+export type FixedSecretName = keyof typeof catalog.parameters;
+/** A model provider's API key, named by the run's input (`model.apiKeySecret`): `models/<name>`. */
+export type ModelSecretName = `models/${string}`;
+export type SecretName = FixedSecretName | ModelSecretName;
+/**
+ * What a function's row of infra/secrets.json grants: one secret, or every model key (`models/*`, a
+ * path-scoped grant, since the run chooses the name).
+ */
+export type SecretGrant = FixedSecretName | "models/*";
 export type FunctionName = keyof typeof catalog.functions;
 export const CHANNEL_NAMES = ["telegram", "slack", "discord", "mattermost"] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
@@ -17,9 +26,10 @@ interface SecretEntry {
   channel?: string;
   about: string;
 }
-const parameters: Record<SecretName, SecretEntry> = catalog.parameters;
+const parameters: Record<FixedSecretName, SecretEntry> = catalog.parameters;
 
-export const SECRET_NAMES = Object.keys(parameters) as SecretName[];
+/** The fixed secrets (model keys are named per run, so they are not listed). */
+export const SECRET_NAMES = Object.keys(parameters) as FixedSecretName[];
 
 /** An SSM parameter path prefix, such as `/handraise/prod`. */
 export const SSM_PATH = /^\/[A-Za-z0-9_.\-/]+$/;
@@ -39,22 +49,65 @@ export function parseChannelList(text: string): { channels: ChannelName[]; unkno
   return { channels, unknown };
 }
 
-/** The environment variable that holds a secret locally (`telegram/bot-token` → `TELEGRAM_BOT_TOKEN`). */
+/** A model key's name, as the run input gives it (`apiKeySecret`): lower-case letters, digits, `_`, `-`. */
+export const MODEL_SECRET_NAME_PATTERN = new RegExp(catalog.models.namePattern);
+const MODEL_KEY_ENV: Record<string, string> = catalog.models.env;
+
+export function isModelSecretName(name: string): name is ModelSecretName {
+  return name.startsWith("models/") && MODEL_SECRET_NAME_PATTERN.test(name.slice("models/".length));
+}
+
+/** `openai` → `models/openai`: the secret that holds the API key a run names. */
+export function modelSecretName(name: string): ModelSecretName {
+  return `models/${name}`;
+}
+
+/**
+ * The environment variable that holds a secret locally: `telegram/bot-token` → `TELEGRAM_BOT_TOKEN`;
+ * `models/openai` → `OPENAI_API_KEY`, `models/anthropic` → `ANTHROPIC_API_KEY`, any other model key
+ * `models/<name>` → `HANDRAISE_SECRET_<NAME>` (upper-cased, `-` as `_`).
+ */
 export function secretEnvName(name: SecretName): string {
+  if (!isFixedSecretName(name)) {
+    const short = name.slice("models/".length);
+    return MODEL_KEY_ENV[short] ?? `${catalog.models.envPrefix}${short.toUpperCase().replaceAll("-", "_")}`;
+  }
   return parameters[name].env;
 }
 
-/** The channel a secret belongs to; undefined for the deployment's own (the API key). */
-export function secretChannel(name: SecretName): ChannelName | undefined {
-  return parameters[name].channel as ChannelName | undefined;
+/** Whether an environment variable may hold a model key locally (loadConfig keeps these aside). */
+export function isModelKeyEnvName(variable: string): boolean {
+  return (
+    Object.values(MODEL_KEY_ENV).includes(variable) ||
+    (variable.startsWith(catalog.models.envPrefix) && variable.length > catalog.models.envPrefix.length)
+  );
+}
+
+function isFixedSecretName(name: SecretName): name is FixedSecretName {
+  return Object.hasOwn(parameters, name);
+}
+
+/** The channel a secret belongs to; undefined for the deployment's own (the API key, model keys). */
+export function secretChannel(name: SecretName | SecretGrant): ChannelName | undefined {
+  return isFixedSecretName(name) ? (parameters[name].channel as ChannelName | undefined) : undefined;
 }
 
 export function secretAbout(name: SecretName): string {
-  return parameters[name].about;
+  return isFixedSecretName(name) ? parameters[name].about : catalog.models.about;
+}
+
+/** Whether a grant of a function's row covers the secret `name` (`models/*` covers every model key). */
+export function grantCovers(grant: SecretGrant, name: SecretName): boolean {
+  return grant === "models/*" ? isModelSecretName(name) : grant === name;
+}
+
+/** The fixed secrets among a row's grants: those a function can read (and check) before it serves. */
+export function fixedSecrets(grants: readonly SecretGrant[]): FixedSecretName[] {
+  return grants.filter((grant): grant is FixedSecretName => grant !== "models/*");
 }
 
 /** Every secret a channel needs once it is on: all of them, or the channel refuses to start. */
-export function channelSecrets(channel: ChannelName): SecretName[] {
+export function channelSecrets(channel: ChannelName): FixedSecretName[] {
   return SECRET_NAMES.filter((name) => secretChannel(name) === channel);
 }
 
@@ -62,8 +115,8 @@ export function channelSecrets(channel: ChannelName): SecretName[] {
  * The secrets a function may read in a deployment that enables `channels`: its row of infra/secrets.json,
  * without the secrets of channels that are off. The same list becomes the function's IAM policy.
  */
-export function functionSecrets(fn: FunctionName, channels: ReadonlySet<ChannelName>): SecretName[] {
-  return (catalog.functions[fn] as SecretName[]).filter((name) => {
+export function functionSecrets(fn: FunctionName, channels: ReadonlySet<ChannelName>): SecretGrant[] {
+  return (catalog.functions[fn] as SecretGrant[]).filter((name) => {
     const channel = secretChannel(name);
     return channel === undefined || channels.has(channel);
   });
@@ -100,7 +153,7 @@ export function isPlaceholder(value: string): boolean {
 }
 
 /** Each secret's own format, as the platform issues it (a looser check would let a typo through). */
-const FORMATS: Partial<Record<SecretName, { pattern: RegExp; rule: string }>> = {
+const FORMATS: Partial<Record<FixedSecretName, { pattern: RegExp; rule: string }>> = {
   "api-key": { pattern: /^\S{16,}$/, rule: "at least 16 characters, no spaces" },
   // An HMAC-SHA256 key: 32 characters of a random base64 string carry about 192 bits.
   "link-secret": { pattern: /^\S{32,}$/, rule: "at least 32 characters, no spaces" },
@@ -112,6 +165,11 @@ const FORMATS: Partial<Record<SecretName, { pattern: RegExp; rule: string }>> = 
   "telegram/webhook-secret": { pattern: /^[A-Za-z0-9_-]{1,256}$/, rule: "1-256 of A-Z a-z 0-9 _ -" },
   "slack/signing-secret": { pattern: /^[0-9a-f]{32}$/i, rule: "32 hexadecimal characters" },
   "mattermost/action-secret": { pattern: /^\S{16,}$/, rule: "at least 16 characters, no spaces" },
+  // Standard Webhooks' own format (lib/notify/standard-webhooks.ts): whsec_ + base64 of 24-64 key bytes.
+  "notify-secret": {
+    pattern: /^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/,
+    rule: "whsec_ followed by the base64 of 24 to 64 random bytes",
+  },
   "mattermost/command-token": {
     pattern: /^[A-Za-z0-9]+(?:\s*,\s*[A-Za-z0-9]+)*$/,
     rule: "one or more Mattermost tokens (letters and digits), comma-separated",
@@ -132,6 +190,6 @@ export function secretProblem(name: SecretName, value: string): string | undefin
     const shown = PLACEHOLDERS.has(value.trim().toLowerCase()) ? `"${value.trim()}"` : "xxx… / ---";
     return `is a placeholder (${shown}), not a secret`;
   }
-  const format = FORMATS[name] ?? ANY_TOKEN;
+  const format = (isFixedSecretName(name) ? FORMATS[name] : undefined) ?? ANY_TOKEN;
   return format.pattern.test(value) ? undefined : `must be ${format.rule}`;
 }

@@ -3,7 +3,7 @@
  * function's environment or the template), locally from the environment — the same calls either way.
  */
 import { ConfigError } from "../config-error.ts";
-import type { SecretName } from "./secret-catalog.ts";
+import { grantCovers, type SecretGrant, type SecretName } from "./secret-catalog.ts";
 
 /**
  * @example
@@ -32,14 +32,16 @@ export function secretValue(secrets: Secrets, name: SecretName): SecretValue {
 }
 
 /**
- * Only the secrets a function may read (its row of infra/secrets.json, for the enabled channels): reading
- * another one is a bug, caught here locally as it would be by the function's IAM policy when deployed.
+ * Only the secrets a function may read (its row of infra/secrets.json, for the enabled channels; `models/*`
+ * covers every model key): reading another one is a bug, caught here locally as it would be by the
+ * function's IAM policy when deployed.
  */
-export function limitSecrets(secrets: Secrets, allowed: readonly SecretName[]): Secrets {
-  const may = new Set(allowed);
+export function limitSecrets(secrets: Secrets, allowed: readonly SecretGrant[]): Secrets {
   return {
     get(name) {
-      if (!may.has(name)) return Promise.reject(new Error(`This function may not read the secret ${name}.`));
+      if (!allowed.some((grant) => grantCovers(grant, name))) {
+        return Promise.reject(new Error(`This function may not read the secret ${name}.`));
+      }
       return secrets.get(name);
     },
   };

@@ -130,6 +130,7 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
       ...(question.agentId !== undefined && { agentId: question.agentId }),
       ...(question.runId !== undefined && { runId: question.runId }),
       ...(question.taskToken !== undefined && { taskToken: question.taskToken }),
+      ...(question.notify !== undefined && { notify: question.notify }),
       deliveries: question.deliverTo,
       createdAtMs: question.createdAtMs,
       expiresAtMs,

@@ -18,7 +18,13 @@ export const INDEX = {
 /** The sort key of the pending indexes: creation time (zero-padded, so it sorts as text) then id. */
 export const CREATED_ORDER = "createdOrder";
 
-export type Entity = "question" | "sessionSlot" | "transcript" | "messageIndex" | "inboundEvent";
+export type Entity =
+  | "question"
+  | "sessionSlot"
+  | "transcript"
+  | "messageIndex"
+  | "inboundEvent"
+  | "notification";
 
 export const keys = {
   question: (id: string) => `Q#${id}`,
@@ -29,6 +35,8 @@ export const keys = {
   message: (channel: string, chatId: string, messageId: string) => `MSG#${channel}#${chatId}#${messageId}`,
   /** A platform delivery already handled (Telegram update_id, Slack event_id, Discord interaction id). */
   inboundEvent: (dedupeKey: string) => `EVENT#${dedupeKey}`,
+  /** A question's notification the receiver accepted (lib/notify): a repeat is not sent again. */
+  notification: (questionId: string) => `NOTIFY#${questionId}`,
   ownerIndex: (owner: string) => `OWNER#${owner}`,
   sessionIndex: (sessionKey: string) => `SESSION#${sessionKey}`,
   agentIndex: (agentId: string) => `AGENT#${agentId}`,

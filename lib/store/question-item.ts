@@ -44,5 +44,6 @@ export function toListedRecord(item: QuestionItem, nowMs: number): QuestionRecor
     ...(item.resolvedAtMs !== undefined && { resolvedAtMs: item.resolvedAtMs }),
     ...(item.remindAfterSeconds !== undefined && { remindAfterSeconds: item.remindAfterSeconds }),
     ...(item.escalate !== undefined && { escalate: item.escalate }),
+    ...(item.notify !== undefined && { notify: item.notify }),
   };
 }

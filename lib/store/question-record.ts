@@ -99,6 +99,8 @@ export interface QuestionRecord {
    * read by id; a pending listing leaves it out (the pending indexes do not carry the escalation).
    */
   answerers?: Answerer[];
+  /** Where its result is POSTed, signed, when it ends (lib/notify). */
+  notify?: { url: string };
 }
 
 /** When the escalation owner may answer (and is sent the question); undefined without an escalation. */

@@ -25,6 +25,8 @@ export interface NewQuestion extends AskUserRequest {
   remindAfterSeconds?: number[] | undefined;
   /** Who else may answer from `afterSeconds` on, before the deadline, and where they are asked. */
   escalate?: Escalation | undefined;
+  /** Where the result is POSTed when the question ends (lib/notify). */
+  notify?: { url: string } | undefined;
 }
 
 export type CreateResult =

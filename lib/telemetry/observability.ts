@@ -8,19 +8,17 @@
  * `AWS_LAMBDA_LOG_LEVEL`), `POWERTOOLS_DEV` (pretty, and no metrics output: the local stack in a terminal),
  * `POWERTOOLS_TRACE_ENABLED`, `POWERTOOLS_METRICS_DISABLED`.
  */
-import { Logger } from "@aws-lambda-powertools/logger";
+import type { Logger } from "@aws-lambda-powertools/logger";
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
-import { Metrics } from "@aws-lambda-powertools/metrics";
+import type { Metrics } from "@aws-lambda-powertools/metrics";
 import { logMetrics } from "@aws-lambda-powertools/metrics/middleware";
 import { Tracer } from "@aws-lambda-powertools/tracer";
 import { captureLambdaHandler } from "@aws-lambda-powertools/tracer/middleware";
 import type { MiddlewareObj } from "@middy/core";
 import type { FunctionName } from "../secrets/secret-catalog.ts";
-import { createPowertoolsTelemetry, METRICS_NAMESPACE } from "./powertools-telemetry.ts";
+import { createLogsAndMetrics } from "./logs-and-metrics.ts";
+import { createPowertoolsTelemetry } from "./powertools-telemetry.ts";
 import type { Telemetry } from "./telemetry.ts";
-
-/** Every function logs and measures as one service; the function's name is on each line. */
-const SERVICE = "handraise";
 
 export interface Observability {
   logger: Logger;
@@ -37,23 +35,8 @@ export interface Observability {
  * export const handler = middy().use(observability.middlewares).use(httpErrors(...)).handler(...);
  */
 export function createObservability(fn: FunctionName): Observability {
-  const logger = new Logger({ serviceName: SERVICE, persistentKeys: { function: fn } });
-  const metrics = new Metrics({
-    namespace: METRICS_NAMESPACE,
-    serviceName: SERVICE,
-    // Metrics' own notices go through the logger, as structured lines; an invocation that counted nothing
-    // (most webhook requests) is normal, not a warning.
-    logger: {
-      debug: (...args: unknown[]) => logger.debug(String(args[0])),
-      info: (...args: unknown[]) => logger.info(String(args[0])),
-      warn: (...args: unknown[]) =>
-        String(args[0]).startsWith("No application metrics")
-          ? logger.debug(String(args[0]))
-          : logger.warn(String(args[0])),
-      error: (...args: unknown[]) => logger.error(String(args[0])),
-    },
-  });
-  const tracer = new Tracer({ serviceName: SERVICE });
+  const { logger, metrics, service } = createLogsAndMetrics(fn);
+  const tracer = new Tracer({ serviceName: service });
   return {
     logger,
     metrics,

@@ -1,6 +1,6 @@
 /**
- * On-demand prices, us-east-1 (the AWS pricing pages of each service), and the Lambda durations the cost
- * figures assume. Shared by scripts/question-cost.ts and the benchmark (bench/cost.ts), so both price a
+ * On-demand prices, us-east-1 (AWS's published price lists), and the Lambda durations the cost figures
+ * assume. Shared by scripts/question-cost.ts and the benchmark (bench/cost.ts), so both price a
  * question the same way.
  */
 export const PRICE = {

@@ -1,7 +1,7 @@
 /**
  * `npm run bench` on a tiny size, so the benchmarks cannot rot: every measurement runs against the real
  * local stack and bundles, and its figures come out finite and consistent. Timings are not judged here
- * (the full run reports them, with its targets, in bench/results/latest.json and README.md).
+ * (the full run reports them, with its targets, in bench/results/latest.json and docs/benchmarks.md).
  */
 import { describe, expect, it } from "vitest";
 import { runBench } from "../../bench/bench.ts";
@@ -54,10 +54,29 @@ describe("npm run bench --smoke", () => {
     expect(cost.timers.addedUsdPer1000.unanswered).toBeGreaterThan(cost.timers.addedUsdPer1000.answered);
     expect(cost.naive.ratio).toBeGreaterThan(1);
 
+    // modelStep stays within its budgets, which the same bundle on the official model SDKs would not.
+    const { shipped, officialSdks } = results.modelClients;
+    expect(shipped.bundle.bytes).toBeLessThanOrEqual(results.modelClients.budget.bytes);
+    expect(shipped, `import CPU ${shipped.importCpuRatio.toFixed(2)}× the other functions'`).toMatchObject({
+      withinBytes: true,
+      withinImport: true,
+    });
+    expect(officialSdks.withinBytes).toBe(false);
+    expect(results.modelClients.bytesRatio).toBeGreaterThan(2);
+
     const table = renderTable(results);
-    for (const row of ["1. Answer", "2. Throughput", "3. Scale", "4. Cold start", "5. Cost"]) {
+    for (const row of [
+      "1. Answer",
+      "2. Throughput",
+      "3. Scale",
+      "4. Cold start",
+      "5. Cost",
+      "6. Model clients",
+    ]) {
       expect(table).toContain(row);
     }
     expect(renderDetails(results)).toContain("Naive");
-  });
+    // Three cold-start rounds of every bundle (mcp, durableAgent and notifier among them), each in a fresh
+    // process: more than the default 30 s when the machine is busy.
+  }, 150_000);
 });

@@ -129,6 +129,10 @@ describe("npm scripts", () => {
     );
     expect(reply).toBeTruthy();
     await demo.waitFor(/The run succeeded/);
+    // The terminal is the conversation: no info log lines of the handlers, no metric blobs, no event lines
+    // (npm run local prints those).
+    expect(demo.output()).not.toMatch(/^event \{/m);
+    expect(demo.output()).not.toMatch(/"level":"INFO"|_aws|question asked/);
     pressCtrlC(demo.child);
     await demo.exited;
     await demo.waitFor(/stopping the local stack/);

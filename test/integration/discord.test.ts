@@ -392,7 +392,7 @@ describe("Discord end to end", () => {
     expect(await replyOf(executionArn)).toBe("answered||blue-green on Friday");
   });
 
-  it("several questions: the text prompt and 'Answer in a form', whose modal answers them all (contract §6)", async () => {
+  it("several questions: the text prompt and 'Answer in a form', whose modal answers them all (the demo's round trip)", async () => {
     const questions = [
       { ...single, header: "Deploy" },
       { ...multi, options: [{ label: "Unit (Recommended)" }, { label: "E2E" }, { label: "Lint" }] },

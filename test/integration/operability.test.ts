@@ -9,12 +9,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type CapturedLogs, captureLogs } from "./support/captured-logs.ts";
 import { type FakePlatform, startFakePlatform } from "./support/fake-platform.ts";
 import { singleQuestion, unique } from "./support/sample-questions.ts";
+import { sendPrivateText } from "./support/telegram-updates.ts";
 import {
   allItems,
   posted,
   startTestStack,
   TEST_API_KEY,
   type TestStack,
+  taskTokenOf,
   waitFor,
   waitForExecutionEnd,
 } from "./support/test-stack.ts";
@@ -90,26 +92,8 @@ async function questionOf(sessionKey: string): Promise<{ id: string; runId: stri
   );
 }
 
-async function tokenOf(questionId: string): Promise<string> {
-  const item = (await allItems(stack)).find((i) => i.id === questionId && i.entity === "question");
-  return item?.taskToken as string;
-}
-
 const typed = (owner: number, text: string, secret = SECRET) =>
-  fetch(`${stack.httpUrl}/webhooks/telegram`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": secret },
-    body: JSON.stringify({
-      update_id: ++messageIds,
-      message: {
-        message_id: ++messageIds,
-        from: { id: owner, is_bot: false, first_name: "Ann" },
-        chat: { id: owner, type: "private" },
-        date: 1,
-        text,
-      },
-    }),
-  });
+  sendPrivateText(stack.httpUrl, secret, owner, text);
 
 describe("lifecycle logs", () => {
   it("ask → answer → resume: each step logged with the question and run ids, never a token, secret, answer or body", async () => {
@@ -117,7 +101,7 @@ describe("lifecycle logs", () => {
     const owner = 61_001;
     const { executionArn, sessionKey } = await startRun(owner);
     const question = await questionOf(sessionKey);
-    const token = await tokenOf(question.id);
+    const token = await taskTokenOf(stack, question.id);
     const answer = "ship-it-on-friday-7f3a";
     expect((await typed(owner, answer)).status).toBe(200);
     expect((await waitForExecutionEnd(stack, executionArn)).status).toBe("SUCCEEDED");
@@ -146,8 +130,8 @@ describe("lifecycle logs", () => {
       function_name: expect.any(String),
     });
 
-    // The local bus prints each question event (`event {…}`): an event carries the record, answers and
-    // all, by design (docs/events.md); it is not a log line of the functions.
+    // The log lines, that is: the local bus also prints each question event (`event {…}`), whose detail is
+    // the question record by contract (docs/events.md).
     const everything = logs
       .lines()
       .filter((line) => !line.startsWith("event "))
@@ -262,15 +246,19 @@ describe("stream consumer failures", () => {
     logs = captureLogs();
     const run = await startRun(63_003);
     const question = await questionOf(run.sessionKey);
-    // The answer's SendTaskSuccess (its 3 SDK attempts) and the consumer's first delivery are throttled.
-    stack.faults.stepFunctions.failNext(6, {
+    // Every SendTaskSuccess is throttled until the answer's own attempts are over (a fixed count would race
+    // the answer's attempts against the stream's); then Step Functions recovers and the stream's retry gets
+    // through.
+    stack.faults.stepFunctions.failNext(10_000, {
       code: "ThrottlingException",
       status: 400,
       operations: ["SendTaskSuccess"],
     });
-    await stack.api("POST", `/questions/${question.id}/answer`, {
+    const answered = await stack.api("POST", `/questions/${question.id}/answer`, {
       answers: { deploy_target: ["Production"] },
     });
+    expect(answered.status).toBe(200);
+    stack.faults.stepFunctions.clear();
     expect((await waitForExecutionEnd(stack, run.executionArn)).status).toBe("SUCCEEDED");
     await stack.streamsDrained();
     expect(logs.metric("ResumeRetried")).toHaveLength(1);

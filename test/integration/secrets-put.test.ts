@@ -90,6 +90,24 @@ describe("npm run secrets:put", () => {
     expect(renewed.output).toContain("A new API key was made");
   });
 
+  it("makes the notifications' whsec_ secret with --notifications, prints it once, never replaces one; refuses a malformed one", async () => {
+    const env = { HANDRAISE_API_KEY: "notify-api-key-0123456789abcdef" };
+    const made = await secretsPut(["--stage", "hooks", "--notifications"], env);
+    expect(made.code, made.output).toBe(0);
+    const secret = ssm.parameters.get("/handraise/hooks/notify-secret")?.value ?? "";
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(made.output.split(secret)).toHaveLength(2);
+    const again = await secretsPut(["--stage", "hooks", "--notifications"], env);
+    expect(ssm.parameters.get("/handraise/hooks/notify-secret")?.value).toBe(secret);
+    expect(again.output).toContain("kept /handraise/hooks/notify-secret");
+    const refused = await secretsPut(["--stage", "bad"], {
+      ...env,
+      HANDRAISE_NOTIFY_SECRET: "plain-secret-value",
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.output).toContain("HANDRAISE_NOTIFY_SECRET must be whsec_");
+  });
+
   it("stores the answer page's link secret when given, or makes one with --answer-page (never printed)", async () => {
     const given = "a-link-secret-of-at-least-32-characters";
     const stored = await secretsPut(["--stage", "web"], {

@@ -98,7 +98,7 @@ describe("secrets from SSM Parameter Store", () => {
     for (const read of reads) {
       expect(read.body.WithDecryption).toBe(true);
       expect(String(read.body.Name)).toMatch(
-        /^\/handraise\/test\/(api-key|link-secret|telegram\/(bot-token|webhook-secret))$/,
+        /^\/handraise\/test\/(api-key|link-secret|notify-secret|telegram\/(bot-token|webhook-secret))$/,
       );
     }
   });

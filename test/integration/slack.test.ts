@@ -505,7 +505,7 @@ describe("Slack end to end", () => {
     expect(await replyOf(executionArn)).toBe("answered||blue-green on Friday|");
   });
 
-  it("several questions: the form modal answers all of them (the round trip of the contract §6)", async () => {
+  it("several questions: the form modal answers all of them (the demo's round trip)", async () => {
     const { executionArn, posts, questionId } = await startRun([single, multi, note]);
     const post = posts[0] as RecordedCall;
     expect(elements(post).map((e) => e.text?.text)).toEqual([
@@ -678,15 +678,18 @@ describe("Slack end to end", () => {
     try {
       const started = performance.now();
       const response = await postInteraction(tap(production, ts));
-      const elapsedMs = performance.now() - started;
+      // The winning tap's acknowledgement waits on no Slack call: the copies are edited afterwards, by the
+      // table's stream consumer.
       expect(response.status).toBe(200);
-      expect(elapsedMs).toBeLessThan(2_800);
+      expect(performance.now() - started).toBeLessThan(2_800);
+      // The answer was recorded and the run resumed before the acknowledgement.
+      expect(await replyOf(executionArn)).toBe("answered||Production|");
+      // The consumer's edit ran into the slow Slack and gave up (its call is bounded too).
+      await stack.streamsDrained();
       expect(heldCalls).toContain("chat.update");
     } finally {
       slow.delete("chat.update");
     }
-    // The answer was recorded and the run resumed before the acknowledgement.
-    expect(await replyOf(executionArn)).toBe("answered||Production|");
     expect(slack.callsTo("chat.update")).toEqual([]);
 
     // The copy still shows its buttons: the next tap on it is told it is over, and the copy is edited then.

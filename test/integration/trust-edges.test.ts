@@ -8,6 +8,7 @@ import { SendTaskFailureCommand, SendTaskSuccessCommand, StartExecutionCommand }
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
 import { singleQuestion, unique } from "./support/sample-questions.ts";
+import { sendPrivateText } from "./support/telegram-updates.ts";
 import {
   allItems,
   posted,
@@ -15,6 +16,7 @@ import {
   startTestStack,
   statusOf,
   type TestStack,
+  taskTokenOf,
   waitFor,
   waitForExecutionEnd,
 } from "./support/test-stack.ts";
@@ -89,27 +91,8 @@ async function pendingIn(sessionKey: string): Promise<{ id: string; deliveries: 
 }
 
 /** The run's task token, as the table holds it (test-only read: the product never exposes it). */
-async function taskTokenOf(questionId: string): Promise<string> {
-  const item = (await allItems(stack)).find((i) => i.id === questionId && i.entity === "question");
-  if (typeof item?.taskToken !== "string") throw new Error(`question ${questionId} holds no task token`);
-  return item.taskToken;
-}
-
 function typed(owner: number, text: string) {
-  return fetch(`${stack.httpUrl}/webhooks/telegram`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET },
-    body: JSON.stringify({
-      update_id: ++messageIds,
-      message: {
-        message_id: ++messageIds,
-        from: { id: owner, is_bot: false, first_name: "Ann" },
-        chat: { id: owner, type: "private" },
-        date: 1,
-        text,
-      },
-    }),
-  });
+  return sendPrivateText(stack.httpUrl, SECRET, owner, text);
 }
 
 /** The next question in the session is accepted: the session is free again. */
@@ -281,7 +264,7 @@ describe("no question outlives its run's wait", () => {
       const sessionKey = unique("outside");
       const { executionArn } = await startRun(owner, sessionKey);
       const question = await pendingIn(sessionKey);
-      await stack.sfn.send(command(await taskTokenOf(question.id)) as never);
+      await stack.sfn.send(command(await taskTokenOf(stack, question.id)) as never);
       const execution = await waitForExecutionEnd(stack, executionArn);
       expect(execution.status).toBe("SUCCEEDED");
       expect(JSON.parse(execution.output ?? "{}").reply).toBe(reply);

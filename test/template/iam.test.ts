@@ -27,6 +27,17 @@ const QUESTION_ITEM_ACTIONS = [
   "dynamodb:DeleteItem",
   "dynamodb:BatchWriteItem",
 ];
+/**
+ * Bedrock Converse, for the two agents (modelStep, durableAgent): the model is chosen per run (any foundation
+ * model, any region for cross-region inference profiles, and this account's inference profiles).
+ */
+const INVOKE_BEDROCK_MODELS = {
+  actions: ["bedrock:InvokeModel"],
+  resources: [
+    "arn:AWS::Partition:bedrock:*::foundation-model/*",
+    "arn:AWS::Partition:bedrock:*:AWS::AccountId:inference-profile/*",
+  ],
+};
 const LOGS = ["logs:CreateLogStream", "logs:PutLogEvents"];
 const pendingIndexes = tableDefinition.GlobalSecondaryIndexes.map(
   (index) => `${TABLE}/index/${index.IndexName}`,
@@ -56,13 +67,30 @@ const resumableStateMachines = (stage: string) =>
   `arn:AWS::Partition:states:AWS::Region:AWS::AccountId:stateMachine:handraise-${stage}-*`;
 
 /**
+ * Whose durable executions an answer may resume (SendDurableExecutionCallback*): Lambda functions named
+ * `handraise-<stage>-*` (`params.resumableDurableFunctions`), which also matches their executions' ARNs.
+ */
+const resumableDurableFunctions = (stage: string) =>
+  `arn:AWS::Partition:lambda:AWS::Region:AWS::AccountId:function:handraise-${stage}-*`;
+/** Completing a waiting question's callback, next to the task-token row of each function that closes. */
+const resumeDurable = (stage: string): IamRow => ({
+  actions: ["lambda:SendDurableExecutionCallbackSuccess", "lambda:SendDurableExecutionCallbackFailure"],
+  resources: [resumableDurableFunctions(stage)],
+});
+const probeDurable = (stage: string): IamRow => ({
+  actions: ["lambda:SendDurableExecutionCallbackHeartbeat"],
+  resources: [resumableDurableFunctions(stage)],
+});
+
+/**
  * The SSM parameters each function may read, per channel that is on (`*`: always). Reviewed here, not derived
  * from infra/secrets.json: a webhook reads only its own platform's secrets; the functions that post questions
  * (the API, ask) read every bot token and the Mattermost signing key; the stream consumer, which retires every
  * platform's copies, reads every bot token; the timer function, which reminds in every platform's chats and
  * posts escalated questions, reads what the functions that post questions read; the link secret is read by
  * the answer page (to check a link) and by every function that shows a link (the API, ask, the timer
- * function, and the webhooks, which post a question again on request); nothing else reads a secret.
+ * function, and the webhooks, which post a question again on request); the model step reads model API keys,
+ * whose names each run chooses, so its grant is the path `models/*`; nothing else reads a secret.
  */
 const SECRETS: Record<string, Record<string, string[]>> = {
   questionsApi: {
@@ -93,6 +121,25 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     mattermost: ["mattermost/bot-token"],
   },
   answerPage: { "*": ["link-secret"] },
+  modelStep: { "*": ["models/*"] },
+  // The MCP server asks and delivers as the question API does, behind the same key.
+  mcp: {
+    "*": ["api-key", "link-secret"],
+    telegram: ["telegram/bot-token"],
+    slack: ["slack/bot-token"],
+    discord: ["discord/bot-token"],
+    mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
+  },
+  // The durable agent asks and delivers as the ask task does.
+  durableAgent: {
+    "*": ["link-secret", "models/*"],
+    telegram: ["telegram/bot-token"],
+    slack: ["slack/bot-token"],
+    discord: ["discord/bot-token"],
+    mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
+  },
+  // Only the notifier signs notifications.
+  notifier: { "*": ["notify-secret"] },
   // Posts reminders in every platform's chats, and an escalated question (with its buttons and link).
   questionTimer: {
     "*": ["link-secret"],
@@ -166,13 +213,16 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
     },
+    resumeDurable(stage),
     // Is the run holding a busy session still waiting? (a wait ended outside Handraise frees the session)
     { actions: ["states:SendTaskHeartbeat"], resources: [resumableStateMachines(stage)] },
+    probeDurable(stage),
   ],
   ask: [
     { actions: LOGS, resources: ["AskLogGroup.Arn"] },
     { actions: QUESTION_ITEM_ACTIONS, resources: [TABLE] },
     { actions: ["states:SendTaskHeartbeat"], resources: [resumableStateMachines(stage)] },
+    probeDurable(stage),
   ],
   telegramWebhook: [
     { actions: LOGS, resources: ["TelegramWebhookLogGroup.Arn"] },
@@ -182,6 +232,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
     },
+    resumeDurable(stage),
   ],
   slackWebhook: [
     { actions: LOGS, resources: ["SlackWebhookLogGroup.Arn"] },
@@ -191,6 +242,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
     },
+    resumeDurable(stage),
   ],
   discordWebhook: [
     { actions: LOGS, resources: ["DiscordWebhookLogGroup.Arn"] },
@@ -200,6 +252,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
     },
+    resumeDurable(stage),
   ],
   mattermostWebhook: [
     { actions: LOGS, resources: ["MattermostWebhookLogGroup.Arn"] },
@@ -209,6 +262,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
     },
+    resumeDurable(stage),
   ],
   answerPage: [
     { actions: LOGS, resources: ["AnswerPageLogGroup.Arn"] },
@@ -222,6 +276,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
     },
+    resumeDurable(stage),
   ],
   executionStatus: [
     { actions: LOGS, resources: ["ExecutionStatusLogGroup.Arn"] },
@@ -257,6 +312,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
     },
+    resumeDurable(stage),
   ],
   modelStep: [
     { actions: LOGS, resources: ["ModelStepLogGroup.Arn"] },
@@ -289,6 +345,54 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
         StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE"] },
       },
     },
+    INVOKE_BEDROCK_MODELS,
+  ],
+  mcp: [
+    { actions: LOGS, resources: ["McpLogGroup.Arn"] },
+    { actions: QUESTION_ITEM_ACTIONS, resources: [TABLE] },
+    // cancel_question only fails a waiting run's callback; MCP questions themselves have no waiter.
+    { actions: ["states:SendTaskFailure"], resources: [resumableStateMachines(stage)] },
+    {
+      actions: ["lambda:SendDurableExecutionCallbackFailure"],
+      resources: [resumableDurableFunctions(stage)],
+    },
+  ],
+  durableAgent: [
+    { actions: LOGS, resources: ["DurableAgentLogGroup.Arn"] },
+    {
+      // The durable SDK's checkpoints, on this function's own executions only.
+      actions: ["lambda:CheckpointDurableExecution", "lambda:GetDurableExecutionState"],
+      resources: [
+        `arn:AWS::Partition:lambda:AWS::Region:AWS::AccountId:function:handraise-${stage}-durableAgent:*/durable-execution/*/*`,
+      ],
+    },
+    { actions: QUESTION_ITEM_ACTIONS, resources: [TABLE] },
+    { actions: ["states:SendTaskHeartbeat"], resources: [resumableStateMachines(stage)] },
+    probeDurable(stage),
+    INVOKE_BEDROCK_MODELS,
+  ],
+  notifier: [
+    { actions: LOGS, resources: ["NotifierLogGroup.Arn"] },
+    {
+      actions: [
+        "dynamodb:GetRecords",
+        "dynamodb:GetShardIterator",
+        "dynamodb:DescribeStream",
+        "dynamodb:ListStreams",
+      ],
+      resources: ["QuestionsTable.StreamArn"],
+    },
+    {
+      actions: ["sqs:SendMessage", "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"],
+      resources: ["NotifyQueue.Arn"],
+    },
+    {
+      // Which notifications were taken (keys.notification): never a question item or its waiter.
+      actions: ["dynamodb:GetItem", "dynamodb:PutItem"],
+      resources: [TABLE],
+      condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [`${keys.notification("")}*`] } },
+    },
+    { actions: ["sqs:SendMessage"], resources: ["QuestionEventsFailureQueue.Arn"] },
   ],
   // Reads a question, closes it as expired, claims a fired reminder or escalation (Put, Delete to give it
   // back), records and indexes escalated copies (Update, BatchWrite). No Query, no Step Functions: the

@@ -233,6 +233,7 @@ describe("secrets", () => {
         "MATTERMOST_BOT_TOKEN",
         "MATTERMOST_ACTION_SECRET",
         "MATTERMOST_COMMAND_TOKEN",
+        "HANDRAISE_NOTIFY_SECRET",
       ].map((name) => [name, `canary-${name.toLowerCase()}-7f3a9c`]),
     );
     const copy = await packageCopy(canaries);
@@ -244,7 +245,13 @@ describe("secrets", () => {
           if (text.includes(value)) found.push(`${value} in ${where}`);
       };
       const canaryTemplate = loadTemplate(outDir);
-      expect(Object.keys(canaryTemplate.Resources).sort()).toEqual(Object.keys(template.Resources).sort());
+      // A durable function is published as a version whose logical id hashes its zip, and the copy's zip
+      // differs from the project's in its source map's paths only (node_modules is linked there).
+      const resourceIds = (t: CfnTemplate) =>
+        Object.keys(t.Resources)
+          .map((id) => id.replace(/LambdaVersion[A-Za-z0-9]+$/, "LambdaVersion"))
+          .sort();
+      expect(resourceIds(canaryTemplate)).toEqual(resourceIds(template));
       walkStrings(canaryTemplate, (text, path) => scan(`template ${path}`, text));
       for (const file of readdirSync(outDir).filter((name) => name.endsWith(".zip"))) {
         const zip = readFileSync(join(outDir, file));

@@ -99,7 +99,7 @@ export function decodeModalId(customId: string): DecodedModal | undefined {
 // ── message content ─────────────────────────────────────────────────────────────────────────────────────
 
 /**
- * The prompt of reference/ask-user-contract.md §3 without its last line: that line says how to answer by
+ * The plain-text prompt (`renderPromptText`) without its last line: that line says how to answer by
  * typing a reply, and Discord does not deliver plain messages to an interactions endpoint (only to a
  * Gateway connection). The Discord guidance line replaces it.
  */

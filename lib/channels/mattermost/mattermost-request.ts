@@ -1,6 +1,6 @@
 /**
  * Everything Mattermost sends to `POST /webhooks/mattermost`, told apart by content type and shape, verified,
- * then parsed (channels.md §5): button taps (JSON with `context`), dialog submissions (JSON,
+ * then parsed (docs/channels.md, "Mattermost"): button taps (JSON with `context`), dialog submissions (JSON,
  * `type: "dialog_submission"`), slash commands (form with `command`) and outgoing-webhook messages (form or
  * JSON with `token`). Failed verification → 401; a verified body of the wrong shape → 400.
  */

@@ -1,8 +1,9 @@
 /**
- * Mattermost signs nothing it sends to integrations (channels.md §5.1), so Handraise signs its own controls:
+ * Mattermost signs nothing it sends to integrations (docs/channels.md, "Mattermost"), so Handraise signs its
+ * own controls:
  * every button's private `integration.context` (stripped from posts before they reach clients) and every
  * dialog's `state` carry `sig = hex(HMAC-SHA256(MATTERMOST_ACTION_SECRET, "<questionId>|<sub>|<option>"))`
- * (channels.md §10 M1). Slash commands and outgoing webhooks present a token Mattermost generated, compared
+ * (docs/channels.md, "Mattermost"). Slash commands and outgoing webhooks present a token Mattermost generated, compared
  * timing-safely. Pure functions of their inputs.
  */
 import { createHmac } from "node:crypto";

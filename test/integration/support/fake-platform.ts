@@ -2,7 +2,12 @@
  * A local fake of a chat platform's HTTP API: records every call (method path + JSON or form body) and
  * answers through a per-test responder. Handlers reach it through the `*_API_BASE` settings.
  */
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import {
+  createServer as createHttp2Server,
+  type Http2ServerRequest,
+  type Http2ServerResponse,
+} from "node:http2";
 import type { AddressInfo } from "node:net";
 
 export interface RecordedCall {
@@ -13,12 +18,19 @@ export interface RecordedCall {
   verb: string;
   body: any;
   headers: Record<string, string | string[] | undefined>;
+  /** When it arrived (epoch ms). */
+  at: number;
+}
+
+/** An answer: status (200), JSON body, and any headers besides `content-type: application/json`. */
+export interface FakeReply {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
 }
 
 /** May answer late (a Promise), to play a slow platform. */
-export type Responder = (
-  call: RecordedCall,
-) => { status?: number; body: unknown } | Promise<{ status?: number; body: unknown }>;
+export type Responder = (call: RecordedCall) => FakeReply | Promise<FakeReply>;
 
 export interface FakePlatform {
   url: string;
@@ -28,10 +40,21 @@ export interface FakePlatform {
   stop(): Promise<void>;
 }
 
-export async function startFakePlatform(responder: Responder): Promise<FakePlatform> {
+/**
+ * `http2`: speak HTTP/2 without TLS (prior knowledge), as the AWS SDK's Bedrock Runtime client does with an
+ * `http://` endpoint (its default handler is HTTP/2).
+ */
+export async function startFakePlatform(
+  responder: Responder,
+  options: { http2?: boolean } = {},
+): Promise<FakePlatform> {
   let respond = responder;
   const calls: RecordedCall[] = [];
-  const server = createServer(async (req, res) => {
+  const handle = async (
+    req: IncomingMessage | Http2ServerRequest,
+    res: ServerResponse | Http2ServerResponse,
+  ): Promise<void> => {
+    const at = Date.now();
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString("utf8");
@@ -48,11 +71,20 @@ export async function startFakePlatform(responder: Responder): Promise<FakePlatf
       verb: req.method ?? "GET",
       body,
       headers: req.headers,
+      at,
     };
     calls.push(call);
     const reply = await respond(call);
-    res.writeHead(reply.status ?? 200, { "content-type": "application/json" });
+    // A client that gave up (timed out) is gone: nothing to answer.
+    if (res.destroyed || (res as Http2ServerResponse).stream?.destroyed) return;
+    res.writeHead(reply.status ?? 200, { "content-type": "application/json", ...reply.headers });
     res.end(JSON.stringify(reply.body));
+  };
+  const server = options.http2 ? createHttp2Server(handle) : createServer(handle);
+  const sessions = new Set<{ destroy(): void }>();
+  server.on("session", (session: { destroy(): void; on(event: "close", listener: () => void): void }) => {
+    sessions.add(session);
+    session.on("close", () => sessions.delete(session));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
   const { port } = server.address() as AddressInfo;
@@ -65,7 +97,8 @@ export async function startFakePlatform(responder: Responder): Promise<FakePlatf
     },
     stop: () =>
       new Promise<void>((resolve) => {
-        server.closeAllConnections();
+        if ("closeAllConnections" in server) server.closeAllConnections();
+        for (const session of sessions) session.destroy();
         server.close(() => resolve());
       }),
   };

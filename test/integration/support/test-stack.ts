@@ -82,6 +82,13 @@ export async function startTestStack(
   };
 }
 
+/** Test-only: the task token a question's item holds (the product never shows it). */
+export async function taskTokenOf(stack: TestStack, questionId: string): Promise<string> {
+  const item = (await allItems(stack)).find((i) => i.id === questionId && i.entity === "question");
+  if (typeof item?.taskToken !== "string") throw new Error(`question ${questionId} holds no task token`);
+  return item.taskToken;
+}
+
 /** Test-only: every item of the table (the product itself never scans). */
 export async function allItems(stack: TestStack): Promise<Record<string, any>[]> {
   const out = await stack.dynamodb.send(

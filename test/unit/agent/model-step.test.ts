@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { type AgentInput, createModelStep, type ModelStepEvent } from "#lib/agent/model-step.ts";
+import { ModelError, StepLimitError } from "#lib/agent/model-error.ts";
+import type { ModelProvider, ModelTurn } from "#lib/agent/model-provider.ts";
+import {
+  type AgentInput,
+  type AgentModel,
+  agentInputSchema,
+  createModelStep,
+  type ModelStepEvent,
+  parseModelStepEvent,
+} from "#lib/agent/model-step.ts";
+import type { ScriptedModel } from "#lib/agent/scripted-provider.ts";
 import type { Transcript, TranscriptStore } from "#lib/agent/transcript.ts";
 import { questionIdFor } from "#lib/questions/index.ts";
 import type { Outcome } from "#lib/store/question-store.ts";
@@ -26,7 +36,7 @@ const question = {
   options: [{ label: "Staging" }, { label: "Production" }],
 };
 
-function input(steps: AgentInput["model"]["steps"]): AgentInput {
+function input(steps: ScriptedModel["steps"]): AgentInput {
   return {
     sessionKey: "s",
     owner: "web:alice",
@@ -37,7 +47,7 @@ function input(steps: AgentInput["model"]["steps"]): AgentInput {
 }
 
 /** `expireWins`: whether the model step's expiry write would win (no timer closed the question first). */
-function setup(expireWins = false) {
+function setup(providerFor?: (model: AgentModel) => ModelProvider, clock = { t: 0 }, expireWins = false) {
   const transcripts = memoryTranscripts();
   const released: { id: string; outcome: Outcome }[] = [];
   const expired: string[] = [];
@@ -56,10 +66,40 @@ function setup(expireWins = false) {
     },
     telemetry: { ...silentTelemetry, closed: (question) => closed.push(question) },
     limits: { minTimeoutSeconds: 30, maxTimeoutSeconds: 3600 },
-    now: () => 0,
+    now: () => clock.t,
+    ...(providerFor && { providerFor }),
   });
   return { transcripts, step, released, expired, closed };
 }
+
+/** A provider that plays `turns` in order, recording the deadline of each call; `took` ms pass per call. */
+function playing(turns: ModelTurn[], clock = { t: 0 }, took = 0) {
+  const deadlines: number[] = [];
+  const provider: ModelProvider = {
+    async next(_transcript, { deadlineMs }) {
+      deadlines.push(deadlineMs);
+      clock.t += took;
+      const turn = turns.shift();
+      if (!turn) throw new ModelError("no more turns");
+      return structuredClone(turn);
+    },
+  };
+  return { provider, deadlines };
+}
+
+const realModel: AgentModel = {
+  provider: "openai",
+  model: "m",
+  baseUrl: "https://x.test/v1",
+  apiKeySecret: "openai",
+};
+
+function realInput(model: Partial<AgentModel> = {}): AgentInput {
+  return { ...input([{ reply: "unused" }]), model: { ...realModel, ...model } as AgentModel };
+}
+
+const ask = (id: string) => ({ id, name: "ask_user", arguments: { questions: [question] } });
+const usage = (inputTokens: number, outputTokens: number) => ({ inputTokens, outputTokens });
 
 describe("model step", () => {
   it("returns an ask with the model's questions, the clamped timeout and the wait with 10 s grace", async () => {
@@ -116,7 +156,7 @@ describe("model step", () => {
       { reply: "{{call_1.status}}/{{call_1.reason}}" },
     ]);
     for (const timerWasFirst of [false, true]) {
-      const { step, expired, closed } = setup(!timerWasFirst);
+      const { step, expired, closed } = setup(undefined, undefined, !timerWasFirst);
       const first = await step({ runId: "r11", state });
       const second = await step({
         runId: "r11",
@@ -307,5 +347,187 @@ describe("model step", () => {
     const state = input([{ toolCalls: [{ id: "x", name: "unknown", arguments: {} }] }]);
     const result = await step({ runId: "r6", state });
     expect(result).toEqual({ action: "reply", output: { reply: "(the script has no more steps)" } });
+  });
+
+  it("ends the run with StepLimitError once its model calls reach maxSteps, after saving the transcript", async () => {
+    const { step, transcripts } = setup();
+    const state = input([
+      { toolCalls: [{ id: "a", name: "search", arguments: {} }] },
+      { toolCalls: [{ id: "b", name: "search", arguments: {} }] },
+      { reply: "never" },
+    ]);
+    const limited = { ...state, model: { ...state.model, maxSteps: 2 } };
+    const error = await step({ runId: "r7", state: limited }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StepLimitError);
+    expect((error as Error).name).toBe("Handraise.StepLimitExceeded");
+    expect(transcripts.saved.get("r7")?.modelCalls).toBe(2);
+    // The default is 20 calls.
+    const many = input(
+      Array.from({ length: 25 }, (_, i) => ({ toolCalls: [{ id: `c${i}`, name: "search", arguments: {} }] })),
+    );
+    await expect(step({ runId: "r8", state: many })).rejects.toThrow(
+      "The model made 20 calls without replying",
+    );
+  });
+
+  it("puts the run's token totals in its output, and each call's tokens in the transcript", async () => {
+    const { provider } = playing([
+      { toolCalls: [{ id: "x", name: "search", arguments: {} }], text: "Looking.", usage: usage(100, 10) },
+      { reply: "Done.", usage: usage(150, 20) },
+    ]);
+    const { step, transcripts } = setup(() => provider);
+    const result = await step({ runId: "u1", state: realInput() });
+    expect(result).toEqual({
+      action: "reply",
+      output: { reply: "Done.", usage: { inputTokens: 250, outputTokens: 30, modelCalls: 2 } },
+    });
+    const assistant = transcripts.saved.get("u1")?.messages.filter((m) => m.role === "assistant");
+    expect(assistant).toEqual([
+      {
+        role: "assistant",
+        content: "Looking.",
+        toolCalls: [{ id: "x", name: "search", arguments: {} }],
+        usage: usage(100, 10),
+      },
+      { role: "assistant", content: "Done.", usage: usage(150, 20) },
+    ]);
+  });
+
+  it("gives a call without an id, or with one the run has seen, a fresh id used both ways", async () => {
+    const clock = { t: 0 };
+    const { provider } = playing(
+      [
+        { toolCalls: [ask("call_0")] },
+        { toolCalls: [{ ...ask(""), name: "search" }, ask("call_0")] },
+        { reply: "ok" },
+      ],
+      clock,
+    );
+    const { step, transcripts } = setup(() => provider, clock);
+    const state = realInput();
+    const first = await step({ runId: "ids", state });
+    expect(first).toMatchObject({ action: "ask", ask: { toolCallId: "call_0" } });
+    const second = await step({
+      runId: "ids",
+      state: {
+        ...state,
+        step: first as ModelStepEvent["state"]["step"],
+        askResult: { status: "no_answer", reason: "skipped" },
+      },
+    });
+    // The empty id gets one (model call 2, call 0; answered at once as an unknown tool), and so does the
+    // repeated "call_0".
+    expect(second).toMatchObject({ action: "ask", ask: { toolCallId: "call_hr2_1" } });
+    const saved = transcripts.saved.get("ids");
+    expect(saved?.messages.at(-2)).toMatchObject({
+      role: "assistant",
+      toolCalls: [{ id: "call_hr2_0" }, { id: "call_hr2_1" }],
+    });
+    expect(saved?.messages.at(-1)).toMatchObject({ role: "tool", toolCallId: "call_hr2_0" });
+    expect(saved?.pendingToolCalls).toMatchObject([{ id: "call_hr2_1" }]);
+  });
+
+  it("budgets its time by the Lambda's: the provider's deadline is the step's time less a margin", async () => {
+    const clock = { t: 1_000 };
+    const { provider, deadlines } = playing([{ reply: "a" }, { reply: "b" }], clock);
+    const { step } = setup(() => provider, clock);
+    await step({ runId: "d1", state: realInput() }, { remainingMs: 30_000 });
+    // At most the 60 s of MODEL_STEP_SECONDS even when the Lambda (or the local stack) says more.
+    await step({ runId: "d2", state: realInput() }, { remainingMs: 900_000 });
+    expect(deadlines).toEqual([1_000 + 30_000 - 5_000, 1_000 + 60_000 - 5_000]);
+  });
+
+  it("hands over to a fresh invocation (continue) when too little time is left for another model call", async () => {
+    const clock = { t: 0 };
+    const { provider } = playing(
+      [{ toolCalls: [{ id: "s1", name: "search", arguments: {} }] }, { reply: "finally" }],
+      clock,
+      40_000,
+    );
+    const { step, transcripts } = setup(() => provider, clock);
+    const state = realInput();
+    // The first call took 40 s of the 55: the second waits for the next invocation.
+    expect(await step({ runId: "c1", state })).toEqual({ action: "continue" });
+    expect(transcripts.saved.get("c1")?.messages.at(-1)).toMatchObject({ role: "tool", toolCallId: "s1" });
+    const next = await step({ runId: "c1", state: { ...state, step: { action: "continue" } } });
+    expect(next).toEqual({ action: "reply", output: { reply: "finally" } });
+  });
+
+  it("saves what it recorded, then lets a provider's ModelError end the run", async () => {
+    const { provider } = playing([{ toolCalls: [ask("q1")] }]);
+    const { step, transcripts } = setup(() => provider);
+    const state = realInput();
+    const first = await step({ runId: "e1", state });
+    await expect(
+      step({
+        runId: "e1",
+        state: {
+          ...state,
+          step: first as ModelStepEvent["state"]["step"],
+          askResult: { status: "answered", answers: { deploy_target: ["Production"] } },
+        },
+      }),
+    ).rejects.toThrow(ModelError);
+    expect(transcripts.saved.get("e1")?.messages.at(-1)).toMatchObject({
+      role: "tool",
+      toolCallId: "q1",
+      outcome: { status: "answered" },
+    });
+  });
+});
+
+describe("agent input", () => {
+  it("takes each provider's model object, with the defaults filled in, and refuses a key in place of a secret name", () => {
+    const parse = (model: unknown) => agentInputSchema.safeParse({ ...input([{ reply: "x" }]), model });
+    expect(parse({ provider: "openai", model: "gpt-4o-mini" }).data?.model).toEqual({
+      provider: "openai",
+      model: "gpt-4o-mini",
+      baseUrl: "https://api.openai.com/v1",
+      apiKeySecret: "openai",
+    });
+    expect(parse({ provider: "anthropic", model: "claude-x" }).data?.model).toMatchObject({
+      baseUrl: "https://api.anthropic.com",
+      apiKeySecret: "anthropic",
+    });
+    expect(
+      parse({ provider: "bedrock", modelId: "amazon.nova-lite-v1:0", region: "eu-central-1", maxTokens: 500 })
+        .success,
+    ).toBe(true);
+    const refused = [
+      { provider: "openai", model: "m", apiKeySecret: "sk-proj-ABCdef0123456789" },
+      { provider: "openai", model: "m", apiKey: "sk-0123" },
+      { provider: "openai", model: "m", baseUrl: "https://user:sk-0123@llm.example.com/v1" },
+      { provider: "openai", model: "m", baseUrl: "ftp://llm.example.com" },
+      { provider: "openai", model: "m", baseUrl: "not a url" },
+      { provider: "bedrock", modelId: "m", region: "mars" },
+      { provider: "anthropic", model: "m", maxSteps: 0 },
+      { provider: "gemini", model: "m" },
+    ];
+    for (const model of refused) expect(parse(model).success, JSON.stringify(model)).toBe(false);
+  });
+
+  it("ends the run with a ModelError naming the fields of a model that is not valid, never their values", () => {
+    const event = (model: unknown) => ({ runId: "r", state: { ...input([{ reply: "x" }]), model } });
+    const key = "sk-proj-0123456789abcdef";
+    const error = (() => {
+      try {
+        parseModelStepEvent(event({ provider: "openai", model: "m", apiKey: key, maxSteps: 0 }));
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error?.message).toMatch(/^The input's model is not valid: /);
+    expect(error?.message).toContain("apiKey");
+    expect(error?.message).toContain("model.maxSteps");
+    expect(error?.message).not.toContain(key);
+    // Anything else wrong with the event is no model problem.
+    expect(() => parseModelStepEvent({ runId: "", state: {} })).toThrow(
+      expect.not.objectContaining({ name: "Handraise.ModelError" }),
+    );
+    expect(parseModelStepEvent(event({ provider: "bedrock", modelId: "m" })).state.model).toEqual({
+      provider: "bedrock",
+      modelId: "m",
+    });
   });
 });

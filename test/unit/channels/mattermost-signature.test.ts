@@ -1,5 +1,5 @@
 /**
- * Mattermost signs nothing, so Handraise signs its buttons and dialogs (channels.md §10 M1):
+ * Mattermost signs nothing, so Handraise signs its buttons and dialogs (docs/channels.md, "Mattermost"):
  * `context.sig = hex(HMAC-SHA256(MATTERMOST_ACTION_SECRET, "<questionId>|<sub>|<option>"))`. The expected
  * values below were computed independently with `openssl dgst -sha256 -hmac`.
  */

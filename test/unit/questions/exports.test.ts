@@ -1,5 +1,5 @@
 /**
- * The public module's runtime exports are exactly the README's table of the ask_user contract (types are
+ * The public module's runtime exports are exactly the table of docs/ask-user.md, "The module" (types are
  * not runtime values).
  */
 import { describe, expect, it } from "vitest";

@@ -10,7 +10,7 @@ import {
   type ToolInputIssue,
 } from "#lib/questions/index.ts";
 
-/** Single-select, the contract's §3 example: [Staging (Recommended), Production]. */
+/** Single-select, the typed-reply example of docs/ask-user.md: [Staging (Recommended), Production]. */
 export const deployTarget: Question = {
   id: "deploy_target",
   header: "Deploy",
@@ -19,7 +19,7 @@ export const deployTarget: Question = {
   allowOther: true,
 };
 
-/** Multi-select, the contract's §3 example: [Unit, E2E, Lint]. */
+/** Multi-select, the typed-reply example of docs/ask-user.md: [Unit, E2E, Lint]. */
 export const checks: Question = {
   id: "checks",
   header: "Checks",

@@ -19,7 +19,7 @@ function labelsOf(...labels: string[]): string[] | undefined {
   return normalizeAskUserArgs(withOptions(...options)).questions[0]?.options.map((option) => option.label);
 }
 
-describe("normalizeAskUserArgs: canonical form (§1.2)", () => {
+describe("normalizeAskUserArgs: canonical form", () => {
   it("returns the canonical request of a minimal valid call, with allowOther and the default timeout", () => {
     const args = oneQuestionArgs();
 
@@ -123,7 +123,7 @@ describe("normalizeAskUserArgs: canonical form (§1.2)", () => {
   });
 });
 
-describe("normalizeAskUserArgs: header cut to 12 UTF-16 units (§1.2)", () => {
+describe("normalizeAskUserArgs: header cut to 12 UTF-16 units", () => {
   it.each([
     ["the contract's example", "Deployment target", "Deployment t"],
     ["surrounding spaces trimmed before the cut", "   Deployment target  ", "Deployment t"],
@@ -171,7 +171,7 @@ describe("normalizeAskUserArgs: header cut to 12 UTF-16 units (§1.2)", () => {
   });
 });
 
-describe("normalizeAskUserArgs: id (§1.1)", () => {
+describe("normalizeAskUserArgs: id", () => {
   it.each(["deploy_target", "a", "q2", "release_note_2"])("accepts the id %j as given", (id) => {
     const args = oneQuestionArgs({ id });
 
@@ -211,7 +211,7 @@ describe("normalizeAskUserArgs: id (§1.1)", () => {
   });
 });
 
-describe("normalizeAskUserArgs: header and question (§1.1, §1.3)", () => {
+describe("normalizeAskUserArgs: header and question", () => {
   it.each(["", "   ", "\n\t "])("rejects the blank header %j at questions.0.header", (header) => {
     const args = oneQuestionArgs({ header });
 
@@ -242,7 +242,7 @@ describe("normalizeAskUserArgs: header and question (§1.1, §1.3)", () => {
   });
 });
 
-describe("normalizeAskUserArgs: labels (§1.1, §1.3)", () => {
+describe("normalizeAskUserArgs: labels", () => {
   it("accepts a label of exactly 64 UTF-16 units", () => {
     const label = "x".repeat(64);
 
@@ -450,7 +450,7 @@ describe("normalizeAskUserArgs: question text and option descriptions have lengt
   });
 });
 
-describe("normalizeAskUserArgs: counts and types (§1.1)", () => {
+describe("normalizeAskUserArgs: counts and types", () => {
   it.each([
     ["no question", []],
     ["four questions", ["a", "b", "c", "d"].map((id) => questionArgs({ id }))],
@@ -544,7 +544,7 @@ describe("normalizeAskUserArgs: counts and types (§1.1)", () => {
   });
 });
 
-describe("normalizeAskUserArgs: unknown keys and secrets (§1.1)", () => {
+describe("normalizeAskUserArgs: unknown keys and secrets", () => {
   it("rejects an unknown key at the root at its own path", () => {
     const args = { ...oneQuestionArgs(), reason: "need a target" };
 
@@ -608,7 +608,7 @@ describe("normalizeAskUserArgs: unknown keys and secrets (§1.1)", () => {
   );
 });
 
-describe("normalizeAskUserArgs: null means absent (§1.1)", () => {
+describe("normalizeAskUserArgs: null means absent", () => {
   it("treats null timeoutSeconds, multiSelect and description as absent", () => {
     const args = {
       questions: [
@@ -647,7 +647,7 @@ describe("normalizeAskUserArgs: null means absent (§1.1)", () => {
   });
 });
 
-describe("normalizeAskUserArgs: timeoutSeconds (§1.1, §1.5)", () => {
+describe("normalizeAskUserArgs: timeoutSeconds", () => {
   it.each([
     ["1.5", 1.5],
     ['"60"', "60"],
@@ -703,7 +703,7 @@ describe("normalizeAskUserArgs: timeoutSeconds (§1.1, §1.5)", () => {
   });
 });
 
-describe("normalizeAskUserArgs: duplicates (§1.4)", () => {
+describe("normalizeAskUserArgs: duplicates", () => {
   it("rejects a repeated question id at the path of the second occurrence, naming the id", () => {
     const args = {
       questions: [questionArgs({ id: "deploy_target" }), questionArgs({ id: "deploy_target" })],
@@ -773,7 +773,7 @@ describe("normalizeAskUserArgs: duplicates (§1.4)", () => {
   });
 });
 
-describe("normalizeAskUserArgs: every problem reported (§1.1)", () => {
+describe("normalizeAskUserArgs: every problem reported", () => {
   it("reports all the problems of one call, each at its path", () => {
     const args = {
       questions: [

@@ -49,7 +49,7 @@ function finalReply(answers: Answers): string {
   return `deploy=${answers.deploy_target?.join(",")} | checks=${answers.checks?.join(",")} | note=${answers.release_note?.join(",")}`;
 }
 
-describe("the §6 round trip", () => {
+describe("the round trip of the demo", () => {
   it("stores 3 questions, the second multi-select, all allowing free text, with the 60 s timeout", () => {
     const request = normalizeAskUserArgs(modelArgs);
 

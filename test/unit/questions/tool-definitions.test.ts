@@ -1,6 +1,6 @@
 /**
  * askUserToolDefinitions: the tool in OpenAI, Anthropic and Bedrock Converse formats, with the model guidance,
- * and a JSON Schema that agrees with normalizeAskUserArgs. README.md ("The ask_user contract") names where
+ * and a JSON Schema that agrees with normalizeAskUserArgs. docs/ask-user.md ("What the model is told") names where
  * they may differ: the uniqueness rules, which JSON Schema cannot express, and text lengths, which JSON
  * Schema counts in code points where the contract counts UTF-16 units — both in the lenient direction (the
  * schema accepts, normalize rejects); and one in the strict direction: `maxLength` counts the surrounding
@@ -131,7 +131,7 @@ const rejected: [string, unknown][] = [
 ];
 
 /**
- * The deliberate divergence (README.md, "The ask_user contract"): valid by the schema, refused by
+ * The deliberate divergence (docs/ask-user.md, "What the model is told"): valid by the schema, refused by
  * normalizeAskUserArgs. Never the other way round.
  */
 const schemaAcceptsNormalizeRejects: [string, unknown, string][] = [
@@ -178,7 +178,7 @@ const schemaAcceptsNormalizeRejects: [string, unknown, string][] = [
 ];
 
 /**
- * The one deliberate divergence the other way (README.md, "The ask_user contract"): the contract trims
+ * The one deliberate divergence the other way (docs/ask-user.md, "What the model is told"): the contract trims
  * before it counts, JSON Schema's `maxLength` cannot, so text at its limit with whitespace around it is valid
  * for normalizeAskUserArgs only. A provider that enforces the schema makes the model drop the padding.
  */

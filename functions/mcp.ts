@@ -1,0 +1,33 @@
+/**
+ * The MCP server (`POST /mcp`, Streamable HTTP, stateless, JSON responses): ask_user, get_answer and
+ * cancel_question for any MCP client, behind the question API's key (lib/mcp).
+ */
+import middy from "@middy/core";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { createWaitForQuestion } from "#lib/app/wait-for-question.ts";
+import { loadConfig } from "#lib/config.ts";
+import { apiKeyAuth, httpErrors } from "#lib/http/middlewares.ts";
+import { createMcpHttp } from "#lib/mcp/mcp-http.ts";
+import { createMcpTools } from "#lib/mcp/mcp-tools.ts";
+import { createUntracedObservability } from "#lib/telemetry/untraced-observability.ts";
+import { createServices } from "#lib/wiring.ts";
+
+const observability = createUntracedObservability("mcp");
+const config = loadConfig();
+const services = createServices(config, "mcp", observability);
+await services.ready();
+const { secrets, store, askQuestion, resolve } = services;
+const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
+
+const tools = createMcpTools({
+  askQuestion,
+  resolve,
+  waitForQuestion: createWaitForQuestion({ store, now: Date.now, sleep }),
+  waitSeconds: config.mcp.waitSeconds,
+});
+
+export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+  .use(observability.middlewares)
+  .use(httpErrors(observability.telemetry))
+  .use(apiKeyAuth(() => secrets.get("api-key")))
+  .handler(createMcpHttp({ tools, defaults: { owner: config.mcp.owner, deliverTo: config.mcp.deliverTo } }));

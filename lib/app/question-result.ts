@@ -1,0 +1,20 @@
+import type { AskUserResult } from "../questions/schema.ts";
+import type { QuestionRecord } from "../store/question-record.ts";
+
+/**
+ * What a question that has ended gives its asker, as ask_user reports it: the answers, no_answer with its
+ * reason (expired, cancelled, skipped), or delivery_failed. The shape a waiting run gets, an MCP tool call
+ * returns (lib/mcp) and a notification carries (lib/notify).
+ */
+export function resultOf(record: QuestionRecord): AskUserResult {
+  switch (record.status) {
+    case "answered":
+      return { status: "answered", answers: record.answers ?? {} };
+    case "cancelled":
+      return { status: "no_answer", reason: record.reason === "skipped" ? "skipped" : "cancelled" };
+    case "delivery_failed":
+      return { status: "delivery_failed" };
+    default:
+      return { status: "no_answer", reason: "expired" };
+  }
+}

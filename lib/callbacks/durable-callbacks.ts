@@ -1,0 +1,77 @@
+import type { LambdaClient } from "@aws-sdk/client-lambda";
+import { type CallbackOutcome, FinalCallbackError, type TaskCallbacks } from "./task-callbacks.ts";
+
+/** The callback has ended: it timed out or was completed (CallbackTimeoutException), or its execution is gone. */
+const ENDED_ERRORS = new Set(["CallbackTimeoutException", "ResourceNotFoundException"]);
+
+/**
+ * Refusals no retry can cure: the role may not complete that execution's callbacks, the callback id or the
+ * result is malformed, the execution's key cannot be used. (Throttling, 5xx and network errors are not.)
+ */
+const FINAL_ERRORS = new Set([
+  "AccessDeniedException",
+  "InvalidParameterValueException",
+  "KMSAccessDeniedException",
+  "KMSDisabledException",
+  "KMSInvalidStateException",
+  "KMSNotFoundException",
+]);
+
+/**
+ * The Lambda client SDK, loaded on first use: most questions are waited on by Step Functions runs, and every
+ * function that closes questions would otherwise load it at cold start (the runtime provides it).
+ */
+const lambdaSdk = () => import("@aws-sdk/client-lambda");
+
+/**
+ * TaskCallbacks on Lambda's durable-execution callback API, for questions a durable function waits on with
+ * `context.waitForCallback` (lib/durable/ask-user.ts): SendDurableExecutionCallbackSuccess / Failure /
+ * Heartbeat, taking the callback id where the Step Functions adapter takes a task token. An ended callback
+ * (CallbackTimeoutException: it timed out, or was already completed; ResourceNotFoundException: its
+ * execution is gone) is `not_waiting`, as an ended task token is.
+ *
+ * @example
+ * const durable = createDurableCallbacks(async () => new LambdaClient({}));
+ */
+export function createDurableCallbacks(client: () => Promise<LambdaClient>): TaskCallbacks {
+  async function send(
+    call: (lambda: LambdaClient, sdk: Awaited<ReturnType<typeof lambdaSdk>>) => Promise<unknown>,
+  ): Promise<CallbackOutcome> {
+    const [lambda, sdk] = await Promise.all([client(), lambdaSdk()]);
+    try {
+      await call(lambda, sdk);
+      return "resumed";
+    } catch (error) {
+      if (error instanceof Error && ENDED_ERRORS.has(error.name)) return "not_waiting";
+      if (error instanceof Error && FINAL_ERRORS.has(error.name)) {
+        throw new FinalCallbackError(error.name, error.message);
+      }
+      throw error;
+    }
+  }
+  return {
+    succeed: (callbackId, result) =>
+      send((lambda, sdk) =>
+        lambda.send(
+          new sdk.SendDurableExecutionCallbackSuccessCommand({
+            CallbackId: callbackId,
+            Result: new TextEncoder().encode(JSON.stringify(result)),
+          }),
+        ),
+      ),
+    fail: (callbackId, error, cause) =>
+      send((lambda, sdk) =>
+        lambda.send(
+          new sdk.SendDurableExecutionCallbackFailureCommand({
+            CallbackId: callbackId,
+            // The error name rides in ErrorData too: lib/durable/ask-user.ts reads it from either.
+            Error: { ErrorType: error, ErrorMessage: cause, ErrorData: error },
+          }),
+        ),
+      ),
+    heartbeat: (callbackId) =>
+      send((lambda, sdk) =>
+        lambda.send(new sdk.SendDurableExecutionCallbackHeartbeatCommand({ CallbackId: callbackId })),
+      ),
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * ask_user for Lambda durable functions (`@aws/durable-execution-sdk-js`): the question is registered under
+ * the execution's callback id (`context.waitForCallback`), and the execution suspends — paying nothing —
+ * until closing the question completes the callback: SendDurableExecutionCallbackSuccess with the answers,
+ * SendDurableExecutionCallbackFailure for a cancel or skip (lib/callbacks/durable-callbacks.ts), exactly as
+ * a Step Functions run gets SendTaskSuccess / SendTaskFailure. Same store, channels, webhooks and stream.
+ */
+import {
+  CallbackError,
+  CallbackTimeoutError,
+  type DurableContext,
+  type RetryDecision,
+  StepError,
+} from "@aws/durable-execution-sdk-js";
+import type { AskQuestion } from "../app/ask-question.ts";
+import { DeliveryFailedError } from "../app/errors.ts";
+import { TASK_ERRORS } from "../callbacks/task-callbacks.ts";
+import { durableWaiter } from "../callbacks/waiter.ts";
+import { normalizeAskUserArgs, type TimeoutLimits } from "../questions/index.ts";
+import { type AskUserResult, askUserResultSchema, TIMEOUT_GRACE_SECONDS } from "../questions/schema.ts";
+import type { DeliveryTarget } from "../store/question-record.ts";
+
+/** The name of the durable operation each ask is (what a test runner's `getOperation` finds). */
+export const ASK_USER_OPERATION = "ask_user";
+
+export interface DurableAskOptions {
+  owner: string;
+  deliverTo: DeliveryTarget[];
+  sessionKey?: string | undefined;
+  agentId?: string | undefined;
+}
+
+/** Errors of the registration a retry cannot cure: the execution gets them at once. */
+const FINAL_REGISTRATION_ERRORS = new Set([
+  "ToolInputError",
+  "InvalidArgumentError",
+  "SessionBusyError",
+  "IdInUseError",
+  "DeliveryFailedError",
+]);
+
+/**
+ * @example
+ * const askUser = createDurableAskUser({ askQuestion, limits });
+ * export const handler = withDurableExecution(async (event, context) => {
+ *   const result = await askUser(context, { questions: [...] }, { owner: "telegram:42", deliverTo });
+ *   // → {status: "answered", answers} | {status: "no_answer", reason} | {status: "delivery_failed"}
+ * });
+ * @throws ToolInputError (bad arguments: nothing stored, nothing waited), SessionBusyError.
+ */
+export function createDurableAskUser(deps: { askQuestion: AskQuestion; limits: TimeoutLimits }) {
+  return async function askUser(
+    context: DurableContext,
+    args: unknown,
+    options: DurableAskOptions,
+  ): Promise<AskUserResult> {
+    // Checked before any durable operation: invalid arguments go back to the model, the run never waits.
+    const { timeoutSeconds } = normalizeAskUserArgs(args, deps.limits);
+    const runId = context.executionContext.durableExecutionArn;
+    try {
+      const text = await context.waitForCallback(
+        ASK_USER_OPERATION,
+        async (callbackId) => {
+          try {
+            // The id derives from the execution and the callback, so a retried registration finds its record.
+            const record = await deps.askQuestion({
+              args,
+              owner: options.owner,
+              deliverTo: options.deliverTo,
+              sessionKey: options.sessionKey,
+              agentId: options.agentId,
+              runId,
+              toolCallId: callbackId,
+              taskToken: durableWaiter(callbackId),
+            });
+            if (record.status === "delivery_failed") throw new DeliveryFailedError(record.id);
+          } catch (error) {
+            // A checkpointed error keeps its message and data, not its class: the name rides as the data.
+            if (error instanceof Error && FINAL_REGISTRATION_ERRORS.has(error.name)) {
+              throw new StepError(error.message, undefined, error.name);
+            }
+            throw error;
+          }
+        },
+        {
+          // As the AskUser task's TimeoutSecondsPath: the question's timeout and a grace period.
+          timeout: { seconds: timeoutSeconds + TIMEOUT_GRACE_SECONDS },
+          retryStrategy: registrationRetry,
+        },
+      );
+      return askUserResultSchema.parse(JSON.parse(text));
+    } catch (error) {
+      return noAnswerOf(error);
+    }
+  };
+}
+
+export type DurableAskUser = ReturnType<typeof createDurableAskUser>;
+
+/** A failed registration is retried (throttling, a network error), except for the refusals above. */
+function registrationRetry(error: Error, attempt: number): RetryDecision {
+  const final = FINAL_REGISTRATION_ERRORS.has(refusalOf(error) ?? "");
+  return { shouldRetry: !final && attempt < 3, delay: { seconds: attempt } };
+}
+
+/** The name of the refusal an error carries as its data (see the submitter), however deep it was wrapped. */
+function refusalOf(error: unknown): string | undefined {
+  let current: unknown = error;
+  while (current instanceof Error) {
+    const data = (current as { errorData?: unknown }).errorData;
+    if (typeof data === "string" && FINAL_REGISTRATION_ERRORS.has(data)) return data;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+/**
+ * The result an ended wait gives the model, as the state machine's Catch does: a callback failure with
+ * Handraise.Cancelled / Handraise.Skipped (carried in the error data: the error type may be rewritten on its
+ * way), a timeout → expired, a question no target took → delivery_failed. Anything else is thrown.
+ */
+function noAnswerOf(error: unknown): AskUserResult {
+  if (error instanceof CallbackTimeoutError) return { status: "no_answer", reason: "expired" };
+  if (error instanceof CallbackError) {
+    const names = [error.errorData, error.cause?.name];
+    if (names.includes(TASK_ERRORS.skipped)) return { status: "no_answer", reason: "skipped" };
+    if (names.includes(TASK_ERRORS.cancelled)) return { status: "no_answer", reason: "cancelled" };
+    const refusal = refusalOf(error);
+    if (refusal === "DeliveryFailedError") return { status: "delivery_failed" };
+    if (refusal !== undefined) throw Object.assign(new Error(error.message), { name: refusal });
+  }
+  throw error;
+}

@@ -1,0 +1,189 @@
+/**
+ * The MCP server's tools: ask_user (the model tool's own name, description and JSON Schema), get_answer and
+ * cancel_question, with every sentence they say to a model. Each call waits at most `waitSeconds` (at most
+ * 25 s): longer than that, an MCP client's tool timeout could end the call, so a question still open is
+ * returned as `pending` and the model calls get_answer again.
+ */
+import type { AskQuestion } from "../app/ask-question.ts";
+import {
+  AlreadyResolvedError,
+  InvalidArgumentError,
+  NotFoundError,
+  SessionBusyError,
+} from "../app/errors.ts";
+import { resultOf } from "../app/question-result.ts";
+import type { ResolveQuestion } from "../app/resolve-question.ts";
+import { formatToolResult, ToolInputError } from "../questions/index.ts";
+import { ASK_USER_TOOL_NAME } from "../questions/schema.ts";
+import { ASK_USER_TOOL_DESCRIPTION, askUserToolDefinitions } from "../questions/tool-definitions.ts";
+import { type QuestionRecord, RECORD_ID_PATTERN } from "../store/question-record.ts";
+import type { Asker } from "./asker.ts";
+
+/** The most a tool call waits for the answer, whatever it asks for: under API Gateway's 30 s. */
+export const MAX_MCP_WAIT_SECONDS = 25;
+
+export interface McpToolDeps {
+  askQuestion: AskQuestion;
+  resolve: ResolveQuestion;
+  waitForQuestion: (id: string, timeoutMs: number) => Promise<QuestionRecord>;
+  /** The default wait of a call (HANDRAISE_MCP_WAIT_SECONDS). */
+  waitSeconds: number;
+}
+
+/** An MCP `tools/call` result. */
+export interface ToolCallResult {
+  [key: string]: unknown;
+  content: { type: "text"; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+const questionIdProperty = {
+  type: "string",
+  pattern: RECORD_ID_PATTERN.source,
+  description: "The questionId ask_user returned with status pending.",
+};
+const waitSecondsProperty = {
+  type: "integer",
+  minimum: 0,
+  maximum: MAX_MCP_WAIT_SECONDS,
+  description: `How long to wait for the answer before returning pending again (at most ${MAX_MCP_WAIT_SECONDS}).`,
+};
+
+/** The tools as `tools/list` returns them. */
+export function mcpToolList(waitSeconds: number) {
+  return [
+    {
+      name: ASK_USER_TOOL_NAME,
+      description: `${ASK_USER_TOOL_DESCRIPTION} If no answer comes within ${waitSeconds} seconds, the result is {"status":"pending","questionId":…}: then call get_answer with that questionId.`,
+      inputSchema: askUserToolDefinitions.anthropic.input_schema,
+    },
+    {
+      name: "get_answer",
+      description:
+        "Wait for the answer to a question ask_user returned as pending. Returns the ask_user result, or pending again.",
+      inputSchema: {
+        type: "object",
+        properties: { questionId: questionIdProperty, waitSeconds: waitSecondsProperty },
+        required: ["questionId"],
+        additionalProperties: false,
+      },
+    },
+    {
+      name: "cancel_question",
+      description: "Withdraw a question that is still waiting for the user (when it is no longer needed).",
+      inputSchema: {
+        type: "object",
+        properties: { questionId: questionIdProperty },
+        required: ["questionId"],
+        additionalProperties: false,
+      },
+    },
+  ];
+}
+
+const text = (body: string, structured?: Record<string, unknown>, isError = false): ToolCallResult => ({
+  content: [{ type: "text", text: body }],
+  ...(structured && { structuredContent: structured }),
+  ...(isError && { isError: true }),
+});
+
+/** A tool error the model can read: the sentence, then the machine-readable body. */
+function toolError(code: string, message: string, extra: Record<string, unknown> = {}): ToolCallResult {
+  const body = { error: { code, message, ...extra } };
+  return text(`${message}\n${JSON.stringify(body)}`, body, true);
+}
+
+/** The result of a question: final, or pending with the sentence that says what to do next. */
+function outcome(record: QuestionRecord): ToolCallResult {
+  if (record.status === "pending") {
+    const pending = { status: "pending", questionId: record.id };
+    return text(
+      `The user has not answered yet. Call get_answer with questionId "${record.id}" to keep waiting.\n${JSON.stringify(pending)}`,
+      pending,
+    );
+  }
+  const formatted = formatToolResult(resultOf(record), record.questions);
+  return text(formatted.text, { ...formatted.details, questionId: record.id });
+}
+
+/** The arguments of get_answer / cancel_question; a tool error naming the bad one otherwise. */
+function questionArgs(args: unknown): { questionId: string; waitSeconds?: number } | ToolCallResult {
+  const { questionId, waitSeconds } = (typeof args === "object" && args !== null ? args : {}) as Record<
+    string,
+    unknown
+  >;
+  const issues: { path: string; message: string }[] = [];
+  if (typeof questionId !== "string" || !RECORD_ID_PATTERN.test(questionId)) {
+    issues.push({ path: "questionId", message: "questionId must be the id ask_user returned" });
+  }
+  if (
+    waitSeconds !== undefined &&
+    (!Number.isInteger(waitSeconds) ||
+      (waitSeconds as number) < 0 ||
+      (waitSeconds as number) > MAX_MCP_WAIT_SECONDS)
+  ) {
+    issues.push({
+      path: "waitSeconds",
+      message: `waitSeconds must be a whole number from 0 to ${MAX_MCP_WAIT_SECONDS}`,
+    });
+  }
+  const first = issues[0];
+  if (first)
+    return toolError("INVALID_ARGUMENT", `Invalid arguments: ${first.path}: ${first.message}.`, { issues });
+  return {
+    questionId: questionId as string,
+    ...(waitSeconds !== undefined && { waitSeconds: waitSeconds as number }),
+  };
+}
+
+/** Runs one tool call for `asker`. Expected failures become tool errors (`isError`); others are thrown. */
+export function createMcpTools(deps: McpToolDeps) {
+  const waitMs = (seconds = deps.waitSeconds) => Math.min(seconds, MAX_MCP_WAIT_SECONDS) * 1000;
+
+  async function call(
+    name: string,
+    args: unknown,
+    asker: Asker | { problem: string },
+  ): Promise<ToolCallResult> {
+    try {
+      switch (name) {
+        case ASK_USER_TOOL_NAME: {
+          if ("problem" in asker) return toolError("NO_ASKER", asker.problem);
+          const record = await deps.askQuestion({ args, owner: asker.owner, deliverTo: asker.deliverTo });
+          if (record.status !== "pending") return outcome(record);
+          return outcome(await deps.waitForQuestion(record.id, waitMs()));
+        }
+        case "get_answer": {
+          const parsed = questionArgs(args);
+          if ("content" in parsed) return parsed;
+          return outcome(await deps.waitForQuestion(parsed.questionId, waitMs(parsed.waitSeconds)));
+        }
+        case "cancel_question": {
+          const parsed = questionArgs(args);
+          if ("content" in parsed) return parsed;
+          const { record } = await deps.resolve.cancel(parsed.questionId, "cancelled", { resolvedBy: "mcp" });
+          return outcome(record);
+        }
+        default:
+          return toolError("UNKNOWN_TOOL", `There is no tool named "${name}".`);
+      }
+    } catch (error) {
+      if (error instanceof ToolInputError) {
+        return text(error.toToolErrorText(), error.toErrorBody() as unknown as Record<string, unknown>, true);
+      }
+      if (error instanceof InvalidArgumentError)
+        return toolError(error.code, error.message, { issues: error.issues });
+      if (error instanceof AlreadyResolvedError)
+        return toolError(error.code, error.message, { status: error.status });
+      if (error instanceof NotFoundError || error instanceof SessionBusyError) {
+        return toolError(error.code, error.message);
+      }
+      throw error;
+    }
+  }
+
+  return { list: () => mcpToolList(deps.waitSeconds), call };
+}
+
+export type McpTools = ReturnType<typeof createMcpTools>;

@@ -1,0 +1,202 @@
+/**
+ * The MCP server over HTTP against the local stack, driven by the official SDK's own client
+ * (`Client` + `StreamableHTTPClientTransport`), as Claude Code, Cursor or VS Code would drive it.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { askUserToolDefinitions } from "#lib/questions/index.ts";
+import { singleQuestion, unique } from "./support/sample-questions.ts";
+import { allItems, startTestStack, TEST_API_KEY, type TestStack } from "./support/test-stack.ts";
+
+let stack: TestStack;
+
+beforeAll(async () => {
+  // A tool call waits 1 s here (20 s deployed), so "pending" comes quickly.
+  stack = await startTestStack({ HANDRAISE_MCP_WAIT_SECONDS: "1" });
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+interface ToolResult {
+  content: { type: string; text: string }[];
+  structuredContent?: Record<string, any>;
+  isError?: boolean;
+}
+
+async function connect(headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: "handraise-test", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(`${stack.httpUrl}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${TEST_API_KEY}`, ...headers } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+const call = async (client: Client, name: string, args: Record<string, unknown>) =>
+  (await client.callTool({ name, arguments: args })) as ToolResult;
+
+/** The JSON line every result ends with. */
+const jsonOf = (result: ToolResult) => JSON.parse(result.content[0]?.text.split("\n").at(-1) ?? "{}");
+
+describe("MCP server", () => {
+  it("lists ask_user with the model tool's own schema, get_answer and cancel_question", async () => {
+    const client = await connect({ "x-handraise-owner": "web:alice" });
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(["ask_user", "get_answer", "cancel_question"]);
+    expect(tools[0]?.inputSchema).toEqual(askUserToolDefinitions.anthropic.input_schema);
+    expect(tools[0]?.description).toContain("get_answer");
+    await client.close();
+  });
+
+  it("asks, returns pending after its wait, and get_answer returns the answer given over the API", async () => {
+    const owner = `web:${unique("mcp")}`;
+    const client = await connect({ "x-handraise-owner": owner, "x-handraise-deliver-to": "console:term" });
+    const asked = await call(client, "ask_user", { questions: [singleQuestion] });
+    expect(asked.isError).toBeUndefined();
+    const pending = jsonOf(asked);
+    expect(pending).toEqual({ status: "pending", questionId: expect.stringMatching(/^ask_/) });
+    expect(asked.content[0]?.text).toContain(`Call get_answer with questionId "${pending.questionId}"`);
+
+    const { body } = await stack.api("GET", `/questions/${pending.questionId}`);
+    expect(body.question).toMatchObject({ owner, status: "pending" });
+    expect(body.question.deliveries).toEqual([
+      { channel: "console", chatId: "term", messageId: expect.any(String) },
+    ]);
+
+    const again = await call(client, "get_answer", { questionId: pending.questionId, waitSeconds: 0 });
+    expect(jsonOf(again)).toEqual(pending);
+
+    const answered = await stack.api("POST", `/questions/${pending.questionId}/answer`, {
+      answers: { deploy_target: ["Production"] },
+    });
+    expect(answered.status).toBe(200);
+    const result = await call(client, "get_answer", { questionId: pending.questionId });
+    expect(result.content[0]?.text).toBe(
+      'Deploy to: Production\n{"status":"answered","answers":{"deploy_target":["Production"]}}',
+    );
+    expect(result.structuredContent).toMatchObject({ status: "answered", questionId: pending.questionId });
+    await client.close();
+  });
+
+  it("get_answer returns as soon as the answer comes within its wait", async () => {
+    const client = await connect({ "x-handraise-owner": `web:${unique("mcp")}` });
+    const { questionId } = jsonOf(await call(client, "ask_user", { questions: [singleQuestion] }));
+    const waiting = call(client, "get_answer", { questionId, waitSeconds: 20 });
+    const started = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await stack.api("POST", `/questions/${questionId}/answer`, {
+      answers: { deploy_target: ["Staging (Recommended)"] },
+    });
+    expect(jsonOf(await waiting)).toEqual({
+      status: "answered",
+      answers: { deploy_target: ["Staging (Recommended)"] },
+    });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await client.close();
+  });
+
+  it("cancel_question withdraws a waiting question: no_answer cancelled, and the API agrees", async () => {
+    const client = await connect({ "x-handraise-owner": `web:${unique("mcp")}` });
+    const { questionId } = jsonOf(await call(client, "ask_user", { questions: [singleQuestion] }));
+    const cancelled = await call(client, "cancel_question", { questionId });
+    expect(jsonOf(cancelled)).toEqual({ status: "no_answer", reason: "cancelled" });
+    expect((await stack.api("GET", `/questions/${questionId}`)).body.question).toMatchObject({
+      status: "cancelled",
+      resolvedBy: "mcp",
+    });
+    const twice = await call(client, "cancel_question", { questionId });
+    expect(twice.isError).toBe(true);
+    expect(jsonOf(twice).error).toMatchObject({ code: "ALREADY_RESOLVED", status: "cancelled" });
+    await client.close();
+  });
+
+  it("refuses invalid arguments as a tool error with the issue paths, storing nothing", async () => {
+    const owner = `web:${unique("mcp-bad")}`;
+    const client = await connect({ "x-handraise-owner": owner });
+    const result = await call(client, "ask_user", {
+      questions: [{ ...singleQuestion, id: "Bad Id", options: [{ label: "Only one" }] }],
+    });
+    expect(result.isError).toBe(true);
+    const { error } = jsonOf(result);
+    expect(error.code).toBe("INVALID_ARGUMENT");
+    expect(error.issues.map((issue: { path: string }) => issue.path).sort()).toEqual([
+      "questions.0.id",
+      "questions.0.options",
+    ]);
+    expect(result.content[0]?.text).toContain("call ask_user again");
+    expect((await allItems(stack)).filter((item) => item.owner === owner)).toEqual([]);
+
+    const badId = await call(client, "get_answer", { questionId: "../etc", waitSeconds: 99 });
+    expect(badId.isError).toBe(true);
+    expect(jsonOf(badId).error.issues.map((issue: { path: string }) => issue.path)).toEqual([
+      "questionId",
+      "waitSeconds",
+    ]);
+    const unknown = await call(client, "get_answer", { questionId: "ask_doesnotexist" });
+    expect(jsonOf(unknown).error.code).toBe("NOT_FOUND");
+    await client.close();
+  });
+
+  it("needs someone to ask: a tool error without X-Handraise-Owner or a deployment default", async () => {
+    const client = await connect();
+    const result = await call(client, "ask_user", { questions: [singleQuestion] });
+    expect(result.isError).toBe(true);
+    expect(jsonOf(result).error.code).toBe("NO_ASKER");
+    const badTargets = await connect({ "x-handraise-owner": "web:x", "x-handraise-deliver-to": "console" });
+    const refused = await call(badTargets, "ask_user", { questions: [singleQuestion] });
+    expect(jsonOf(refused).error.message).toContain("X-Handraise-Deliver-To");
+    const disabled = await connect({ "x-handraise-owner": "web:x", "x-handraise-deliver-to": "slack:C1" });
+    const notEnabled = await call(disabled, "ask_user", { questions: [singleQuestion] });
+    expect(jsonOf(notEnabled).error).toMatchObject({ code: "INVALID_ARGUMENT" });
+    await Promise.all([client.close(), badTargets.close(), disabled.close()]);
+  });
+
+  it("refuses a request without the API key with 401, before any MCP message is read", async () => {
+    const client = new Client({ name: "handraise-test", version: "1.0.0" });
+    await expect(
+      client.connect(new StreamableHTTPClientTransport(new URL(`${stack.httpUrl}/mcp`))),
+    ).rejects.toMatchObject({ code: 401 });
+    const response = await fetch(`${stack.httpUrl}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(response.status).toBe(401);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("UNAUTHORIZED");
+  });
+
+  it("is stateless: no session id, and GET (no SSE stream) and DELETE (no session) answer 405", async () => {
+    const response = await fetch(`${stack.httpUrl}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${TEST_API_KEY}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "curl", version: "1" },
+        },
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("application/json");
+    expect(response.headers.get("mcp-session-id")).toBeNull();
+    const initialized = (await response.json()) as { result: { serverInfo: { name: string } } };
+    expect(initialized.result.serverInfo.name).toBe("handraise");
+    const get = await fetch(`${stack.httpUrl}/mcp`, { headers: { authorization: `Bearer ${TEST_API_KEY}` } });
+    expect(get.status).toBe(405);
+    const del = await fetch(`${stack.httpUrl}/mcp`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${TEST_API_KEY}` },
+    });
+    expect(del.status).toBe(405);
+  });
+});
