@@ -117,6 +117,22 @@ export interface AskStep {
   /** The run's escalation if it falls before this question's deadline, else null. */
   escalate: Escalation | null;
 }
+/**
+ * The run's reminders and escalation for one of its questions. The model chose that question's timeout, so
+ * those that would come at or after its deadline are left out (the ask would refuse them); `null`: the run
+ * names none (for reminders: the deployment's default applies). Both agents use it (lib/durable).
+ */
+export function runTimersFor(
+  run: Pick<AgentInput, "remindAfterSeconds" | "escalate">,
+  timeoutSeconds: number,
+): { remindAfterSeconds: number[] | null; escalate: Escalation | null } {
+  const beforeDeadline = (seconds: number) => seconds < timeoutSeconds;
+  return {
+    remindAfterSeconds: run.remindAfterSeconds?.filter(beforeDeadline) ?? null,
+    escalate: run.escalate && beforeDeadline(run.escalate.afterSeconds) ? run.escalate : null,
+  };
+}
+
 /** The run's token totals, in its output when the model reports usage (real providers do). */
 export type RunUsage = ModelUsage & { modelCalls: number };
 
@@ -288,9 +304,6 @@ export function createModelStep(deps: ModelStepDeps) {
       try {
         const { timeoutSeconds } = normalizeAskUserArgs(call.arguments, deps.limits);
         const questions = (call.arguments as { questions: unknown }).questions;
-        // The model chose the timeout: the run's reminders and escalation that would come at or after
-        // the deadline are left out for this question (the ask refuses them).
-        const beforeDeadline = (seconds: number) => seconds < timeoutSeconds;
         return {
           toolCallId: call.id,
           questions,
@@ -299,8 +312,7 @@ export function createModelStep(deps: ModelStepDeps) {
           owner: state.owner,
           sessionKey: state.sessionKey,
           deliverTo: state.deliverTo,
-          remindAfterSeconds: state.remindAfterSeconds?.filter(beforeDeadline) ?? null,
-          escalate: state.escalate && beforeDeadline(state.escalate.afterSeconds) ? state.escalate : null,
+          ...runTimersFor(state, timeoutSeconds),
         };
       } catch (error) {
         if (!(error instanceof ToolInputError)) throw error;
