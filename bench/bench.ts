@@ -31,7 +31,7 @@ export const FULL: BenchSizes = {
   throughput: { rounds: 3, serialAnswers: 100, concurrentAnswers: 200, concurrency: 20 },
   scale: { levels: [10, 1_000, 10_000], pairsPerLevel: 96, cycles: 4, batch: 4 },
   coldStart: { warmupRounds: 2, rounds: 15 },
-  cost: { runs: 20, averageWaitSeconds: 300, pollSeconds: 10 },
+  cost: { runs: 20, averageWaitSeconds: 300, pollSeconds: 10, timerQuestions: 20 },
 };
 
 export const SMOKE: BenchSizes = {
@@ -41,7 +41,7 @@ export const SMOKE: BenchSizes = {
   scale: { levels: [10, 20, 40], pairsPerLevel: 2, cycles: 1, batch: 2 },
   // Three rounds: the modelStep cold-start budget (bench/model-clients.ts) is a median over rounds.
   coldStart: { warmupRounds: 0, rounds: 3 },
-  cost: { runs: 2, averageWaitSeconds: 300, pollSeconds: 10 },
+  cost: { runs: 2, averageWaitSeconds: 300, pollSeconds: 10, timerQuestions: 2 },
 };
 
 export interface BenchResults {

@@ -11,6 +11,10 @@
  * - HTTP API requests: the answers sent.
  * Priced with scripts/lib/aws-prices.ts. The naive alternative polls instead of waiting on a task token: a
  * Wait state (every `pollSeconds`) → a Lambda that reads the question → a Choice, for the average wait.
+ *
+ * The question timers (expiry, reminders: EventBridge Scheduler), measured apart with the table's stream on
+ * (the stream consumer sets and clears them): what the local Scheduler was asked and what it invoked, per
+ * question, for runs answered in time and for questions nobody answers that have one reminder.
  */
 
 import { readFileSync } from "node:fs";
@@ -27,6 +31,8 @@ import { ended } from "./lib/paired.ts";
 
 export interface CostSizes {
   runs: number;
+  /** Unanswered questions of a few seconds, each with one reminder, for the timers' cost. */
+  timerQuestions: number;
   /** The average time a person takes to answer, which the naive alternative spends polling. */
   averageWaitSeconds: number;
   pollSeconds: number;
@@ -64,6 +70,34 @@ export interface CostResult {
   };
   /** naive / task token at other average waits. */
   ratioByWait: { averageWaitSeconds: number; ratio: number }[];
+  timers: TimerCost;
+}
+
+/** What the question timers add to a question. */
+export interface TimerCost {
+  /** A run answered in time: its expiry timer is set and cleared, nothing fires. */
+  answered: TimerUsage;
+  /** A question nobody answers, with one reminder: both timers fire. */
+  unanswered: TimerUsage;
+  /** Per 1,000 questions: a run answered in time with the timers (the task-token figure plus theirs). */
+  answeredUsdPer1000: number;
+  /** Per 1,000 questions: what the timers add to one answered in time, and to one nobody answers. */
+  addedUsdPer1000: { answered: number; unanswered: number };
+}
+
+export interface TimerUsage {
+  questions: number;
+  /** Scheduler API calls per question (not billed). */
+  createSchedule: number;
+  deleteSchedule: number;
+  /** Schedules that fired per question, each one timer-function invocation. */
+  invocations: number;
+  /** The timer function's and the stream consumer's extra DynamoDB units per question. */
+  writeUnits: number;
+  readUnits: number;
+  /** The timer function's GB-seconds at the assumed durations, plus the stream consumer's per Scheduler call. */
+  lambdaGbSeconds: number;
+  usdPer1000: number;
 }
 
 /** A poll Lambda does one GetItem: assumed billed duration, like the others an assumption. */
@@ -132,6 +166,115 @@ async function quietly<T>(work: () => Promise<T>): Promise<T> {
     process.stdout.write = write;
   }
 }
+
+/**
+ * The timers' share of a question, with the stream on (it sets and clears them). Answered: runs answered over
+ * HTTP at once. Unanswered: questions of `TIMER_QUESTION_SECONDS` with a reminder after one second, left to
+ * expire. Scheduler calls and invocations are the local Scheduler's counts; DynamoDB units those of every
+ * request the handlers sent while the timers ran (after the questions were stored and posted).
+ */
+async function measureTimerCost(bench: BenchStack, sizes: CostSizes, memoryGb: Record<string, number>) {
+  const scheduler = bench.stack.scheduler;
+  const settle = async () => {
+    await bench.stack.streamsDrained();
+    await scheduler.idle();
+    await bench.stack.streamsDrained();
+  };
+  const usage = (
+    questions: number,
+    before: Record<string, number>,
+    requests: { write: number; read: number }[],
+    timerMs: number,
+  ): TimerUsage => {
+    const after = scheduler.counts();
+    const delta = (key: string) => ((after[key] ?? 0) - (before[key] ?? 0)) / questions;
+    const createSchedule = delta("CreateSchedule");
+    const deleteSchedule = delta("DeleteSchedule");
+    const invocations = delta("invocations");
+    const lambdaGbSeconds =
+      ((memoryGb.questionTimer ?? 0.25) * invocations * timerMs +
+        (memoryGb.questionEvents ?? 0.25) * (createSchedule + deleteSchedule) * ASSUMED_MS.schedulerCall) /
+      1000;
+    const writeUnits = requests.reduce((sum, r) => sum + r.write, 0) / questions;
+    const readUnits = requests.reduce((sum, r) => sum + r.read, 0) / questions;
+    const usd =
+      invocations * (PRICE.schedulerInvocation + PRICE.lambdaRequest) +
+      lambdaGbSeconds * PRICE.lambdaGbSecondArm +
+      writeUnits * PRICE.writeUnit +
+      readUnits * PRICE.readUnit;
+    return {
+      questions,
+      createSchedule,
+      deleteSchedule,
+      invocations,
+      writeUnits,
+      readUnits,
+      lambdaGbSeconds,
+      usdPer1000: usd * 1000,
+    };
+  };
+
+  bench.stack.setStreams(true);
+  try {
+    // Answered in time: the expiry timer is set when the question is stored and cleared when it is answered.
+    // Nothing fires, so the timers add no DynamoDB request (the question's own are in the figure above).
+    const answeredBefore = scheduler.counts();
+    await quietly(async () => {
+      const runs = await bench.startWaitingRuns(sizes.timerQuestions, {
+        deliverTo: [{ channel: "console", chatId: "bench" }],
+      });
+      await settle();
+      for (const run of runs) {
+        await bench.answerOverHttp(run);
+        await ended(bench, run);
+      }
+      await settle();
+    });
+    const answered = usage(sizes.timerQuestions, answeredBefore, [], ASSUMED_MS.timerExpire);
+
+    // Nobody answers: the reminder fires after a second, the expiry at the deadline.
+    const unansweredBefore = scheduler.counts();
+    const ids = await quietly(async () => {
+      const made: string[] = [];
+      for (let i = 0; i < sizes.timerQuestions; i++) {
+        made.push(
+          await bench.askOverHttp({
+            timeoutSeconds: TIMER_QUESTION_SECONDS,
+            remindAfterSeconds: [1],
+            deliverTo: [{ channel: "console", chatId: "bench" }],
+          }),
+        );
+      }
+      await bench.stack.streamsDrained();
+      return made;
+    });
+    const waiting = () => scheduler.schedules().some((s) => ids.some((id) => s.name.startsWith(`${id}-`)));
+    // Counted from here: the timer function's requests (the questions' own were made above).
+    const { requests } = await bench.countUnits(() =>
+      quietly(async () => {
+        const deadline = Date.now() + (TIMER_QUESTION_SECONDS + 15) * 1000;
+        while (waiting()) {
+          if (Date.now() > deadline) throw new Error("the question timers did not fire");
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        await settle();
+      }),
+    );
+    // The timer function's time: an expiry (a read, a write) and a reminder (a claim, a chat call) each.
+    const unanswered = usage(
+      sizes.timerQuestions,
+      unansweredBefore,
+      requests,
+      (ASSUMED_MS.timerExpire + ASSUMED_MS.timerRemind) / 2,
+    );
+    return { answered, unanswered };
+  } finally {
+    bench.stack.setStreams(false);
+  }
+}
+
+/** How long the measured unanswered questions wait: long enough for their reminder after one second. */
+const TIMER_QUESTION_SECONDS = 3;
 
 export async function measureCost(bench: BenchStack, sizes: CostSizes): Promise<CostResult> {
   const memoryGb = memoryGbByFunction();
@@ -202,6 +345,8 @@ export async function measureCost(bench: BenchStack, sizes: CostSizes): Promise<
     apiRequests: apiRequests / n,
   };
 
+  const timers = await measureTimerCost(bench, sizes, memoryGb);
+
   // What a poll reads: the question item (strongly consistent; 1 unit per started 4 KB).
   const first = runs[0];
   if (!first) throw new Error("no runs");
@@ -252,5 +397,10 @@ export async function measureCost(bench: BenchStack, sizes: CostSizes): Promise<
       averageWaitSeconds,
       ratio: (total(usd(naiveUsage(averageWaitSeconds))) * 1000) / usdPer1000,
     })),
+    timers: {
+      ...timers,
+      answeredUsdPer1000: usdPer1000 + timers.answered.usdPer1000,
+      addedUsdPer1000: { answered: timers.answered.usdPer1000, unanswered: timers.unanswered.usdPer1000 },
+    },
   };
 }

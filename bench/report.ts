@@ -69,6 +69,20 @@ export function renderTable(results: BenchResults): string {
     ),
     ["5. Cost per 1,000 questions, task token", dollars(cost.usdPer1000), "—", "—", "—"],
     [
+      "5. Cost per 1,000 questions, task token with the timers (answered in time)",
+      dollars(cost.timers.answeredUsdPer1000),
+      `${dollars(cost.usdPer1000)} (without)`,
+      x(cost.timers.answeredUsdPer1000 / cost.usdPer1000),
+      "—",
+    ],
+    [
+      "5. What the timers add per 1,000 unanswered questions (expiry + 1 reminder fired)",
+      dollars(cost.timers.addedUsdPer1000.unanswered),
+      "—",
+      "—",
+      "—",
+    ],
+    [
       `5. Cost per 1,000 questions, naive polling (every ${cost.naive.pollSeconds} s, ${cost.naive.averageWaitSeconds / 60} min average wait)`,
       dollars(cost.naive.usdPer1000),
       `${dollars(cost.usdPer1000)} (task token)`,
@@ -145,6 +159,10 @@ export function renderDetails(results: BenchResults): string {
       .map(([k, v]) => `${k} ${dollars(v)}`)
       .join(", ")}.`,
   );
+  const timer = (label: string, t: BenchResults["cost"]["timers"]["answered"]) =>
+    `   Timers, ${label} (${t.questions} questions): per question ${count(t.createSchedule)} CreateSchedule + ${count(t.deleteSchedule)} DeleteSchedule (not billed), ${count(t.invocations)} schedules fired (Scheduler $1.00 per million after 14 million free a month; one timer-function invocation each), ${count(t.writeUnits)} write / ${count(t.readUnits)} read units, ${t.lambdaGbSeconds.toFixed(4)} GB-s at assumed durations: ${dollars(t.usdPer1000)} per 1,000.`;
+  lines.push(timer("answered in time", cost.timers.answered));
+  lines.push(timer("unanswered with one reminder", cost.timers.unanswered));
   lines.push(
     `   Naive: ${cost.naive.polls} polls × (3 transitions + 1 Lambda of ${cost.naive.pollAssumedMs} ms assumed + ${cost.naive.pollReadUnits} read unit). Naive/task token at other average waits: ${cost.ratioByWait.map((r) => `${r.averageWaitSeconds / 60} min ${x(r.ratio)}`).join(", ")}.`,
   );

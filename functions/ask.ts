@@ -2,14 +2,20 @@
  * The AskUser task (`lambda:invoke.waitForTaskToken`): registers the question with the run's task token and
  * delivers it, then returns; the run stays suspended until an answer, a cancel or its timeout. Expected
  * failures are thrown by name for the state machine's Catch: ToolInputError, SessionBusyError,
- * DeliveryFailedError (no target took the question; it is closed as delivery_failed).
+ * DeliveryFailedError (no target took the question; it is closed as delivery_failed). A reminder or an
+ * escalation at or past the deadline (InvalidArgumentError) ends the task like a failed delivery.
  */
 import middy from "@middy/core";
 import type { Context } from "aws-lambda";
 import { DeliveryFailedError } from "#lib/app/errors.ts";
 import { functionDeadline, withPlatformDeadline } from "#lib/channels/platform-http.ts";
 import { loadConfig } from "#lib/config.ts";
-import { deliveryTargetSchema, ownerSchema } from "#lib/store/question-record.ts";
+import {
+  deliveryTargetSchema,
+  escalationSchema,
+  ownerSchema,
+  remindAfterSecondsSchema,
+} from "#lib/store/question-record.ts";
 import { createObservability } from "#lib/telemetry/observability.ts";
 import { createServices } from "#lib/wiring.ts";
 import * as z from "#lib/zod.ts";
@@ -29,6 +35,9 @@ const askTaskEventSchema = z.object({
   deliverTo: z.array(deliveryTargetSchema).check(z.maxLength(10)),
   questions: z.unknown(),
   timeoutSeconds: z.optional(z.unknown()),
+  // The task input's own (never the model's): null or absent, the deployment's default reminders.
+  remindAfterSeconds: z.nullish(remindAfterSecondsSchema),
+  escalate: z.nullish(escalationSchema),
 });
 
 export const handler = middy()

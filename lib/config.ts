@@ -1,8 +1,9 @@
 /**
  * Configuration: read from the environment once, validated, failing fast with a message that names every bad
  * variable. Nothing else in Handraise reads `process.env`. AWS endpoints are not configured here: the AWS
- * SDK reads `AWS_ENDPOINT_URL_DYNAMODB` / `AWS_ENDPOINT_URL_SFN` / `AWS_ENDPOINT_URL_SSM` itself, which is
- * how the local stack points the same handlers at its own services.
+ * SDK reads `AWS_ENDPOINT_URL_DYNAMODB` / `AWS_ENDPOINT_URL_SFN` / `AWS_ENDPOINT_URL_SSM` /
+ * `AWS_ENDPOINT_URL_SCHEDULER` itself, which is how the local stack points the same handlers at its own
+ * services.
  *
  * Channels are all-or-nothing. A channel is on when the deployment lists it in `HANDRAISE_CHANNELS`, or —
  * without that list, locally — when its bot token is set; then every other setting it needs must be there
@@ -36,6 +37,7 @@ import {
   secretEnvName,
   secretProblem,
 } from "./secrets/secret-catalog.ts";
+import { MAX_REMINDERS } from "./store/question-record.ts";
 import * as z from "./zod.ts";
 
 export { ConfigError } from "./config-error.ts";
@@ -65,6 +67,14 @@ export const DEFAULT_NOTIFY_RETRY_SECONDS = [5, 300, 1800, 7200, 18_000, 28_800,
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 
+/** `600,1800` → [600, 1800]: whole seconds, at least 1, at most MAX_REMINDERS of them. */
+const reminderList = z.pipe(
+  z
+    .string()
+    .check(z.regex(/^\s*\d+\s*(,\s*\d+\s*)*$/, "must be whole seconds separated by commas, e.g. 600,1800")),
+  z.transform((text) => text.split(",").map((part) => Number(part.trim()))),
+);
+
 /** The settings that are not secrets; each channel's are checked only when the channel is on. */
 const envSchema = z
   .object({
@@ -93,6 +103,27 @@ const envSchema = z
             "must be an EventBridge bus name or ARN",
           ),
         ),
+    ),
+    /**
+     * Reminders every question gets unless its request names its own (`remindAfterSeconds`), in seconds
+     * after it was asked; those at or past a question's deadline are left out for that question.
+     */
+    HANDRAISE_REMIND_AFTER_SECONDS: z.optional(reminderList),
+    /**
+     * The question timers (expiry, reminders, escalation) on EventBridge Scheduler: the stack's schedule group,
+     * the question-timer function the schedules invoke, and the role Scheduler invokes it with. All three, or
+     * none (no timers: expiry is derived on read and closed by the model step when an AskUser task times out).
+     */
+    HANDRAISE_SCHEDULE_GROUP: z.optional(
+      z.string().check(z.regex(/^[0-9a-zA-Z_.-]{1,64}$/, "must be a schedule group name")),
+    ),
+    HANDRAISE_TIMER_FUNCTION_ARN: z.optional(
+      z
+        .string()
+        .check(z.regex(/^arn:[\w-]+:lambda:[\w-]+:\d{12}:function:[\w-]+$/, "must be a Lambda function ARN")),
+    ),
+    HANDRAISE_TIMER_ROLE_ARN: z.optional(
+      z.string().check(z.regex(/^arn:[\w-]+:iam::\d{12}:role\/[\w+=,.@/-]+$/, "must be an IAM role ARN")),
     ),
     /** How long a secret read from SSM is reused: a rotated value is picked up within this. */
     HANDRAISE_SECRETS_MAX_AGE_SECONDS: seconds(300, 3600),
@@ -140,6 +171,15 @@ export interface ChannelSettings {
   mattermost?: { url: string; publicUrl: string };
 }
 
+export interface TimerSettings {
+  /** The schedule group the timers are created in. */
+  group: string;
+  /** The function every timer invokes. */
+  targetArn: string;
+  /** The role Scheduler assumes to invoke it. */
+  roleArn: string;
+}
+
 export type SecretSource =
   | {
       kind: "env";
@@ -157,6 +197,10 @@ export interface Config {
   publicUrl: string | undefined;
   /** Where question events are published; undefined: nowhere. */
   eventBus: string | undefined;
+  /** The reminders of a question whose request names none (seconds after it was asked). */
+  remindAfterSeconds: number[];
+  /** Where question timers are set (EventBridge Scheduler); undefined: no timers. */
+  timers: TimerSettings | undefined;
   /** The enabled channels: exactly the keys of `channels`. */
   enabledChannels: ReadonlySet<ChannelName>;
   channels: ChannelSettings;
@@ -220,6 +264,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
   }
   const channels = e ? channelSettings(e, enabled, problems) : {};
+  const timers = e ? timerSettings(e, problems) : undefined;
+  const reminders = e?.HANDRAISE_REMIND_AFTER_SECONDS ?? [];
+  if (reminders.some((seconds) => seconds < 1) || reminders.length > MAX_REMINDERS) {
+    problems.push(
+      `HANDRAISE_REMIND_AFTER_SECONDS must list at most ${MAX_REMINDERS} reminders, each at least 1 second`,
+    );
+  }
   const mcpOwnerProblem = e?.HANDRAISE_MCP_OWNER && ownerProblem(e.HANDRAISE_MCP_OWNER);
   if (mcpOwnerProblem) problems.push(`HANDRAISE_MCP_OWNER: ${mcpOwnerProblem}`);
   const mcpTargets = e?.HANDRAISE_MCP_DELIVER_TO && parseDeliverTo(e.HANDRAISE_MCP_DELIVER_TO);
@@ -237,6 +288,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     consoleChannel: e.HANDRAISE_CONSOLE_CHANNEL === "true",
     publicUrl: e.HANDRAISE_PUBLIC_URL,
     eventBus: e.HANDRAISE_EVENT_BUS,
+    remindAfterSeconds: [...new Set(reminders)].sort((a, b) => a - b),
+    timers,
     enabledChannels: enabled,
     channels,
     secrets: fromSsm
@@ -286,6 +339,28 @@ function enabledChannels(
 }
 
 const botTokenVariable = (channel: ChannelName) => secretEnvName(`${channel}/bot-token`);
+
+const TIMER_VARIABLES = [
+  "HANDRAISE_SCHEDULE_GROUP",
+  "HANDRAISE_TIMER_FUNCTION_ARN",
+  "HANDRAISE_TIMER_ROLE_ARN",
+] as const;
+
+/** The timers' settings: all three, or none (timers off). */
+function timerSettings(e: Env, problems: string[]): TimerSettings | undefined {
+  const { HANDRAISE_SCHEDULE_GROUP: group, HANDRAISE_TIMER_FUNCTION_ARN: targetArn } = e;
+  const roleArn = e.HANDRAISE_TIMER_ROLE_ARN;
+  if (group !== undefined && targetArn !== undefined && roleArn !== undefined) {
+    return { group, targetArn, roleArn };
+  }
+  const missing = TIMER_VARIABLES.filter((name) => e[name] === undefined);
+  if (missing.length < TIMER_VARIABLES.length) {
+    problems.push(
+      `${missing.join(", ")} ${missing.length > 1 ? "are" : "is"} required: question timers need all three`,
+    );
+  }
+  return undefined;
+}
 
 function channelSettings(e: Env, enabled: ReadonlySet<ChannelName>, problems: string[]): ChannelSettings {
   const need = (variable: string, value: string | undefined, channel: ChannelName): string => {

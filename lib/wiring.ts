@@ -8,14 +8,17 @@ import { SSMProvider } from "@aws-lambda-powertools/parameters/ssm";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import type { LambdaClient } from "@aws-sdk/client-lambda";
+import { SchedulerClient } from "@aws-sdk/client-scheduler";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { SSMClient } from "@aws-sdk/client-ssm";
 import { createModelStep } from "./agent/model-step.ts";
 import { createModelProviders } from "./agent/providers.ts";
 import { createAskQuestion } from "./app/ask-question.ts";
 import { createCancelStoppedRun } from "./app/cancel-stopped-run.ts";
+import { createFireQuestionTimer } from "./app/fire-question-timer.ts";
 import { createHandleInbound } from "./app/handle-inbound.ts";
 import { createHandleQuestionChange } from "./app/handle-question-change.ts";
+import { createQuestionTimers } from "./app/question-timers.ts";
 import { createResolveQuestion } from "./app/resolve-question.ts";
 import { createSettleClosedQuestion } from "./app/settle-closed-question.ts";
 import { createWaitForQuestion } from "./app/wait-for-question.ts";
@@ -51,6 +54,8 @@ import { createSsmSecrets } from "./secrets/ssm-secrets.ts";
 import { createDynamoDbQuestionStore } from "./store/dynamodb-question-store.ts";
 import { createDynamoDbTranscriptStore } from "./store/dynamodb-transcript-store.ts";
 import type { Observability } from "./telemetry/observability.ts";
+import { createSchedulerTimers } from "./timers/scheduler-timers.ts";
+import { NO_TIMERS, type Timers } from "./timers/timers.ts";
 import { type AnswerLinks, createAnswerLinks, NO_ANSWER_LINKS } from "./web/answer-link.ts";
 
 const now = () => Date.now();
@@ -99,6 +104,13 @@ function createEvents(config: Config, capture: CaptureClient): EventPublisher {
   return config.eventBus === undefined
     ? NO_EVENTS
     : createEventBridgePublisher(capture(new EventBridgeClient({})), config.eventBus);
+}
+
+/** Question timers on EventBridge Scheduler, when the deployment has them (the stream consumer sets them). */
+function createTimers(config: Config, capture: CaptureClient): Timers {
+  return config.timers === undefined
+    ? NO_TIMERS
+    : createSchedulerTimers({ client: capture(new SchedulerClient({})), ...config.timers, now });
 }
 
 /**
@@ -207,7 +219,8 @@ export function createCoreServices(config: Config, fn: FunctionName, observabili
     /**
      * Resolves once every secret this function reads is there and well-formed (functions await it at
      * start); rejects with a ConfigError naming each one that is not — or, with `tolerate`, reports it and
-     * starts anyway (the stream consumer: one channel's bad token must not stop every run's resume).
+     * starts anyway (the stream consumer and the timer function: one channel's bad token must not stop every
+     * run's resume, or every question's expiry).
      * Locally without an API key, the question API runs and refuses every request; without a link secret,
      * the answer page is off.
      */
@@ -222,7 +235,7 @@ export function createCoreServices(config: Config, fn: FunctionName, observabili
       } catch (error) {
         if (!options.tolerate) throw error;
         telemetry.failed(
-          "starting with a secret missing or malformed: its channel's copies are not retired",
+          "starting with a secret missing or malformed: its channel's messages are not posted or edited",
           error,
         );
       }
@@ -247,6 +260,7 @@ export function createServices(config: Config, fn: FunctionName, observability: 
     channels,
     callbacks,
     limits: config.limits,
+    defaultRemindAfterSeconds: config.remindAfterSeconds,
     now,
     telemetry,
   });
@@ -262,7 +276,9 @@ export function createServices(config: Config, fn: FunctionName, observability: 
     handleQuestionChange: createHandleQuestionChange({
       events: createEvents(config, capture),
       settle: createSettleClosedQuestion({ callbacks, channels, store, telemetry, now }),
+      timers: createQuestionTimers({ timers: createTimers(config, capture), telemetry }),
     }),
+    fireQuestionTimer: createFireQuestionTimer({ store, channels, telemetry, now, sleep }),
     askQuestion,
     resolve,
     questionApi: createQuestionApi({

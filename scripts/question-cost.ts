@@ -4,7 +4,10 @@
  * - Lambda: the invocations of the path, memory from the template, durations assumed (stated below);
  * - DynamoDB: the real question and transcript stores run against the embedded DynamoDB, each request's
  *   read/write units counted from the item sizes it read and wrote, global secondary index writes included;
- * - API Gateway: the requests of the path.
+ * - API Gateway: the requests of the path;
+ * - the question timers (EventBridge Scheduler): schedules set and cleared (not billed) and, for a question
+ *   nobody answers, the schedules that fire, the timer function's runs and its DynamoDB units, measured the
+ *   same way.
  *
  * Usage: `npm run package && npx tsx scripts/question-cost.ts` (prints the cost table of docs/deploy.md, "What a question costs").
  */
@@ -78,7 +81,7 @@ async function main(): Promise<void> {
   const total = rows.reduce((sum, row) => sum + row.usd, 0);
 
   console.log("DynamoDB requests of one question (units: write / read):");
-  for (const request of db.requests) {
+  for (const request of db.requests.filter((r) => r.phase !== "unanswered ask")) {
     console.log(
       `  ${request.phase.padEnd(22)} ${request.label.padEnd(44)} ${request.write} / ${request.read}`,
     );
@@ -103,6 +106,30 @@ async function main(): Promise<void> {
   );
   console.log(
     `a question that expires, is skipped or cancelled: +${noAnswerExtra} transition (a Pass state)`,
+  );
+
+  // The timers: what they add to a question, apart from the figures above (docs/timers.md).
+  const timerGb = memoryGb.questionTimer ?? 0.25;
+  const consumerGb = memoryGb.questionEvents ?? 0.25;
+  const schedulerCalls = (calls: number) =>
+    ((consumerGb * calls * ASSUMED_MS.schedulerCall) / 1000) * PRICE.lambdaGbSecondArm;
+  const fired = (units: { write: number; read: number }, ms: number) =>
+    PRICE.schedulerInvocation +
+    PRICE.lambdaRequest +
+    ((timerGb * ms) / 1000) * PRICE.lambdaGbSecondArm +
+    units.write * PRICE.writeUnit +
+    units.read * PRICE.readUnit;
+  const answeredTimers = schedulerCalls(2);
+  const expiry = fired(db.timers.expiry, ASSUMED_MS.timerExpire);
+  const reminder = fired(db.timers.reminder, ASSUMED_MS.timerRemind) + schedulerCalls(2);
+  console.log(
+    [
+      "\nWith the question timers (EventBridge Scheduler; CreateSchedule/DeleteSchedule are not billed, a fired",
+      `schedule $${(PRICE.schedulerInvocation * 1e6).toFixed(2)} per million after 14 million free a month; stream consumer ${ASSUMED_MS.schedulerCall} ms per call and timer function ${ASSUMED_MS.timerExpire} ms (expiry) / ${ASSUMED_MS.timerRemind} ms (reminder) assumed):`,
+      `  answered in time: its expiry timer set and cleared, nothing fires: +$${answeredTimers.toFixed(8)} ($${(answeredTimers * 1000).toFixed(4)} per 1,000)`,
+      `  nobody answers: the expiry fires (1 invocation, ${db.timers.expiry.write} write / ${db.timers.expiry.read} read units): +$${(answeredTimers + expiry).toFixed(8)} ($${((answeredTimers + expiry) * 1000).toFixed(4)} per 1,000)`,
+      `  each reminder that fires (1 invocation, ${db.timers.reminder.write} write / ${db.timers.reminder.read} read units, a chat message per chat): +$${reminder.toFixed(8)} ($${(reminder * 1000).toFixed(4)} per 1,000)`,
+    ].join("\n"),
   );
 }
 
@@ -207,6 +234,33 @@ async function measureDynamoDb() {
       },
     });
     if (second.action !== "reply") throw new Error("the scripted model did not reply");
+
+    // A question nobody answers, with a reminder: what its timers read and write when they fire.
+    phase = "unanswered ask";
+    const late = "ask_1a2b3c4d5e6f708192a3b4c5d6e7f809";
+    await store.create(
+      {
+        id: late,
+        owner: input.owner,
+        runId,
+        taskToken: "A".repeat(TASK_TOKEN_LENGTH),
+        questions: (await import("#lib/questions/index.ts")).normalizeAskUserArgs(TOOL_CALL.arguments, limits)
+          .questions,
+        timeoutSeconds: first.ask.timeoutSeconds,
+        deliverTo: input.deliverTo,
+        createdAtMs: now,
+        remindAfterSeconds: [600],
+      },
+      now,
+    );
+    phase = "timer: reminder";
+    now += 600_000;
+    await store.get(late, now);
+    await store.claimEvent(`timer:${late}-remind-0`, 2 * 86_400, now);
+    phase = "timer: expiry";
+    now += first.ask.timeoutSeconds * 1000;
+    await store.get(late, now);
+    if (!(await store.expire(late, now))) throw new Error("expire: not closed");
   } finally {
     client.destroy();
     admin.destroy();
@@ -217,11 +271,16 @@ async function measureDynamoDb() {
     requests
       .filter(filter)
       .reduce((t, r) => ({ write: t.write + r.write, read: t.read + r.read }), { write: 0, read: 0 });
+  const ofTheQuestion = (r: MeasuredRequest) => r.phase !== "unanswered ask" && !r.phase.startsWith("timer:");
   return {
     requests,
-    total: sum(() => true),
+    total: sum(ofTheQuestion),
     // A further question in the same run: its ask and answer, and one more model step (like the second).
-    furtherQuestion: sum((r) => r.phase !== "model step (asks)"),
+    furtherQuestion: sum((r) => ofTheQuestion(r) && r.phase !== "model step (asks)"),
+    timers: {
+      reminder: sum((r) => r.phase === "timer: reminder"),
+      expiry: sum((r) => r.phase === "timer: expiry"),
+    },
   };
 }
 

@@ -52,6 +52,8 @@ export interface BenchStack {
   startWaitingRuns(count: number, options?: { deliverTo?: DeliveryTarget[] }): Promise<WaitingRun[]>;
   /** `POST /questions/{id}/answer` over HTTP with the API key; resolves with the milliseconds it took. */
   answerOverHttp(run: WaitingRun): Promise<number>;
+  /** `POST /questions` over HTTP with the API key (the measured question plus `body`); resolves with its id. */
+  askOverHttp(body: Record<string, unknown>): Promise<string>;
   /**
    * The HTTP floor: the same request with a wrong API key, refused (401) by the handler's first middleware
    * before any DynamoDB or Step Functions call. Resolves with the milliseconds it took.
@@ -85,6 +87,8 @@ export async function startBenchStack(): Promise<BenchStack> {
     dynamodbPort: 0,
     apiKey: API_KEY,
     tableName: "handraise-bench",
+    // Questions of a few seconds, so the timers' cost is measured on timers that really fire.
+    env: { HANDRAISE_MIN_TIMEOUT_SECONDS: "1" },
     // Off: on AWS the stream consumer (the durable second resume) runs in its own Lambda, off the answer path;
     // here it would share the one event loop with what is being timed. Its cost is added in the cost section.
     streams: false,
@@ -204,6 +208,17 @@ export async function startBenchStack(): Promise<BenchStack> {
       const elapsed = performance.now() - started;
       if (response.status !== 200) throw new Error(`answer: HTTP ${response.status} ${text}`);
       return elapsed;
+    },
+
+    async askOverHttp(body) {
+      const response = await fetch(`${stack.httpUrl}/questions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" },
+        body: JSON.stringify({ ...BENCH_TOOL_CALL.arguments, owner: BENCH_OWNER, ...body }),
+      });
+      const text = await response.text();
+      if (response.status !== 201) throw new Error(`ask: HTTP ${response.status} ${text}`);
+      return (JSON.parse(text) as { id: string }).id;
     },
 
     async unauthorizedRoundTrip() {

@@ -1,8 +1,8 @@
 /**
  * The whole system on one machine: embedded DynamoDB, the Step Functions API over the AWS
- * JSON protocol, and the HTTP API — all calling the real handlers of functions/, found through
- * serverless.yml. The handlers reach the local services the way they reach AWS: through the SDK, with the
- * endpoints set in the standard AWS_ENDPOINT_URL_* variables.
+ * JSON protocol, the HTTP API, an event bus and a Scheduler for the question timers — all calling the real
+ * handlers of functions/, found through serverless.yml. The handlers reach the local services the way they
+ * reach AWS: through the SDK, with the endpoints set in the standard AWS_ENDPOINT_URL_* variables.
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -24,6 +24,7 @@ import {
   startHttpGateway,
 } from "./http-gateway.ts";
 import { lambdaContext } from "./lambda-context.ts";
+import { type LocalSchedule, startLocalScheduler } from "./scheduler.ts";
 import { readServerlessFunctions } from "./serverless-functions.ts";
 import { type DeadLetter, type QueueConsumer, startLocalSqs } from "./sqs.ts";
 import {
@@ -46,8 +47,9 @@ export interface LocalStackOptions {
   tableName?: string;
   apiKey?: string;
   /**
-   * The DynamoDB Streams emulation (default on). The benchmark turns it off while timing: on AWS the stream
-   * consumer runs in its own Lambda, off the answer path; here it would share the one event loop.
+   * The DynamoDB Streams emulation (default on; `setStreams` switches it later). The benchmark turns it off
+   * while timing: on AWS the stream consumer runs in its own Lambda, off the answer path; here it would
+   * share the one event loop.
    */
   streams?: boolean;
   /** Extra environment for the handlers (e.g. HANDRAISE_MIN_TIMEOUT_SECONDS, *_API_BASE). */
@@ -76,11 +78,27 @@ export interface LocalStack {
    * status: 400, operations: ["UpdateItem"]})` makes the next 3 UpdateItem calls fail as throttled DynamoDB
    * does; `faults.stepFunctions` does the same for the Step Functions API.
    */
-  faults: { dynamodb: FaultSwitch; stepFunctions: FaultSwitch; eventBridge: FaultSwitch };
+  faults: {
+    dynamodb: FaultSwitch;
+    stepFunctions: FaultSwitch;
+    eventBridge: FaultSwitch;
+    scheduler: FaultSwitch;
+  };
+  /**
+   * The local EventBridge Scheduler the question timers run on: the schedules waiting to fire, how many
+   * calls of each operation it served and targets it invoked, and a promise for when no target is running.
+   */
+  scheduler: {
+    schedules(): LocalSchedule[];
+    counts(): Record<string, number>;
+    idle(): Promise<void>;
+  };
   /** The question events published on the local bus (each also printed as an `event {…}` line). */
   events: PublishedEvent[];
   /** The DynamoDB Streams emulation: resolves once every captured change has been delivered (or failed). */
   streamsDrained(): Promise<void>;
+  /** Switches the DynamoDB Streams emulation on or off (changes made while it is off are not delivered). */
+  setStreams(on: boolean): void;
   /** Stream records that failed every retry: what AWS sends to the mapping's on-failure queue. */
   streamFailures: FailedStreamRecord[];
   /**
@@ -129,14 +147,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       onFailure: (failed) => streamFailures.push(failed),
       consumers: (table) => (table === tableName ? streamConsumers : []),
     });
-    const proxy = await startDynamoDbProxy({
+    const captureChange = (change: ItemChange) => streams.record(change);
+    // Read by the proxy on every write, so switching it (setStreams) takes effect at once.
+    const proxyOptions: Parameters<typeof startDynamoDbProxy>[0] = {
       target: dynamodb.url,
       host,
       port: options.dynamodbPort ?? 8000,
       client,
       keyAttributes: () => tableKeyAttributes,
-      ...(options.streams !== false && { onChange: (change: ItemChange) => streams.record(change) }),
-    });
+      ...(options.streams !== false && { onChange: captureChange }),
+    };
+    const proxy = await startDynamoDbProxy(proxyOptions);
     stops.push(proxy.stop);
 
     // The stack's event bus, where the stream consumer publishes question events.
@@ -179,6 +200,20 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     stops.push(sfn.stop);
 
+    // The question timers' Scheduler: a due schedule invokes its target function in process.
+    const scheduler = await startLocalScheduler({
+      host,
+      region: REGION,
+      account: ACCOUNT,
+      invoke: async (arn, input) => {
+        const name = arn.split(":function:")[1] ?? "";
+        const handler = lambdas[name];
+        if (!handler) throw new Error(`no local function ${arn}`);
+        await handler(input as never, lambdaContext(name));
+      },
+    });
+    stops.push(scheduler.stop);
+
     // Lambda's durable callbacks and SQS, which the handlers reach through AWS_ENDPOINT_URL_LAMBDA / _SQS.
     const durableCallbacks = await startLocalDurableCallbacks({ host });
     stops.push(durableCallbacks.stop);
@@ -214,6 +249,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       HANDRAISE_NOTIFY_LOOPBACK: "true",
       AWS_ENDPOINT_URL_EVENTBRIDGE: eventBus.url,
       HANDRAISE_EVENT_BUS: "handraise-local",
+      AWS_ENDPOINT_URL_SCHEDULER: scheduler.url,
+      HANDRAISE_SCHEDULE_GROUP: "handraise-local",
+      HANDRAISE_TIMER_FUNCTION_ARN: functionArns.QuestionTimerLambdaFunction ?? "",
+      HANDRAISE_TIMER_ROLE_ARN: `arn:aws:iam::${ACCOUNT}:role/handraise-local-scheduler`,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
       HANDRAISE_TABLE: tableName,
       // Read from SSM instead when the handlers are pointed at it (a secret may not be in both places).
@@ -308,9 +347,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       stateMachineArns: Object.fromEntries(
         STATE_MACHINES.map(({ name }) => [name, sfn.stateMachineArn(name)]),
       ),
-      faults: { dynamodb: proxy.faults, stepFunctions: sfn.faults, eventBridge: eventBus.faults },
+      faults: {
+        dynamodb: proxy.faults,
+        stepFunctions: sfn.faults,
+        eventBridge: eventBus.faults,
+        scheduler: scheduler.faults,
+      },
+      scheduler: { schedules: scheduler.schedules, counts: scheduler.counts, idle: scheduler.idle },
       events: eventBus.events,
       streamsDrained: () => streams.drained(),
+      setStreams: (on) => {
+        if (on) proxyOptions.onChange = captureChange;
+        else delete proxyOptions.onChange;
+      },
       streamFailures,
       durableCallbacks,
       queuesDrained: () => sqs.drained(),

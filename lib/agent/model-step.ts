@@ -12,7 +12,13 @@ import {
   type Question,
   TIMEOUT_GRACE_SECONDS,
 } from "../questions/schema.ts";
-import { deliveryTargetSchema, ownerSchema } from "../store/question-record.ts";
+import {
+  deliveryTargetSchema,
+  type Escalation,
+  escalationSchema,
+  ownerSchema,
+  remindAfterSecondsSchema,
+} from "../store/question-record.ts";
 import type { QuestionStore } from "../store/question-store.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
 import * as z from "../zod.ts";
@@ -51,6 +57,10 @@ export const agentInputSchema = z.object({
   prompt: z.string().check(z.maxLength(100_000)),
   model: agentModelSchema,
   agentId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+  /** Reminders for every question of the run (seconds after it is asked); the deployment's default if absent. */
+  remindAfterSeconds: z.optional(remindAfterSecondsSchema),
+  /** Who else may answer each question of the run, from `afterSeconds` on, and where they are asked. */
+  escalate: z.optional(escalationSchema),
 });
 export type AgentInput = z.infer<typeof agentInputSchema>;
 
@@ -88,7 +98,8 @@ export function parseModelStepEvent(event: unknown): ModelStepEvent {
 /**
  * The AskUser task's input (docs/architecture.md, "The agent state machine"): the model's questions as it
  * sent them (the ask Lambda normalizes them again at its own trust boundary), who to ask and where, the
- * clamped timeout, and the wait including the grace period, which the task's `TimeoutSecondsPath` reads.
+ * clamped timeout, the wait including the grace period, which the task's `TimeoutSecondsPath` reads, and
+ * the run's reminders and escalation (docs/timers.md).
  */
 export interface AskStep {
   toolCallId: string;
@@ -98,7 +109,30 @@ export interface AskStep {
   owner: string;
   sessionKey: string;
   deliverTo: AgentInput["deliverTo"];
+  /**
+   * The run's reminders that fall before this question's deadline (the model chose its timeout); null: the
+   * run names none, the deployment's default applies. Never absent: the task's Parameters read it.
+   */
+  remindAfterSeconds: number[] | null;
+  /** The run's escalation if it falls before this question's deadline, else null. */
+  escalate: Escalation | null;
 }
+/**
+ * The run's reminders and escalation for one of its questions. The model chose that question's timeout, so
+ * those that would come at or after its deadline are left out (the ask would refuse them); `null`: the run
+ * names none (for reminders: the deployment's default applies). Both agents use it (lib/durable).
+ */
+export function runTimersFor(
+  run: Pick<AgentInput, "remindAfterSeconds" | "escalate">,
+  timeoutSeconds: number,
+): { remindAfterSeconds: number[] | null; escalate: Escalation | null } {
+  const beforeDeadline = (seconds: number) => seconds < timeoutSeconds;
+  return {
+    remindAfterSeconds: run.remindAfterSeconds?.filter(beforeDeadline) ?? null,
+    escalate: run.escalate && beforeDeadline(run.escalate.afterSeconds) ? run.escalate : null,
+  };
+}
+
 /** The run's token totals, in its output when the model reports usage (real providers do). */
 export type RunUsage = ModelUsage & { modelCalls: number };
 
@@ -114,8 +148,11 @@ export type ModelStepResult =
 export interface ModelStepDeps {
   transcripts: TranscriptStore;
   telemetry: Telemetry;
-  /** Closes the question of an ask whose wait has ended, if something outside Handraise ended it. */
-  questions: Pick<QuestionStore, "release">;
+  /**
+   * Closes the question of an ask whose wait has ended, if something outside Handraise ended it, or as
+   * expired when the task timed out and no timer has closed it yet.
+   */
+  questions: Pick<QuestionStore, "release" | "expire">;
   limits: TimeoutLimits;
   now: () => number;
   providerFor?: (model: AgentModel) => ModelProvider;
@@ -225,11 +262,14 @@ export function createModelStep(deps: ModelStepDeps) {
 
   /**
    * The AskUser task has ended, however it ended. Normally its question closed first (answered, cancelled,
-   * skipped — or it timed out, its deadline passed). When the wait was ended some other way — an operator's
-   * SendTaskSuccess or SendTaskFailure with the run's token, an ask that failed after posting — the question
-   * would stay answerable into a run that no longer listens, and hold its session: one conditional write
-   * closes it (`resolvedBy: "wait-ended"`). A safety net: if that write fails, the run goes on (the question
-   * then ends at its deadline, or when the session asks again).
+   * skipped — or expired: its timer closed it at the deadline, before the task's own timeout, which is the
+   * deadline plus a grace period). When the wait was ended some other way — an operator's SendTaskSuccess or
+   * SendTaskFailure with the run's token, an ask that failed after posting — the question would stay
+   * answerable into a run that no longer listens, and hold its session: one conditional write closes it
+   * (`resolvedBy: "wait-ended"`). When the task timed out and no timer has closed its question (none is set
+   * up, or it is late), it is closed as expired here. Either write is conditional: the one that wins reports
+   * the close, so an expiry is reported once. A safety net: if a write fails, the run goes on (the question
+   * then reads as expired past its deadline, or ends when the session asks again).
    */
   async function releaseAsk(
     runId: string,
@@ -241,9 +281,10 @@ export function createModelStep(deps: ModelStepDeps) {
       if (await deps.questions.release(id, WAIT_ENDED, deps.now())) {
         deps.telemetry.closed({ id, runId, ...WAIT_ENDED, status: "cancelled" });
       } else if (result === undefined || isExpired(result)) {
-        // The task timed out: its question expired (past its deadline nothing closes it; the record reports
-        // it expired on read). Reported here, the one place that sees the moment, for agent runs.
-        deps.telemetry.closed({ id, runId, status: "expired" });
+        const at = deps.now();
+        if (await deps.questions.expire(id, at)) {
+          deps.telemetry.closed({ id, runId, status: "expired", resolvedAtMs: at });
+        }
       }
     } catch (error) {
       deps.telemetry.failed("releasing the question of an ended ask", error, { questionId: id, runId });
@@ -271,6 +312,7 @@ export function createModelStep(deps: ModelStepDeps) {
           owner: state.owner,
           sessionKey: state.sessionKey,
           deliverTo: state.deliverTo,
+          ...runTimersFor(state, timeoutSeconds),
         };
       } catch (error) {
         if (!(error instanceof ToolInputError)) throw error;

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { TaskCallbacks } from "../callbacks/task-callbacks.ts";
 import type { ChannelRegistry } from "../channels/chat-channel.ts";
 import { normalizeAskUserArgs, questionIdFor, type TimeoutLimits } from "../questions/index.ts";
-import type { Delivery, DeliveryTarget, QuestionRecord } from "../store/question-record.ts";
+import type { Delivery, DeliveryTarget, Escalation, QuestionRecord } from "../store/question-record.ts";
 import type { CreateResult, NewQuestion, QuestionStore } from "../store/question-store.ts";
 import { closedOf, idsOf, refOf, type Telemetry } from "../telemetry/telemetry.ts";
 import { IdInUseError, InvalidArgumentError, SessionBusyError } from "./errors.ts";
@@ -22,6 +22,13 @@ export interface AskQuestionInput {
   deliverTo: DeliveryTarget[];
   /** Present when a run waits on this question: a task token, or a durable callback (lib/callbacks/waiter.ts). */
   taskToken?: string | undefined;
+  /**
+   * When to remind the owner, in seconds after asking, each before the deadline (else InvalidArgumentError);
+   * absent or null: the deployment's default reminders that fall before the deadline; `[]`: none.
+   */
+  remindAfterSeconds?: number[] | null | undefined;
+  /** Who else may answer from `afterSeconds` (before the deadline) on, and where they are sent it then. */
+  escalate?: Escalation | null | undefined;
   /** Where the result is POSTed, signed, when the question ends (checked by the caller: lib/notify). */
   notify?: { url: string } | undefined;
 }
@@ -33,6 +40,8 @@ export interface AskQuestionDeps {
   /** Asks Step Functions whether the run holding a session's slot still waits (SendTaskHeartbeat). */
   callbacks: TaskCallbacks;
   limits: TimeoutLimits;
+  /** The deployment's default reminders (HANDRAISE_REMIND_AFTER_SECONDS), for requests that name none. */
+  defaultRemindAfterSeconds?: readonly number[];
   now: () => number;
   /** Reports the question asked, each copy delivered or refused, a close (delivery_failed), and failures. */
   telemetry: Telemetry;
@@ -49,8 +58,8 @@ export interface AskQuestionDeps {
  * @example
  * const ask = createAskQuestion({ store, channels, callbacks, limits, now: Date.now });
  * const record = await ask({ args, owner: "telegram:42", deliverTo: [{ channel: "telegram", chatId: "42" }] });
- * @throws ToolInputError (bad arguments), InvalidArgumentError (a target channel that is not enabled: nothing
- *   stored), SessionBusyError, IdInUseError.
+ * @throws ToolInputError (bad arguments), InvalidArgumentError (a target channel that is not enabled, a
+ *   reminder or escalation not before the deadline: nothing stored), SessionBusyError, IdInUseError.
  */
 export function createAskQuestion(deps: AskQuestionDeps) {
   const { store, channels, limits, now, telemetry } = deps;
@@ -96,13 +105,12 @@ export function createAskQuestion(deps: AskQuestionDeps) {
 
   return async function askQuestion(input: AskQuestionInput): Promise<QuestionRecord> {
     const request = normalizeAskUserArgs(input.args, limits);
-    const unknown = input.deliverTo.findIndex((target) => !channels.has(target.channel));
-    if (unknown !== -1) {
-      const channel = input.deliverTo[unknown]?.channel;
-      throw new InvalidArgumentError(
-        `deliverTo.${unknown}.channel`,
-        `The channel "${channel}" is not enabled in this deployment (enabled: ${[...channels.keys()].join(", ") || "none"}).`,
-      );
+    checkChannels(input.deliverTo, "deliverTo");
+    const remindAfterSeconds = remindersOf(input, request.timeoutSeconds);
+    const escalate = input.escalate ?? undefined;
+    if (escalate) {
+      checkBeforeDeadline(escalate.afterSeconds, request.timeoutSeconds, "escalate.afterSeconds");
+      checkChannels(escalate.deliverTo, "escalate.deliverTo");
     }
     const id = input.id ?? defaultId(input);
     const created = await create({
@@ -116,6 +124,8 @@ export function createAskQuestion(deps: AskQuestionDeps) {
       deliverTo: input.deliverTo,
       notify: input.notify,
       createdAtMs: now(),
+      remindAfterSeconds,
+      escalate,
     });
     if (created.kind === "id_in_use") throw new IdInUseError(id);
     if (created.kind === "session_busy") throw new SessionBusyError(created.pendingId);
@@ -145,6 +155,31 @@ export function createAskQuestion(deps: AskQuestionDeps) {
     return current ?? { ...record, deliveries: delivered };
   };
 
+  /** Every target's channel must be enabled here: nothing is stored otherwise. */
+  function checkChannels(targets: DeliveryTarget[], path: string): void {
+    const unknown = targets.findIndex((target) => !channels.has(target.channel));
+    if (unknown === -1) return;
+    throw new InvalidArgumentError(
+      `${path}.${unknown}.channel`,
+      `The channel "${targets[unknown]?.channel}" is not enabled in this deployment (enabled: ${[...channels.keys()].join(", ") || "none"}).`,
+    );
+  }
+
+  /**
+   * The question's reminders, in order: the request's own, each before the deadline; or the deployment's
+   * defaults that fall before it (a default must not make a short question fail).
+   */
+  function remindersOf(input: AskQuestionInput, timeoutSeconds: number): number[] {
+    const given = input.remindAfterSeconds;
+    if (given === undefined || given === null) {
+      return (deps.defaultRemindAfterSeconds ?? []).filter((seconds) => seconds < timeoutSeconds);
+    }
+    given.forEach((seconds, index) => {
+      checkBeforeDeadline(seconds, timeoutSeconds, `remindAfterSeconds.${index}`);
+    });
+    return [...new Set(given)].sort((a, b) => a - b);
+  }
+
   /**
    * Closes a question no target took, or whose posted copies could not be recorded, as delivery_failed, and
    * retires those copies. If even the close fails, the error stands: the run's Catch reports
@@ -173,6 +208,15 @@ export type AskQuestion = ReturnType<typeof createAskQuestion>;
 interface Posted {
   index: number;
   delivery: Delivery;
+}
+
+/** A reminder or escalation at or past the deadline could never happen while the question waits. */
+function checkBeforeDeadline(seconds: number, timeoutSeconds: number, path: string): void {
+  if (seconds < timeoutSeconds) return;
+  throw new InvalidArgumentError(
+    path,
+    `${seconds} s is not before the question's deadline (it times out after ${timeoutSeconds} s).`,
+  );
 }
 
 function defaultId(input: AskQuestionInput): string {

@@ -2,7 +2,7 @@ import type { ChannelRegistry } from "../channels/chat-channel.ts";
 import type { ControlAction, Inbound } from "../channels/inbound.ts";
 import { InvalidAnswerError } from "../questions/errors.ts";
 import type { Answers, Question } from "../questions/schema.ts";
-import type { QuestionRecord } from "../store/question-record.ts";
+import { mayAnswer, type QuestionRecord } from "../store/question-record.ts";
 import type { QuestionStore } from "../store/question-store.ts";
 import { AlreadyResolvedError } from "./errors.ts";
 import type { ResolveQuestion } from "./resolve-question.ts";
@@ -15,7 +15,7 @@ export type InboundOutcome =
   /** Chatter that belongs to no question of this user in this chat. */
   | { kind: "ignored" }
   | { kind: "no_pending" }
-  /** Someone other than the owner: they get a private notice, the question stays as it is. */
+  /** Someone who may not answer it (yet): they get a private notice, the question stays as it is. */
   | { kind: "not_owner"; record: QuestionRecord }
   /** It had already ended (answered, cancelled, expired): a late tap is told so. */
   | { kind: "ended"; record: QuestionRecord }
@@ -135,7 +135,8 @@ export function createHandleInbound(deps: HandleInboundDeps) {
   async function handle(inbound: Inbound): Promise<InboundOutcome> {
     const record = await route(inbound);
     if (!record) return inbound.kind === "command" ? { kind: "no_pending" } : { kind: "ignored" };
-    if (record.owner !== inbound.actor) return { kind: "not_owner", record };
+    // The owner, or from the escalation time its escalation owner; anyone else is told it is not theirs.
+    if (!mayAnswer(record, inbound.actor, now())) return { kind: "not_owner", record };
     if (record.status !== "pending") return { kind: "ended", record };
 
     switch (inbound.kind) {
@@ -162,7 +163,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     const channel = deps.channels.get(inbound.platform);
     if (!channel) throw new Error(`channel "${inbound.platform}" is not configured`);
     const delivery = await channel.deliver(record, { channel: inbound.platform, chatId: inbound.chatId });
-    await store.addDeliveries(record.id, [delivery]);
+    await store.addDeliveries(record.id, [delivery], now());
     return { kind: "shown", record: { ...record, deliveries: [...record.deliveries, delivery] } };
   }
 

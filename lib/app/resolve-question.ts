@@ -1,7 +1,7 @@
 import type { TaskCallbacks } from "../callbacks/task-callbacks.ts";
 import { validateAnswers } from "../questions/index.ts";
 import type { Answers } from "../questions/schema.ts";
-import type { CancelReason, QuestionRecord } from "../store/question-record.ts";
+import { type CancelReason, mayAnswer, type QuestionRecord } from "../store/question-record.ts";
 import type { Outcome, QuestionStore } from "../store/question-store.ts";
 import { closedOf, idsOf, refOf, type Telemetry } from "../telemetry/telemetry.ts";
 import { AlreadyResolvedError, NotFoundError, NotOwnerError } from "./errors.ts";
@@ -18,7 +18,10 @@ export interface ResolveDeps {
 export interface ResolveOptions {
   /** Who resolved it, recorded on the question (e.g. "api", "api:ops-bot", "telegram:42", "run-abort"). */
   resolvedBy?: string | undefined;
-  /** When set, only this platform-qualified user may resolve the question (chat webhooks). */
+  /**
+   * When set, the platform-qualified user resolving it (chat webhooks): they must be its owner, or its
+   * escalation owner from the escalation time on.
+   */
   actor?: string | undefined;
 }
 
@@ -34,6 +37,8 @@ export interface Resolution {
 
 /**
  * Answering and cancelling: one conditional write decides (first one wins), then the waiting run is resumed.
+ * A request that finds the question past its deadline closes it as expired if nothing has yet (the question's
+ * expiry timer normally has, within a minute of the deadline).
  * The posted copies are retired by the table's stream consumer (lib/app/settle-closed-question.ts), the one
  * function holding every platform's credentials; a webhook answers its own tapping user directly.
  *
@@ -49,9 +54,30 @@ export function createResolveQuestion(deps: ResolveDeps) {
   async function loadPending(id: string, options: ResolveOptions): Promise<QuestionRecord> {
     const record = await store.get(id, now());
     if (!record) throw new NotFoundError(id);
-    if (options.actor !== undefined && options.actor !== record.owner) throw new NotOwnerError(id);
+    if (options.actor !== undefined && !mayAnswer(record, options.actor, now())) throw new NotOwnerError(id);
+    if (record.status === "expired") throw new AlreadyResolvedError(id, await expiredOrFinal(record));
     if (record.status !== "pending") throw new AlreadyResolvedError(id, record.status);
     return record;
+  }
+
+  /**
+   * A question read past its deadline: unless its expiry timer has already done so, it is closed as expired
+   * here — the same conditional write — so the status this late request is told is the stored one. An
+   * answer read just before the deadline may still be landing: if its write wins, this one fails and the
+   * request is told `answered`; if this one wins, that answer's write fails and it is told `expired`.
+   */
+  async function expiredOrFinal(record: QuestionRecord): Promise<QuestionRecord["status"]> {
+    const at = now();
+    if (await store.expire(record.id, at)) {
+      deps.telemetry.closed({
+        ...refOf(record),
+        status: "expired",
+        createdAtMs: record.createdAtMs,
+        resolvedAtMs: at,
+      });
+      return "expired";
+    }
+    return (await store.get(record.id, at))?.status ?? "expired";
   }
 
   async function close(id: string, outcome: Outcome): Promise<Resolution> {

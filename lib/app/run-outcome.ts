@@ -11,7 +11,8 @@ const CANCEL_CAUSES = {
  * Sends a waiting run the outcome of its closed question: answered → SendTaskSuccess with the answers;
  * cancelled or skipped → SendTaskFailure with Handraise.Cancelled / Handraise.Skipped (the state machine's
  * Catch turns them into no_answer results). A question that ended without an outcome for the run
- * (delivery_failed: the ask itself failed, so nothing waits) sends nothing. The one place both the answer
+ * (delivery_failed: the ask itself failed, so nothing waits; expired: the task times out by itself) sends
+ * nothing. The one place both the answer
  * path and the stream consumer build what a run receives.
  */
 export async function resumeRun(

@@ -38,7 +38,9 @@ export function createSettleClosedQuestion(deps: SettleDeps) {
   const { telemetry } = deps;
 
   async function resume(closed: ClosedQuestion): Promise<Settlement> {
-    if (closed.taskToken === undefined) return "no_run";
+    // An expired question's run is not sent anything: its AskUser task ends by its own timeout (the deadline
+    // plus a grace period), which is the agent's guarantee whether or not a timer closed the question.
+    if (closed.taskToken === undefined || closed.record.status === "expired") return "no_run";
     const question = refOf(closed.record);
     try {
       const outcome = await resumeRun(deps.callbacks, closed.taskToken, closed.record);

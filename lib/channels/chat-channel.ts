@@ -6,6 +6,7 @@ import type { Delivery, DeliveryTarget, QuestionRecord } from "../store/question
  *
  * @example
  * const delivery = await channel.deliver(record, { channel: "telegram", chatId: "42" });
+ * // … while it waits: await channel.remind(record, delivery, "Still waiting for your answer — 5 min left");
  * // … once the question has ended:
  * await channel.retire(closedRecord, delivery);
  */
@@ -13,8 +14,16 @@ export interface ChatChannel {
   readonly name: string;
   /** Posts the question; throws when the platform refuses it. */
   deliver(question: QuestionRecord, target: DeliveryTarget): Promise<Delivery>;
-  /** Edits a posted copy to show the outcome (answered, skipped, cancelled, expired) and drop its controls. */
+  /**
+   * Edits a posted copy to show the outcome (answered, skipped, cancelled, expired) and drop every control
+   * (option buttons, "Answer in browser" and all).
+   */
   retire(question: QuestionRecord, delivery: Delivery): Promise<void>;
+  /**
+   * Posts `text` (a reminder) as a new message in the copy's chat — a reply to the copy where the platform
+   * has replies — so the question's own message and its controls stay as they are.
+   */
+  remind(question: QuestionRecord, delivery: Delivery, text: string): Promise<void>;
 }
 
 /** The channels a deployment has configured, by name (`Delivery.channel`). */

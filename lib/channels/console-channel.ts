@@ -24,5 +24,8 @@ export function createConsoleChannel(
     async retire(question) {
       write(`[${question.id}] ${outcomeText(question)}\n`);
     },
+    async remind(question, _delivery, text) {
+      write(`[${question.id}] ${text}\n`);
+    },
   };
 }

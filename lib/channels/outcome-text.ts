@@ -5,7 +5,12 @@ export function outcomeText(record: QuestionRecord): string {
   switch (record.status) {
     case "answered": {
       const parts = record.questions.map((q) => `${q.header}: ${(record.answers?.[q.id] ?? []).join(", ")}`);
-      return `Answered — ${parts.join("; ")}`;
+      // Every copy — the owner's too — says when the person the question was escalated to answered it.
+      const by =
+        record.escalate !== undefined && record.resolvedBy === record.escalate.owner
+          ? ` by ${record.resolvedBy}`
+          : "";
+      return `Answered${by} — ${parts.join("; ")}`;
     }
     case "cancelled":
       return record.reason === "skipped" ? "Skipped." : "Cancelled.";
@@ -28,4 +33,21 @@ export function endedText(record: QuestionRecord): string {
     default:
       return `This question has ended (${outcomeText(record)})`;
   }
+}
+
+/**
+ * The reminder posted under a question that is still waiting at one of its reminder times: how long is left
+ * until its deadline, in minutes (seconds in its last minute, hours and minutes past two hours).
+ */
+export function reminderText(record: QuestionRecord, nowMs: number): string {
+  return `Still waiting for your answer — ${timeLeft(record.expiresAtMs - nowMs)} left`;
+}
+
+function timeLeft(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 120) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
 }

@@ -18,7 +18,7 @@ import { TASK_ERRORS } from "../callbacks/task-callbacks.ts";
 import { durableWaiter } from "../callbacks/waiter.ts";
 import { normalizeAskUserArgs, type TimeoutLimits } from "../questions/index.ts";
 import { type AskUserResult, askUserResultSchema, TIMEOUT_GRACE_SECONDS } from "../questions/schema.ts";
-import type { DeliveryTarget } from "../store/question-record.ts";
+import type { DeliveryTarget, Escalation } from "../store/question-record.ts";
 
 /** The name of the durable operation each ask is (what a test runner's `getOperation` finds). */
 export const ASK_USER_OPERATION = "ask_user";
@@ -28,6 +28,10 @@ export interface DurableAskOptions {
   deliverTo: DeliveryTarget[];
   sessionKey?: string | undefined;
   agentId?: string | undefined;
+  /** Reminders, in seconds after asking, each before the deadline; absent: the deployment's default (docs/timers.md). */
+  remindAfterSeconds?: number[] | undefined;
+  /** Who else may answer from `afterSeconds` (before the deadline) on, and where they are sent it then. */
+  escalate?: Escalation | undefined;
 }
 
 /** Errors of the registration a retry cannot cure: the execution gets them at once. */
@@ -72,6 +76,8 @@ export function createDurableAskUser(deps: { askQuestion: AskQuestion; limits: T
               runId,
               toolCallId: callbackId,
               taskToken: durableWaiter(callbackId),
+              remindAfterSeconds: options.remindAfterSeconds,
+              escalate: options.escalate,
             });
             if (record.status === "delivery_failed") throw new DeliveryFailedError(record.id);
           } catch (error) {

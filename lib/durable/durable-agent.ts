@@ -6,7 +6,7 @@
  */
 import type { DurableContext } from "@aws/durable-execution-sdk-js";
 import type { ModelProvider, ModelTurn } from "../agent/model-provider.ts";
-import { type AgentInput, agentInputSchema } from "../agent/model-step.ts";
+import { type AgentInput, agentInputSchema, runTimersFor } from "../agent/model-step.ts";
 import type { ToolCall, ToolOutcome, Transcript } from "../agent/transcript.ts";
 import {
   formatToolResult,
@@ -75,13 +75,16 @@ export function createDurableAgent(deps: DurableAgentDeps) {
       return toolError("UNKNOWN_TOOL", `There is no tool named "${call.name}".`);
     }
     try {
+      const { questions, timeoutSeconds } = normalizeAskUserArgs(call.arguments, deps.limits);
+      const timers = runTimersFor(input, timeoutSeconds);
       const result = await deps.askUser(context, call.arguments, {
         owner: input.owner,
         deliverTo: input.deliverTo,
         sessionKey: input.sessionKey,
         agentId: input.agentId,
+        remindAfterSeconds: timers.remindAfterSeconds ?? undefined,
+        escalate: timers.escalate ?? undefined,
       });
-      const { questions } = normalizeAskUserArgs(call.arguments, deps.limits);
       return { outcome: result, text: formatToolResult(result, questions).text };
     } catch (error) {
       if (error instanceof ToolInputError) {

@@ -6,9 +6,11 @@ import { MAX_WAIT_MS } from "../app/wait-for-question.ts";
 import { type NotifyUrlPolicy, notifyUrlProblem } from "../notify/notify-url.ts";
 import {
   deliveryTargetSchema,
+  escalationSchema,
   ownerSchema,
   type QuestionRecord,
   RECORD_ID_PATTERN,
+  remindAfterSecondsSchema,
 } from "../store/question-record.ts";
 import type { PendingFilters, QuestionStore } from "../store/question-store.ts";
 import type { AnswerLinks } from "../web/answer-link.ts";
@@ -34,6 +36,9 @@ const createBodySchema = z.strictObject({
   agentId: z.optional(shortText),
   runId: z.optional(shortText),
   deliverTo: z._default(z.array(deliveryTargetSchema).check(z.maxLength(10)), []),
+  // Each before the deadline (checked with the timeout, by the ask): 400 INVALID_ARGUMENT otherwise.
+  remindAfterSeconds: z.optional(remindAfterSecondsSchema),
+  escalate: z.optional(escalationSchema),
   // Where the result is POSTed, signed, when the question ends; the URL is checked by notifyUrlProblem.
   notify: z.optional(z.strictObject({ url: z.string() })),
 });

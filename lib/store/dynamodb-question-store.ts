@@ -12,7 +12,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import { CREATED_ORDER, INDEX, keys } from "./keys.ts";
-import { type QuestionItem, toRecord } from "./question-item.ts";
+import { type QuestionItem, toListedRecord, toRecord } from "./question-item.ts";
 import { type Delivery, type QuestionRecord, statusAt } from "./question-record.ts";
 import type {
   CloseResult,
@@ -135,6 +135,9 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
       createdAtMs: question.createdAtMs,
       expiresAtMs,
       expiresAt: ttlFor(expiresAtMs),
+      ...(question.remindAfterSeconds !== undefined &&
+        question.remindAfterSeconds.length > 0 && { remindAfterSeconds: question.remindAfterSeconds }),
+      ...(question.escalate !== undefined && { escalate: question.escalate }),
     };
     const indexKeys = {
       [INDEX.pendingByOwner.partitionKey]: keys.ownerIndex(question.owner),
@@ -336,7 +339,9 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
             }),
           ),
         );
-        for (const item of out.Items ?? []) records.push(toRecord(unmarshall(item) as QuestionItem, nowMs));
+        for (const item of out.Items ?? []) {
+          records.push(toListedRecord(unmarshall(item) as QuestionItem, nowMs));
+        }
         startKey = out.LastEvaluatedKey;
       } while (startKey);
       return records;
@@ -389,7 +394,7 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
         startKey = out.LastEvaluatedKey;
         if (!startKey) break;
       }
-      const questions = items.slice(0, limit).map((item) => toRecord(item, nowMs));
+      const questions = items.slice(0, limit).map((item) => toListedRecord(item, nowMs));
       const last = questions.at(-1);
       // The next page starts after the last question returned, not at DynamoDB's LastEvaluatedKey, which
       // may lie past questions read but not returned.
@@ -456,6 +461,31 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
       );
     },
 
+    async expire(id, nowMs) {
+      return conditionally(async () =>
+        track(
+          await client.send(
+            new UpdateItemCommand({
+              TableName,
+              Key: { pk: { S: keys.question(id) } },
+              // Like `release`: nothing returned and the token untouched, so the model step's role (which
+              // may write only these attributes and read none) can close the question of a timed-out task.
+              UpdateExpression: `SET #status = :expired, resolvedAtMs = :now REMOVE ${LEAVE_PENDING_INDEXES}`,
+              // The mirror of STILL_PENDING: exactly one of an answer and the expiry can win.
+              ConditionExpression: "#status = :pending AND expiresAtMs <= :now",
+              ExpressionAttributeNames: { "#status": "status" },
+              ExpressionAttributeValues: marshall({
+                ":expired": "expired",
+                ":pending": "pending",
+                ":now": nowMs,
+              }),
+              ...capacity,
+            }),
+          ),
+        ),
+      );
+    },
+
     async recordDeliveries(id, posted, nowMs) {
       const question = await indexMessages(
         id,
@@ -486,10 +516,11 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
       return exists && after ? toRecord(after, nowMs) : undefined;
     },
 
-    async addDeliveries(id, deliveries) {
-      if (deliveries.length === 0) return;
-      if (!(await indexMessages(id, deliveries))) return;
-      track(
+    async addDeliveries(id, deliveries, nowMs) {
+      const question = await indexMessages(id, deliveries);
+      if (!question) return undefined;
+      if (deliveries.length === 0) return toRecord(question, nowMs);
+      const out = track(
         await client.send(
           new UpdateItemCommand({
             TableName,
@@ -500,10 +531,13 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
               { ":deliveries": deliveries },
               { removeUndefinedValues: true },
             ),
+            // The item as it is after the append: a question that ended meanwhile has these copies to retire.
+            ReturnValues: "ALL_NEW",
             ...capacity,
           }),
         ),
       );
+      return out.Attributes ? toRecord(unmarshall(out.Attributes) as QuestionItem, nowMs) : undefined;
     },
 
     async findByMessage(channel, chatId, messageId) {
@@ -566,7 +600,7 @@ const LEAVE_PENDING_INDEXES = [
   INDEX.pendingByAgent.partitionKey,
 ].join(", ");
 
-/** First answer wins: only a pending question whose deadline has not passed can be closed. */
+/** First answer wins: only a pending question whose deadline has not passed can be closed (`expire` mirrors it). */
 const STILL_PENDING = "#status = :pending AND expiresAtMs > :now";
 
 /** The SET clauses and values that record an outcome. */

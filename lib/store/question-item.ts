@@ -3,10 +3,10 @@
  * needs (key, entity, TTL, the task token while a run waits). Read by the DynamoDB store and by the
  * table-stream reader; nothing outside lib/store sees an item.
  */
-import { type QuestionRecord, type StoredStatus, statusAt } from "./question-record.ts";
+import { answerersOf, type QuestionRecord, type StoredStatus, statusAt } from "./question-record.ts";
 
 /** Stored item of a question (the record plus storage-only attributes). */
-export interface QuestionItem extends Omit<QuestionRecord, "status"> {
+export interface QuestionItem extends Omit<QuestionRecord, "status" | "answerers"> {
   pk: string;
   entity: "question";
   status: StoredStatus;
@@ -18,6 +18,15 @@ export interface QuestionItem extends Omit<QuestionRecord, "status"> {
 
 /** The API-visible record: storage attributes (keys, TTL, the task token) never leave the store. */
 export function toRecord(item: QuestionItem, nowMs: number): QuestionRecord {
+  return { ...toListedRecord(item, nowMs), answerers: answerersOf(item) };
+}
+
+/**
+ * A record as a pending listing shows it: the pending indexes project only the listing's attributes
+ * (infra/table.json), not the reminders or the escalation, so a listed record says nothing of who else may
+ * answer (GET /questions/{id} does).
+ */
+export function toListedRecord(item: QuestionItem, nowMs: number): QuestionRecord {
   return {
     id: item.id,
     status: statusAt(item.status, item.expiresAtMs, nowMs),
@@ -33,6 +42,8 @@ export function toRecord(item: QuestionItem, nowMs: number): QuestionRecord {
     ...(item.reason !== undefined && { reason: item.reason }),
     ...(item.resolvedBy !== undefined && { resolvedBy: item.resolvedBy }),
     ...(item.resolvedAtMs !== undefined && { resolvedAtMs: item.resolvedAtMs }),
+    ...(item.remindAfterSeconds !== undefined && { remindAfterSeconds: item.remindAfterSeconds }),
+    ...(item.escalate !== undefined && { escalate: item.escalate }),
     ...(item.notify !== undefined && { notify: item.notify }),
   };
 }

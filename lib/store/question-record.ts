@@ -18,9 +18,13 @@ export const deliverySchema = z.extend(deliveryTargetSchema, {
 });
 export type Delivery = z.infer<typeof deliverySchema>;
 
-/** Stored statuses; `expired` is never stored, it is derived on read from the deadline. */
-export type StoredStatus = "pending" | "answered" | "cancelled" | "delivery_failed";
-export type QuestionStatus = StoredStatus | "expired";
+/**
+ * Stored statuses. `expired` is stored by the question's expiry timer (lib/app/fire-question-timer.ts), and
+ * is also derived on read: between the deadline and that write (at most about a minute, or for good where no
+ * timer runs) a pending record past its deadline reads as expired.
+ */
+export type StoredStatus = "pending" | "answered" | "cancelled" | "delivery_failed" | "expired";
+export type QuestionStatus = StoredStatus;
 
 /** Why a question ended without an answer, when it was cancelled (`cancelled` or `skipped`). */
 export type CancelReason = Exclude<z.infer<typeof noAnswerReasonSchema>, "expired">;
@@ -38,6 +42,38 @@ export const ownerSchema = z.string().check(
   z.maxLength(256),
 );
 
+/** At most this many reminders per question (each is a schedule, and a message in every chat). */
+export const MAX_REMINDERS = 5;
+
+const seconds = z
+  .int({ error: "must be a whole number of seconds" })
+  .check(z.gte(1, "must be at least 1 second"));
+
+/**
+ * When the owner is reminded, in seconds after the question was asked, each before its deadline (checked
+ * against the timeout in lib/app/ask-question.ts).
+ */
+export const remindAfterSecondsSchema = z
+  .array(seconds)
+  .check(z.maxLength(MAX_REMINDERS, `at most ${MAX_REMINDERS} reminders`));
+
+/**
+ * Who else may answer, from when (`afterSeconds` after the question was asked, before its deadline), and
+ * where that person is sent the question at that time.
+ */
+export const escalationSchema = z.strictObject({
+  afterSeconds: seconds,
+  owner: ownerSchema,
+  deliverTo: z.array(deliveryTargetSchema).check(z.minLength(1), z.maxLength(10)),
+});
+export type Escalation = z.infer<typeof escalationSchema>;
+
+/** Someone who may answer (or skip) a question, from `fromMs` on. */
+export interface Answerer {
+  owner: string;
+  fromMs: number;
+}
+
 export interface QuestionRecord {
   id: string;
   status: QuestionStatus;
@@ -54,11 +90,49 @@ export interface QuestionRecord {
   reason?: CancelReason;
   resolvedBy?: string;
   resolvedAtMs?: number;
+  /** Reminders, in seconds after `createdAtMs` (lib/app/fire-question-timer.ts). */
+  remindAfterSeconds?: number[];
+  /** A second person who may answer from `createdAtMs + afterSeconds * 1000`, and where they are asked. */
+  escalate?: Escalation;
+  /**
+   * Who may answer, and from when: the owner from the start, then the escalation owner. Shown on a record
+   * read by id; a pending listing leaves it out (the pending indexes do not carry the escalation).
+   */
+  answerers?: Answerer[];
   /** Where its result is POSTed, signed, when it ends (lib/notify). */
   notify?: { url: string };
 }
 
-/** Reports a pending record past its deadline as expired: TTL deletion is lazy, reads must not be. */
+/** When the escalation owner may answer (and is sent the question); undefined without an escalation. */
+export function escalationAtMs(record: Pick<QuestionRecord, "createdAtMs" | "escalate">): number | undefined {
+  return record.escalate && record.createdAtMs + record.escalate.afterSeconds * 1000;
+}
+
+/** Who may answer the question, and from when. */
+export function answerersOf(record: Pick<QuestionRecord, "owner" | "createdAtMs" | "escalate">): Answerer[] {
+  const at = escalationAtMs(record);
+  return [
+    { owner: record.owner, fromMs: record.createdAtMs },
+    ...(record.escalate && at !== undefined ? [{ owner: record.escalate.owner, fromMs: at }] : []),
+  ];
+}
+
+/**
+ * Whether `actor` (a platform-qualified user) may answer or skip the question at `nowMs`: its owner always,
+ * its escalation owner from the escalation time on.
+ */
+export function mayAnswer(
+  record: Pick<QuestionRecord, "owner" | "createdAtMs" | "escalate">,
+  actor: string,
+  nowMs: number,
+): boolean {
+  return answerersOf(record).some((answerer) => answerer.owner === actor && nowMs >= answerer.fromMs);
+}
+
+/**
+ * Reports a pending record past its deadline as expired: the expiry timer stores it within about a minute of
+ * the deadline (or never, without timers), and TTL deletion is lazy; reads must not wait for either.
+ */
 export function statusAt(stored: StoredStatus, expiresAtMs: number, nowMs: number): QuestionStatus {
   return stored === "pending" && nowMs >= expiresAtMs ? "expired" : stored;
 }

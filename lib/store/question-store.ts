@@ -1,5 +1,11 @@
 import type { Answers, AskUserRequest } from "../questions/schema.ts";
-import type { CancelReason, Delivery, DeliveryTarget, QuestionRecord } from "./question-record.ts";
+import type {
+  CancelReason,
+  Delivery,
+  DeliveryTarget,
+  Escalation,
+  QuestionRecord,
+} from "./question-record.ts";
 
 /** A question to register. `taskToken` is present when a Step Functions run waits on it. */
 export interface NewQuestion extends AskUserRequest {
@@ -15,6 +21,10 @@ export interface NewQuestion extends AskUserRequest {
    */
   deliverTo: DeliveryTarget[];
   createdAtMs: number;
+  /** Reminders, in seconds after `createdAtMs`, each before the deadline. */
+  remindAfterSeconds?: number[] | undefined;
+  /** Who else may answer from `afterSeconds` on, before the deadline, and where they are asked. */
+  escalate?: Escalation | undefined;
   /** Where the result is POSTed when the question ends (lib/notify). */
   notify?: { url: string } | undefined;
 }
@@ -102,6 +112,13 @@ export interface QuestionStore {
    */
   release(id: string, outcome: Outcome, nowMs: number, options?: { taskToken?: string }): Promise<boolean>;
   /**
+   * Closes a question whose deadline has passed as `expired` (one conditional write on `status = pending`
+   * and the deadline, so an answer that came first wins, and only one of several callers closes it). Like
+   * `release` it reads nothing back and leaves the task token alone (the model step may call it). True when
+   * this call closed it.
+   */
+  expire(id: string, nowMs: number): Promise<boolean>;
+  /**
    * Records the copies the first delivery posted, each in place of the target it was posted to (`index`:
    * its position in `deliverTo`), and indexes each posted message for routing. Returns the record as it now is: a question answered
    * while its post was in flight is no longer pending, and its late copies need retiring.
@@ -111,8 +128,12 @@ export interface QuestionStore {
     posted: { index: number; delivery: Delivery }[],
     nowMs: number,
   ): Promise<QuestionRecord | undefined>;
-  /** Records a further copy (a re-post, a forced reply), appending, and indexes it for routing. */
-  addDeliveries(id: string, deliveries: Delivery[]): Promise<void>;
+  /**
+   * Records further copies (a re-post, an escalation), appending, and indexes them for routing. Returns the
+   * record as it now is (undefined when there is no such question): one that ended while the copies were
+   * posted has them to retire.
+   */
+  addDeliveries(id: string, deliveries: Delivery[], nowMs: number): Promise<QuestionRecord | undefined>;
   /** The question a posted message belongs to (a reply to it, a thread under it, a tap on it). */
   findByMessage(channel: string, chatId: string, messageId: string): Promise<string | undefined>;
   /**

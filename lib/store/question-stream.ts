@@ -1,8 +1,8 @@
 /**
  * Reading the table's DynamoDB stream (view type NEW_AND_OLD_IMAGES): the two changes that matter to the
- * stream consumer are a question being stored (it is announced) and a question leaving `pending` —
- * answered, cancelled, skipped, released or delivery_failed (it is announced, its run resumed, its copies
- * retired). On a close the old image still holds the task token the closing write removed (the run to
+ * stream consumer are a question being stored (it is announced, its timers set) and a question leaving
+ * `pending` — answered, cancelled, skipped, released, expired or delivery_failed (it is announced, its run
+ * resumed, its copies retired, its timers cleared). On a close the old image still holds the task token the closing write removed (the run to
  * resume), the new image the outcome and every posted copy (the messages to retire).
  * The item's storage format stays in lib/store: the consumer gets a record, never an image.
  */

@@ -65,6 +65,14 @@ export function createPowertoolsTelemetry({
     deliveryRefused(question, target, error) {
       logger.warn("delivery refused", { ...ids(question), channel: target.channel, ...errorFields(error) });
     },
+    reminded(question, delivery) {
+      logger.info("reminder sent", { ...ids(question), channel: delivery.channel });
+      metrics.addMetric("RemindersSent", MetricUnit.Count, 1);
+    },
+    escalated(question, copies) {
+      logger.info("question escalated", { ...ids(question), copies });
+      metrics.addMetric("QuestionsEscalated", MetricUnit.Count, 1);
+    },
     closed(question: ClosedQuestion) {
       const outcome =
         question.status === "cancelled" && question.reason === "skipped" ? "skipped" : question.status;

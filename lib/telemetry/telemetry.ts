@@ -1,7 +1,7 @@
 /**
  * The port through which the use cases report what happens to a question — the lifecycle an operator reads
- * in the logs and graphs in the metrics: asked, delivered (per target), answered / cancelled / skipped /
- * expired / delivery_failed, resumed, and webhooks rejected. Adapters decide how (lib/telemetry/
+ * in the logs and graphs in the metrics: asked, delivered (per target), reminded, escalated, answered /
+ * cancelled / skipped / expired / delivery_failed, resumed, and webhooks rejected. Adapters decide how (lib/telemetry/
  * powertools-telemetry.ts: structured log lines and CloudWatch EMF metrics).
  *
  * What may be reported is fixed here, by type: ids, statuses, channel names, counts and durations — never a
@@ -38,6 +38,10 @@ export interface Telemetry {
   asked(question: QuestionRecord): void;
   delivered(question: QuestionRef, delivery: Delivery): void;
   deliveryRefused(question: QuestionRef, target: DeliveryTarget, error: unknown): void;
+  /** A reminder was posted in one chat of a question still waiting. */
+  reminded(question: QuestionRef, delivery: Delivery): void;
+  /** The question was escalated: `copies` copies were posted to the escalation owner's targets. */
+  escalated(question: QuestionRef, copies: number): void;
   /** A question ended; reported once, by whoever's closing write won. */
   closed(question: ClosedQuestion): void;
   /** The run took the outcome (`resumed`), or no longer waited on it (`not_waiting`). */
@@ -80,6 +84,8 @@ export const silentTelemetry: Telemetry = {
   asked() {},
   delivered() {},
   deliveryRefused() {},
+  reminded() {},
+  escalated() {},
   closed() {},
   resumed() {},
   resumeAbandoned() {},

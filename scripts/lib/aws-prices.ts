@@ -11,10 +11,26 @@ export const PRICE = {
   writeUnit: 0.625 / 1e6,
   readUnit: 0.125 / 1e6,
   httpApiRequest: 1.0 / 1e6,
+  /**
+   * EventBridge Scheduler, per schedule that fires (an invocation): $1.00 per million after the first 14
+   * million of each month, which are free — priced here as if past them. Creating and deleting schedules
+   * (CreateSchedule, DeleteSchedule) is not billed: the price list has no usage type for API calls.
+   */
+  schedulerInvocation: 1.0 / 1e6,
 };
 
 /**
  * Billed duration per invocation, warm, without the model's own latency: assumptions, not measurements.
  * The ask and answer paths each make one chat-platform API call (post the prompt; retire the buttons).
  */
-export const ASSUMED_MS = { modelStep: 100, ask: 300, answer: 200 };
+export const ASSUMED_MS = {
+  modelStep: 100,
+  ask: 300,
+  answer: 200,
+  /** The timer function closing an expired question (a read and a conditional write). */
+  timerExpire: 100,
+  /** The timer function posting a reminder (a read, a claim and one chat API call per chat). */
+  timerRemind: 300,
+  /** The stream consumer's extra time per CreateSchedule or DeleteSchedule call it makes. */
+  schedulerCall: 20,
+};

@@ -45,6 +45,13 @@ describe("npm run bench --smoke", () => {
     expect(cost.perQuestion.writeUnits).toBeGreaterThan(0);
     expect(cost.perQuestion.readUnits).toBeGreaterThan(0);
     expect(cost.naive.polls).toBe(30);
+    // The timers: an answered question's expiry timer is set and cleared, and never fires; an unanswered one
+    // with a reminder has both timers fire (and cleared again on close: they are gone by then, no error).
+    expect(cost.timers.answered).toMatchObject({ createSchedule: 1, deleteSchedule: 1, invocations: 0 });
+    expect(cost.timers.unanswered).toMatchObject({ createSchedule: 2, deleteSchedule: 2, invocations: 2 });
+    expect(cost.timers.unanswered.writeUnits).toBeGreaterThan(0);
+    expect(cost.timers.answeredUsdPer1000).toBeGreaterThan(cost.usdPer1000);
+    expect(cost.timers.addedUsdPer1000.unanswered).toBeGreaterThan(cost.timers.addedUsdPer1000.answered);
     expect(cost.naive.ratio).toBeGreaterThan(1);
 
     // modelStep stays within its budgets, which the same bundle on the official model SDKs would not.

@@ -162,6 +162,17 @@ describe("the durable agent", () => {
     const run = await startRun({ timeoutSeconds: 1 });
     expect(await reply(run.execution)).toBe("no_answer|expired|");
     expect((await statusOf(run.questionId)).status).toBe("expired");
+    // Its expiry timer closed it and retired its copy, as for a Step Functions run's question.
+    const stored = (await allItems(stack)).find((i) => i.id === run.questionId && i.entity === "question");
+    expect(stored?.status).toBe("expired");
+    const messageId = String((await statusOf(run.questionId)).deliveries[0].messageId);
+    const retired = await waitFor(
+      async () =>
+        telegram.callsTo("editMessageText").find((call) => String(call.body.message_id) === messageId),
+      { what: "the copy retired" },
+    );
+    expect(retired.body.text).toContain("Expired: no answer in time.");
+    expect(retired.body.reply_markup).toEqual({ inline_keyboard: [] });
   });
 
   it("an answer to an ended durable callback (CallbackTimeoutException) is taken like one to an ended task token", async () => {

@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { askUserToolDefinitions } from "#lib/questions/index.ts";
 import { singleQuestion, unique } from "./support/sample-questions.ts";
-import { allItems, startTestStack, TEST_API_KEY, type TestStack } from "./support/test-stack.ts";
+import { allItems, startTestStack, TEST_API_KEY, type TestStack, waitFor } from "./support/test-stack.ts";
 
 let stack: TestStack;
 
@@ -109,6 +109,45 @@ describe("MCP server", () => {
     const twice = await call(client, "cancel_question", { questionId });
     expect(twice.isError).toBe(true);
     expect(jsonOf(twice).error).toMatchObject({ code: "ALREADY_RESOLVED", status: "cancelled" });
+    await client.close();
+  });
+
+  it("its questions get the same expiry timer: stored expired at the deadline, get_answer says expired", async () => {
+    const client = await connect({
+      "x-handraise-owner": `web:${unique("mcp")}`,
+      "x-handraise-deliver-to": "console:term",
+    });
+    const { questionId } = jsonOf(
+      await call(client, "ask_user", { questions: [singleQuestion], timeoutSeconds: 2 }),
+    );
+    // Set from the table's stream, as for a question asked over the API or by an agent run.
+    await waitFor(
+      async () =>
+        stack.scheduler.schedules().some((s) => s.name === `${questionId}-expire`) ? true : undefined,
+      { what: "the expiry timer set" },
+    );
+    const item = await waitFor(
+      async () => {
+        const found = (await allItems(stack)).find((i) => i.id === questionId && i.entity === "question");
+        return found?.status === "expired" ? found : undefined;
+      },
+      { timeoutMs: 15_000, what: "the question stored expired" },
+    );
+    expect(item.resolvedAtMs).toBeGreaterThanOrEqual(item.expiresAtMs);
+    const result = await call(client, "get_answer", { questionId, waitSeconds: 0 });
+    expect(jsonOf(result)).toEqual({ status: "no_answer", reason: "expired" });
+    await waitFor(
+      async () =>
+        stack.events.some(
+          (e) =>
+            e["detail-type"] === "Question Resolved" &&
+            e.detail.id === questionId &&
+            e.detail.status === "expired",
+        )
+          ? true
+          : undefined,
+      { what: "Question Resolved (expired)" },
+    );
     await client.close();
   });
 

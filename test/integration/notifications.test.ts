@@ -95,6 +95,27 @@ describe("signed notifications", () => {
     });
   });
 
+  it("POST no_answer expired when the question's expiry timer closes it", async () => {
+    const created = await stack.api("POST", "/questions", {
+      questions: [singleQuestion],
+      owner: `web:${unique("notify")}`,
+      timeoutSeconds: 2,
+      notify: { url: `${receiverUrl}/expired` },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const [notice] = await waitFor(async () => (received.length > 0 ? received : undefined), {
+      timeoutMs: 20_000,
+      what: "the notification of the expiry",
+    });
+    expect(notice?.at).toBeGreaterThanOrEqual(created.body.expiresAtMs);
+    expect(JSON.parse(notice?.body ?? "")).toMatchObject({
+      type: "question.closed",
+      data: { questionId: id, status: "no_answer", reason: "expired" },
+    });
+    expect(verified(notice as Received)).toBe(true);
+  });
+
   it("retry a receiver that fails twice: the third attempt, same webhook-id, and then no more", async () => {
     answers = [500, 503];
     const id = await ask("/flaky");

@@ -196,7 +196,7 @@ describe("DynamoDB question store", () => {
     expect(await store.create({ ...question, runId: "other-run", taskToken: "x" }, T0 + 1)).toEqual({
       kind: "id_in_use",
     });
-    await store.addDeliveries(question.id, [{ channel: "console", chatId: "t", messageId: "m" }]);
+    await store.addDeliveries(question.id, [{ channel: "console", chatId: "t", messageId: "m" }], T0);
     const retried = await store.create({ ...question, taskToken: "second" }, T0 + 1);
     expect(retried.kind).toBe("token_replaced");
     expect(retried.kind === "token_replaced" && retried.record.deliveries).toHaveLength(1);

@@ -152,6 +152,15 @@ export function stateMachineRoles(template: CfnTemplate): Record<string, string>
   return roles;
 }
 
+/** Roles a service other than Lambda or Step Functions assumes (EventBridge Scheduler's): logical id → itself. */
+export function serviceRoles(template: CfnTemplate, service: string): Record<string, string> {
+  const roles: Record<string, string> = {};
+  for (const [logicalId] of resourcesOfType(template, "AWS::IAM::Role")) {
+    if (trustedServices(template, logicalId).includes(service)) roles[logicalId] = logicalId;
+  }
+  return roles;
+}
+
 function roleId(value: unknown, owner: string): string {
   const getAtt = isRecord(value) ? value["Fn::GetAtt"] : undefined;
   if (Array.isArray(getAtt) && getAtt[1] === "Arn" && typeof getAtt[0] === "string") return getAtt[0];

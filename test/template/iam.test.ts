@@ -13,6 +13,7 @@ import {
   iamProblems,
   isRecord,
   roleGrants,
+  serviceRoles,
   stateMachineRoles,
   trustedServices,
 } from "./cfn.ts";
@@ -85,10 +86,11 @@ const probeDurable = (stage: string): IamRow => ({
  * The SSM parameters each function may read, per channel that is on (`*`: always). Reviewed here, not derived
  * from infra/secrets.json: a webhook reads only its own platform's secrets; the functions that post questions
  * (the API, ask) read every bot token and the Mattermost signing key; the stream consumer, which retires every
- * platform's copies, reads every bot token; the link secret is read by the answer page (to check a link) and
- * by every function that shows a link (the API, ask, and the webhooks, which post a question again on
- * request); the model step reads model API keys, whose names each run chooses, so its grant is the path
- * `models/*`; nothing else reads a secret.
+ * platform's copies, reads every bot token; the timer function, which reminds in every platform's chats and
+ * posts escalated questions, reads what the functions that post questions read; the link secret is read by
+ * the answer page (to check a link) and by every function that shows a link (the API, ask, the timer
+ * function, and the webhooks, which post a question again on request); the model step reads model API keys,
+ * whose names each run chooses, so its grant is the path `models/*`; nothing else reads a secret.
  */
 const SECRETS: Record<string, Record<string, string[]>> = {
   questionsApi: {
@@ -138,6 +140,14 @@ const SECRETS: Record<string, Record<string, string[]>> = {
   },
   // Only the notifier signs notifications.
   notifier: { "*": ["notify-secret"] },
+  // Posts reminders in every platform's chats, and an escalated question (with its buttons and link).
+  questionTimer: {
+    "*": ["link-secret"],
+    telegram: ["telegram/bot-token"],
+    slack: ["slack/bot-token"],
+    discord: ["discord/bot-token"],
+    mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
+  },
 };
 
 const secretsOf = (fn: string, channels: readonly string[]) =>
@@ -183,11 +193,16 @@ const iamTable = (
 ): Record<string, IamRow[]> => {
   const table = baseIamTable(stage);
   for (const [name, rows] of Object.entries(table)) {
-    if (name === "AgentStateMachine") continue;
+    if (name === "AgentStateMachine" || name === SCHEDULER_ROLE) continue;
     rows.push(...secretRows(name, stage, channels, kmsKeyArn), { actions: XRAY, resources: ["*"] });
   }
   return table;
 };
+
+/** The role EventBridge Scheduler runs the question timers with. */
+const SCHEDULER_ROLE = "QuestionTimerSchedulerRole";
+const SCHEDULES =
+  "arn:AWS::Partition:scheduler:AWS::Region:AWS::AccountId:schedule/QuestionTimerScheduleGroup/*";
 
 const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
   questionsApi: [
@@ -286,6 +301,13 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
     { actions: ["sqs:SendMessage"], resources: ["QuestionEventsFailureQueue.Arn"] },
     // Question events, on the stack's own bus only.
     { actions: ["events:PutEvents"], resources: ["QuestionEventBus.Arn"] },
+    // Each question's timers: schedules of the stack's group, run with the scheduler role and no other.
+    { actions: ["scheduler:CreateSchedule", "scheduler:DeleteSchedule"], resources: [SCHEDULES] },
+    {
+      actions: ["iam:PassRole"],
+      resources: [`${SCHEDULER_ROLE}.Arn`],
+      condition: { StringEquals: { "iam:PassedToService": "scheduler.amazonaws.com" } },
+    },
     {
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
@@ -372,6 +394,15 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
     },
     { actions: ["sqs:SendMessage"], resources: ["QuestionEventsFailureQueue.Arn"] },
   ],
+  // Reads a question, closes it as expired, claims a fired reminder or escalation (Put, Delete to give it
+  // back), records and indexes escalated copies (Update, BatchWrite). No Query, no Step Functions: the
+  // expiry resumes no run (the AskUser task's own timeout does).
+  questionTimer: [
+    { actions: LOGS, resources: ["QuestionTimerLogGroup.Arn"] },
+    { actions: QUESTION_ITEM_ACTIONS, resources: [TABLE] },
+  ],
+  // EventBridge Scheduler may invoke the timer function, and nothing else.
+  [SCHEDULER_ROLE]: [{ actions: ["lambda:InvokeFunction"], resources: ["QuestionTimerLambdaFunction.Arn"] }],
   AgentStateMachine: [
     {
       actions: ["lambda:InvokeFunction"],
@@ -395,7 +426,11 @@ let agentName: string;
 beforeAll(async () => {
   await ensurePackage();
   template = loadTemplate();
-  subjects = { ...functionRoles(template), ...stateMachineRoles(template) };
+  subjects = {
+    ...functionRoles(template),
+    ...stateMachineRoles(template),
+    ...serviceRoles(template, "scheduler.amazonaws.com"),
+  };
   agentName = String(template.Resources.AgentStateMachine?.Properties?.StateMachineName);
   const stage = /^handraise-(.+)-agent$/.exec(agentName)?.[1];
   if (!stage) throw new Error(`unexpected agent state machine name ${agentName}`);
@@ -446,6 +481,40 @@ describe("IAM roles of the packaged template", () => {
     const matches = (pattern: string) =>
       new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replaceAll("*", ".*")}$`).test(agentArn);
     expect(resumable.some(matches), `${resumable.join(", ")} should match ${agentArn}`).toBe(true);
+  });
+
+  it("run the question timers with a role only Scheduler assumes, for this account, that invokes one function", () => {
+    expect(Object.keys(serviceRoles(template, "scheduler.amazonaws.com"))).toEqual([SCHEDULER_ROLE]);
+    expect(trustedServices(template, SCHEDULER_ROLE)).toEqual(["scheduler.amazonaws.com"]);
+    const trust = template.Resources[SCHEDULER_ROLE]?.Properties?.AssumeRolePolicyDocument as {
+      Statement: { Condition?: unknown }[];
+    };
+    expect(trust.Statement.map((s) => s.Condition)).toEqual([
+      { StringEquals: { "aws:SourceAccount": { Ref: "AWS::AccountId" } } },
+    ]);
+    expect(roleGrants(template, SCHEDULER_ROLE).grants).toEqual([
+      "lambda:InvokeFunction on QuestionTimerLambdaFunction.Arn",
+    ]);
+    // The schedules live in the stack's own group; the stream consumer is told which one, and the target.
+    expect(template.Resources.QuestionTimerScheduleGroup).toMatchObject({
+      Type: "AWS::Scheduler::ScheduleGroup",
+      Properties: { Name: expect.stringMatching(/^handraise-/) },
+    });
+    const environment = template.Resources.QuestionEventsLambdaFunction?.Properties?.Environment as
+      | { Variables: Record<string, unknown> }
+      | undefined;
+    const variables = environment?.Variables ?? {};
+    expect(variables.HANDRAISE_SCHEDULE_GROUP).toEqual({ Ref: "QuestionTimerScheduleGroup" });
+    expect(variables.HANDRAISE_TIMER_FUNCTION_ARN).toEqual({
+      "Fn::GetAtt": ["QuestionTimerLambdaFunction", "Arn"],
+    });
+    expect(variables.HANDRAISE_TIMER_ROLE_ARN).toEqual({ "Fn::GetAtt": [SCHEDULER_ROLE, "Arn"] });
+  });
+
+  it("cover every role of the template: a function's, a state machine's or the scheduler's", () => {
+    const covered = new Set(Object.values(subjects));
+    const roles = Object.entries(template.Resources).filter(([, r]) => r.Type === "AWS::IAM::Role");
+    expect(roles.map(([id]) => id).filter((id) => !covered.has(id))).toEqual([]);
   });
 
   it("give every function a role of its own, assumable by Lambda only", () => {

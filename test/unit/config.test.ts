@@ -66,6 +66,40 @@ describe("loadConfig", () => {
     ).toMatch(/HANDRAISE_MIN_TIMEOUT_SECONDS/);
   });
 
+  it("reads the default reminders, in order without repeats; refuses a malformed list", () => {
+    expect(loadConfig(TABLE).remindAfterSeconds).toEqual([]);
+    expect(
+      loadConfig({ ...TABLE, HANDRAISE_REMIND_AFTER_SECONDS: "1800, 600,600" }).remindAfterSeconds,
+    ).toEqual([600, 1800]);
+    expect(problemsOf({ ...TABLE, HANDRAISE_REMIND_AFTER_SECONDS: "10m" })).toMatch(
+      /HANDRAISE_REMIND_AFTER_SECONDS must be whole seconds/,
+    );
+    expect(problemsOf({ ...TABLE, HANDRAISE_REMIND_AFTER_SECONDS: "0" })).toMatch(/at least 1 second/);
+    expect(problemsOf({ ...TABLE, HANDRAISE_REMIND_AFTER_SECONDS: "1,2,3,4,5,6" })).toMatch(/at most 5/);
+  });
+
+  it("turns the question timers on with all three settings, off with none, and refuses a part", () => {
+    const timers = {
+      HANDRAISE_SCHEDULE_GROUP: "handraise-prod",
+      HANDRAISE_TIMER_FUNCTION_ARN:
+        "arn:aws:lambda:us-east-1:123456789012:function:handraise-prod-questionTimer",
+      HANDRAISE_TIMER_ROLE_ARN:
+        "arn:aws:iam::123456789012:role/handraise-prod-QuestionTimerSchedulerRole-1AB",
+    };
+    expect(loadConfig(TABLE).timers).toBeUndefined();
+    expect(loadConfig({ ...TABLE, ...timers }).timers).toEqual({
+      group: "handraise-prod",
+      targetArn: timers.HANDRAISE_TIMER_FUNCTION_ARN,
+      roleArn: timers.HANDRAISE_TIMER_ROLE_ARN,
+    });
+    expect(problemsOf({ ...TABLE, HANDRAISE_SCHEDULE_GROUP: "handraise-prod" })).toMatch(
+      /HANDRAISE_TIMER_FUNCTION_ARN, HANDRAISE_TIMER_ROLE_ARN are required/,
+    );
+    expect(problemsOf({ ...TABLE, ...timers, HANDRAISE_TIMER_ROLE_ARN: "role" })).toMatch(
+      /HANDRAISE_TIMER_ROLE_ARN must be an IAM role ARN/,
+    );
+  });
+
   it("refuses a non-URL API base", () => {
     expect(problemsOf({ ...TABLE, TELEGRAM_API_BASE: "not a url" })).toMatch(/TELEGRAM_API_BASE/);
   });

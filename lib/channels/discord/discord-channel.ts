@@ -3,7 +3,13 @@ import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
 import type { DiscordApi } from "./discord-api.ts";
-import { NO_MENTIONS, promptContent, renderComponents, retiredContent } from "./discord-render.ts";
+import {
+  escapeMarkdown,
+  NO_MENTIONS,
+  promptContent,
+  renderComponents,
+  retiredContent,
+} from "./discord-render.ts";
 
 const messagesPath = (chatId: string) => `/channels/${encodeURIComponent(chatId)}/messages`;
 
@@ -49,6 +55,15 @@ export function createDiscordChannel(api: DiscordApi, links: AnswerLinks = NO_AN
     async retire(record, delivery) {
       if (delivery.messageId === undefined) return;
       await retireMessage(api, record, delivery.chatId, delivery.messageId);
+    },
+    async remind(_record, delivery, text) {
+      if (delivery.messageId === undefined) return;
+      await api.request("POST", messagesPath(delivery.chatId), {
+        content: escapeMarkdown(text),
+        // A reply to the question; sent all the same if someone deleted it.
+        message_reference: { message_id: delivery.messageId, fail_if_not_exists: false },
+        allowed_mentions: NO_MENTIONS,
+      });
     },
   };
 }

@@ -2,7 +2,7 @@ import type { SecretValue } from "../../secrets/secrets.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import type { MattermostApi } from "./mattermost-api.ts";
-import { type ActionTarget, renderPost, retiredPost } from "./mattermost-render.ts";
+import { type ActionTarget, escapeMarkdown, renderPost, retiredPost } from "./mattermost-render.ts";
 
 /**
  * Posts questions to Mattermost channels (as a thread reply when the target has a `threadId`, the root post
@@ -31,6 +31,16 @@ export function createMattermostChannel(
     async retire(record, delivery) {
       if (delivery.messageId === undefined) return;
       await api.patchPost(delivery.messageId, retiredPost(record));
+    },
+    async remind(_record, delivery, text) {
+      if (delivery.messageId === undefined) return;
+      await api.createPost({
+        channel_id: delivery.chatId,
+        // In the question's thread: a reply to its post, or in the thread it was posted into.
+        root_id: delivery.threadId ?? delivery.messageId,
+        message: escapeMarkdown(text),
+        props: { attachments: [] },
+      });
     },
   };
 }

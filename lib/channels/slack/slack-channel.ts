@@ -1,7 +1,13 @@
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import type { SlackApi } from "./slack-api.ts";
-import { renderBlocks, renderRetiredBlocks, renderRetiredText, renderText } from "./slack-render.ts";
+import {
+  escapeMrkdwn,
+  renderBlocks,
+  renderRetiredBlocks,
+  renderRetiredText,
+  renderText,
+} from "./slack-render.ts";
 
 /**
  * Posts questions to Slack conversations (`chat.postMessage`, in the target's thread when it has one) and,
@@ -31,6 +37,17 @@ export function createSlackChannel(api: SlackApi, links: AnswerLinks = NO_ANSWER
         ts: delivery.messageId,
         text: renderRetiredText(record),
         blocks: renderRetiredBlocks(record),
+      });
+    },
+    async remind(_record, delivery, text) {
+      if (delivery.messageId === undefined) return;
+      await api.call("chat.postMessage", {
+        channel: delivery.chatId,
+        // In the question's thread: under the question, or in the thread it was posted into.
+        thread_ts: delivery.threadId ?? delivery.messageId,
+        text: escapeMrkdwn(text),
+        unfurl_links: false,
+        unfurl_media: false,
       });
     },
   };

@@ -6,7 +6,7 @@ import { renderKeyboard, renderText } from "./telegram-render.ts";
 
 /**
  * Posts questions to Telegram chats (with the answer page's link when it is on) and, once they end, edits
- * every copy to the outcome without buttons.
+ * every copy to the outcome without buttons (an empty keyboard: the answer page's button goes too).
  */
 export function createTelegramChannel(api: TelegramApi, links: AnswerLinks = NO_ANSWER_LINKS): ChatChannel {
   return {
@@ -28,6 +28,16 @@ export function createTelegramChannel(api: TelegramApi, links: AnswerLinks = NO_
         message_id: Number(delivery.messageId),
         text: `${renderText(record)}\n\n${outcomeText(record)}`,
         reply_markup: { inline_keyboard: [] },
+      });
+    },
+    async remind(_record, delivery, text) {
+      if (delivery.messageId === undefined) return;
+      await api.call("sendMessage", {
+        chat_id: delivery.chatId,
+        ...(delivery.threadId !== undefined && { message_thread_id: Number(delivery.threadId) }),
+        text,
+        // A reply to the question; sent all the same if someone deleted it.
+        reply_parameters: { message_id: Number(delivery.messageId), allow_sending_without_reply: true },
       });
     },
   };

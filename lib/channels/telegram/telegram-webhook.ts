@@ -29,6 +29,7 @@ export interface TelegramWebhookDeps {
   api: TelegramApi;
   store: QuestionStore;
   handleInbound: HandleInbound;
+  now?: () => number;
 }
 
 const SECRET_HEADER = "x-telegram-bot-api-secret-token";
@@ -150,9 +151,11 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
       reply_parameters: { message_id: messageId },
       reply_markup: { force_reply: true, input_field_placeholder: "Your answer", selective: true },
     });
-    await deps.store.addDeliveries(record.id, [
-      { channel: "telegram", chatId: String(chatId), messageId: String(prompt.message_id) },
-    ]);
+    await deps.store.addDeliveries(
+      record.id,
+      [{ channel: "telegram", chatId: String(chatId), messageId: String(prompt.message_id) }],
+      (deps.now ?? Date.now)(),
+    );
   }
 
   async function onMessage(inbound: Inbound, outcome: InboundOutcome) {

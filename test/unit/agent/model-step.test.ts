@@ -13,7 +13,7 @@ import type { ScriptedModel } from "#lib/agent/scripted-provider.ts";
 import type { Transcript, TranscriptStore } from "#lib/agent/transcript.ts";
 import { questionIdFor } from "#lib/questions/index.ts";
 import type { Outcome } from "#lib/store/question-store.ts";
-import { silentTelemetry } from "#lib/telemetry/telemetry.ts";
+import { type ClosedQuestion, silentTelemetry } from "#lib/telemetry/telemetry.ts";
 
 function memoryTranscripts(): TranscriptStore & { saved: Map<string, Transcript> } {
   const saved = new Map<string, Transcript>();
@@ -46,9 +46,12 @@ function input(steps: ScriptedModel["steps"]): AgentInput {
   };
 }
 
-function setup(providerFor?: (model: AgentModel) => ModelProvider, clock = { t: 0 }) {
+/** `expireWins`: whether the model step's expiry write would win (no timer closed the question first). */
+function setup(providerFor?: (model: AgentModel) => ModelProvider, clock = { t: 0 }, expireWins = false) {
   const transcripts = memoryTranscripts();
   const released: { id: string; outcome: Outcome }[] = [];
+  const expired: string[] = [];
+  const closed: ClosedQuestion[] = [];
   const step = createModelStep({
     transcripts,
     questions: {
@@ -56,13 +59,17 @@ function setup(providerFor?: (model: AgentModel) => ModelProvider, clock = { t: 
         released.push({ id, outcome });
         return false;
       },
+      expire: async (id) => {
+        expired.push(id);
+        return expireWins;
+      },
     },
-    telemetry: silentTelemetry,
+    telemetry: { ...silentTelemetry, closed: (question) => closed.push(question) },
     limits: { minTimeoutSeconds: 30, maxTimeoutSeconds: 3600 },
     now: () => clock.t,
     ...(providerFor && { providerFor }),
   });
-  return { transcripts, step, released };
+  return { transcripts, step, released, expired, closed };
 }
 
 /** A provider that plays `turns` in order, recording the deadline of each call; `took` ms pass per call. */
@@ -116,8 +123,55 @@ describe("model step", () => {
         owner: "web:alice",
         sessionKey: "s",
         deliverTo: [],
+        remindAfterSeconds: null,
+        escalate: null,
       },
     });
+  });
+
+  it("passes the run's reminders and escalation that fall before the question's deadline, and only those", async () => {
+    const { step } = setup();
+    const escalate = {
+      afterSeconds: 600,
+      owner: "web:bob",
+      deliverTo: [{ channel: "console", chatId: "b" }],
+    };
+    const asking = (timeoutSeconds: number) => ({
+      ...input([
+        { toolCalls: [{ id: "c", name: "ask_user", arguments: { questions: [question], timeoutSeconds } }] },
+      ]),
+      remindAfterSeconds: [60, 600, 1200],
+      escalate,
+    });
+    const long = await step({ runId: "t1", state: asking(900) });
+    expect(long.action === "ask" && long.ask).toMatchObject({ remindAfterSeconds: [60, 600], escalate });
+    // The model asked for 10 minutes: a reminder or escalation at 10 minutes would come with the deadline.
+    const short = await step({ runId: "t2", state: asking(600) });
+    expect(short.action === "ask" && short.ask).toMatchObject({ remindAfterSeconds: [60], escalate: null });
+  });
+
+  it("on a timed-out ask, closes its question as expired and reports it — unless its timer did first", async () => {
+    const state = input([
+      { toolCalls: [{ id: "call_1", name: "ask_user", arguments: { questions: [question] } }] },
+      { reply: "{{call_1.status}}/{{call_1.reason}}" },
+    ]);
+    for (const timerWasFirst of [false, true]) {
+      const { step, expired, closed } = setup(undefined, undefined, !timerWasFirst);
+      const first = await step({ runId: "r11", state });
+      const second = await step({
+        runId: "r11",
+        state: {
+          ...state,
+          step: first as ModelStepEvent["state"]["step"],
+          askResult: { status: "no_answer", reason: "expired" },
+        },
+      });
+      expect(second).toEqual({ action: "reply", output: { reply: "no_answer/expired" } });
+      const id = questionIdFor({ runId: "r11", toolCallId: "call_1" });
+      expect(expired).toEqual([id]);
+      // Reported once in all: by the timer's write, or by this one.
+      expect(closed).toEqual(timerWasFirst ? [] : [expect.objectContaining({ id, status: "expired" })]);
+    }
   });
 
   it("records the answer and expands the reply template with it", async () => {
@@ -191,6 +245,7 @@ describe("model step", () => {
         release: async () => {
           throw new Error("ProvisionedThroughputExceededException");
         },
+        expire: async () => false,
       },
       telemetry: { ...silentTelemetry, failed: (context) => failures.push(context) },
       limits: { minTimeoutSeconds: 30, maxTimeoutSeconds: 3600 },

@@ -24,11 +24,13 @@ function recordOf(question: NewQuestion): QuestionRecord {
 }
 
 /** A store whose session `s1` is held by `ask_old` (waiting on `old-token`) until that question is released. */
-function setup(heartbeat: CallbackOutcome | Error) {
+function setup(heartbeat: CallbackOutcome | Error, defaultRemindAfterSeconds: number[] = []) {
+  const created: NewQuestion[] = [];
   const released: { id: string; outcome: Outcome }[] = [];
   let holderOpen = true;
   const store = {
     async create(question: NewQuestion): Promise<CreateResult> {
+      created.push(question);
       if (holderOpen && question.sessionKey === "s1") {
         return { kind: "session_busy", pendingId: "ask_old", pendingTaskToken: "old-token" };
       }
@@ -52,6 +54,7 @@ function setup(heartbeat: CallbackOutcome | Error) {
     name: "console",
     deliver: async (_, target) => target,
     retire: async () => {},
+    remind: async () => {},
   };
   const ask = createAskQuestion({
     store,
@@ -59,9 +62,10 @@ function setup(heartbeat: CallbackOutcome | Error) {
     callbacks,
     telemetry: silentTelemetry,
     limits: { minTimeoutSeconds: 30, maxTimeoutSeconds: 3600 },
+    defaultRemindAfterSeconds,
     now: () => 1_000,
   });
-  return { ask, released, probed };
+  return { ask, released, probed, created };
 }
 
 describe("askQuestion and a busy session", () => {
@@ -101,5 +105,56 @@ describe("askQuestion delivery targets", () => {
     await expect(refused).rejects.toMatchObject({
       issues: [{ path: "deliverTo.1.channel", message: expect.stringContaining('"slack" is not enabled') }],
     });
+  });
+});
+
+describe("askQuestion reminders and escalation", () => {
+  const escalate = { afterSeconds: 600, owner: "web:b", deliverTo: [{ channel: "console", chatId: "b" }] };
+
+  it("stores the request's own, in order without repeats, each before the deadline", async () => {
+    const { ask, created } = setup("resumed", [60]);
+    const record = await ask({
+      args: { ...args, timeoutSeconds: 900 },
+      owner: "web:a",
+      deliverTo: [],
+      remindAfterSeconds: [600, 300, 600],
+      escalate,
+    });
+    expect(record.status).toBe("pending");
+    expect(created[0]).toMatchObject({ remindAfterSeconds: [300, 600], escalate });
+  });
+
+  it("refuses a reminder or an escalation at or past the deadline, at its path, storing nothing", async () => {
+    const { ask, created } = setup("resumed");
+    await expect(
+      ask({ args, owner: "web:a", deliverTo: [], remindAfterSeconds: [60, 900] }),
+    ).rejects.toMatchObject({
+      issues: [{ path: "remindAfterSeconds.1", message: expect.stringContaining("900 s") }],
+    });
+    await expect(
+      ask({ args: { ...args, timeoutSeconds: 600 }, owner: "web:a", deliverTo: [], escalate }),
+    ).rejects.toMatchObject({ issues: [{ path: "escalate.afterSeconds" }] });
+    await expect(
+      ask({
+        args,
+        owner: "web:a",
+        deliverTo: [],
+        escalate: { ...escalate, deliverTo: [{ channel: "slack", chatId: "U1" }] },
+      }),
+    ).rejects.toMatchObject({ issues: [{ path: "escalate.deliverTo.0.channel" }] });
+    expect(created).toEqual([]);
+  });
+
+  it("without reminders of its own, takes the deployment's that fall before its deadline; [] means none", async () => {
+    const { ask, created } = setup("resumed", [60, 600, 1800]);
+    await ask({ args: { ...args, timeoutSeconds: 900 }, owner: "web:a", deliverTo: [] });
+    await ask({
+      args: { ...args, timeoutSeconds: 900 },
+      owner: "web:a",
+      deliverTo: [],
+      remindAfterSeconds: null,
+    });
+    await ask({ args, owner: "web:a", deliverTo: [], remindAfterSeconds: [] });
+    expect(created.map((q) => q.remindAfterSeconds)).toEqual([[60, 600], [60, 600], []]);
   });
 });

@@ -42,7 +42,13 @@ function harness(status: QuestionRecord["status"] | Error = "pending") {
   const handler = withDurableExecution(async (event: { args: unknown }, context) => {
     try {
       return {
-        result: await askUser(context, event.args, { owner: "web:ann", deliverTo: [], sessionKey: "s" }),
+        result: await askUser(context, event.args, {
+          owner: "web:ann",
+          deliverTo: [],
+          sessionKey: "s",
+          remindAfterSeconds: [600],
+          escalate: { afterSeconds: 900, owner: "web:bob", deliverTo: [] },
+        }),
       };
     } catch (error) {
       return { thrown: (error as Error).name };
@@ -62,6 +68,11 @@ describe("askUser (durable)", () => {
     const [input] = asked;
     expect(waiterOf(input?.taskToken ?? "")).toEqual({ kind: "durable", callbackId });
     expect(input).toMatchObject({ args, owner: "web:ann", sessionKey: "s", toolCallId: callbackId });
+    // Its reminders and escalation go to the ask as a state machine's AskUser task passes them (docs/timers.md).
+    expect(input).toMatchObject({
+      remindAfterSeconds: [600],
+      escalate: { afterSeconds: 900, owner: "web:bob", deliverTo: [] },
+    });
     // A retried registration of the same execution and callback finds the same question.
     expect(questionIdFor({ runId: input?.runId, toolCallId: callbackId })).toMatch(/^ask_[0-9a-f]{32}$/);
     await operation.sendCallbackSuccess(JSON.stringify({ status: "answered", answers: { q: ["B"] } }));

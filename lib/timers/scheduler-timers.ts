@@ -1,0 +1,82 @@
+import {
+  ConflictException,
+  CreateScheduleCommand,
+  DeleteScheduleCommand,
+  ResourceNotFoundException,
+  type SchedulerClient,
+} from "@aws-sdk/client-scheduler";
+import { FinalTimerError, type Timers } from "./timers.ts";
+
+export interface SchedulerTimersOptions {
+  client: SchedulerClient;
+  /** The stack's schedule group: the creator's role may create and delete schedules in it only. */
+  group: string;
+  /** The question-timer function every schedule invokes. */
+  targetArn: string;
+  /** The role Scheduler assumes to invoke it (it may invoke that function and nothing else). */
+  roleArn: string;
+  now: () => number;
+}
+
+/**
+ * Scheduler refuses a one-time schedule whose time has passed: a timer that is already due, or nearly (the
+ * stream was late, a reminder came due meanwhile), is set this far ahead instead (then rounded up to the
+ * next whole second).
+ */
+const MIN_LEAD_MS = 1_000;
+
+/** Refusals no retry can cure. */
+const FINAL_ERRORS = new Set(["ValidationException", "AccessDeniedException"]);
+
+/** `at(yyyy-mm-ddThh:mm:ss)` in UTC, rounded up to the whole second: never before `atMs`. */
+export function atExpression(atMs: number): string {
+  return `at(${new Date(Math.ceil(atMs / 1000) * 1000).toISOString().slice(0, 19)})`;
+}
+
+/**
+ * Timers as EventBridge Scheduler one-time schedules (`at(…)` UTC, flexible window off, deleted by Scheduler
+ * once they have run), each invoking the question-timer function with its event as input. Scheduler fires
+ * within the minute of its time, so a timer may come up to a minute early or late; the function waits for
+ * the times that are rules (the deadline, the escalation time). A schedule that exists already is kept (a
+ * retried stream record sets it again); one that is gone is no error to clear.
+ */
+export function createSchedulerTimers(options: SchedulerTimersOptions): Timers {
+  const { client, group: GroupName } = options;
+
+  function rethrow(error: unknown): never {
+    if (error instanceof Error && FINAL_ERRORS.has(error.name)) {
+      throw new FinalTimerError(error.name, error.message);
+    }
+    throw error;
+  }
+
+  return {
+    async set({ name, event }) {
+      try {
+        await client.send(
+          new CreateScheduleCommand({
+            Name: name,
+            GroupName,
+            ScheduleExpression: atExpression(Math.max(event.dueAtMs, options.now() + MIN_LEAD_MS)),
+            ScheduleExpressionTimezone: "UTC",
+            FlexibleTimeWindow: { Mode: "OFF" },
+            ActionAfterCompletion: "DELETE",
+            Target: { Arn: options.targetArn, RoleArn: options.roleArn, Input: JSON.stringify(event) },
+          }),
+        );
+      } catch (error) {
+        if (error instanceof ConflictException) return;
+        rethrow(error);
+      }
+    },
+
+    async clear(name) {
+      try {
+        await client.send(new DeleteScheduleCommand({ Name: name, GroupName }));
+      } catch (error) {
+        if (error instanceof ResourceNotFoundException) return;
+        rethrow(error);
+      }
+    },
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * The local stack's EventBridge Scheduler, through the AWS SDK's own client as the handlers use it: the
+ * restJson1 requests it answers, AWS's error codes, and schedules that fire on this process's clock.
+ */
+import {
+  ConflictException,
+  CreateScheduleCommand,
+  DeleteScheduleCommand,
+  GetScheduleCommand,
+  ResourceNotFoundException,
+  SchedulerClient,
+  ValidationException,
+} from "@aws-sdk/client-scheduler";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LocalScheduler, startLocalScheduler } from "#infra/local/scheduler.ts";
+import { atExpression } from "#lib/timers/scheduler-timers.ts";
+
+const TARGET = "arn:aws:lambda:us-east-1:000000000000:function:handraise-local-questionTimer";
+let scheduler: LocalScheduler;
+let client: SchedulerClient;
+const invoked: { arn: string; input: unknown; at: number }[] = [];
+let failures = 0;
+
+beforeAll(async () => {
+  scheduler = await startLocalScheduler({
+    host: "127.0.0.1",
+    region: "us-east-1",
+    account: "000000000000",
+    invoke: async (arn, input) => {
+      invoked.push({ arn, input, at: Date.now() });
+      if ((input as { fail?: number }).fail !== undefined && failures++ < (input as { fail: number }).fail) {
+        throw new Error("the function failed");
+      }
+    },
+    onFailure: () => undefined,
+  });
+  client = new SchedulerClient({
+    endpoint: scheduler.url,
+    region: "us-east-1",
+    credentials: { accessKeyId: "local", secretAccessKey: "local" },
+  });
+});
+afterAll(async () => {
+  client?.destroy();
+  await scheduler?.stop();
+});
+
+const create = (name: string, atMs: number, input: unknown = { name }) =>
+  client.send(
+    new CreateScheduleCommand({
+      Name: name,
+      GroupName: "handraise-local",
+      ScheduleExpression: atExpression(atMs),
+      ScheduleExpressionTimezone: "UTC",
+      FlexibleTimeWindow: { Mode: "OFF" },
+      ActionAfterCompletion: "DELETE",
+      Target: { Arn: TARGET, RoleArn: "arn:aws:iam::000000000000:role/r", Input: JSON.stringify(input) },
+    }),
+  );
+
+describe("the local Scheduler", () => {
+  it("creates, reads and deletes schedules by name in a group, with AWS's errors", async () => {
+    const at = Date.now() + 60_000;
+    const created = await create("q1-expire", at);
+    expect(created.ScheduleArn).toBe(
+      "arn:aws:scheduler:us-east-1:000000000000:schedule/handraise-local/q1-expire",
+    );
+    await expect(create("q1-expire", at)).rejects.toBeInstanceOf(ConflictException);
+    const read = await client.send(
+      new GetScheduleCommand({ Name: "q1-expire", GroupName: "handraise-local" }),
+    );
+    expect(read).toMatchObject({ ScheduleExpression: atExpression(at), ActionAfterCompletion: "DELETE" });
+    await client.send(new DeleteScheduleCommand({ Name: "q1-expire", GroupName: "handraise-local" }));
+    await expect(
+      client.send(new DeleteScheduleCommand({ Name: "q1-expire", GroupName: "handraise-local" })),
+    ).rejects.toBeInstanceOf(ResourceNotFoundException);
+    // A time that has passed is refused, as AWS refuses it.
+    await expect(create("q1-late", Date.now() - 5_000)).rejects.toBeInstanceOf(ValidationException);
+  });
+
+  it("invokes the target with the input at its second, then deletes the schedule; a deleted one never fires", async () => {
+    const at = Math.ceil((Date.now() + 1_200) / 1000) * 1000;
+    await create("q2-remind-0", at);
+    await create("q2-remind-1", at);
+    await client.send(new DeleteScheduleCommand({ Name: "q2-remind-1", GroupName: "handraise-local" }));
+    await new Promise((resolve) => setTimeout(resolve, at - Date.now() + 300));
+    await scheduler.idle();
+    const fired = invoked.filter((i) => (i.input as { name?: string }).name?.startsWith("q2-"));
+    expect(fired.map((i) => [i.arn, i.input])).toEqual([[TARGET, { name: "q2-remind-0" }]]);
+    expect(fired[0]?.at).toBeGreaterThanOrEqual(at);
+    expect(scheduler.schedules().map((s) => s.name)).not.toContain("q2-remind-0");
+  });
+
+  it("retries a target that failed, as Lambda retries an asynchronous invocation", async () => {
+    const before = invoked.length;
+    await create("q3-escalate", Date.now() + 1_000, { fail: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    await scheduler.idle();
+    expect(invoked.length - before).toBe(2);
+    expect(scheduler.counts()).toMatchObject({
+      CreateSchedule: expect.any(Number),
+      invocations: expect.any(Number),
+    });
+  });
+});

@@ -1,0 +1,197 @@
+import { describe, expect, it } from "vitest";
+import { createFireQuestionTimer } from "#lib/app/fire-question-timer.ts";
+import type { ChatChannel } from "#lib/channels/chat-channel.ts";
+import type { Delivery, QuestionRecord } from "#lib/store/question-record.ts";
+import type { QuestionStore } from "#lib/store/question-store.ts";
+import { type ClosedQuestion, silentTelemetry } from "#lib/telemetry/telemetry.ts";
+import type { TimerEvent } from "#lib/timers/timers.ts";
+
+const T0 = 1_000_000;
+const question = {
+  id: "deploy_target",
+  header: "Deploy to",
+  question: "Where?",
+  options: [{ label: "Staging" }, { label: "Production" }],
+  allowOther: true as const,
+};
+
+function pending(extra: Partial<QuestionRecord> = {}): QuestionRecord {
+  return {
+    id: "ask_1",
+    status: "pending",
+    questions: [question],
+    owner: "telegram:42",
+    deliveries: [
+      { channel: "telegram", chatId: "1", messageId: "10" },
+      { channel: "slack", chatId: "C1", messageId: "1.1" },
+      // Posted again in the same Telegram chat (`/question`): still one chat.
+      { channel: "telegram", chatId: "1", messageId: "11" },
+      // A target that never took the post.
+      { channel: "slack", chatId: "C2" },
+    ],
+    createdAtMs: T0,
+    expiresAtMs: T0 + 60_000,
+    ...extra,
+  };
+}
+
+/**
+ * A clock the fake `sleep` moves, a store of one question, and channels that record what they did.
+ * `answeredWhilePosting`: the question is answered while escalated copies are being posted.
+ */
+function setup(record: QuestionRecord | undefined, start = T0, answeredWhilePosting = false) {
+  let clock = start;
+  let stored = record && { ...record };
+  const claims = new Set<string>();
+  const expired: number[] = [];
+  const added: Delivery[][] = [];
+  const store = {
+    async get() {
+      return stored && { ...stored };
+    },
+    async expire(_id: string, nowMs: number) {
+      if (stored?.status !== "pending" || nowMs < stored.expiresAtMs) return false;
+      stored = { ...stored, status: "expired", resolvedAtMs: nowMs };
+      expired.push(nowMs);
+      return true;
+    },
+    async claimEvent(key: string) {
+      if (claims.has(key)) return false;
+      claims.add(key);
+      return true;
+    },
+    async releaseEvent(key: string) {
+      claims.delete(key);
+    },
+    async addDeliveries(_id: string, deliveries: Delivery[]) {
+      if (!stored) return undefined;
+      added.push(deliveries);
+      stored = { ...stored, deliveries: [...stored.deliveries, ...deliveries] };
+      if (answeredWhilePosting) stored.status = "answered";
+      return { ...stored };
+    },
+  } as unknown as QuestionStore;
+  const did: string[] = [];
+  const channel = (name: string): ChatChannel => ({
+    name,
+    deliver: async (_, target) => {
+      did.push(`deliver ${name} ${target.chatId} at ${clock - T0}`);
+      return { ...target, messageId: "99" };
+    },
+    retire: async (r, delivery) => {
+      did.push(`retire ${name} ${delivery.chatId} ${r.status}`);
+    },
+    remind: async (_, delivery, text) => {
+      did.push(`remind ${name} ${delivery.chatId} ${delivery.messageId}: ${text}`);
+    },
+  });
+  const closed: ClosedQuestion[] = [];
+  const fire = createFireQuestionTimer({
+    store,
+    channels: new Map(["telegram", "slack"].map((name) => [name, channel(name)])),
+    telemetry: { ...silentTelemetry, closed: (q) => closed.push(q) },
+    now: () => clock,
+    sleep: async (ms) => {
+      clock += ms;
+    },
+  });
+  return {
+    fire,
+    did,
+    closed,
+    expired,
+    added,
+    stored: () => stored,
+  };
+}
+
+const expire: TimerEvent = { questionId: "ask_1", kind: "expire", dueAtMs: T0 + 60_000 };
+const remind: TimerEvent = { questionId: "ask_1", kind: "remind", index: 0, dueAtMs: T0 + 30_000 };
+const escalate: TimerEvent = { questionId: "ask_1", kind: "escalate", dueAtMs: T0 + 20_000 };
+
+describe("an expiry timer", () => {
+  it("closes the question as expired once, and reports it once", async () => {
+    const { fire, closed, stored } = setup(pending(), T0 + 60_400);
+    expect(await fire(expire)).toBe("expired");
+    expect(stored()?.status).toBe("expired");
+    expect(await fire(expire)).toBe("ended");
+    expect(closed).toEqual([
+      {
+        id: "ask_1",
+        status: "expired",
+        createdAtMs: T0,
+        resolvedAtMs: T0 + 60_400,
+        runId: undefined,
+        sessionKey: undefined,
+      },
+    ]);
+  });
+
+  it("that fires early (Scheduler fires within its minute) waits for the deadline, and no longer than a minute", async () => {
+    const { fire, expired } = setup(pending(), T0 + 15_000);
+    expect(await fire(expire)).toBe("expired");
+    expect(expired).toEqual([T0 + 60_000]);
+    const tooEarly = setup(pending(), T0 - 1);
+    expect(await tooEarly.fire(expire)).toBe("not_due");
+    expect(tooEarly.expired).toEqual([]);
+  });
+
+  it("changes nothing on a question answered first, or gone", async () => {
+    const answered = setup(
+      pending({ status: "answered", answers: { deploy_target: ["Staging"] } }),
+      T0 + 61_000,
+    );
+    expect(await answered.fire(expire)).toBe("ended");
+    expect(answered.closed).toEqual([]);
+    expect(await setup(undefined, T0 + 61_000).fire(expire)).toBe("not_found");
+  });
+});
+
+describe("a reminder timer", () => {
+  it("posts one reminder in each chat the question was posted in, replying to its first copy there", async () => {
+    const { fire, did } = setup(pending(), T0 + 30_000);
+    expect(await fire(remind)).toBe("reminded");
+    expect(did.sort()).toEqual([
+      "remind slack C1 1.1: Still waiting for your answer — 30 s left",
+      "remind telegram 1 10: Still waiting for your answer — 30 s left",
+    ]);
+  });
+
+  it("fires once (a second firing is a duplicate), and never for a question that has ended", async () => {
+    const twice = setup(pending(), T0 + 30_000);
+    await twice.fire(remind);
+    expect(await twice.fire(remind)).toBe("duplicate");
+    expect(twice.did).toHaveLength(2);
+    const answered = setup(pending({ status: "answered" }), T0 + 30_000);
+    expect(await answered.fire(remind)).toBe("ended");
+    // Past the deadline it reads as expired (before the expiry timer has stored it): nothing posted.
+    const late = setup(pending({ status: "expired" }), T0 + 61_000);
+    expect(await late.fire(remind)).toBe("ended");
+    expect([...answered.did, ...late.did]).toEqual([]);
+  });
+});
+
+describe("an escalation timer", () => {
+  const escalated = pending({
+    escalate: { afterSeconds: 20, owner: "telegram:77", deliverTo: [{ channel: "telegram", chatId: "7" }] },
+  });
+
+  it("posts the question to the escalation owner's targets from the escalation time on, and records the copies", async () => {
+    const { fire, did, added } = setup(escalated, T0 + 5_000);
+    expect(await fire(escalate)).toBe("escalated");
+    expect(did).toEqual(["deliver telegram 7 at 20000"]);
+    expect(added).toEqual([[{ channel: "telegram", chatId: "7", messageId: "99" }]]);
+  });
+
+  it("retires the copies at once if the question ended while they were posted", async () => {
+    const { fire, did } = setup(escalated, T0 + 20_000, true);
+    expect(await fire(escalate)).toBe("escalated");
+    expect(did).toEqual(["deliver telegram 7 at 20000", "retire telegram 7 answered"]);
+  });
+
+  it("posts nothing for a question that ended while the early timer waited for its time", async () => {
+    const { fire, did } = setup({ ...escalated, status: "cancelled", reason: "skipped" }, T0 + 5_000);
+    expect(await fire(escalate)).toBe("ended");
+    expect(did).toEqual([]);
+  });
+});
