@@ -20,7 +20,7 @@ let stack: TestStack;
 let logs: CapturedLogs | undefined;
 
 beforeAll(async () => {
-  stack = await startTestStack();
+  stack = await startTestStack({}, { printEvents: true });
 });
 afterAll(async () => {
   await stack?.stop();

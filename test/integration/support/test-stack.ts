@@ -36,9 +36,12 @@ const credentials = { accessKeyId: "local", secretAccessKey: "local" };
 
 export async function startTestStack(
   env: Record<string, string> = {},
-  options: Pick<LocalStackOptions, "observeDynamoDbClient"> = {},
+  options: Pick<LocalStackOptions, "observeDynamoDbClient" | "printEvents"> = {},
 ): Promise<TestStack> {
   const stack = await startLocalStack({
+    // A test that reads the printed event lines asks for them (events.test.ts); thousands of runs would
+    // otherwise print two lines each into the test's captured output.
+    printEvents: false,
     ...options,
     port: 0,
     sfnPort: 0,
