@@ -20,6 +20,12 @@ export interface ResolveOptions {
   resolvedBy?: string | undefined;
   /** When set, only this platform-qualified user may resolve the question (chat webhooks). */
   actor?: string | undefined;
+  /**
+   * The question as this request already read it (a strongly consistent read): the checks run on it and no
+   * second read is made. The close stays conditional on `pending`, so a question that ended since that read
+   * still loses the write (AlreadyResolvedError) — the read only saves a round trip on the answer path.
+   */
+  loaded?: QuestionRecord | undefined;
 }
 
 export interface Resolution {
@@ -47,7 +53,7 @@ export function createResolveQuestion(deps: ResolveDeps) {
   const { store, callbacks, now } = deps;
 
   async function loadPending(id: string, options: ResolveOptions): Promise<QuestionRecord> {
-    const record = await store.get(id, now());
+    const record = options.loaded?.id === id ? options.loaded : await store.get(id, now());
     if (!record) throw new NotFoundError(id);
     if (options.actor !== undefined && options.actor !== record.owner) throw new NotOwnerError(id);
     if (record.status !== "pending") throw new AlreadyResolvedError(id, record.status);

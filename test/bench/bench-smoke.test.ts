@@ -22,6 +22,21 @@ describe("npm run bench --smoke", () => {
     expect(overhead.met).toBe(overhead.ratioMedian <= overhead.target);
     expect(overhead.breakdown.map((p) => p.part)).toContain("GetItem Q# (in the handler)");
 
+    // Counts do not move with machine noise: each path's round trips before its response are judged here.
+    const { answerPaths } = results;
+    expect(answerPaths.paths.map((p) => p.path)).toEqual([
+      "API answer",
+      "Telegram tap",
+      "Slack button",
+      "Answer page post",
+    ]);
+    for (const path of answerPaths.paths) {
+      expect(path.sequentialAws, `${path.path}: ${path.shapes.join(" / ")}`).toBeLessThanOrEqual(3);
+      expect(path.met, `${path.path}: ${path.shapes.join(" / ")}`).toBe(true);
+    }
+    expect(answerPaths.telegramTap.resume.n).toBe(results.sizes.answerPaths.tapPairs);
+    expect(positive(answerPaths.telegramTap.ratioMedian)).toBe(true);
+
     expect(throughput.serial.answers).toBeGreaterThan(0);
     expect(
       [throughput.serial.perSecond, throughput.concurrent.perSecond, throughput.ratio].every(positive),
