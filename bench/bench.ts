@@ -33,14 +33,25 @@ export interface BenchSizes {
   cost: CostSizes;
 }
 
+/**
+ * The largest scale level: 10,000 pending by default. `BENCH_SCALE_PENDING=100000` adds a 100,000 level
+ * (docs/benchmarks.md: on 2 cores its filler alone takes minutes to write and remove, so the levels are then
+ * visited up and down once instead of four times).
+ */
+const scalePending = Number(process.env.BENCH_SCALE_PENDING ?? 10_000);
+if (!Number.isInteger(scalePending) || scalePending < 10_000) {
+  throw new Error("BENCH_SCALE_PENDING must be a whole number of at least 10000");
+}
+const scaleLevels = [10, 1_000, 10_000, ...(scalePending > 10_000 ? [scalePending] : [])];
+
 export const FULL: BenchSizes = {
   warmupPairs: 50,
   overhead: { pairs: 200 },
   answerPaths: { countSamples: 5, tapPairs: 100 },
   throughput: { rounds: 3, serialAnswers: 100, concurrentAnswers: 200, concurrency: 20 },
-  scale: { levels: [10, 1_000, 10_000], pairsPerLevel: 96, cycles: 4, batch: 4 },
+  scale: { levels: scaleLevels, pairsPerLevel: 96, cycles: scalePending > 10_000 ? 1 : 4, batch: 4 },
   coldStart: { warmupRounds: 2, rounds: 15 },
-  cost: { runs: 20, averageWaitSeconds: 300, pollSeconds: 10 },
+  cost: { runs: 20, averageWaitSeconds: 300, pollSeconds: 10, schedulesPerQuestion: 2 },
 };
 
 export const SMOKE: BenchSizes = {
@@ -51,7 +62,7 @@ export const SMOKE: BenchSizes = {
   scale: { levels: [10, 20, 40], pairsPerLevel: 2, cycles: 1, batch: 2 },
   // Three rounds: the modelStep cold-start budget (bench/model-clients.ts) is a median over rounds.
   coldStart: { warmupRounds: 0, rounds: 3 },
-  cost: { runs: 2, averageWaitSeconds: 300, pollSeconds: 10 },
+  cost: { runs: 2, averageWaitSeconds: 300, pollSeconds: 10, schedulesPerQuestion: 2 },
 };
 
 export interface BenchResults {

@@ -1,6 +1,5 @@
 /** The benchmark results as the Markdown table docs/benchmarks.md shows, and the details under it. */
 import type { BenchResults } from "./bench.ts";
-import type { ColdStartBundle } from "./cold-start.ts";
 import type { ModelClientOption } from "./model-clients.ts";
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;
@@ -75,28 +74,75 @@ export function renderTable(results: BenchResults): string {
         i === scale.levels.length - 1 ? `≤ ${scale.target}× ${met(scale.met)}` : "—",
       ],
     ),
-    ...coldStart.functions.map(
-      (fn): Row => [
-        `4. Cold start, ${fn.function} (${kb(fn.bytes)}, ${kb(fn.gzipBytes)} gzip)`,
-        `import ${ms(fn.importMs)} · ready ${ms(fn.readyMs)}`,
-        `empty handler: import ${ms(coldStart.empty.importMs)} · ready ${ms(coldStart.empty.readyMs)}`,
-        `${x(fn.importRatio)} · ${x(fn.readyRatio)}`,
+    [
+      `3. GET /questions?owner= of an owner with ${thousands(scale.listing.pending)} pending, in pages of ${scale.listing.limit}`,
+      `${scale.listing.pages} pages, ${thousands(scale.listing.listed)} listed, ≤ ${scale.listing.maxQueriesPerPage} Query per page; page median ${ms(scale.listing.pageMs.median)}, p99 ${ms(scale.listing.pageMs.p99)}`,
+      "—",
+      "—",
+      `every question once, each page one bounded read ${met(scale.listing.bounded)}`,
+    ],
+    [
+      `3. GET /questions?owner=, first page with ${scale.listing.firstPage.map((f) => thousands(f.pending)).join(" vs ")} pending`,
+      ms(scale.listing.firstPage.at(-1)?.medianMs ?? Number.NaN),
+      ms(scale.listing.firstPage[0]?.medianMs ?? Number.NaN),
+      x(scale.listing.firstPageRatio),
+      "—",
+    ],
+    ...coldStart.builds.flatMap((build): Row[] => [
+      [
+        `4. Cold start, reference: AWS SDK clients only, SDK ${build.build} (${kb(build.sdkOnly.bytes)})`,
+        `ready ${ms(build.sdkOnly.readyMs)} · import ${ms(build.sdkOnly.importMs)}`,
+        `empty handler: ready ${ms(coldStart.empty.readyMs)}`,
+        x(build.sdkOnly.readyRatio),
+        build.build === coldStart.shipped
+          ? `the faster build ${met(build.sdkOnly.readyMs <= Math.min(...coldStart.builds.map((b) => b.sdkOnly.readyMs)))}`
+          : "—",
+      ],
+      [
+        `4. Cold start, reference: + Powertools (Logger, Metrics, Tracer), SDK ${build.build} (${kb(build.sdkPowertools.bytes)})`,
+        `ready ${ms(build.sdkPowertools.readyMs)} · import ${ms(build.sdkPowertools.importMs)}`,
+        `SDK clients only: ready ${ms(build.sdkOnly.readyMs)}`,
+        x(build.sdkPowertools.readyMs / build.sdkOnly.readyMs),
+        "—",
+      ],
+    ]),
+    ...coldStart.builds.flatMap((build) =>
+      build.functions.map((fn): Row => {
+        const shipped = build.build === coldStart.shipped;
+        const sizeOk = fn.bytes <= 250 * 1024;
+        return [
+          `4. Cold start, ${fn.function}, SDK ${build.build}${shipped ? " (shipped)" : ""} (${kb(fn.bytes)}, ${kb(fn.gzipBytes)} gzip)`,
+          `ready ${ms(fn.readyMs)} · import ${ms(fn.importMs)}`,
+          `AWS SDK clients only, SDK ${build.build}: ready ${ms(build.sdkOnly.readyMs)}`,
+          x(fn.referenceRatio),
+          shipped
+            ? `≤ ${coldStart.target}× ${met(fn.referenceRatio <= coldStart.target)}; ${build.build === "bundled" ? `SDK inside: ${kb(fn.bytes)}` : `≤ 250 KB ${met(sizeOk)}`}`
+            : "—",
+        ];
+      }),
+    ),
+    ...cost.table.map(
+      (row, i): Row => [
+        `5. Cost per 1,000 runs that ask once: ${row.way}`,
+        `${dollars(row.perRun.usd * 1000)} · with timers ${dollars(row.perRun.usdWithTimers * 1000)}`,
+        `per 1,000 additional questions: ${dollars(row.perAdditionalQuestion.usd * 1000)} · with timers ${dollars(row.perAdditionalQuestion.usdWithTimers * 1000)}`,
+        i === 0 ? "1.00×" : x(row.perRun.usd / (cost.table[0]?.perRun.usd ?? Number.NaN)),
         "—",
       ],
     ),
-    coldStartRow("4. Cold start, reference: AWS SDK clients only", coldStart.sdkOnly, coldStart.empty),
-    coldStartRow(
-      "4. Cold start, reference: AWS SDK clients + Powertools (Logger, Metrics, Tracer)",
-      coldStart.sdkPowertools,
-      coldStart.empty,
-    ),
-    ["5. Cost per 1,000 questions, task token", dollars(cost.usdPer1000), "—", "—", "—"],
     [
-      `5. Cost per 1,000 questions, naive polling (every ${cost.naive.pollSeconds} s, ${cost.naive.averageWaitSeconds / 60} min average wait)`,
-      dollars(cost.naive.usdPer1000),
-      `${dollars(cost.usdPer1000)} (task token)`,
-      x(cost.naive.ratio),
+      `5. Timers (EventBridge Scheduler), ${cost.timers.schedulesPerQuestion} schedules per question (1 expiry + ${cost.timers.schedulesPerQuestion - 1} reminder${cost.timers.schedulesPerQuestion === 2 ? "" : "s"}), each fired`,
+      `${dollars(cost.timers.usdPerQuestion * 1000)} per 1,000 questions`,
+      "$1.00 per million scheduled invocations + a Lambda invocation + a read",
       "—",
+      "—",
+    ],
+    [
+      "5. The closing write drops the task token (the stream reads the old image)",
+      cost.closeDropsToken ? "yes: no UpdateItem of its own" : "no",
+      "—",
+      "—",
+      `verified ${met(cost.closeDropsToken)}`,
     ],
     [
       `6. Model clients, modelStep with fetch + zod (shipped) (${kb(shipped.bundle.bytes)}, ${kb(shipped.bundle.gzipBytes)} gzip)`,
@@ -118,16 +164,6 @@ export function renderTable(results: BenchResults): string {
     "| --- | --- | --- | --- | --- |",
     ...rows.map((row) => `| ${row.join(" | ")} |`),
   ].join("\n");
-}
-
-function coldStartRow(label: string, bundle: ColdStartBundle, empty: ColdStartBundle): Row {
-  return [
-    `${label} (${kb(bundle.bytes)})`,
-    `import ${ms(bundle.importMs)} · ready ${ms(bundle.readyMs)}`,
-    `empty handler: import ${ms(empty.importMs)} · ready ${ms(empty.readyMs)}`,
-    `${x(bundle.importRatio)} · ${x(bundle.readyRatio)}`,
-    "—",
-  ];
 }
 
 /** What stands behind the table: samples, breakdowns, counts and assumptions. */
@@ -155,7 +191,18 @@ export function renderDetails(results: BenchResults): string {
     `3. Per level: ${scale.levels[0]?.subject.n ?? 0} answers and as many baseline answers. Baseline medians: ${scale.levels.map((l) => `${thousands(l.pending)}: ${ms(l.baseline.median)}`).join(", ")} (largest/smallest ${x(scale.baselineRatio)}; the answer path relative to it: ${x(scale.relativeRatio)}). For scale, one Scan of the table at the largest level (${thousands(scale.scan.items)} items) takes ${ms(scale.scan.ms)}. Medians per visit, in order: ${scale.visits.map((v) => `${thousands(v.pending)}: ${v.subjectMedian.toFixed(1)}`).join(" → ")} ms. Filler questions written: ${thousands(scale.fill.questions)} (+ their session slots) in ${scale.fill.seconds.toFixed(1)} s.`,
   );
   lines.push(
-    `4. Powertools (Logger, Metrics, Tracer with the clients captured) over the AWS SDK clients alone: import ${x(coldStart.sdkPowertools.importMs / coldStart.sdkOnly.importMs)}, ready ${x(coldStart.sdkPowertools.readyMs / coldStart.sdkOnly.readyMs)} (${ms(coldStart.sdkPowertools.importMs - coldStart.sdkOnly.importMs)} more to import).`,
+    `4. Powertools (Logger, Metrics, Tracer with the clients captured) over the AWS SDK clients alone: ${coldStart.builds.map((b) => `SDK ${b.build}: ready ${x(b.sdkPowertools.readyMs / b.sdkOnly.readyMs)}, ${ms(b.sdkPowertools.readyMs - b.sdkOnly.readyMs)} more`).join("; ")}.`,
+  );
+  const byBuild = (build: string) => coldStart.builds.find((b) => b.build === build);
+  const bundledFns = byBuild("bundled")?.functions ?? [];
+  const externalFns = byBuild("external")?.functions ?? [];
+  lines.push(
+    `4. Bundled over external, ready, per function: ${bundledFns
+      .map((fn) => {
+        const other = externalFns.find((e) => e.function === fn.function);
+        return other ? `${fn.function} ${x(fn.readyMs / other.readyMs)}` : `${fn.function} —`;
+      })
+      .join(", ")}. Shipped: SDK ${coldStart.shipped} (serverless.yml custom.esbuild.exclude).`,
   );
   lines.push(
     `4. Median of ${coldStart.rounds} fresh processes per bundle, NODE_OPTIONS="${coldStart.nodeOptions}". import = \`await import(bundle)\`; ready = process start → handler ready.${coldStart.failed.length > 0 ? ` Not measured: ${coldStart.failed.map((f) => `${f.function} (${f.error})`).join("; ")}.` : ""}`,

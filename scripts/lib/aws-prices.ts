@@ -11,6 +11,13 @@ export const PRICE = {
   writeUnit: 0.625 / 1e6,
   readUnit: 0.125 / 1e6,
   httpApiRequest: 1.0 / 1e6,
+  /** EventBridge Scheduler, per scheduled invocation (after the first 14 million a month). */
+  schedulerInvocation: 1.0 / 1e6,
+  /**
+   * Lambda durable functions, per durable operation: a secondary-source figure (docs/outside.md), not from
+   * AWS's price list API.
+   */
+  durableOperation: 8.0 / 1e6,
 };
 
 /**

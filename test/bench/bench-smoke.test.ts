@@ -47,6 +47,15 @@ describe("npm run bench --smoke", () => {
       scale.levels.every((level) => positive(level.subject.median) && positive(level.ratioToSmallest)),
     ).toBe(true);
     expect(scale.met).toBe(scale.ratio <= scale.target);
+    // GET /questions?owner= walks every pending question once, in bounded pages.
+    expect(scale.listing).toMatchObject({ bounded: true, listed: scale.listing.pending });
+
+    // Both builds of every function, each against its own "AWS SDK clients only" reference.
+    expect(coldStart.builds.map((b) => b.build)).toEqual(["external", "bundled"]);
+    for (const build of coldStart.builds) {
+      expect(build.functions.length).toBe(coldStart.functions.length);
+      expect(build.functions.every((fn) => positive(fn.referenceRatio))).toBe(true);
+    }
 
     const keys = coldStart.functions.map((fn) => fn.function);
     expect(keys).toEqual(expect.arrayContaining(["questionsApi", "ask", "modelStep"]));
@@ -61,6 +70,13 @@ describe("npm run bench --smoke", () => {
     expect(cost.perQuestion.readUnits).toBeGreaterThan(0);
     expect(cost.naive.polls).toBe(30);
     expect(cost.naive.ratio).toBeGreaterThan(1);
+    // Every way to wait, priced per run and per additional question; timers only ever add.
+    expect(cost.table).toHaveLength(5);
+    for (const row of cost.table) {
+      expect(row.perRun.usdWithTimers).toBeGreaterThan(row.perRun.usd);
+      expect(row.perAdditionalQuestion.usd).toBeGreaterThan(0);
+    }
+    expect(cost.closeDropsToken).toBe(true);
 
     // modelStep stays within its budgets, which the same bundle on the official model SDKs would not.
     const { shipped, officialSdks } = results.modelClients;
