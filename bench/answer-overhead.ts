@@ -28,6 +28,8 @@ export interface OverheadResult {
    * pre-read the answer needs + the baseline) / the baseline, from the medians above.
    */
   floorRatio: number;
+  /** Every sample, milliseconds, in the order taken. */
+  samples: { subject: number[]; baseline: number[]; httpFloor: number[] };
 }
 
 /** Pairs between two samples of the HTTP floor. */
@@ -85,6 +87,7 @@ export async function measureAnswerOverhead(
   const floorRatio = (median(floor) + requestMedian("GetItem Q#") + baseline.median) / baseline.median;
   return {
     floorRatio,
+    samples: { subject: samples.subject, baseline: samples.baseline.map((b) => b.ms), httpFloor: floor },
     pairs: sizes.pairs,
     subject,
     baseline,

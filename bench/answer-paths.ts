@@ -81,6 +81,8 @@ export interface AnswerPathsResult {
     ratioP99: number;
     target: number;
     met: boolean;
+    /** Every sample, milliseconds, in the order taken. */
+    samples: { resume: number[]; response: number[]; baseline: number[] };
   };
 }
 
@@ -207,6 +209,7 @@ async function measureTap(
     ratioP99: resumeSummary.p99 / baselineSummary.p99,
     target: TAP_TARGET,
     met: ratioMedian <= TAP_TARGET,
+    samples: { resume, response, baseline: baseline.map((b) => b.ms) },
   };
 }
 

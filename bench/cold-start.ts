@@ -1,11 +1,13 @@
 /**
  * 4. Cold start: each function of serverless.yml is bundled the way it deploys (serverless.yml
- * `custom.esbuild`, with scripts/esbuild-plugins.cjs: one minified ES module, the AWS SDK external), then
- * loaded in fresh Node processes with the deployed NODE_OPTIONS and the environment its configuration needs.
- * Measured per process: the import of the bundle (load, evaluate, build clients at module scope) and the
- * time from process start until the handler is ready — against the same for an empty handler bundled with
- * the same options. The AWS SDK resolves from node_modules here (on Lambda it comes from the runtime's own
- * node_modules), so its load is part of each figure, as on Lambda.
+ * `custom.esbuild`, with scripts/esbuild-plugins.cjs: one minified, tree-shaken ES module with the
+ * createRequire banner) in two builds — the AWS SDK external (as `custom.esbuild.exclude` has it today: loaded
+ * from node_modules here, from the runtime's own copy on Lambda) and the AWS SDK bundled into the module —
+ * then loaded in fresh Node processes with the deployed NODE_OPTIONS and the environment its configuration
+ * needs. Measured per process: the import of the bundle (load, evaluate, build clients at module scope) and
+ * the time from process start until the handler is ready. Each build has its own references — the DynamoDB and
+ * Step Functions clients alone, and with Powertools — so a function is compared with the reference built the
+ * same way; an empty handler is the floor of both.
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
