@@ -50,7 +50,8 @@ export const FULL: BenchSizes = {
   answerPaths: { countSamples: 5, tapPairs: 100 },
   throughput: { rounds: 3, serialAnswers: 100, concurrentAnswers: 200, concurrency: 20 },
   scale: { levels: scaleLevels, pairsPerLevel: 96, cycles: scalePending > 10_000 ? 1 : 4, batch: 4 },
-  coldStart: { warmupRounds: 2, rounds: 15 },
+  // Two builds of every function (AWS SDK external and bundled): ten rounds keep the step near two minutes.
+  coldStart: { warmupRounds: 1, rounds: 10 },
   cost: { runs: 20, averageWaitSeconds: 300, pollSeconds: 10, schedulesPerQuestion: 2 },
 };
 
