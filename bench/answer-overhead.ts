@@ -1,7 +1,6 @@
 /**
  * 1. Answer-to-resume overhead: the full answer path over HTTP (gateway event, API key check, JSON and zod
- * parsing, route, GetItem, answer validation, conditional UpdateItem, session slot release, SendTaskSuccess,
- * retiring deliveries, response) against the bare minimum that resumes the same kind of waiting run: one
+ * parsing, route, GetItem, answer validation, conditional UpdateItem, SendTaskSuccess, response) against the bare minimum that resumes the same kind of waiting run: one
  * conditional UpdateItem plus one SendTaskSuccess sent directly with the SDK.
  */
 import type { BenchStack } from "./lib/bench-stack.ts";
@@ -24,6 +23,13 @@ export interface OverheadResult {
   met: boolean;
   /** Where the answer path's median goes (medians of each part; the parts' sum is approximate). */
   breakdown: { part: string; medianMs: number }[];
+  /**
+   * The least this design can reach over the baseline with zero parsing cost: (the HTTP round trip + the
+   * pre-read the answer needs + the baseline) / the baseline, from the medians above.
+   */
+  floorRatio: number;
+  /** Every sample, milliseconds, in the order taken. */
+  samples: { subject: number[]; baseline: number[]; httpFloor: number[] };
 }
 
 /** Pairs between two samples of the HTTP floor. */
@@ -78,7 +84,10 @@ export async function measureAnswerOverhead(
   });
 
   const ratioMedian = subject.median / baseline.median;
+  const floorRatio = (median(floor) + requestMedian("GetItem Q#") + baseline.median) / baseline.median;
   return {
+    floorRatio,
+    samples: { subject: samples.subject, baseline: samples.baseline.map((b) => b.ms), httpFloor: floor },
     pairs: sizes.pairs,
     subject,
     baseline,

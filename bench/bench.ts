@@ -8,9 +8,16 @@ import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { PROJECT_ROOT } from "#infra/local/stack.ts";
 import { measureAnswerOverhead, type OverheadResult, type OverheadSizes } from "./answer-overhead.ts";
+import {
+  type AnswerPathsResult,
+  type AnswerPathsSizes,
+  chatEnv,
+  measureAnswerPaths,
+} from "./answer-paths.ts";
 import { type ColdStartResult, type ColdStartSizes, measureColdStart } from "./cold-start.ts";
 import { type CostResult, type CostSizes, measureCost } from "./cost.ts";
 import { startBenchStack } from "./lib/bench-stack.ts";
+import { startFakeChat } from "./lib/fake-chat.ts";
 import { samplePairs } from "./lib/paired.ts";
 import { MODEL_CLIENT_VARIANTS, type ModelClientsResult, modelClients } from "./model-clients.ts";
 import { measureScale, type ScaleResult, type ScaleSizes } from "./scale.ts";
@@ -19,24 +26,39 @@ import { measureThroughput, type ThroughputResult, type ThroughputSizes } from "
 export interface BenchSizes {
   warmupPairs: number;
   overhead: OverheadSizes;
+  answerPaths: AnswerPathsSizes;
   throughput: ThroughputSizes;
   scale: ScaleSizes;
   coldStart: ColdStartSizes;
   cost: CostSizes;
 }
 
+/**
+ * The largest scale level: 10,000 pending by default. `BENCH_SCALE_PENDING=100000` adds a 100,000 level
+ * (docs/benchmarks.md: on 2 cores its filler alone takes minutes to write and remove, so the levels are then
+ * visited up and down once instead of four times).
+ */
+const scalePending = Number(process.env.BENCH_SCALE_PENDING ?? 10_000);
+if (!Number.isInteger(scalePending) || scalePending < 10_000) {
+  throw new Error("BENCH_SCALE_PENDING must be a whole number of at least 10000");
+}
+const scaleLevels = [10, 1_000, 10_000, ...(scalePending > 10_000 ? [scalePending] : [])];
+
 export const FULL: BenchSizes = {
   warmupPairs: 50,
   overhead: { pairs: 200 },
+  answerPaths: { countSamples: 5, tapPairs: 100 },
   throughput: { rounds: 3, serialAnswers: 100, concurrentAnswers: 200, concurrency: 20 },
-  scale: { levels: [10, 1_000, 10_000], pairsPerLevel: 96, cycles: 4, batch: 4 },
-  coldStart: { warmupRounds: 2, rounds: 15 },
+  scale: { levels: scaleLevels, pairsPerLevel: 96, cycles: scalePending > 10_000 ? 1 : 4, batch: 4 },
+  // Two builds of every function (AWS SDK external and bundled): ten rounds keep the step near two minutes.
+  coldStart: { warmupRounds: 1, rounds: 10 },
   cost: { runs: 20, averageWaitSeconds: 300, pollSeconds: 10, timerQuestions: 20 },
 };
 
 export const SMOKE: BenchSizes = {
   warmupPairs: 1,
   overhead: { pairs: 3 },
+  answerPaths: { countSamples: 1, tapPairs: 2 },
   throughput: { rounds: 1, serialAnswers: 3, concurrentAnswers: 20, concurrency: 20 },
   scale: { levels: [10, 20, 40], pairsPerLevel: 2, cycles: 1, batch: 2 },
   // Three rounds: the modelStep cold-start budget (bench/model-clients.ts) is a median over rounds.
@@ -51,6 +73,7 @@ export interface BenchResults {
   machine: { node: string; platform: string; cpus: number; cpuModel: string };
   sizes: BenchSizes;
   overhead: OverheadResult;
+  answerPaths: AnswerPathsResult;
   throughput: ThroughputResult;
   scale: ScaleResult;
   coldStart: ColdStartResult;
@@ -74,9 +97,11 @@ export async function runBench(
     return result;
   };
 
-  const bench = await step("local stack", () => startBenchStack());
+  const chat = await startFakeChat();
+  const bench = await step("local stack", () => startBenchStack({ env: chatEnv(chat) }));
   let scale: ScaleResult;
   let overhead: OverheadResult;
+  let answerPaths: AnswerPathsResult;
   let throughput: ThroughputResult;
   let cost: CostResult;
   try {
@@ -86,10 +111,12 @@ export async function runBench(
     // Scale first, on an otherwise empty table; its filler questions are removed when it ends.
     scale = await step("scale", () => measureScale(bench, sizes.scale));
     overhead = await step("answer overhead", () => measureAnswerOverhead(bench, sizes.overhead));
+    answerPaths = await step("answer paths", () => measureAnswerPaths(bench, sizes.answerPaths, chat));
     throughput = await step("throughput", () => measureThroughput(bench, sizes.throughput));
     cost = await step("cost", () => measureCost(bench, sizes.cost));
   } finally {
     await bench.stop();
+    await chat.stop();
   }
   // Not .esbuild/: serverless-esbuild clears that folder whenever anything packages. Under node_modules,
   // `@aws-sdk/*` resolves from the project's node_modules, as the bundles expect.
@@ -118,6 +145,7 @@ export async function runBench(
     },
     sizes,
     overhead,
+    answerPaths,
     throughput,
     scale,
     coldStart,

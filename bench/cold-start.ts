@@ -1,11 +1,13 @@
 /**
  * 4. Cold start: each function of serverless.yml is bundled the way it deploys (serverless.yml
- * `custom.esbuild`, with scripts/esbuild-plugins.cjs: one minified ES module, the AWS SDK external), then
- * loaded in fresh Node processes with the deployed NODE_OPTIONS and the environment its configuration needs.
- * Measured per process: the import of the bundle (load, evaluate, build clients at module scope) and the
- * time from process start until the handler is ready — against the same for an empty handler bundled with
- * the same options. The AWS SDK resolves from node_modules here (on Lambda it comes from the runtime's own
- * node_modules), so its load is part of each figure, as on Lambda.
+ * `custom.esbuild`, with scripts/esbuild-plugins.cjs: one minified, tree-shaken ES module with the
+ * createRequire banner) in two builds — the AWS SDK external (as `custom.esbuild.exclude` has it today: loaded
+ * from node_modules here, from the runtime's own copy on Lambda) and the AWS SDK bundled into the module —
+ * then loaded in fresh Node processes with the deployed NODE_OPTIONS and the environment its configuration
+ * needs. Measured per process: the import of the bundle (load, evaluate, build clients at module scope) and
+ * the time from process start until the handler is ready. Each build has its own references — the DynamoDB and
+ * Step Functions clients alone, and with Powertools — so a function is compared with the reference built the
+ * same way; an empty handler is the floor of both.
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -83,15 +85,35 @@ export interface ColdStartVariant {
   plugins: Plugin[];
 }
 
+/**
+ * How the AWS SDK clients reach a function: `external` — left out of the bundle, loaded from node_modules (on
+ * Lambda, the runtime's own copy); `bundled` — inside the bundle, minified and tree-shaken with the rest.
+ */
+export type SdkBuild = "external" | "bundled";
+
+/** One build's references and functions; each function's ratio is over this build's SDK-only reference. */
+export interface ColdStartBuild {
+  build: SdkBuild;
+  sdkOnly: ColdStartBundle;
+  sdkPowertools: ColdStartBundle;
+  functions: (ColdStartBundle & { referenceRatio: number })[];
+}
+
 export interface ColdStartResult {
   rounds: number;
   nodeOptions: string;
+  /** The build serverless.yml deploys (its `custom.esbuild.exclude`); the top-level figures are that build's. */
+  shipped: SdkBuild;
+  /** Both builds, measured in the same rounds. */
+  builds: ColdStartBuild[];
+  /** Every function ready within this factor of its build's "AWS SDK clients only" reference. */
+  target: number;
   empty: ColdStartBundle;
-  /** The DynamoDB and Step Functions clients alone, built at module scope as the handlers do. */
+  /** The DynamoDB and Step Functions clients alone, built at module scope as the handlers do (shipped build). */
   sdkOnly: ColdStartBundle;
   /** The same clients with Powertools Logger, Metrics and Tracer: what operability adds. */
   sdkPowertools: ColdStartBundle;
-  functions: ColdStartBundle[];
+  functions: (ColdStartBundle & { referenceRatio: number })[];
   /** The variants asked for, measured in the same rounds (bench/model-clients.ts). */
   variants: ColdStartBundle[];
   /** Functions that did not bundle or load (e.g. still being written), with the reason. */
@@ -157,8 +179,12 @@ interface Bundle {
   function: string;
   file: string;
   exportName: string;
+  build: SdkBuild;
   variant?: boolean;
 }
+
+export const COLD_START_TARGET = 1.15;
+const SDK_PATTERN = "@aws-sdk/*";
 
 export async function measureColdStart(
   sizes: ColdStartSizes,
@@ -184,28 +210,39 @@ export async function measureColdStart(
   const failed: ColdStartResult["failed"] = [];
   const bundles: Bundle[] = [];
   const functions = readServerlessFunctions(PROJECT_ROOT);
+  const shipped: SdkBuild = (options.external ?? []).includes(SDK_PATTERN) ? "external" : "bundled";
+  const externalFor = (build: SdkBuild) => {
+    const others = (options.external ?? []).filter((name) => name !== SDK_PATTERN);
+    return build === "external" ? [...others, SDK_PATTERN] : others;
+  };
   const entries: {
     function: string;
     entry: string;
     out: string;
     exportName: string;
+    build: SdkBuild;
     plugins?: Plugin[];
     variant?: boolean;
   }[] = [
-    { function: EMPTY, entry: emptyEntry, out: "empty/handler", exportName: "handler" },
-    { function: SDK_ONLY, entry: sdkEntry, out: "sdk-only/handler", exportName: "handler" },
-    {
-      function: SDK_POWERTOOLS,
-      entry: powertoolsEntry,
-      out: "sdk-powertools/handler",
-      exportName: "handler",
-    },
-    ...functions.map((fn) => ({
-      function: fn.key,
-      entry: join(PROJECT_ROOT, `${fn.module}.ts`),
-      out: `${fn.key}/${fn.module}`,
-      exportName: fn.exportName,
-    })),
+    // The empty handler has no imports: one build is both.
+    { function: EMPTY, entry: emptyEntry, out: "empty/handler", exportName: "handler", build: shipped },
+    ...(["external", "bundled"] as const).flatMap((build) => [
+      { function: SDK_ONLY, entry: sdkEntry, out: `${build}/sdk-only/handler`, exportName: "handler", build },
+      {
+        function: SDK_POWERTOOLS,
+        entry: powertoolsEntry,
+        out: `${build}/sdk-powertools/handler`,
+        exportName: "handler",
+        build,
+      },
+      ...functions.map((fn) => ({
+        function: fn.key,
+        entry: join(PROJECT_ROOT, `${fn.module}.ts`),
+        out: `${build}/${fn.key}/${fn.module}`,
+        exportName: fn.exportName,
+        build,
+      })),
+    ]),
     ...variants.map((variant, i) => {
       const fn = functions.find((f) => f.key === variant.function);
       if (!fn) throw new Error(`variant ${variant.name}: no function ${variant.function} in serverless.yml`);
@@ -214,6 +251,7 @@ export async function measureColdStart(
         entry: join(PROJECT_ROOT, `${fn.module}.ts`),
         out: `variant-${i}/${fn.module}`,
         exportName: fn.exportName,
+        build: shipped,
         plugins: variant.plugins,
         variant: true,
       };
@@ -224,6 +262,7 @@ export async function measureColdStart(
       await build({
         ...options,
         ...(entry.plugins && { plugins: [...entry.plugins, ...(options.plugins ?? [])] }),
+        external: externalFor(entry.build),
         entryPoints: [{ in: entry.entry, out: entry.out }],
         outdir: outDir,
       });
@@ -231,11 +270,12 @@ export async function measureColdStart(
         function: entry.function,
         file: join(outDir, `${entry.out}${options.outExtension?.[".js"] ?? ".js"}`),
         exportName: entry.exportName,
+        build: entry.build,
         ...(entry.variant && { variant: true }),
       });
     } catch (error) {
       if (REFERENCES.includes(entry.function)) throw error;
-      failed.push({ function: entry.function, error: firstLine(error) });
+      failed.push({ function: `${entry.function} (${entry.build})`, error: firstLine(error) });
     }
   }
 
@@ -273,7 +313,7 @@ export async function measureColdStart(
         samples.set(bundle, list);
       } catch (error) {
         if (REFERENCES.includes(bundle.function)) throw error;
-        failed.push({ function: bundle.function, error: firstLine(error) });
+        failed.push({ function: `${bundle.function} (${bundle.build})`, error: firstLine(error) });
         live = live.filter((b) => b !== bundle);
       }
     }
@@ -297,21 +337,37 @@ export async function measureColdStart(
       importCpuSamples: list.importCpuMs,
     };
   };
-  const reference = (name: string) => {
-    const bundle = live.find((b) => b.function === name);
-    if (!bundle) throw new Error(`the reference bundle ${name} is missing`);
+  const reference = (name: string, build: SdkBuild) => {
+    const bundle = live.find((b) => b.function === name && (name === EMPTY || b.build === build));
+    if (!bundle) throw new Error(`the reference bundle ${name} (${build}) is missing`);
     return bundle;
   };
-  const empty = describe(reference(EMPTY));
+  const empty = describe(reference(EMPTY, shipped));
+  const builds: ColdStartBuild[] = (["external", "bundled"] as const).map((build) => {
+    const sdkOnly = describe(reference(SDK_ONLY, build), empty);
+    return {
+      build,
+      sdkOnly,
+      sdkPowertools: describe(reference(SDK_POWERTOOLS, build), empty),
+      functions: live
+        .filter((b) => !REFERENCES.includes(b.function) && !b.variant && b.build === build)
+        .map((b) => {
+          const described = describe(b, empty);
+          return { ...described, referenceRatio: described.readyMs / sdkOnly.readyMs };
+        }),
+    };
+  });
+  const mine = builds.find((b) => b.build === shipped) as ColdStartBuild;
   return {
     rounds: sizes.rounds,
     nodeOptions,
+    shipped,
+    builds,
+    target: COLD_START_TARGET,
     empty,
-    sdkOnly: describe(reference(SDK_ONLY), empty),
-    sdkPowertools: describe(reference(SDK_POWERTOOLS), empty),
-    functions: live
-      .filter((b) => !REFERENCES.includes(b.function) && !b.variant)
-      .map((b) => describe(b, empty)),
+    sdkOnly: mine.sdkOnly,
+    sdkPowertools: mine.sdkPowertools,
+    functions: mine.functions,
     variants: live.filter((b) => b.variant).map((b) => describe(b, empty)),
     failed,
   };

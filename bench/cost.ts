@@ -38,6 +38,15 @@ export interface CostSizes {
   pollSeconds: number;
 }
 
+/** One way to wait, priced per run that asks once and per additional question, timers off and on. */
+export interface CostRow {
+  way: string;
+  /** What stands behind it: measured here, derived from the measured run, or assumed. */
+  basis: string;
+  perRun: { usd: number; usdWithTimers: number };
+  perAdditionalQuestion: { usd: number; usdWithTimers: number };
+}
+
 /** What one question uses, averaged over the runs. */
 export interface Usage {
   transitions: number;
@@ -71,6 +80,10 @@ export interface CostResult {
   /** naive / task token at other average waits. */
   ratioByWait: { averageWaitSeconds: number; ratio: number }[];
   timers: TimerCost;
+  /** Every way to wait, per one-question run and per additional question, timers off and on. */
+  table: CostRow[];
+  /** The closing write drops the task token; the stream consumer reads it from the old image. */
+  closeDropsToken: boolean;
 }
 
 /** What the question timers add to a question. */
@@ -99,6 +112,12 @@ export interface TimerUsage {
   lambdaGbSeconds: number;
   usdPer1000: number;
 }
+
+/** GET /questions/{id}/wait holds its Lambda for up to this long (lib/app/wait-for-question.ts). */
+const LONG_POLL_SECONDS = 25;
+/** A durable execution that asks once: 2 model steps + ask_user's context, callback and submitter step. */
+const DURABLE_OPERATIONS_PER_RUN = 5;
+const DURABLE_OPERATIONS_PER_EXTRA_QUESTION = 4;
 
 /** A poll Lambda does one GetItem: assumed billed duration, like the others an assumption. */
 const POLL_ASSUMED_MS = 30;
@@ -372,6 +391,129 @@ export async function measureCost(bench: BenchStack, sizes: CostSizes): Promise<
     };
   };
   const usdPer1000 = total(usd(perQuestion)) * 1000;
+
+  // The table. Units of one model step's transcript (RUN# items): the part of a question's DynamoDB units
+  // that belongs to the agent's loop, not to the question.
+  const transcript = dynamodbRequests
+    .filter((r) => r.label.includes("RUN#"))
+    .reduce((sum, r) => ({ write: sum.write + r.write, read: sum.read + r.read }), { write: 0, read: 0 });
+  const modelSteps = lambdaByFunction.modelStep ?? 2;
+  const gbs = (key: string, ms: number) => ((memoryGb[key] ?? 0.25) * ms) / 1000;
+  const question: Usage = {
+    transitions: 0,
+    lambdaInvocations: 0,
+    lambdaGbSeconds: 0,
+    writeUnits: perQuestion.writeUnits - transcript.write,
+    readUnits: perQuestion.readUnits - transcript.read,
+    apiRequests: 0,
+  };
+  const plus = (...parts: Partial<Usage>[]): Usage =>
+    parts.reduce<Usage>(
+      (sum, part) => ({
+        transitions: sum.transitions + (part.transitions ?? 0),
+        lambdaInvocations: sum.lambdaInvocations + (part.lambdaInvocations ?? 0),
+        lambdaGbSeconds: sum.lambdaGbSeconds + (part.lambdaGbSeconds ?? 0),
+        writeUnits: sum.writeUnits + (part.writeUnits ?? 0),
+        readUnits: sum.readUnits + (part.readUnits ?? 0),
+        apiRequests: sum.apiRequests + (part.apiRequests ?? 0),
+      }),
+      {
+        transitions: 0,
+        lambdaInvocations: 0,
+        lambdaGbSeconds: 0,
+        writeUnits: 0,
+        readUnits: 0,
+        apiRequests: 0,
+      },
+    );
+  const price = (usage: Usage, extra = 0) => total(usd(usage)) + extra;
+  const polls = Math.ceil(sizes.averageWaitSeconds / sizes.pollSeconds);
+  const longPolls = Math.ceil(sizes.averageWaitSeconds / LONG_POLL_SECONDS);
+  // "With timers": what the measured timers cost a question nobody answers (its expiry and one reminder
+  // fire), an upper bound for one answered in time (its expiry timer is set and cleared, nothing fires).
+  const timerUsd = timers.unanswered.usdPer1000 / 1000;
+  // One more question in the same run: AskUser → ModelStep → AskOrReply, and its ask, model step and answer.
+  const extraSfn = plus(question, {
+    transitions: 3,
+    lambdaInvocations: 3,
+    lambdaGbSeconds:
+      gbs("modelStep", ASSUMED_MS.modelStep) +
+      gbs("ask", ASSUMED_MS.ask) +
+      gbs("questionsApi", ASSUMED_MS.answer),
+    writeUnits: transcript.write / modelSteps,
+    readUnits: transcript.read / modelSteps,
+    apiRequests: 1,
+  });
+  const pollUsage = (count: number): Partial<Usage> => ({
+    transitions: count * NAIVE_TRANSITIONS_PER_POLL,
+    lambdaInvocations: count,
+    lambdaGbSeconds: count * gbs("ask", POLL_ASSUMED_MS),
+    readUnits: count * pollReadUnits,
+  });
+  const apiPolls = (count: number, billedSeconds: number): Partial<Usage> => ({
+    lambdaInvocations: count,
+    lambdaGbSeconds: count * gbs("questionsApi", billedSeconds * 1000),
+    readUnits: count * pollReadUnits,
+    apiRequests: count,
+  });
+  // A question asked and answered over the HTTP API by an agent that is not a state machine.
+  const apiQuestion = plus(question, {
+    lambdaInvocations: 2,
+    lambdaGbSeconds: gbs("questionsApi", ASSUMED_MS.ask) + gbs("questionsApi", ASSUMED_MS.answer),
+    apiRequests: 2,
+  });
+  const durableRun = plus(question, {
+    lambdaInvocations: 3,
+    lambdaGbSeconds:
+      gbs("durableAgent", modelSteps * ASSUMED_MS.modelStep + ASSUMED_MS.ask) +
+      gbs("questionsApi", ASSUMED_MS.answer),
+    apiRequests: 1,
+  });
+  const durableExtra = plus(question, {
+    lambdaInvocations: 2,
+    lambdaGbSeconds:
+      gbs("durableAgent", ASSUMED_MS.modelStep + ASSUMED_MS.ask) + gbs("questionsApi", ASSUMED_MS.answer),
+    apiRequests: 1,
+  });
+  const row = (way: string, basis: string, run: number, extra: number): CostRow => ({
+    way,
+    basis,
+    perRun: { usd: run, usdWithTimers: run + timerUsd },
+    perAdditionalQuestion: { usd: extra, usdWithTimers: extra + timerUsd },
+  });
+  const wait = `${sizes.averageWaitSeconds / 60} min average wait`;
+  const table: CostRow[] = [
+    row(
+      "Step Functions task token (the agent state machine)",
+      "measured run; an additional question derived (+3 transitions, +3 Lambda, its units)",
+      price(perQuestion),
+      price(extraSfn),
+    ),
+    row(
+      "Lambda durable function (the durable agent)",
+      `${DURABLE_OPERATIONS_PER_RUN} durable operations a run, +${DURABLE_OPERATIONS_PER_EXTRA_QUESTION} a question (docs/outside.md), $8.00 per million (secondary source); the question's units as measured, no transcript items`,
+      price(durableRun, DURABLE_OPERATIONS_PER_RUN * PRICE.durableOperation),
+      price(durableExtra, DURABLE_OPERATIONS_PER_EXTRA_QUESTION * PRICE.durableOperation),
+    ),
+    row(
+      `Polling in the state machine every ${sizes.pollSeconds} s (Wait → Lambda GetItem → Choice), ${wait}`,
+      "measured run + polls",
+      price(plus(perQuestion, pollUsage(polls))),
+      price(plus(extraSfn, pollUsage(polls))),
+    ),
+    row(
+      `Polling GET /questions/{id} every ${sizes.pollSeconds} s from outside, ${wait}`,
+      `POST /questions + answer + ${polls} polls (API request, Lambda of ${POLL_ASSUMED_MS} ms, one read)`,
+      price(plus(apiQuestion, apiPolls(polls, POLL_ASSUMED_MS / 1000))),
+      price(plus(apiQuestion, apiPolls(polls, POLL_ASSUMED_MS / 1000))),
+    ),
+    row(
+      `Long polling GET /questions/{id}/wait (${LONG_POLL_SECONDS} s each), ${wait}`,
+      `POST /questions + answer + ${longPolls} waits, each a Lambda billed ${LONG_POLL_SECONDS} s`,
+      price(plus(apiQuestion, apiPolls(longPolls, LONG_POLL_SECONDS))),
+      price(plus(apiQuestion, apiPolls(longPolls, LONG_POLL_SECONDS))),
+    ),
+  ];
   const naive = naiveUsage(sizes.averageWaitSeconds);
   const naiveUsdPer1000 = total(usd(naive)) * 1000;
   return {
@@ -393,6 +535,8 @@ export async function measureCost(bench: BenchStack, sizes: CostSizes): Promise<
       usdPer1000: naiveUsdPer1000,
       ratio: naiveUsdPer1000 / usdPer1000,
     },
+    table,
+    closeDropsToken: await closeDropsToken(bench, first),
     ratioByWait: [60, 300, 900, 3600].map((averageWaitSeconds) => ({
       averageWaitSeconds,
       ratio: (total(usd(naiveUsage(averageWaitSeconds))) * 1000) / usdPer1000,
@@ -403,4 +547,16 @@ export async function measureCost(bench: BenchStack, sizes: CostSizes): Promise<
       addedUsdPer1000: { answered: timers.answered.usdPer1000, unanswered: timers.unanswered.usdPer1000 },
     },
   };
+}
+
+/** The closed question holds no task token: the closing write removed it (the stream reads the old image). */
+async function closeDropsToken(bench: BenchStack, run: WaitingRun): Promise<boolean> {
+  const out = await bench.dynamodb.send(
+    new GetItemCommand({
+      TableName: bench.stack.tableName,
+      Key: { pk: { S: keys.question(run.questionId) } },
+      ConsistentRead: true,
+    }),
+  );
+  return out.Item?.status?.S === "answered" && out.Item.taskToken === undefined;
 }

@@ -63,7 +63,30 @@ export interface ScaleResult {
   visits: { pending: number; subjectMedian: number; baselineMedian: number }[];
   /** Writing the filler questions (each with its session slot) on the first climb to the largest level. */
   fill: { questions: number; seconds: number };
+  listing: ListingResult;
 }
+
+/** `GET /questions?owner=` in pages: a walk of an owner's 1,000 pending, and the first page by level. */
+export interface ListingResult {
+  /** The owner's pending questions when its pages were walked. */
+  pending: number;
+  limit: number;
+  pages: number;
+  listed: number;
+  maxQuestionsPerPage: number;
+  /** The most DynamoDB Query requests one page made (the page reads at most `limit + 1` questions first). */
+  maxQueriesPerPage: number;
+  pageMs: Summary;
+  /** The first page (same limit) with the smallest and the largest number of pending questions. */
+  firstPage: { pending: number; medianMs: number }[];
+  /** Largest level's first page over the smallest's. */
+  firstPageRatio: number;
+  /** Every question listed once, in pages of at most `limit`, each page a bounded read. */
+  bounded: boolean;
+}
+
+export const LISTING_OWNER_PENDING = 1_000;
+const LISTING_LIMIT = 100;
 
 type Item = Record<string, unknown>;
 
@@ -209,6 +232,9 @@ export async function measureScale(bench: BenchStack, sizes: ScaleSizes): Promis
   const visitLog: ScaleResult["visits"] = [];
   let scan = { items: 0, ms: 0 };
   const fill = { questions: 0, seconds: 0 };
+  const listingLevel = levels.includes(LISTING_OWNER_PENDING) ? LISTING_OWNER_PENDING : levels[1];
+  let walk: Omit<ListingResult, "firstPage" | "firstPageRatio" | "bounded"> | undefined;
+  const firstPage = new Map<number, number>();
   const sampleVisit = async (): Promise<PairedSamples> => {
     const visitSamples: PairedSamples = { subject: [], baseline: [] };
     for (let pairs = 0; pairs < pairsPerVisit; pairs += sizes.batch / 2) {
@@ -237,6 +263,16 @@ export async function measureScale(bench: BenchStack, sizes: ScaleSizes): Promis
       } else {
         await filler.shrinkTo(fillers);
       }
+      if (visit < levels.length && level === listingLevel && walk === undefined) {
+        // The owner's pending questions are the filler (the measured runs are not waiting yet): exactly
+        // `level` of them while the pages are walked.
+        await filler.growTo(level);
+        walk = await walkPages(bench, level);
+        await filler.shrinkTo(Math.max(1, level - sizes.batch));
+      }
+      if (visit < levels.length && (level === levels[0] || level === levels.at(-1))) {
+        firstPage.set(level, await firstPageMedian(bench));
+      }
       pendingAt.set(level, filler.count + sizes.batch);
       const collected = samples.get(level);
       if (!collected) throw new Error(`no samples for level ${level}`);
@@ -264,6 +300,21 @@ export async function measureScale(bench: BenchStack, sizes: ScaleSizes): Promis
   const largest = summaries[summaries.length - 1];
   if (!smallest || !largest) throw new Error("no scale levels");
   const ratio = largest.subject.median / smallest.subject.median;
+  if (!walk) throw new Error("the listing was not walked");
+  const firstPages = [...firstPage.entries()].map(([level, medianMs]) => ({
+    pending: pendingAt.get(level) ?? level,
+    medianMs,
+  }));
+  const listing: ListingResult = {
+    ...walk,
+    firstPage: firstPages,
+    firstPageRatio: (firstPages.at(-1)?.medianMs ?? Number.NaN) / (firstPages[0]?.medianMs ?? Number.NaN),
+    bounded:
+      walk.listed === walk.pending &&
+      walk.maxQuestionsPerPage <= walk.limit &&
+      walk.maxQueriesPerPage <= 2 &&
+      walk.pages === Math.ceil(walk.pending / walk.limit),
+  };
   const baselineRatio = largest.baseline.median / smallest.baseline.median;
   return {
     levels: summaries.map((level) => ({
@@ -278,7 +329,57 @@ export async function measureScale(bench: BenchStack, sizes: ScaleSizes): Promis
     met: ratio <= SCALE_TARGET,
     visits: visitLog,
     fill,
+    listing,
   };
+}
+
+async function listPage(bench: BenchStack, cursor?: string) {
+  const query = new URLSearchParams({ owner: BENCH_OWNER, limit: String(LISTING_LIMIT) });
+  if (cursor !== undefined) query.set("cursor", cursor);
+  const started = performance.now();
+  const response = await fetch(`${bench.stack.httpUrl}/questions?${query}`, {
+    headers: { authorization: `Bearer ${bench.stack.apiKey}` },
+  });
+  const body = (await response.json()) as { questions?: unknown[]; nextCursor?: string };
+  const ms = performance.now() - started;
+  if (response.status !== 200 || !body.questions) throw new Error(`GET /questions: HTTP ${response.status}`);
+  return { ms, questions: body.questions.length, nextCursor: body.nextCursor };
+}
+
+/** Every page of the owner's pending questions, each page's DynamoDB Query requests counted. */
+async function walkPages(bench: BenchStack, pending: number) {
+  const pageMs: number[] = [];
+  let listed = 0;
+  let maxQuestionsPerPage = 0;
+  let maxQueriesPerPage = 0;
+  let cursor: string | undefined;
+  do {
+    const { result, requests } = await bench.timeRequests(() => listPage(bench, cursor));
+    pageMs.push(result.ms);
+    listed += result.questions;
+    maxQuestionsPerPage = Math.max(maxQuestionsPerPage, result.questions);
+    maxQueriesPerPage = Math.max(
+      maxQueriesPerPage,
+      requests.filter((r) => r.label.startsWith("Query")).length,
+    );
+    cursor = result.nextCursor;
+  } while (cursor !== undefined && pageMs.length <= pending);
+  return {
+    pending,
+    limit: LISTING_LIMIT,
+    pages: pageMs.length,
+    listed,
+    maxQuestionsPerPage,
+    maxQueriesPerPage,
+    pageMs: summarize(pageMs),
+  };
+}
+
+/** The first page's median over a few requests. */
+async function firstPageMedian(bench: BenchStack): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < 7; i++) times.push((await listPage(bench)).ms);
+  return median(times);
 }
 
 /** Reads every item of the table with Scan (the benchmark's client; the product never scans). */

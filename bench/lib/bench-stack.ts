@@ -49,7 +49,10 @@ export interface BenchStack {
   dynamodb: DynamoDBClient;
   sfn: SFNClient;
   /** Starts agent runs and resolves once each waits on its question (its record is stored with a token). */
-  startWaitingRuns(count: number, options?: { deliverTo?: DeliveryTarget[] }): Promise<WaitingRun[]>;
+  startWaitingRuns(
+    count: number,
+    options?: { deliverTo?: DeliveryTarget[]; owner?: string },
+  ): Promise<WaitingRun[]>;
   /** `POST /questions/{id}/answer` over HTTP with the API key; resolves with the milliseconds it took. */
   answerOverHttp(run: WaitingRun): Promise<number>;
   /** `POST /questions` over HTTP with the API key (the measured question plus `body`); resolves with its id. */
@@ -72,7 +75,7 @@ export interface BenchStack {
 
 let sequence = 0;
 
-export async function startBenchStack(): Promise<BenchStack> {
+export async function startBenchStack(options: { env?: Record<string, string> } = {}): Promise<BenchStack> {
   const ended = new Map<string, string>();
   const waiters = new Map<string, (status: string) => void>();
   let counting = false;
@@ -92,6 +95,7 @@ export async function startBenchStack(): Promise<BenchStack> {
     // Off: on AWS the stream consumer (the durable second resume) runs in its own Lambda, off the answer path;
     // here it would share the one event loop with what is being timed. Its cost is added in the cost section.
     streams: false,
+    ...(options.env && { env: options.env }),
     onExecutionStatusChange: (change) => {
       if (change.status === "RUNNING") return;
       const waiter = waiters.get(change.executionArn);
@@ -131,14 +135,14 @@ export async function startBenchStack(): Promise<BenchStack> {
   const sfn = new SFNClient({ endpoint: stack.sfnUrl, region: "us-east-1", credentials });
   const TableName = stack.tableName;
 
-  async function startRun(deliverTo: DeliveryTarget[]): Promise<WaitingRun> {
+  async function startRun(deliverTo: DeliveryTarget[], owner: string): Promise<WaitingRun> {
     const sessionKey = `bench-${process.pid}-${++sequence}`;
     const { executionArn } = await sfn.send(
       new StartExecutionCommand({
         stateMachineArn: stack.stateMachineArns.agent,
         input: JSON.stringify({
           sessionKey,
-          owner: BENCH_OWNER,
+          owner,
           deliverTo,
           prompt: "Release 2.4.0 passed its checks. Ask where to deploy it, then report.",
           model: {
@@ -156,7 +160,8 @@ export async function startBenchStack(): Promise<BenchStack> {
     };
   }
 
-  async function isWaiting(run: WaitingRun): Promise<boolean> {
+  /** Waiting on its question, and (`delivered` targets) each post made and recorded. */
+  async function isWaiting(run: WaitingRun, delivered = 0): Promise<boolean> {
     const out = await dynamodb.send(
       new GetItemCommand({
         TableName,
@@ -168,7 +173,9 @@ export async function startBenchStack(): Promise<BenchStack> {
     if (item?.status !== undefined && item.status !== "pending") {
       throw new Error(`question ${run.questionId} is ${String(item.status)}, not pending`);
     }
-    return typeof item?.taskToken === "string";
+    const deliveries = (item?.deliveries ?? []) as { messageId?: string }[];
+    const posted = deliveries.filter((d) => d.messageId !== undefined).length;
+    return typeof item?.taskToken === "string" && posted >= delivered;
   }
 
   return {
@@ -181,12 +188,16 @@ export async function startBenchStack(): Promise<BenchStack> {
       // Twenty at a time: the local engine and dynalite share this process with the benchmark.
       for (let i = 0; i < count; i += 20) {
         const batch = await Promise.all(
-          Array.from({ length: Math.min(20, count - i) }, () => startRun(options.deliverTo ?? [])),
+          Array.from({ length: Math.min(20, count - i) }, () =>
+            startRun(options.deliverTo ?? [], options.owner ?? BENCH_OWNER),
+          ),
         );
+        // A post is recorded with its message id once the platform answered it.
+        const delivered = (options.deliverTo ?? []).length;
         let pending = batch;
         const deadline = Date.now() + 30_000;
         while (pending.length > 0) {
-          const ready = await Promise.all(pending.map(isWaiting));
+          const ready = await Promise.all(pending.map((run) => isWaiting(run, delivered)));
           pending = pending.filter((_, index) => !ready[index]);
           if (pending.length === 0) break;
           if (Date.now() > deadline) throw new Error(`${pending.length} runs never reached their question`);

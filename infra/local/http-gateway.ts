@@ -4,10 +4,12 @@
  * body, base64 for non-text bodies) and calls the real handler. It adds about a millisecond per request
  * and starts instantly, where serverless-offline needs the framework booted.
  */
+
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
+import { asInvocation } from "./invocation-context.ts";
 import { lambdaContext } from "./lambda-context.ts";
 
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown>;
@@ -101,7 +103,9 @@ export async function startHttpGateway(options: {
         pathParameters,
         Buffer.concat(chunks),
       );
-      const result = await route.handler(event, lambdaContext(route.functionName));
+      const result = await asInvocation(route.functionName, async () =>
+        route.handler(event, lambdaContext(route.functionName)),
+      );
       return send(res, toResult(result));
     }
     // In the question API's error shape, so a client sees one shape locally. Deployed, API Gateway answers

@@ -81,7 +81,9 @@ export function createHandleInbound(deps: HandleInboundDeps) {
 
   async function answer(record: QuestionRecord, answers: Answers, actor: string): Promise<InboundOutcome> {
     try {
-      return await settle(record.id, () => resolve.answer(record.id, answers, { actor, resolvedBy: actor }));
+      return await settle(record.id, () =>
+        resolve.answer(record.id, answers, { actor, resolvedBy: actor, loaded: record }),
+      );
     } catch (error) {
       if (!(error instanceof InvalidAnswerError)) throw error;
       if (error.reason === "missing") {
@@ -93,7 +95,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
   }
 
   const cancel = (record: QuestionRecord, reason: "cancelled" | "skipped", actor: string) =>
-    settle(record.id, () => resolve.cancel(record.id, reason, { actor, resolvedBy: actor }));
+    settle(record.id, () => resolve.cancel(record.id, reason, { actor, resolvedBy: actor, loaded: record }));
 
   async function control(
     record: QuestionRecord,
@@ -132,8 +134,8 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     }
   }
 
-  async function handle(inbound: Inbound): Promise<InboundOutcome> {
-    const record = await route(inbound);
+  async function handle(inbound: Inbound, routed: QuestionRecord | undefined): Promise<InboundOutcome> {
+    const record = routed;
     if (!record) return inbound.kind === "command" ? { kind: "no_pending" } : { kind: "ignored" };
     // The owner, or from the escalation time its escalation owner; anyone else is told it is not theirs.
     if (!mayAnswer(record, inbound.actor, now())) return { kind: "not_owner", record };
@@ -175,11 +177,20 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     }
     const dedupeKey =
       inbound.dedupeKey === undefined ? undefined : `${inbound.platform}:${inbound.dedupeKey}`;
-    if (dedupeKey !== undefined && !(await store.claimEvent(dedupeKey, DEDUPE_TTL_SECONDS, now()))) {
-      return { kind: "duplicate" };
-    }
+    // The dedupe claim and the routing read run side by side: one round trip on the path a person waits on
+    // instead of two. The read changes nothing, so a duplicate only wastes it; everything that writes waits
+    // for the claim.
+    const [claimed, routed] = await Promise.allSettled([
+      dedupeKey === undefined
+        ? Promise.resolve(true)
+        : store.claimEvent(dedupeKey, DEDUPE_TTL_SECONDS, now()),
+      route(inbound),
+    ]);
+    if (claimed.status === "rejected") throw claimed.reason;
+    if (!claimed.value) return { kind: "duplicate" };
     try {
-      return await handle(inbound);
+      if (routed.status === "rejected") throw routed.reason;
+      return await handle(inbound, routed.value);
     } catch (error) {
       // Handling failed: give the claim back so the platform's retry is handled, not dropped.
       if (dedupeKey !== undefined) await store.releaseEvent(dedupeKey);

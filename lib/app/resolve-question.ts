@@ -23,6 +23,12 @@ export interface ResolveOptions {
    * escalation owner from the escalation time on.
    */
   actor?: string | undefined;
+  /**
+   * The question as this request already read it (a strongly consistent read): the checks run on it and no
+   * second read is made. The close stays conditional on `pending`, so a question that ended since that read
+   * still loses the write (AlreadyResolvedError) — the read only saves a round trip on the answer path.
+   */
+  loaded?: QuestionRecord | undefined;
 }
 
 export interface Resolution {
@@ -52,7 +58,7 @@ export function createResolveQuestion(deps: ResolveDeps) {
   const { store, callbacks, now } = deps;
 
   async function loadPending(id: string, options: ResolveOptions): Promise<QuestionRecord> {
-    const record = await store.get(id, now());
+    const record = options.loaded?.id === id ? options.loaded : await store.get(id, now());
     if (!record) throw new NotFoundError(id);
     if (options.actor !== undefined && !mayAnswer(record, options.actor, now())) throw new NotOwnerError(id);
     if (record.status === "expired") throw new AlreadyResolvedError(id, await expiredOrFinal(record));

@@ -121,7 +121,12 @@ export function createAnswerPage(deps: AnswerPageDeps) {
     if (!safeEqual(fields.get("sig") ?? "", sig)) return invalidLink();
     if (record.status !== "pending") return page(409, renderOutcomePage(record, { notSent: true }));
 
-    const options: ResolveOptions = { actor: record.owner, resolvedBy: webResolvedBy(record.owner) };
+    // The record this request read to check the link: resolving reads it no second time.
+    const options: ResolveOptions = {
+      actor: record.owner,
+      resolvedBy: webResolvedBy(record.owner),
+      loaded: record,
+    };
     // After the write, the page is fetched again (303): a reload shows the outcome, it does not post again.
     const done = (): Result => ({
       statusCode: 303,

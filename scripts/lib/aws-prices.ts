@@ -17,6 +17,11 @@ export const PRICE = {
    * (CreateSchedule, DeleteSchedule) is not billed: the price list has no usage type for API calls.
    */
   schedulerInvocation: 1.0 / 1e6,
+  /**
+   * Lambda durable functions, per durable operation: a secondary-source figure (docs/outside.md), not from
+   * AWS's price list API.
+   */
+  durableOperation: 8.0 / 1e6,
 };
 
 /**

@@ -22,6 +22,21 @@ describe("npm run bench --smoke", () => {
     expect(overhead.met).toBe(overhead.ratioMedian <= overhead.target);
     expect(overhead.breakdown.map((p) => p.part)).toContain("GetItem Q# (in the handler)");
 
+    // Counts do not move with machine noise: each path's round trips before its response are judged here.
+    const { answerPaths } = results;
+    expect(answerPaths.paths.map((p) => p.path)).toEqual([
+      "API answer",
+      "Telegram tap",
+      "Slack button",
+      "Answer page post",
+    ]);
+    for (const path of answerPaths.paths) {
+      expect(path.sequentialAws, `${path.path}: ${path.shapes.join(" / ")}`).toBeLessThanOrEqual(3);
+      expect(path.met, `${path.path}: ${path.shapes.join(" / ")}`).toBe(true);
+    }
+    expect(answerPaths.telegramTap.resume.n).toBe(results.sizes.answerPaths.tapPairs);
+    expect(positive(answerPaths.telegramTap.ratioMedian)).toBe(true);
+
     expect(throughput.serial.answers).toBeGreaterThan(0);
     expect(
       [throughput.serial.perSecond, throughput.concurrent.perSecond, throughput.ratio].every(positive),
@@ -32,6 +47,15 @@ describe("npm run bench --smoke", () => {
       scale.levels.every((level) => positive(level.subject.median) && positive(level.ratioToSmallest)),
     ).toBe(true);
     expect(scale.met).toBe(scale.ratio <= scale.target);
+    // GET /questions?owner= walks every pending question once, in bounded pages.
+    expect(scale.listing).toMatchObject({ bounded: true, listed: scale.listing.pending });
+
+    // Both builds of every function, each against its own "AWS SDK clients only" reference.
+    expect(coldStart.builds.map((b) => b.build)).toEqual(["external", "bundled"]);
+    for (const build of coldStart.builds) {
+      expect(build.functions.length).toBe(coldStart.functions.length);
+      expect(build.functions.every((fn) => positive(fn.referenceRatio))).toBe(true);
+    }
 
     const keys = coldStart.functions.map((fn) => fn.function);
     expect(keys).toEqual(expect.arrayContaining(["questionsApi", "ask", "modelStep"]));
@@ -53,6 +77,13 @@ describe("npm run bench --smoke", () => {
     expect(cost.timers.answeredUsdPer1000).toBeGreaterThan(cost.usdPer1000);
     expect(cost.timers.addedUsdPer1000.unanswered).toBeGreaterThan(cost.timers.addedUsdPer1000.answered);
     expect(cost.naive.ratio).toBeGreaterThan(1);
+    // Every way to wait, priced per run and per additional question; timers only ever add.
+    expect(cost.table).toHaveLength(5);
+    for (const row of cost.table) {
+      expect(row.perRun.usdWithTimers).toBeGreaterThan(row.perRun.usd);
+      expect(row.perAdditionalQuestion.usd).toBeGreaterThan(0);
+    }
+    expect(cost.closeDropsToken).toBe(true);
 
     // modelStep stays within its budgets, which the same bundle on the official model SDKs would not.
     const { shipped, officialSdks } = results.modelClients;

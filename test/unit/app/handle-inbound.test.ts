@@ -104,3 +104,66 @@ describe("handleInbound: typed text", () => {
     expect(answered).toEqual([]);
   });
 });
+
+describe("handleInbound: one round trip for the claim and the routing read", () => {
+  const tap: Inbound = {
+    platform: "telegram",
+    actor: "telegram:42",
+    chatId: "-100",
+    kind: "control",
+    questionId: "ask_1",
+    action: { type: "option", questionIndex: 0, optionIndex: 1 },
+    dedupeKey: "u1",
+  };
+
+  /** A store whose claim and read each wait for a release, logging when they start and end. */
+  function timedPipeline(options: { claimed?: boolean; readFails?: boolean } = {}) {
+    const log: string[] = [];
+    const released: string[] = [];
+    let passedLoaded: unknown;
+    const step = async <T>(name: string, value: () => T): Promise<T> => {
+      log.push(`${name} start`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      log.push(`${name} end`);
+      return value();
+    };
+    const store = {
+      get: () =>
+        step("get", () => {
+          if (options.readFails) throw new Error("read failed");
+          return record;
+        }),
+      claimEvent: () => step("claim", () => options.claimed ?? true),
+      releaseEvent: async (key: string) => {
+        released.push(key);
+      },
+    } as unknown as QuestionStore;
+    const resolve = {
+      answer: async (_id: string, _answers: unknown, resolveOptions: { loaded?: unknown }) => {
+        passedLoaded = resolveOptions.loaded;
+        return { record: { ...record, status: "answered" } };
+      },
+    } as unknown as ResolveQuestion;
+    const handle = createHandleInbound({ store, resolve, channels: new Map(), now: () => 1 });
+    return { handle, log, released, loaded: () => passedLoaded };
+  }
+
+  it("sends the dedupe claim and the question read side by side, and resolves with the record it read", async () => {
+    const { handle, log, loaded } = timedPipeline();
+    expect((await handle(tap)).kind).toBe("resolved");
+    expect(log.slice(0, 2).sort()).toEqual(["claim start", "get start"]);
+    expect(loaded()).toBe(record);
+  });
+
+  it("a duplicate delivery changes nothing, though its read was sent", async () => {
+    const { handle, loaded } = timedPipeline({ claimed: false });
+    expect(await handle(tap)).toEqual({ kind: "duplicate" });
+    expect(loaded()).toBeUndefined();
+  });
+
+  it("a failed read gives the claim back, so the platform's retry is handled", async () => {
+    const { handle, released } = timedPipeline({ readFails: true });
+    await expect(handle(tap)).rejects.toThrow("read failed");
+    expect(released).toEqual(["telegram:u1"]);
+  });
+});
