@@ -98,7 +98,7 @@ export function renderQuestionCard(record: QuestionRecord, answerUrl?: string): 
             type: "Input.ChoiceSet",
             id: choiceInputId(index),
             style: "expanded",
-            isMultiSelect: question.multiSelect,
+            isMultiSelect: question.multiSelect === true,
             choices: question.options.map((option, optionIndex) => ({
               title: choiceTitle(option),
               value: String(optionIndex),
