@@ -10,7 +10,7 @@ import { cardActivity, renderQuestionCard, renderRetiredCard } from "./teams-ren
  * read from an inbound activity is vouched for by its token (teams-auth.ts) and needs no list.
  */
 const BOT_CONNECTOR_HOSTS =
-  /^(smba\.trafficmanager\.net|[a-z0-9-]+\.botframework\.(com|us|azure\.us)|smba\.infra\.(gcc|gov|dod)\.teams\.microsoft\.(com|us))$/;
+  /^(smba\.trafficmanager\.net|([a-z0-9-]+\.)+botframework\.(com|us|azure\.us)|smba\.infra\.(gcc|gov|dod)\.teams\.microsoft\.(com|us))$/;
 
 /** Whether the app token may be sent to `serviceUrl`. */
 export function isTrustedServiceUrl(serviceUrl: string, apiBase: string): boolean {
