@@ -5,7 +5,9 @@
  * DeliveryFailedError (no target took the question; it is closed as delivery_failed).
  */
 import middy from "@middy/core";
+import type { Context } from "aws-lambda";
 import { DeliveryFailedError } from "#lib/app/errors.ts";
+import { functionDeadline, withPlatformDeadline } from "#lib/channels/platform-http.ts";
 import { loadConfig } from "#lib/config.ts";
 import { deliveryTargetSchema, ownerSchema } from "#lib/store/question-record.ts";
 import { createObservability } from "#lib/telemetry/observability.ts";
@@ -31,9 +33,14 @@ const askTaskEventSchema = z.object({
 
 export const handler = middy()
   .use(observability.middlewares)
-  .handler(async (event: unknown): Promise<{ questionId: string }> => {
+  .handler(async (event: unknown, context: Context): Promise<{ questionId: string }> => {
     const { questions, timeoutSeconds, ...task } = askTaskEventSchema.parse(event);
-    const record = await askQuestion({ ...task, args: { questions, timeoutSeconds } });
+    // No webhook is waiting on this function: delivering may wait out a platform's rate limit (or retry a
+    // 5xx) for as long as its own time allows, rather than fail the question as delivery_failed.
+    const deadline = functionDeadline(context.getRemainingTimeInMillis());
+    const record = await withPlatformDeadline(deadline, () =>
+      askQuestion({ ...task, args: { questions, timeoutSeconds } }),
+    );
     if (record.status === "delivery_failed") throw new DeliveryFailedError(record.id);
     return { questionId: record.id };
   });

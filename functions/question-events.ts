@@ -7,7 +7,8 @@
  * the records after it (ReportBatchItemFailures).
  */
 import middy from "@middy/core";
-import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
+import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
+import { functionDeadline, withPlatformDeadline } from "#lib/channels/platform-http.ts";
 import { loadConfig } from "#lib/config.ts";
 import { questionChangeFrom } from "#lib/store/question-stream.ts";
 import { createObservability } from "#lib/telemetry/observability.ts";
@@ -21,7 +22,7 @@ const { handleQuestionChange } = services;
 
 export const handler = middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()
   .use(observability.middlewares)
-  .handler(async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+  .handler(async (event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> => {
     const records = event.Records;
     for (const [index, record] of records.entries()) {
       // The stream's type is the Lambda event's: the same attribute-value shape the SDK's client uses.
@@ -32,7 +33,10 @@ export const handler = middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()
       );
       if (!change) continue;
       try {
-        await handleQuestionChange(change);
+        // No webhook is waiting: retiring a copy may wait out a platform's rate limit within this
+        // function's own time.
+        const deadline = functionDeadline(context.getRemainingTimeInMillis());
+        await withPlatformDeadline(deadline, () => handleQuestionChange(change));
       } catch (error) {
         observability.telemetry.failed("following a question's change (the stream retries it)", error, {
           questionId: change.record.id,

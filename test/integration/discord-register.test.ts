@@ -54,7 +54,7 @@ describe("npm run discord:register", () => {
     expect(discord.calls).toEqual([]);
   });
 
-  it("reports Discord's refusal with the method and path, never the token; a 429 fails at once", async () => {
+  it("reports Discord's refusal with the method and path, never the token; a 429 it cannot wait out fails at once", async () => {
     discord.respond(() => ({ status: 401, body: { message: "401: Unauthorized", code: 0 } }));
     const refused = await registerDiscordCommands(api(), { applicationId: APPLICATION_ID }).catch((e) => e);
     expect(String(refused)).toContain(
@@ -65,13 +65,30 @@ describe("npm run discord:register", () => {
 
     discord.respond(() => ({
       status: 429,
-      body: { message: "You are being rate limited.", retry_after: 1.5, global: false },
+      body: { message: "You are being rate limited.", retry_after: 30, global: false },
     }));
     const started = performance.now();
     const limited = await registerDiscordCommands(api(), { applicationId: APPLICATION_ID }).catch((e) => e);
     expect(performance.now() - started).toBeLessThan(1_000);
-    expect(String(limited)).toContain("rate limited, retry after 1.5 s");
+    expect(String(limited)).toContain("rate limited, retry after 30 s");
     expect(discord.calls).toHaveLength(2);
+  });
+
+  it("a 429 whose retry_after fits the call's time is waited out, and the commands are registered", async () => {
+    let limited = false;
+    discord.respond((call) => {
+      if (limited) return echo(call);
+      limited = true;
+      return {
+        status: 429,
+        body: { message: "You are being rate limited.", retry_after: 0.3, global: false },
+      };
+    });
+    const registered = await registerDiscordCommands(api(), { applicationId: APPLICATION_ID });
+    expect(registered.map((c) => c.name)).toEqual(["question", "cancel"]);
+    expect(discord.calls).toHaveLength(2);
+    const [first, second] = discord.calls.map((call) => call.at);
+    expect((second ?? 0) - (first ?? 0)).toBeGreaterThanOrEqual(290);
   });
 
   it("the script registers with the environment's credentials and prints the Interactions Endpoint URL", async () => {

@@ -7,6 +7,7 @@ import { DeleteItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { GetExecutionHistoryCommand, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { marshall } from "@aws-sdk/util-dynamodb";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { lambdaContext } from "#infra/local/lambda-context.ts";
 import { createDynamoDbQuestionStore } from "#lib/store/dynamodb-question-store.ts";
 import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
@@ -435,7 +436,7 @@ describe("self-healing writes", () => {
           ],
           questions: [single],
         },
-        {} as never,
+        lambdaContext("ask", 10_000),
       );
     expect(await retry("a-retry-token")).toEqual({ questionId: run.id });
     expect((await itemsOf()).map((item) => item.taskToken)).toEqual(["a-retry-token"]);

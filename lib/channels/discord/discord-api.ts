@@ -1,8 +1,15 @@
 import type { SecretValue } from "../../secrets/secrets.ts";
-import { PlatformApiError } from "../platform-api-error.ts";
-import { callTimeoutMs } from "./discord-interaction-scope.ts";
+import {
+  createPlatformHttp,
+  type HttpMethod,
+  messageOf,
+  type PlatformHttpDeps,
+  type PlatformReply,
+  type PlatformRequest,
+  retryAfterHeaderMs,
+} from "../platform-http.ts";
 
-export type DiscordHttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+export type DiscordHttpMethod = HttpMethod;
 
 export interface DiscordApi {
   /** One REST call (`path` below the API base, e.g. `/channels/1/messages`); throws PlatformApiError. */
@@ -13,66 +20,84 @@ export interface DiscordApi {
 const USER_AGENT = "DiscordBot (https://github.com/handraise/handraise, 0.1.0)";
 
 /**
- * The Discord REST API (`<apiBase>/...`, `Authorization: Bot <token>`, JSON). Every call is bounded by
- * PLATFORM_CALL_TIMEOUT_MS, and inside an interaction by what is left of its 3 s budget. A 429 fails at once
- * with the retry-after in the message: waiting would outlast the interaction, and the callers (delivery,
- * retiring copies) already treat a failed call as reported-not-fatal. Errors carry the method and path,
+ * The Discord REST API (`<apiBase>/...`, `Authorization: Bot <token>`, JSON). Inside an interaction every
+ * call is bounded by what is left of its 3 s budget (discord-interaction-scope.ts). A 429 names its wait in
+ * the body's `retry_after` (seconds, a float), or the `Retry-After` header. Discord also says ahead of time
+ * when a route's bucket is empty (`X-RateLimit-Remaining: 0`, `X-RateLimit-Reset-After`) or the whole bot is
+ * limited (a 429 with `global`): such a call waits for the reset when it fits its deadline, and fails at once
+ * without being sent when it does not — every 429 Discord has to give counts towards its ban of an IP that
+ * makes too many invalid requests. POST is the one verb not sent twice. Errors carry the method and the path,
  * never the token.
  */
-export function createDiscordApi(options: { apiBase: string; botToken: SecretValue }): DiscordApi {
+export function createDiscordApi(options: {
+  apiBase: string;
+  botToken: SecretValue;
+  http?: PlatformHttpDeps;
+}): DiscordApi {
   const base = options.apiBase.replace(/\/+$/, "");
+  /** Epoch ms until which a route's bucket (by `bucketOf`) is empty, or the whole bot is limited. */
+  const emptyUntil = new Map<string, number>();
+  let globalUntil = 0;
+
+  const http = createPlatformHttp(
+    {
+      platform: "discord",
+      retryAfterMs: (reply, nowMs) => {
+        const seconds = (reply.body as { retry_after?: unknown } | undefined)?.retry_after;
+        return typeof seconds === "number" && seconds >= 0
+          ? Math.ceil(seconds * 1000)
+          : retryAfterHeaderMs(reply.headers, nowMs);
+      },
+      describe: (reply) => {
+        const code = (reply.body as { code?: unknown } | undefined)?.code;
+        return `${messageOf(reply)}${typeof code === "number" ? ` (code ${code})` : ""}`;
+      },
+      holdMs: (request, nowMs) =>
+        Math.max(0, globalUntil - nowMs, (emptyUntil.get(bucketOf(request)) ?? 0) - nowMs),
+      observe: (request, reply, nowMs) => {
+        const resetAfter = Number.parseFloat(reply.headers.get("x-ratelimit-reset-after") ?? "");
+        if (reply.status === 429 && isGlobal(reply)) {
+          const seconds = (reply.body as { retry_after?: unknown }).retry_after;
+          if (typeof seconds === "number") globalUntil = nowMs + Math.ceil(seconds * 1000);
+        } else if (reply.headers.get("x-ratelimit-remaining") === "0" && Number.isFinite(resetAfter)) {
+          emptyUntil.set(bucketOf(request), nowMs + Math.ceil(resetAfter * 1000));
+        } else {
+          emptyUntil.delete(bucketOf(request));
+        }
+      },
+    },
+    options.http,
+  );
+
   return {
     async request<T>(method: DiscordHttpMethod, path: string, body?: unknown): Promise<T> {
-      const what = `${method} ${path}`;
-      const timeoutMs = callTimeoutMs();
-      if (timeoutMs <= 0) {
-        throw new PlatformApiError("discord", what, undefined, "no time left to answer the interaction");
-      }
       const token = await options.botToken();
-      let response: Response;
-      try {
-        response = await fetch(`${base}${path}`, {
-          method,
-          headers: {
-            authorization: `Bot ${token}`,
-            "user-agent": USER_AGENT,
-            ...(body !== undefined && { "content-type": "application/json" }),
-          },
-          ...(body !== undefined && { body: JSON.stringify(body) }),
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-      } catch (error) {
-        throw new PlatformApiError(
-          "discord",
-          what,
-          undefined,
-          error instanceof Error ? error.name : "fetch failed",
-        );
-      }
-      const text = await response.text().catch(() => "");
-      let parsed: unknown;
-      try {
-        parsed = text === "" ? undefined : JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
-      if (!response.ok)
-        throw new PlatformApiError("discord", what, response.status, describe(response, parsed));
-      return parsed as T;
+      const reply = await http.send({
+        name: `${method} ${path}`,
+        method,
+        url: `${base}${path}`,
+        headers: { authorization: `Bot ${token}`, "user-agent": USER_AGENT },
+        ...(body !== undefined && { body }),
+        idempotent: method !== "POST",
+      });
+      return reply.body as T;
     },
   };
 }
 
-function describe(response: Response, body: unknown): string {
-  const fields = (typeof body === "object" && body !== null ? body : {}) as {
-    message?: unknown;
-    code?: unknown;
-    retry_after?: unknown;
-  };
-  const message = typeof fields.message === "string" ? fields.message : `HTTP ${response.status}`;
-  const code = typeof fields.code === "number" ? ` (code ${fields.code})` : "";
-  if (response.status !== 429) return `${message}${code}`;
-  const retryAfter =
-    typeof fields.retry_after === "number" ? fields.retry_after : Number(response.headers.get("retry-after"));
-  return `rate limited${Number.isFinite(retryAfter) ? `, retry after ${retryAfter} s` : ""}: ${message}`;
+const isGlobal = (reply: PlatformReply) =>
+  reply.headers.get("x-ratelimit-global") === "true" ||
+  (reply.body as { global?: unknown } | undefined)?.global === true;
+
+/**
+ * A route's rate-limit bucket, as Discord draws them: the verb and the path, with the ids of its top-level
+ * resource kept (a channel's, a guild's, a webhook's: each has buckets of its own) and every other id elided.
+ */
+function bucketOf(request: PlatformRequest): string {
+  const path = new URL(request.url).pathname;
+  const segments = path.split("/");
+  const kept = segments.map((segment, i) =>
+    /^\d+$/.test(segment) && !/^(channels|guilds|webhooks)$/.test(segments[i - 1] ?? "") ? "{id}" : segment,
+  );
+  return `${request.method} ${kept.join("/")}`;
 }

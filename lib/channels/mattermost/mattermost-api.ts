@@ -1,5 +1,11 @@
 import type { SecretValue } from "../../secrets/secrets.ts";
-import { PLATFORM_CALL_TIMEOUT_MS, PlatformApiError } from "../platform-api-error.ts";
+import { PlatformApiError } from "../platform-api-error.ts";
+import {
+  createPlatformHttp,
+  messageOf,
+  type PlatformHttpDeps,
+  retryAfterHeaderMs,
+} from "../platform-http.ts";
 
 /** An interactive message button (legacy attachment actions: every Mattermost version renders them). */
 export interface PostAction {
@@ -96,46 +102,36 @@ export interface MattermostApi {
 
 /**
  * REST API v4 of a Mattermost server (`<url>/api/v4/...`, `Authorization: Bearer <bot token>`, JSON). Any
- * non-2xx answer or a timeout is a PlatformApiError naming the call, never the token.
+ * non-2xx answer or a timeout is a PlatformApiError naming the call, never the token. Rate limiting is the
+ * server's choice (off by default); when on, a 429 names its wait in `Retry-After`. POST (a post, a dialog)
+ * is the one verb not sent twice.
  */
-export function createMattermostApi(options: { url: string; botToken: SecretValue }): MattermostApi {
+export function createMattermostApi(options: {
+  url: string;
+  botToken: SecretValue;
+  http?: PlatformHttpDeps;
+}): MattermostApi {
   const base = `${options.url.replace(/\/+$/, "")}/api/v4`;
+  const http = createPlatformHttp(
+    {
+      platform: "mattermost",
+      retryAfterMs: (reply, nowMs) => retryAfterHeaderMs(reply.headers, nowMs),
+      describe: messageOf,
+    },
+    options.http,
+  );
 
   async function call<T>(verb: "GET" | "POST" | "PUT", path: string, body?: unknown): Promise<T> {
-    const name = `${verb} ${path.replace(/\/[A-Za-z0-9]{20,}(?=\/|$)/g, "/{id}")}`;
     const token = await options.botToken();
-    let response: Response;
-    try {
-      response = await fetch(`${base}${path}`, {
-        method: verb,
-        headers: {
-          authorization: `Bearer ${token}`,
-          accept: "application/json",
-          ...(body !== undefined && { "content-type": "application/json" }),
-        },
-        ...(body !== undefined && { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(PLATFORM_CALL_TIMEOUT_MS),
-      });
-    } catch (error) {
-      throw new PlatformApiError(
-        "mattermost",
-        name,
-        undefined,
-        error instanceof Error ? error.name : "fetch failed",
-      );
-    }
-    const parsed = (await response.json().catch(() => undefined)) as unknown;
-    if (!response.ok) {
-      const message =
-        typeof parsed === "object" &&
-        parsed !== null &&
-        "message" in parsed &&
-        typeof parsed.message === "string"
-          ? parsed.message
-          : `HTTP ${response.status}`;
-      throw new PlatformApiError("mattermost", name, response.status, message);
-    }
-    return parsed as T;
+    const reply = await http.send({
+      name: `${verb} ${path.replace(/\/[A-Za-z0-9]{20,}(?=\/|$)/g, "/{id}")}`,
+      method: verb,
+      url: `${base}${path}`,
+      headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+      ...(body !== undefined && { body }),
+      idempotent: verb !== "POST",
+    });
+    return reply.body as T;
   }
 
   const postPath = (postId: string) => `/posts/${encodeURIComponent(postId)}`;

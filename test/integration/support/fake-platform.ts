@@ -37,6 +37,11 @@ export interface FakePlatform {
   calls: RecordedCall[];
   callsTo(method: string): RecordedCall[];
   respond(responder: Responder): void;
+  /**
+   * The first call `matches` gets `reply` (a 429 with the platform's own body and headers, say); later calls
+   * go to the responder as before.
+   */
+  answerOnce(matches: (call: RecordedCall) => boolean, reply: FakeReply): void;
   stop(): Promise<void>;
 }
 
@@ -49,6 +54,7 @@ export async function startFakePlatform(
   options: { http2?: boolean } = {},
 ): Promise<FakePlatform> {
   let respond = responder;
+  const once: { matches: (call: RecordedCall) => boolean; reply: FakeReply }[] = [];
   const calls: RecordedCall[] = [];
   const handle = async (
     req: IncomingMessage | Http2ServerRequest,
@@ -74,7 +80,8 @@ export async function startFakePlatform(
       at,
     };
     calls.push(call);
-    const reply = await respond(call);
+    const special = once.findIndex((entry) => entry.matches(call));
+    const reply = special >= 0 ? (once.splice(special, 1)[0] as (typeof once)[0]).reply : await respond(call);
     // A client that gave up (timed out) is gone: nothing to answer.
     if (res.destroyed || (res as Http2ServerResponse).stream?.destroyed) return;
     res.writeHead(reply.status ?? 200, { "content-type": "application/json", ...reply.headers });
@@ -94,6 +101,9 @@ export async function startFakePlatform(
     callsTo: (method) => calls.filter((call) => call.method === method),
     respond: (next) => {
       respond = next;
+    },
+    answerOnce: (matches, reply) => {
+      once.push({ matches, reply });
     },
     stop: () =>
       new Promise<void>((resolve) => {
