@@ -1,5 +1,11 @@
 import type { SecretValue } from "../../secrets/secrets.ts";
 import { PLATFORM_CALL_TIMEOUT_MS, PlatformApiError } from "../platform-api-error.ts";
+import {
+  createPlatformHttp,
+  type PlatformHttpDeps,
+  type PlatformReply,
+  retryAfterHeaderMs,
+} from "../platform-http.ts";
 
 /** What the bot posts: a message activity (text, or an Adaptive Card attachment). */
 export interface TeamsActivity {
@@ -34,6 +40,7 @@ export interface TeamsApiOptions {
   /** `<login base>/<tenant>/oauth2/v2.0/token`: the Microsoft identity platform's token endpoint. */
   tokenUrl: string;
   now?: () => number;
+  http?: PlatformHttpDeps;
 }
 
 /** The scope of a token for the Bot Connector (client-credentials grant of the v2 endpoint). */
@@ -47,14 +54,29 @@ const TOKEN_EARLY_MS = 5 * 60 * 1000;
 export const teamsTokenUrl = (loginBase: string, tenantId: string) =>
   `${loginBase.replace(/\/+$/, "")}/${encodeURIComponent(tenantId)}/oauth2/v2.0/token`;
 
+/** The Bot Connector's error body: `{"error": {"code": "…", "message": "…"}}`; its code says what failed. */
+function describeReply(reply: PlatformReply): string {
+  const code = (reply.body as { error?: { code?: unknown } } | undefined)?.error?.code;
+  return typeof code === "string" ? code : `HTTP ${reply.status}`;
+}
+
 /**
  * The Bot Connector REST API (`{serviceUrl}/v3/conversations/{id}/activities…`), with an app token from the
  * client-credentials grant, kept per process until shortly before it expires (a cold process asks once,
- * however many calls it makes). Any non-2xx answer or a timeout is a PlatformApiError naming the call, never
- * the token or the password.
+ * however many calls it makes). Calls go through the one platform client (deadlines, retries, a 429's
+ * `Retry-After`); a new message is the one call not sent twice. Any non-2xx answer or a timeout is a
+ * PlatformApiError naming the call, never the token or the password.
  */
 export function createTeamsApi(options: TeamsApiOptions): TeamsApi {
   const now = options.now ?? Date.now;
+  const http = createPlatformHttp(
+    {
+      platform: "teams",
+      retryAfterMs: (reply, nowMs) => retryAfterHeaderMs(reply.headers, nowMs),
+      describe: describeReply,
+    },
+    { now, ...options.http },
+  );
   let token: { value: string; renewAtMs: number } | undefined;
   let asking: Promise<string> | undefined;
 
@@ -111,41 +133,22 @@ export function createTeamsApi(options: TeamsApiOptions): TeamsApi {
     body: unknown,
   ): Promise<T | undefined> {
     const bearer = await appToken();
-    let response: Response;
     try {
-      response = await fetch(`${serviceUrl.replace(/\/+$/, "")}/v3/conversations/${path}`, {
+      const reply = await http.send({
+        name,
         method: verb,
-        headers: {
-          authorization: `Bearer ${bearer}`,
-          "content-type": "application/json",
-          accept: "application/json",
-        },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(PLATFORM_CALL_TIMEOUT_MS),
+        url: `${serviceUrl.replace(/\/+$/, "")}/v3/conversations/${path}`,
+        headers: { authorization: `Bearer ${bearer}`, accept: "application/json" },
+        body,
+        // A new message or reply sent twice shows twice; replacing a card with the same card does not.
+        idempotent: verb === "PUT",
       });
+      return reply.body as T | undefined;
     } catch (error) {
-      throw new PlatformApiError(
-        "teams",
-        name,
-        undefined,
-        error instanceof Error ? error.name : "fetch failed",
-      );
-    }
-    const parsed = (await response.json().catch(() => undefined)) as
-      | { error?: { code?: unknown; message?: unknown } }
-      | undefined;
-    if (!response.ok) {
       // A refused token (a rotated password) is not kept for the next call.
-      if (response.status === 401) token = undefined;
-      const code = parsed?.error?.code;
-      throw new PlatformApiError(
-        "teams",
-        name,
-        response.status,
-        typeof code === "string" ? code : `HTTP ${response.status}`,
-      );
+      if (error instanceof PlatformApiError && error.status === 401) token = undefined;
+      throw error;
     }
-    return parsed as T | undefined;
   }
 
   const activities = (conversationId: string) => `${encodeURIComponent(conversationId)}/activities`;
