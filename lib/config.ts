@@ -135,6 +135,30 @@ const envSchema = z
       z.string().check(z.regex(/^[0-9a-fA-F]{64}$/, "must be 64 hexadecimal characters")),
     ),
     MATTERMOST_URL: z.optional(httpUrl),
+    /** The Teams bot's Microsoft App ID (a GUID): the audience of inbound tokens, the client of outbound ones. */
+    TEAMS_APP_ID: z.optional(
+      z
+        .string()
+        .check(
+          z.regex(
+            /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
+            "must be a Microsoft App ID (a GUID)",
+          ),
+        ),
+    ),
+    /** The bot's Entra tenant (a GUID or a domain), whose token endpoint issues the app token. */
+    TEAMS_TENANT_ID: z.optional(
+      z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9.-]{0,127}$/, "must be a tenant id (GUID) or domain")),
+    ),
+    /** The Bot Connector service URL for a target that names none. */
+    TEAMS_API_BASE: z._default(httpUrl, "https://smba.trafficmanager.net/teams/"),
+    /** The Microsoft identity platform (tokens at `<it>/<tenant>/oauth2/v2.0/token`); tests point it at a fake. */
+    TEAMS_LOGIN_BASE: z._default(httpUrl, "https://login.microsoftonline.com"),
+    /** The Bot Framework's OpenID metadata, which names the keys inbound tokens are signed with. */
+    TEAMS_OPENID_METADATA_URL: z._default(
+      httpUrl,
+      "https://login.botframework.com/v1/.well-known/openidconfiguration",
+    ),
     /** Where closed questions' notifications wait between attempts (deployed: the notify queue's URL). */
     HANDRAISE_NOTIFY_QUEUE_URL: z.optional(httpUrl),
     /** Seconds before each retry of a notification, comma-separated (default: about 24 hours in all). */
@@ -169,6 +193,13 @@ export interface ChannelSettings {
   discord?: { apiBase: string; applicationId: string; publicKey: string };
   /** `publicUrl`: the HTTP API's base URL, which Mattermost buttons and dialogs call back. */
   mattermost?: { url: string; publicUrl: string };
+  teams?: {
+    appId: string;
+    tenantId: string;
+    apiBase: string;
+    loginBase: string;
+    openIdMetadataUrl: string;
+  };
 }
 
 export interface TimerSettings {
@@ -338,7 +369,9 @@ function enabledChannels(
   return new Set(channels);
 }
 
-const botTokenVariable = (channel: ChannelName) => secretEnvName(`${channel}/bot-token`);
+/** The secret whose presence turns a channel on locally: its bot token (Teams: the app's password). */
+const botTokenVariable = (channel: ChannelName) =>
+  secretEnvName(channel === "teams" ? "teams/app-password" : `${channel}/bot-token`);
 
 const TIMER_VARIABLES = [
   "HANDRAISE_SCHEDULE_GROUP",
@@ -383,6 +416,15 @@ function channelSettings(e: Env, enabled: ReadonlySet<ChannelName>, problems: st
       url: need("MATTERMOST_URL", e.MATTERMOST_URL, "mattermost"),
       // Buttons and dialogs call the webhook back at this URL.
       publicUrl: need("HANDRAISE_PUBLIC_URL", e.HANDRAISE_PUBLIC_URL, "mattermost"),
+    };
+  }
+  if (enabled.has("teams")) {
+    channels.teams = {
+      appId: need("TEAMS_APP_ID", e.TEAMS_APP_ID, "teams"),
+      tenantId: need("TEAMS_TENANT_ID", e.TEAMS_TENANT_ID, "teams"),
+      apiBase: e.TEAMS_API_BASE,
+      loginBase: e.TEAMS_LOGIN_BASE,
+      openIdMetadataUrl: e.TEAMS_OPENID_METADATA_URL,
     };
   }
   return channels;

@@ -34,6 +34,8 @@ import { createMattermostChannel } from "./channels/mattermost/mattermost-channe
 import { mattermostWebhookUrl } from "./channels/mattermost/mattermost-render.ts";
 import { createSlackApi } from "./channels/slack/slack-api.ts";
 import { createSlackChannel } from "./channels/slack/slack-channel.ts";
+import { createTeamsApi, type TeamsApi, teamsTokenUrl } from "./channels/teams/teams-api.ts";
+import { createTeamsChannel } from "./channels/teams/teams-channel.ts";
 import { createTelegramApi } from "./channels/telegram/telegram-api.ts";
 import { createTelegramChannel } from "./channels/telegram/telegram-channel.ts";
 import type { Config } from "./config.ts";
@@ -127,7 +129,7 @@ export function createChannels(
   const channels = new Map<string, ChatChannel>();
   const add = (channel: ChatChannel) => channels.set(channel.name, channel);
   const may = new Set(allowed);
-  const { telegram, slack, discord, mattermost } = config.channels;
+  const { telegram, slack, discord, mattermost, teams } = config.channels;
   if (config.consoleChannel) add(createConsoleChannel((text) => process.stdout.write(text), links));
   if (telegram && may.has("telegram/bot-token")) {
     add(
@@ -169,7 +171,32 @@ export function createChannels(
       ),
     );
   }
+  if (teams && may.has("teams/app-password")) {
+    add(createTeamsChannel(createTeamsApiFor(config, secrets), { apiBase: teams.apiBase }, links));
+  }
   return channels;
+}
+
+const teamsApis = new WeakMap<Secrets, TeamsApi>();
+
+/**
+ * The Bot Connector client with the app's credentials, one per function (the Teams channel and the Teams
+ * webhook's replies share it, and so its cached app token).
+ */
+export function createTeamsApiFor(config: Config, secrets: Secrets): TeamsApi {
+  const teams = config.channels.teams;
+  if (!teams) throw new Error("the teams channel is not enabled");
+  let api = teamsApis.get(secrets);
+  if (!api) {
+    api = createTeamsApi({
+      appId: teams.appId,
+      appPassword: secretValue(secrets, "teams/app-password"),
+      tokenUrl: teamsTokenUrl(teams.loginBase, teams.tenantId),
+      now,
+    });
+    teamsApis.set(secrets, api);
+  }
+  return api;
 }
 
 /**

@@ -10,7 +10,7 @@
 
 const catalog = require("../secrets.json");
 
-const CHANNELS = ["telegram", "slack", "discord", "mattermost"];
+const CHANNELS = ["telegram", "slack", "discord", "mattermost", "teams"];
 
 /** `telegram, Slack` → Set {telegram, slack}; an unknown name stops packaging. */
 function parseChannels(value) {

@@ -4,11 +4,11 @@
  */
 import type { Answers } from "../questions/schema.ts";
 
-export type Platform = "telegram" | "slack" | "discord" | "mattermost";
+export type Platform = "telegram" | "slack" | "discord" | "mattermost" | "teams";
 
 interface InboundBase {
   platform: Platform;
-  /** The platform-qualified user who sent it (`telegram:42`, `slack:T1:U1`, …): compared to the owner. */
+  /** The platform-qualified user who sent it (`telegram:42`, `slack:T1:U1`, `teams:<aad id>`, …): compared to the owner. */
   actor: string;
   chatId: string;
   /** The platform's id for this delivery (update_id, event_id, interaction id): duplicates are ignored. */

@@ -51,3 +51,14 @@ function timeLeft(ms: number): string {
   const hours = Math.floor(minutes / 60);
   return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
 }
+
+/** What someone other than the owner is told when they tap or answer a question. */
+export const NOT_YOURS_TEXT = "This question is not yours to answer.";
+
+/** What a tap on a question that no longer exists (or never did) is told. */
+export const GONE_TEXT = "This question no longer exists.";
+
+/** What an answer that leaves questions out is told: the ones still needed, by header and id. */
+export function stillNeededText(missing: readonly { header: string; id: string }[]): string {
+  return `Still needed: ${missing.map((q) => `${q.header} [${q.id}]`).join(", ")}.`;
+}

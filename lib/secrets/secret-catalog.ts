@@ -18,7 +18,7 @@ export type SecretName = FixedSecretName | ModelSecretName;
  */
 export type SecretGrant = FixedSecretName | "models/*";
 export type FunctionName = keyof typeof catalog.functions;
-export const CHANNEL_NAMES = ["telegram", "slack", "discord", "mattermost"] as const;
+export const CHANNEL_NAMES = ["telegram", "slack", "discord", "mattermost", "teams"] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 
 interface SecretEntry {

@@ -9,6 +9,13 @@ export const deliveryTargetSchema = z.strictObject({
   channel: z.string().check(z.minLength(1), z.maxLength(32)),
   chatId: z.string().check(z.minLength(1), z.maxLength(256)),
   threadId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+  /**
+   * Teams: the Bot Connector service URL the conversation is reached through (a conversation lives in one
+   * region); without it, the deployment's TEAMS_API_BASE. Kept on the posted copy, which is edited there.
+   */
+  serviceUrl: z.optional(
+    z.url({ protocol: /^https?$/, error: "serviceUrl must be an http(s) URL" }).check(z.maxLength(512)),
+  ),
 });
 export type DeliveryTarget = z.infer<typeof deliveryTargetSchema>;
 
@@ -36,7 +43,7 @@ export type CancelReason = Exclude<z.infer<typeof noAnswerReasonSchema>, "expire
 export const RECORD_ID_PATTERN = /^[A-Za-z0-9_-]{1,48}$/;
 
 export const ownerSchema = z.string().check(
-  z.regex(/^(telegram|slack|discord|mattermost|web|console):\S+$/, {
+  z.regex(/^(telegram|slack|discord|mattermost|teams|web|console):\S+$/, {
     error: 'owner must be platform-qualified, e.g. "telegram:12345", "slack:T1:U1" or "web:alice"',
   }),
   z.maxLength(256),

@@ -99,6 +99,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     slack: ["slack/bot-token"],
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
+    teams: ["teams/app-password"],
   },
   ask: {
     "*": ["link-secret"],
@@ -106,6 +107,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     slack: ["slack/bot-token"],
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
+    teams: ["teams/app-password"],
   },
   telegramWebhook: { "*": ["link-secret"], telegram: ["telegram/bot-token", "telegram/webhook-secret"] },
   slackWebhook: { "*": ["link-secret"], slack: ["slack/bot-token", "slack/signing-secret"] },
@@ -114,11 +116,13 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     "*": ["link-secret"],
     mattermost: ["mattermost/bot-token", "mattermost/action-secret", "mattermost/command-token"],
   },
+  teamsWebhook: { "*": ["link-secret"], teams: ["teams/app-password"] },
   questionEvents: {
     telegram: ["telegram/bot-token"],
     slack: ["slack/bot-token"],
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token"],
+    teams: ["teams/app-password"],
   },
   answerPage: { "*": ["link-secret"] },
   modelStep: { "*": ["models/*"] },
@@ -129,6 +133,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     slack: ["slack/bot-token"],
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
+    teams: ["teams/app-password"],
   },
   // The durable agent asks and delivers as the ask task does.
   durableAgent: {
@@ -137,6 +142,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     slack: ["slack/bot-token"],
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
+    teams: ["teams/app-password"],
   },
   // Only the notifier signs notifications.
   notifier: { "*": ["notify-secret"] },
@@ -257,6 +263,20 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
   mattermostWebhook: [
     { actions: LOGS, resources: ["MattermostWebhookLogGroup.Arn"] },
     { actions: QUESTION_ITEM_ACTIONS, resources: [TABLE] },
+    { actions: ["dynamodb:Query"], resources: [`${TABLE}/index/pendingByOwner`] },
+    {
+      actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
+      resources: [resumableStateMachines(stage)],
+    },
+    resumeDurable(stage),
+  ],
+  // No message-index writes: Teams has no command that posts a question again.
+  teamsWebhook: [
+    { actions: LOGS, resources: ["TeamsWebhookLogGroup.Arn"] },
+    {
+      actions: ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"],
+      resources: [TABLE],
+    },
     { actions: ["dynamodb:Query"], resources: [`${TABLE}/index/pendingByOwner`] },
     {
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
@@ -443,7 +463,7 @@ describe("IAM roles of the packaged template", () => {
   });
 
   it("with channels on, let each function read exactly its parameters; a webhook only its platform's", async () => {
-    const channels = ["telegram", "slack", "discord", "mattermost"];
+    const channels = ["telegram", "slack", "discord", "mattermost", "teams"];
     const key = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
     const copy = await packageCopy({}, [
       `--param=channels=${channels.join(",")}`,

@@ -139,6 +139,29 @@ describe("channels are all-or-nothing", () => {
     }
   });
 
+  it("turns Teams on with its app password, and then needs its app id and tenant", () => {
+    const message = problemsOf({ ...TABLE, TEAMS_APP_PASSWORD: "teams-app-password~01" });
+    expect(message).toContain("TEAMS_APP_ID is required: the teams channel is on");
+    expect(message).toContain("TEAMS_TENANT_ID is required: the teams channel is on");
+    expect(problemsOf({ ...TABLE, HANDRAISE_CHANNELS: "teams" })).toMatch(/TEAMS_APP_PASSWORD is required/);
+    expect(problemsOf({ ...TABLE, TEAMS_APP_ID: "not-a-guid" })).toMatch(
+      /TEAMS_APP_ID must be a Microsoft App ID/,
+    );
+    const config = loadConfig({
+      ...TABLE,
+      TEAMS_APP_PASSWORD: "teams-app-password~01",
+      TEAMS_APP_ID: "7d3b1a2c-0f4e-4b6a-9c8d-112233445566",
+      TEAMS_TENANT_ID: "contoso.onmicrosoft.com",
+    });
+    expect(config.channels.teams).toEqual({
+      appId: "7d3b1a2c-0f4e-4b6a-9c8d-112233445566",
+      tenantId: "contoso.onmicrosoft.com",
+      apiBase: "https://smba.trafficmanager.net/teams/",
+      loginBase: "https://login.microsoftonline.com",
+      openIdMetadataUrl: "https://login.botframework.com/v1/.well-known/openidconfiguration",
+    });
+  });
+
   it.each([
     ["TELEGRAM_WEBHOOK_SECRET", "unset", TELEGRAM],
     ["TELEGRAM_WEBHOOK_SECRET", "NONE", TELEGRAM],

@@ -1,0 +1,186 @@
+import type { SecretValue } from "../../secrets/secrets.ts";
+import { PLATFORM_CALL_TIMEOUT_MS, PlatformApiError } from "../platform-api-error.ts";
+import {
+  createPlatformHttp,
+  type PlatformHttpDeps,
+  type PlatformReply,
+  retryAfterHeaderMs,
+} from "../platform-http.ts";
+
+/** What the bot posts: a message activity (text, or an Adaptive Card attachment). */
+export interface TeamsActivity {
+  type: "message";
+  text?: string;
+  attachments?: { contentType: string; content: unknown }[];
+}
+
+/** The Bot Connector REST calls Handraise makes, each at the service URL of the conversation. */
+export interface TeamsApi {
+  /** A new message in the conversation; resolves with the new activity's id. */
+  send(serviceUrl: string, conversationId: string, activity: TeamsActivity): Promise<{ id: string }>;
+  /** A reply to an activity of the conversation (in a channel, in that activity's thread). */
+  reply(
+    serviceUrl: string,
+    conversationId: string,
+    activityId: string,
+    activity: TeamsActivity,
+  ): Promise<void>;
+  /** Replaces a message the bot posted (a card without its controls, once the question has ended). */
+  update(
+    serviceUrl: string,
+    conversationId: string,
+    activityId: string,
+    activity: TeamsActivity,
+  ): Promise<void>;
+}
+
+export interface TeamsApiOptions {
+  appId: string;
+  appPassword: SecretValue;
+  /** `<login base>/<tenant>/oauth2/v2.0/token`: the Microsoft identity platform's token endpoint. */
+  tokenUrl: string;
+  now?: () => number;
+  http?: PlatformHttpDeps;
+}
+
+/** The scope of a token for the Bot Connector (client-credentials grant of the v2 endpoint). */
+const BOT_CONNECTOR_SCOPE = "https://api.botframework.com/.default";
+/**
+ * A token is used until this long before it expires: a call started just before the expiry must not reach
+ * the Bot Connector with a token that has run out on the way.
+ */
+const TOKEN_EARLY_MS = 5 * 60 * 1000;
+
+export const teamsTokenUrl = (loginBase: string, tenantId: string) =>
+  `${loginBase.replace(/\/+$/, "")}/${encodeURIComponent(tenantId)}/oauth2/v2.0/token`;
+
+/** The Bot Connector's error body: `{"error": {"code": "…", "message": "…"}}`; its code says what failed. */
+function describeReply(reply: PlatformReply): string {
+  const code = (reply.body as { error?: { code?: unknown } } | undefined)?.error?.code;
+  return typeof code === "string" ? code : `HTTP ${reply.status}`;
+}
+
+/**
+ * The Bot Connector REST API (`{serviceUrl}/v3/conversations/{id}/activities…`), with an app token from the
+ * client-credentials grant, kept per process until shortly before it expires (a cold process asks once,
+ * however many calls it makes). Calls go through the one platform client (deadlines, retries, a 429's
+ * `Retry-After`); a new message is the one call not sent twice. Any non-2xx answer or a timeout is a
+ * PlatformApiError naming the call, never the token or the password.
+ */
+export function createTeamsApi(options: TeamsApiOptions): TeamsApi {
+  const now = options.now ?? Date.now;
+  const http = createPlatformHttp(
+    {
+      platform: "teams",
+      retryAfterMs: (reply, nowMs) => retryAfterHeaderMs(reply.headers, nowMs),
+      describe: describeReply,
+    },
+    { now, ...options.http },
+  );
+  let token: { value: string; renewAtMs: number } | undefined;
+  let asking: Promise<string> | undefined;
+
+  async function requestToken(): Promise<string> {
+    const body = new URLSearchParams({
+      grant_type: "client_credentials",
+      client_id: options.appId,
+      client_secret: await options.appPassword(),
+      scope: BOT_CONNECTOR_SCOPE,
+    });
+    let response: Response;
+    try {
+      response = await fetch(options.tokenUrl, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+        body,
+        signal: AbortSignal.timeout(PLATFORM_CALL_TIMEOUT_MS),
+      });
+    } catch (error) {
+      throw new PlatformApiError(
+        "teams",
+        "token",
+        undefined,
+        error instanceof Error ? error.name : "fetch failed",
+      );
+    }
+    const parsed = (await response.json().catch(() => undefined)) as
+      | { access_token?: unknown; expires_in?: unknown; error?: unknown }
+      | undefined;
+    if (!response.ok || typeof parsed?.access_token !== "string") {
+      // The identity platform's error code (invalid_client, …) says what is wrong without any secret.
+      const code = typeof parsed?.error === "string" ? parsed.error : `HTTP ${response.status}`;
+      throw new PlatformApiError("teams", "token", response.status, code);
+    }
+    const seconds = typeof parsed.expires_in === "number" ? parsed.expires_in : Number(parsed.expires_in);
+    const lifetimeMs = Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 0;
+    token = { value: parsed.access_token, renewAtMs: now() + Math.max(0, lifetimeMs - TOKEN_EARLY_MS) };
+    return parsed.access_token;
+  }
+
+  function appToken(): Promise<string> {
+    if (token && now() < token.renewAtMs) return Promise.resolve(token.value);
+    asking ??= requestToken().finally(() => {
+      asking = undefined;
+    });
+    return asking;
+  }
+
+  async function call<T>(
+    verb: "POST" | "PUT",
+    serviceUrl: string,
+    path: string,
+    name: string,
+    body: unknown,
+  ): Promise<T | undefined> {
+    const bearer = await appToken();
+    try {
+      const reply = await http.send({
+        name,
+        method: verb,
+        url: `${serviceUrl.replace(/\/+$/, "")}/v3/conversations/${path}`,
+        headers: { authorization: `Bearer ${bearer}`, accept: "application/json" },
+        body,
+        // A new message or reply sent twice shows twice; replacing a card with the same card does not.
+        idempotent: verb === "PUT",
+      });
+      return reply.body as T | undefined;
+    } catch (error) {
+      // A refused token (a rotated password) is not kept for the next call.
+      if (error instanceof PlatformApiError && error.status === 401) token = undefined;
+      throw error;
+    }
+  }
+
+  const activities = (conversationId: string) => `${encodeURIComponent(conversationId)}/activities`;
+
+  return {
+    async send(serviceUrl, conversationId, activity) {
+      const name = "POST /v3/conversations/{id}/activities";
+      const created = await call<{ id?: unknown }>(
+        "POST",
+        serviceUrl,
+        activities(conversationId),
+        name,
+        activity,
+      );
+      if (typeof created?.id !== "string" || created.id === "") {
+        throw new PlatformApiError("teams", name, 200, "the response has no activity id");
+      }
+      return { id: created.id };
+    },
+    async reply(serviceUrl, conversationId, activityId, activity) {
+      const path = `${activities(conversationId)}/${encodeURIComponent(activityId)}`;
+      await call("POST", serviceUrl, path, "POST /v3/conversations/{id}/activities/{id}", {
+        ...activity,
+        replyToId: activityId,
+      });
+    },
+    async update(serviceUrl, conversationId, activityId, activity) {
+      const path = `${activities(conversationId)}/${encodeURIComponent(activityId)}`;
+      await call("PUT", serviceUrl, path, "PUT /v3/conversations/{id}/activities/{id}", {
+        ...activity,
+        id: activityId,
+      });
+    },
+  };
+}

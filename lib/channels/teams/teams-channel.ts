@@ -1,0 +1,64 @@
+import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
+import type { ChatChannel } from "../chat-channel.ts";
+import type { TeamsApi } from "./teams-api.ts";
+import { cardActivity, renderQuestionCard, renderRetiredCard } from "./teams-render.ts";
+
+/**
+ * Hosts of Microsoft's Bot Connector service URLs (`https://smba.trafficmanager.net/<region>/`, and the
+ * government clouds'). Every call carries the bot's app token, so a service URL from a delivery target — which
+ * whoever holds the API key writes — is used only on one of these hosts or on the configured API base; one
+ * read from an inbound activity is vouched for by its token (teams-auth.ts) and needs no list.
+ */
+const BOT_CONNECTOR_HOSTS =
+  /^(smba\.trafficmanager\.net|([a-z0-9-]+\.)+botframework\.(com|us|azure\.us)|smba\.infra\.(gcc|gov|dod)\.teams\.microsoft\.(com|us))$/;
+
+/** Whether the app token may be sent to `serviceUrl`. */
+export function isTrustedServiceUrl(serviceUrl: string, apiBase: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(serviceUrl);
+  } catch {
+    return false;
+  }
+  if (url.origin === new URL(apiBase).origin) return true;
+  return url.protocol === "https:" && url.port === "" && BOT_CONNECTOR_HOSTS.test(url.hostname);
+}
+
+/**
+ * Posts questions to Teams conversations (a personal chat, a group chat, or a channel, where the card starts
+ * a thread) as Adaptive Cards, and, once they end, replaces every copy with the outcome. Each copy keeps the
+ * service URL it was posted through, because the conversation can be reached only there.
+ *
+ * @example
+ * const channel = createTeamsChannel(api, { apiBase: "https://smba.trafficmanager.net/teams/" });
+ * const delivery = await channel.deliver(record, { channel: "teams", chatId: "a:1Xy…" });
+ */
+export function createTeamsChannel(
+  api: TeamsApi,
+  settings: { apiBase: string },
+  links: AnswerLinks = NO_ANSWER_LINKS,
+): ChatChannel {
+  return {
+    name: "teams",
+    async deliver(record, target) {
+      const serviceUrl = target.serviceUrl ?? settings.apiBase;
+      if (!isTrustedServiceUrl(serviceUrl, settings.apiBase)) {
+        throw new Error("the target's serviceUrl is not a Bot Connector service URL");
+      }
+      const card = renderQuestionCard(record, await links.urlFor(record));
+      const posted = await api.send(serviceUrl, target.chatId, cardActivity(card));
+      return { ...target, serviceUrl, messageId: posted.id };
+    },
+    async retire(record, delivery) {
+      if (delivery.messageId === undefined) return;
+      const serviceUrl = delivery.serviceUrl ?? settings.apiBase;
+      if (!isTrustedServiceUrl(serviceUrl, settings.apiBase)) return;
+      await api.update(
+        serviceUrl,
+        delivery.chatId,
+        delivery.messageId,
+        cardActivity(renderRetiredCard(record)),
+      );
+    },
+  };
+}

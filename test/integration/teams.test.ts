@@ -1,0 +1,440 @@
+/**
+ * Microsoft Teams against the local stack: a fake Bot Connector and a fake token endpoint (one fake server),
+ * and the Bot Framework's OpenID metadata and key set served from this test with keys made here, so every
+ * token the webhook sees is one this test signed — valid, or wrong in exactly one way.
+ */
+import { generateKeyPairSync, type KeyObject } from "node:crypto";
+import { StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { SignJWT } from "jose";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
+import {
+  multiQuestion as multi,
+  noteQuestion as note,
+  singleQuestion as single,
+  unique,
+} from "./support/sample-questions.ts";
+import {
+  allItems,
+  replyOf,
+  startTestStack,
+  statusOf,
+  type TestStack,
+  waitFor,
+} from "./support/test-stack.ts";
+
+const APP_ID = "7d3b1a2c-0f4e-4b6a-9c8d-112233445566";
+const TENANT_ID = "72f988bf-86f1-41af-91ab-2d7cd011db47";
+const APP_PASSWORD = "teams-app-password-for-tests~0123";
+const OWNER_AAD = "7faf8ab2-3d56-4244-b585-20c8a42ed2b8";
+const OTHER_AAD = "0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0";
+const ISSUER = "https://api.botframework.com";
+const BOT_ID = `28:${APP_ID}`;
+
+let stack: TestStack;
+/** The Bot Connector and the identity platform's token endpoint. */
+let connector: FakePlatform;
+/** The Bot Framework's OpenID metadata and key set. */
+let keyServer: FakePlatform;
+/** The service URL of this test's conversations (the fake, so calls reach it). */
+let SERVICE_URL = "";
+let conversation = "";
+let conversations = 0;
+let activityIds = 0;
+
+const keyPair = () => generateKeyPairSync("rsa", { modulusLength: 2048 });
+/** In the key set, endorsed for msteams. */
+const signing = keyPair();
+/** In the key set, but endorsed for another channel only. */
+const otherChannelKey = keyPair();
+/** Not in the key set at all. */
+const strangerKey = keyPair();
+
+beforeAll(async () => {
+  connector = await startFakePlatform((call) => connectorReply(call));
+  keyServer = await startFakePlatform((call) => {
+    if (call.path === "/v1/.well-known/openidconfiguration") {
+      return {
+        body: {
+          issuer: ISSUER,
+          jwks_uri: `${keyServer.url}/v1/.well-known/keys`,
+          id_token_signing_alg_values_supported: ["RS256"],
+        },
+      };
+    }
+    if (call.path === "/v1/.well-known/keys") {
+      const jwk = (key: KeyObject, kid: string, endorsements: string[]) => ({
+        ...key.export({ format: "jwk" }),
+        kid,
+        use: "sig",
+        endorsements,
+      });
+      return {
+        body: {
+          keys: [
+            jwk(signing.publicKey, "k1", ["msteams", "webchat"]),
+            jwk(otherChannelKey.publicKey, "k-webchat", ["webchat"]),
+          ],
+        },
+      };
+    }
+    return { status: 404, body: {} };
+  });
+  SERVICE_URL = `${connector.url}/amer/`;
+  stack = await startTestStack({
+    TEAMS_APP_PASSWORD: APP_PASSWORD,
+    TEAMS_APP_ID: APP_ID,
+    TEAMS_TENANT_ID: TENANT_ID,
+    TEAMS_API_BASE: `${connector.url}/teams/`,
+    TEAMS_LOGIN_BASE: connector.url,
+    TEAMS_OPENID_METADATA_URL: `${keyServer.url}/v1/.well-known/openidconfiguration`,
+  });
+});
+afterAll(async () => {
+  await stack?.stop();
+  await connector?.stop();
+  await keyServer?.stop();
+});
+beforeEach(() => {
+  connector.calls.length = 0;
+  conversation = `a:1conv${String(++conversations).padStart(4, "0")}`;
+});
+
+let posted = 0;
+function connectorReply(call: RecordedCall) {
+  if (call.path === `/${TENANT_ID}/oauth2/v2.0/token`) {
+    return { body: { token_type: "Bearer", expires_in: 3599, access_token: "app-token-from-the-fake" } };
+  }
+  if (call.verb === "POST" && /\/v3\/conversations\/[^/]+\/activities$/.test(call.path)) {
+    return { status: 201, body: { id: `1700000000${String(++posted).padStart(3, "0")}` } };
+  }
+  if (/\/v3\/conversations\/[^/]+\/activities\/[^/]+$/.test(call.path)) {
+    return { body: { id: call.path.split("/").pop() } };
+  }
+  return { status: 404, body: { error: { code: "NotFound" } } };
+}
+
+const tokenCalls = () => connector.calls.filter((c) => c.path.endsWith("/oauth2/v2.0/token"));
+const cardPosts = () => connector.calls.filter((c) => c.verb === "POST" && c.path.endsWith("/activities"));
+const cardUpdates = () => connector.calls.filter((c) => c.verb === "PUT");
+/** Replies to an activity (notices): POST …/activities/{id}. */
+const replies = () => connector.calls.filter((c) => c.verb === "POST" && /\/activities\/[^/]+$/.test(c.path));
+
+async function startRun(questions: unknown[], target: Record<string, string> = {}) {
+  const sessionKey = unique("teams");
+  const before = cardPosts().length;
+  const { executionArn } = await stack.sfn.send(
+    new StartExecutionCommand({
+      stateMachineArn: stack.stateMachineArns.agent,
+      input: JSON.stringify({
+        sessionKey,
+        owner: `teams:${OWNER_AAD}`,
+        deliverTo: [{ channel: "teams", chatId: conversation, serviceUrl: SERVICE_URL, ...target }],
+        prompt: "test",
+        model: {
+          provider: "scripted",
+          steps: [
+            { toolCalls: [{ id: "c1", name: "ask_user", arguments: { questions } }] },
+            { reply: "{{c1.status}}|{{c1.reason}}|{{c1.deploy_target}}{{c1.checks}}|{{c1.release_note}}" },
+          ],
+        },
+      }),
+    }),
+  );
+  const post = await waitFor(async () => cardPosts()[before], { what: "the card posted to Teams" });
+  const questionId = (await stack.api("GET", `/questions?sessionKey=${sessionKey}`)).body.questions[0]
+    .id as string;
+  const record = await waitFor(
+    async () => {
+      const question = (await stack.api("GET", `/questions/${questionId}`)).body.question;
+      return question.deliveries[0]?.messageId ? question : undefined;
+    },
+    { what: "the posted card recorded on the question" },
+  );
+  return {
+    executionArn: executionArn as string,
+    post,
+    questionId,
+    cardId: record.deliveries[0].messageId as string,
+  };
+}
+
+// ── Activities, as the Bot Framework sends them ─────────────────────────────────────────────────────
+
+interface TokenOptions {
+  key?: KeyObject;
+  kid?: string;
+  alg?: string;
+  aud?: string;
+  iss?: string;
+  serviceUrl?: string;
+  /** Seconds from now. */
+  exp?: number;
+}
+
+async function token(options: TokenOptions = {}): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ serviceurl: options.serviceUrl ?? SERVICE_URL })
+    .setProtectedHeader({ alg: options.alg ?? "RS256", kid: options.kid ?? "k1", typ: "JWT" })
+    .setIssuer(options.iss ?? ISSUER)
+    .setAudience(options.aud ?? APP_ID)
+    .setIssuedAt(now - 10)
+    .setNotBefore(now - 10)
+    .setExpirationTime(now + (options.exp ?? 300))
+    .sign(options.key ?? signing.privateKey);
+}
+
+function activity(fields: Record<string, unknown>, from = OWNER_AAD) {
+  return {
+    type: "message",
+    id: `1700000100${String(++activityIds).padStart(4, "0")}`,
+    timestamp: new Date().toISOString(),
+    serviceUrl: SERVICE_URL,
+    channelId: "msteams",
+    from: { id: `29:user-${from}`, name: "Megan Bowen", aadObjectId: from },
+    conversation: { conversationType: "personal", id: conversation, tenantId: TENANT_ID },
+    recipient: { id: BOT_ID, name: "Handraise" },
+    channelData: { tenant: { id: TENANT_ID } },
+    ...fields,
+  };
+}
+
+async function send(body: unknown, authorization?: string | null) {
+  const auth = authorization === undefined ? `Bearer ${await token()}` : authorization;
+  const response = await fetch(`${stack.httpUrl}/webhooks/teams`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(auth !== null && { authorization: auth }) },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, text: await response.text() };
+}
+
+const tap = (questionId: string, cardId: string, data: Record<string, unknown>, from?: string) =>
+  activity({ replyToId: cardId, value: { handraise: 1, questionId, ...data } }, from);
+
+const cardOf = (call: RecordedCall) => call.body.attachments[0].content;
+const texts = (card: any): string[] => JSON.stringify(card).match(/"text":"[^"]*"/g) ?? [];
+
+describe("Teams: the question card", () => {
+  it("is an Adaptive Card with a button per option, an own-answer box, Send and Skip", async () => {
+    const { post, questionId, executionArn } = await startRun([single]);
+    expect(post.path).toBe(`/amer/v3/conversations/${encodeURIComponent(conversation)}/activities`);
+    expect(post.headers.authorization).toBe("Bearer app-token-from-the-fake");
+    expect(post.body.type).toBe("message");
+    expect(post.body.attachments[0].contentType).toBe("application/vnd.microsoft.card.adaptive");
+    const card = cardOf(post);
+    expect(card).toMatchObject({ type: "AdaptiveCard", version: "1.5" });
+    const buttons = card.body.find((e: any) => e.type === "ActionSet").actions;
+    expect(buttons).toEqual([
+      {
+        type: "Action.Submit",
+        title: "Staging (Recommended)",
+        data: { handraise: 1, questionId, action: "option", option: 0 },
+      },
+      {
+        type: "Action.Submit",
+        title: "Production",
+        data: { handraise: 1, questionId, action: "option", option: 1 },
+      },
+    ]);
+    expect(card.body.find((e: any) => e.type === "Input.Text")).toMatchObject({ id: "other0" });
+    expect(card.actions.map((a: any) => [a.type, a.title, a.data?.action])).toEqual([
+      ["Action.Submit", "Send", "submit"],
+      ["Action.Submit", "Skip", "skip"],
+      ["Action.OpenUrl", "Answer in browser", undefined],
+    ]);
+    expect(card.actions[2].url).toMatch(new RegExp(`/answer/${questionId}\\?sig=`));
+    // The app token came from the client-credentials grant, with the app's id and password.
+    const grant = tokenCalls().at(-1)?.body;
+    if (grant) {
+      expect(grant).toMatchObject({
+        grant_type: "client_credentials",
+        client_id: APP_ID,
+        client_secret: APP_PASSWORD,
+        scope: "https://api.botframework.com/.default",
+      });
+    }
+    // Tidy up: skip it.
+    expect((await send(tap(questionId, "x", { action: "skip" }))).status).toBe(200);
+    expect(await replyOf(stack, executionArn)).toBe("no_answer|skipped||");
+  });
+
+  it("for a multi-select question, is a choice set (isMultiSelect) with Submit", async () => {
+    const { post, questionId, cardId, executionArn } = await startRun([multi]);
+    const card = cardOf(post);
+    expect(card.body.find((e: any) => e.type === "Input.ChoiceSet")).toEqual({
+      type: "Input.ChoiceSet",
+      id: "choice0",
+      style: "expanded",
+      isMultiSelect: true,
+      choices: [
+        { title: "Unit", value: "0" },
+        { title: "E2E", value: "1" },
+        { title: "Lint", value: "2" },
+      ],
+    });
+    expect(card.actions[0]).toMatchObject({ type: "Action.Submit", title: "Submit" });
+    // Teams sends the ticked values comma-separated, merged with the action's data.
+    const sent = await send(tap(questionId, cardId, { action: "submit", choice0: "0,2", other0: "" }));
+    expect(sent.status).toBe(200);
+    expect(await replyOf(stack, executionArn)).toBe("answered||Unit,Lint|");
+  });
+});
+
+describe("Teams: answering", () => {
+  it("a tap on an option resumes the run, and the card is replaced with the outcome, without controls", async () => {
+    const { questionId, cardId, executionArn } = await startRun([single]);
+    const sent = await send(tap(questionId, cardId, { action: "option", option: 1, other0: "" }));
+    expect(sent).toEqual({ status: 200, text: "" });
+    expect(await replyOf(stack, executionArn)).toBe("answered||Production|");
+    const update = await waitFor(async () => cardUpdates()[0], { what: "the card updated" });
+    expect(update.path).toBe(
+      `/amer/v3/conversations/${encodeURIComponent(conversation)}/activities/${encodeURIComponent(cardId)}`,
+    );
+    expect(update.body.id).toBe(cardId);
+    const card = cardOf(update);
+    expect(card.actions).toBeUndefined();
+    expect(JSON.stringify(card)).not.toMatch(/Input\.|Action\./);
+    expect(texts(card)).toContain('"text":"Answered — Deploy to: Production"');
+    // The owner is the person's Entra object id.
+    expect((await stack.api("GET", `/questions/${questionId}`)).body.question.resolvedBy).toBe(
+      `teams:${OWNER_AAD}`,
+    );
+  });
+
+  it("the own-answer box answers with the typed text; several questions are one form", async () => {
+    const { questionId, cardId, executionArn, post } = await startRun([single, note]);
+    const card = cardOf(post);
+    expect(
+      card.body.filter((e: any) => e.type === "Input.ChoiceSet").map((e: any) => [e.id, e.isMultiSelect]),
+    ).toEqual([
+      ["choice0", false],
+      ["choice1", false],
+    ]);
+    // Only the first question: told what is still needed, nothing changes.
+    const partial = await send(tap(questionId, cardId, { action: "submit", choice0: "", other0: "canary" }));
+    expect(partial.status).toBe(200);
+    const notice = await waitFor(async () => replies()[0], { what: "the still-needed notice" });
+    expect(notice.body.text).toBe("Still needed: Release note \\[release\\_note\\].");
+    expect(await statusOf(stack, questionId)).toBe("pending");
+    await send(tap(questionId, cardId, { action: "submit", choice0: "", other0: "canary", choice1: "1" }));
+    expect(await replyOf(stack, executionArn)).toBe("answered||canary|Urgent");
+  });
+
+  it("typed text in the personal chat goes through the same parser as other chats", async () => {
+    const { executionArn } = await startRun([single]);
+    expect((await send(activity({ text: "2" }))).status).toBe(200);
+    expect(await replyOf(stack, executionArn)).toBe("answered||Production|");
+  });
+
+  it("someone else's tap is told it is not theirs, and nothing changes", async () => {
+    const { questionId, cardId, executionArn } = await startRun([single]);
+    const sent = await send(tap(questionId, cardId, { action: "option", option: 1 }, OTHER_AAD));
+    expect(sent.status).toBe(200);
+    const notice = await waitFor(async () => replies()[0], { what: "the not-yours notice" });
+    expect(notice.body).toMatchObject({ type: "message", text: "This question is not yours to answer." });
+    expect(notice.path).toMatch(/\/activities\/1700000100\d{4}$/);
+    expect(await statusOf(stack, questionId)).toBe("pending");
+    expect(cardUpdates()).toEqual([]);
+    // The owner still can.
+    await send(tap(questionId, cardId, { action: "option", option: 0 }));
+    expect(await replyOf(stack, executionArn)).toBe("answered||Staging (Recommended)|");
+  });
+
+  it("the same activity sent again changes nothing and gets no second notice", async () => {
+    const { questionId, cardId, executionArn } = await startRun([single]);
+    const body = tap(questionId, cardId, { action: "option", option: 1 });
+    expect((await send(body)).status).toBe(200);
+    expect((await send(body)).status).toBe(200);
+    expect(await replyOf(stack, executionArn)).toBe("answered||Production|");
+    expect(replies()).toEqual([]);
+  });
+});
+
+describe("Teams: who may call the webhook", () => {
+  const refusals: [string, () => Promise<string | null>][] = [
+    ["no Authorization header", async () => null],
+    ["a token that is not a JWT", async () => "Bearer not-a-token"],
+    ["an expired token (beyond the 5 minutes' skew)", async () => `Bearer ${await token({ exp: -301 })}`],
+    [
+      "a token for another bot (audience)",
+      async () => `Bearer ${await token({ aud: "00000000-0000-0000-0000-000000000000" })}`,
+    ],
+    [
+      "a token from another issuer",
+      async () => `Bearer ${await token({ iss: "https://sts.windows.net/evil/" })}`,
+    ],
+    [
+      "a key id the key set does not have",
+      async () => `Bearer ${await token({ key: strangerKey.privateKey, kid: "k9" })}`,
+    ],
+    [
+      "a known key id, signed with another key",
+      async () => `Bearer ${await token({ key: strangerKey.privateKey })}`,
+    ],
+    [
+      "a key not endorsed for msteams",
+      async () => `Bearer ${await token({ key: otherChannelKey.privateKey, kid: "k-webchat" })}`,
+    ],
+    ["RS384 (only RS256 is accepted)", async () => `Bearer ${await token({ alg: "RS384" })}`],
+    ["HS256 with the public key as the secret", async () => `Bearer ${await hs256WithPublicKey()}`],
+    ["alg none", async () => `Bearer ${unsignedToken()}`],
+    [
+      "a serviceurl claim that is not the activity's",
+      async () => `Bearer ${await token({ serviceUrl: "https://evil.example/" })}`,
+    ],
+  ];
+
+  it.each(refusals)("refuses %s with 401, and keeps nothing", async (_, authorization) => {
+    const { questionId, cardId, executionArn } = await startRun([single]);
+    const body = tap(questionId, cardId, { action: "option", option: 1 });
+    const claims = await teamsClaims();
+    const sent = await send(body, await authorization());
+    expect(sent.status).toBe(401);
+    expect(JSON.parse(sent.text).error.code).toBe("UNAUTHORIZED");
+    expect(await statusOf(stack, questionId)).toBe("pending");
+    expect(await teamsClaims()).toBe(claims);
+    expect(replies()).toEqual([]);
+    // Nothing was claimed: the same activity with a good token is still handled.
+    expect((await send(body)).status).toBe(200);
+    expect(await replyOf(stack, executionArn)).toBe("answered||Production|");
+  });
+
+  it("accepts a token 200 s past its expiry (within the skew)", async () => {
+    const { executionArn } = await startRun([single]);
+    expect((await send(activity({ text: "1" }), `Bearer ${await token({ exp: -200 })}`)).status).toBe(200);
+    expect(await replyOf(stack, executionArn)).toBe("answered||Staging (Recommended)|");
+  });
+
+  it("refuses an activity whose serviceUrl differs from the token's", async () => {
+    const { questionId, cardId } = await startRun([single]);
+    const body = {
+      ...tap(questionId, cardId, { action: "skip" }),
+      serviceUrl: "https://smba.trafficmanager.net/amer/",
+    };
+    expect((await send(body)).status).toBe(401);
+    expect(await statusOf(stack, questionId)).toBe("pending");
+    await send(tap(questionId, cardId, { action: "skip" }));
+  });
+});
+
+/** The dedupe claims Teams activities have made (a refused request must make none). */
+const teamsClaims = async () =>
+  (await allItems(stack)).filter((item) => String(item.pk).startsWith("EVENT#teams:")).length;
+
+function unsignedToken(): string {
+  const now = Math.floor(Date.now() / 1000);
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  return `${part({ alg: "none", kid: "k1" })}.${part({ iss: ISSUER, aud: APP_ID, serviceurl: SERVICE_URL, exp: now + 300 })}.`;
+}
+
+async function hs256WithPublicKey(): Promise<string> {
+  const secret = new TextEncoder().encode(String(signing.publicKey.export({ format: "pem", type: "spki" })));
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ serviceurl: SERVICE_URL })
+    .setProtectedHeader({ alg: "HS256", kid: "k1" })
+    .setIssuer(ISSUER)
+    .setAudience(APP_ID)
+    .setExpirationTime(now + 300)
+    .sign(secret);
+}

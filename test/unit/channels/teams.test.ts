@@ -1,0 +1,158 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { activityToInbound, conversationOf, formAnswers } from "#lib/channels/teams/teams-activity.ts";
+import { createTeamsApi } from "#lib/channels/teams/teams-api.ts";
+import { isTrustedServiceUrl } from "#lib/channels/teams/teams-channel.ts";
+import { escapeCardText, renderQuestionCard, renderRetiredCard } from "#lib/channels/teams/teams-render.ts";
+import type { QuestionRecord } from "#lib/store/question-record.ts";
+
+const deploy = {
+  id: "deploy_target",
+  header: "Deploy to",
+  question: "Where should it go?",
+  options: [{ label: "Staging", description: "safe" }, { label: "Production" }],
+  allowOther: true as const,
+};
+const checks = {
+  id: "checks",
+  header: "Checks",
+  question: "Which checks?",
+  multiSelect: true as const,
+  options: [{ label: "Unit" }, { label: "E2E" }, { label: "Lint" }],
+  allowOther: true as const,
+};
+const record = (
+  questions: QuestionRecord["questions"],
+  extra: Partial<QuestionRecord> = {},
+): QuestionRecord => ({
+  id: "ask_1",
+  status: "pending",
+  questions,
+  owner: "teams:aad-1",
+  deliveries: [],
+  createdAtMs: 0,
+  expiresAtMs: 1,
+  ...extra,
+});
+
+describe("Teams cards", () => {
+  it("escape Markdown emphasis, links and line-leading list markers in model-written text", () => {
+    expect(escapeCardText("*bold* [x](https://evil.example) a_b")).toBe(
+      "\\*bold\\* \\[x\\](https://evil.example) a\\_b",
+    );
+    expect(escapeCardText("1. one\n- two\nv1.4 - fine")).toBe("1\\. one\n\\- two\nv1.4 - fine");
+  });
+
+  it("retired: the questions and the outcome, no inputs or actions", () => {
+    const card = renderRetiredCard(
+      record([deploy], { status: "answered", answers: { deploy_target: ["Production"] } }),
+    );
+    expect(card.actions).toBeUndefined();
+    expect(JSON.stringify(card)).not.toMatch(/Input\.|Action\./);
+    expect(JSON.stringify(card)).toContain("Answered — Deploy to: Production");
+  });
+
+  it("show an option's description under the buttons, and in a choice's title", () => {
+    expect(JSON.stringify(renderQuestionCard(record([deploy])))).toContain("Staging — safe");
+    const form = renderQuestionCard(record([deploy, checks]));
+    expect(JSON.stringify(form)).toContain('"title":"Staging — safe","value":"0"');
+  });
+});
+
+describe("Teams taps and messages", () => {
+  const base = {
+    type: "message",
+    id: "1",
+    channelId: "msteams",
+    serviceUrl: "https://smba.trafficmanager.net/amer/",
+    from: { id: "29:x", aadObjectId: "aad-1" },
+    recipient: { id: "28:bot" },
+    conversation: { id: "19:chan@thread.tacv2;messageid=1700", conversationType: "channel" },
+  };
+
+  it("read a form's choice sets (option indexes) and own-answer boxes against the question", () => {
+    const r = record([deploy, checks]);
+    expect(formAnswers(r, { choice0: "1", other0: "", choice1: "0,2", other1: " Fuzz " })).toEqual({
+      deploy_target: ["Production"],
+      checks: ["Unit", "Lint", "Fuzz"],
+    });
+    // Single-select: the typed text wins over a tick; nothing at all leaves the question out.
+    expect(formAnswers(r, { choice0: "0", other0: "Canary" })).toEqual({ deploy_target: ["Canary"] });
+    expect(formAnswers(r, { choice0: "7,x" })).toEqual({});
+  });
+
+  it("take a channel thread's root from the conversation id, and count only mentions of the bot", () => {
+    expect(conversationOf("19:chan@thread.tacv2;messageid=1700")).toEqual({
+      chatId: "19:chan@thread.tacv2",
+      threadRoot: "1700",
+    });
+    const mention = { type: "mention", text: "<at>Handraise</at>", mentioned: { id: "28:bot" } };
+    const addressed = activityToInbound({ ...base, text: "<at>Handraise</at> 2", entities: [mention] });
+    expect(addressed?.inbound).toMatchObject({
+      kind: "text",
+      text: "2",
+      addressed: true,
+      chatId: "19:chan@thread.tacv2",
+      replyToMessageId: "1700",
+      actor: "teams:aad-1",
+    });
+    const other = { ...mention, mentioned: { id: "29:someone" } };
+    expect(activityToInbound({ ...base, text: "2", entities: [other] })?.inbound).toMatchObject({
+      addressed: false,
+    });
+  });
+
+  it("ignore what is not a person's message: other types, other channels, no Entra id, foreign cards", () => {
+    expect(activityToInbound({ ...base, type: "conversationUpdate" })).toBeUndefined();
+    expect(activityToInbound({ ...base, channelId: "webchat", text: "2" })).toBeUndefined();
+    expect(activityToInbound({ ...base, from: { id: "29:guest" }, text: "2" })).toBeUndefined();
+    expect(activityToInbound({ ...base, value: { some: "other card" } })).toBeUndefined();
+  });
+});
+
+describe("Teams service URLs", () => {
+  const apiBase = "https://smba.trafficmanager.net/teams/";
+  it("are trusted only on Bot Connector hosts or the configured base", () => {
+    expect(isTrustedServiceUrl("https://smba.trafficmanager.net/amer/", apiBase)).toBe(true);
+    expect(isTrustedServiceUrl("https://europe.smba.botframework.com/", apiBase)).toBe(true);
+    expect(isTrustedServiceUrl("http://127.0.0.1:9/x/", "http://127.0.0.1:9/teams/")).toBe(true);
+    expect(isTrustedServiceUrl("https://evil.example/", apiBase)).toBe(false);
+    expect(isTrustedServiceUrl("https://smba.trafficmanager.net.evil.example/", apiBase)).toBe(false);
+    expect(isTrustedServiceUrl("http://smba.trafficmanager.net/amer/", apiBase)).toBe(false);
+    expect(isTrustedServiceUrl("not a url", apiBase)).toBe(false);
+  });
+});
+
+describe("The Bot Connector client", () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it("asks for an app token once, and again only shortly before it expires", async () => {
+    let now = 1_000_000;
+    const calls: string[] = [];
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async (url: string) => {
+        calls.push(url);
+        const body = url.endsWith("/token")
+          ? { access_token: `token-${calls.length}`, expires_in: 3600 }
+          : { id: "a1" };
+        return new Response(JSON.stringify(body), { status: 200 });
+      }),
+    );
+    const api = createTeamsApi({
+      appId: "app",
+      appPassword: async () => "password",
+      tokenUrl: "https://login.example/tenant/oauth2/v2.0/token",
+      now: () => now,
+    });
+    const card = { type: "message" as const, text: "hi" };
+    await api.send("https://smba.trafficmanager.net/amer/", "a:1", card);
+    await api.send("https://smba.trafficmanager.net/amer/", "a:1", card);
+    now += 54 * 60 * 1000; // 54 minutes: still more than 5 before the hour is up
+    await api.update("https://smba.trafficmanager.net/amer/", "a:1", "a1", card);
+    expect(calls.filter((url) => url.endsWith("/token"))).toHaveLength(1);
+    now += 2 * 60 * 1000; // within the last 5 minutes: a new one
+    await api.reply("https://smba.trafficmanager.net/amer/", "a:1", "a1", card);
+    expect(calls.filter((url) => url.endsWith("/token"))).toHaveLength(2);
+    expect(calls.at(-1)).toBe("https://smba.trafficmanager.net/amer/v3/conversations/a%3A1/activities/a1");
+  });
+});
