@@ -60,5 +60,12 @@ export function createTeamsChannel(
         cardActivity(renderRetiredCard(record)),
       );
     },
+    async remind(_record, delivery, text) {
+      if (delivery.messageId === undefined) return;
+      const serviceUrl = delivery.serviceUrl ?? settings.apiBase;
+      if (!isTrustedServiceUrl(serviceUrl, settings.apiBase)) return;
+      // A reply to the card: in a channel, in the card's thread; the card and its controls stay as they are.
+      await api.reply(serviceUrl, delivery.chatId, delivery.messageId, { type: "message", text });
+    },
   };
 }

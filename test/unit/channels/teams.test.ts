@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { activityToInbound, conversationOf, formAnswers } from "#lib/channels/teams/teams-activity.ts";
 import { createTeamsApi } from "#lib/channels/teams/teams-api.ts";
-import { isTrustedServiceUrl } from "#lib/channels/teams/teams-channel.ts";
+import { createTeamsChannel, isTrustedServiceUrl } from "#lib/channels/teams/teams-channel.ts";
 import { escapeCardText, renderQuestionCard, renderRetiredCard } from "#lib/channels/teams/teams-render.ts";
 import type { QuestionRecord } from "#lib/store/question-record.ts";
 
@@ -106,6 +106,35 @@ describe("Teams taps and messages", () => {
     expect(activityToInbound({ ...base, channelId: "webchat", text: "2" })).toBeUndefined();
     expect(activityToInbound({ ...base, from: { id: "29:guest" }, text: "2" })).toBeUndefined();
     expect(activityToInbound({ ...base, value: { some: "other card" } })).toBeUndefined();
+  });
+});
+
+describe("Teams reminders", () => {
+  it("reply to the card on its service URL, leaving the card as it is; none to an untrusted URL", async () => {
+    const calls: unknown[][] = [];
+    const api = {
+      send: async () => ({ id: "unused" }),
+      update: async (...args: unknown[]) => void calls.push(["update", ...args]),
+      reply: async (...args: unknown[]) => void calls.push(["reply", ...args]),
+    };
+    const channel = createTeamsChannel(api, { apiBase: "https://smba.trafficmanager.net/teams/" });
+    const delivery = {
+      channel: "teams",
+      chatId: "a:1",
+      messageId: "card-1",
+      serviceUrl: "https://smba.trafficmanager.net/amer/",
+    };
+    await channel.remind(record([deploy]), delivery, "Still waiting for your answer — 5 min left");
+    await channel.remind(record([deploy]), { ...delivery, serviceUrl: "https://attacker.example/" }, "x");
+    expect(calls).toEqual([
+      [
+        "reply",
+        "https://smba.trafficmanager.net/amer/",
+        "a:1",
+        "card-1",
+        { type: "message", text: "Still waiting for your answer — 5 min left" },
+      ],
+    ]);
   });
 });
 
