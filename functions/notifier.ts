@@ -40,15 +40,16 @@ const notify = createNotifyClosedQuestion({
 });
 
 async function fromQueue(event: SQSEvent): Promise<SQSBatchResponse> {
+  // Side by side: one slow receiver must not hold the others' notifications until the function times out.
+  const results = await Promise.allSettled(
+    event.Records.map(async (record) => notify.deliver(JSON.parse(record.body) as NotificationMessage)),
+  );
   const failures: SQSBatchResponse["batchItemFailures"] = [];
-  for (const record of event.Records) {
-    try {
-      await notify.deliver(JSON.parse(record.body) as NotificationMessage);
-    } catch (error) {
-      telemetry.failed("handling a notification attempt (the queue retries it)", error);
-      failures.push({ itemIdentifier: record.messageId });
-    }
-  }
+  results.forEach((result, index) => {
+    if (result.status === "fulfilled") return;
+    telemetry.failed("handling a notification attempt (the queue retries it)", result.reason);
+    failures.push({ itemIdentifier: event.Records[index]?.messageId ?? "" });
+  });
   return { batchItemFailures: failures };
 }
 

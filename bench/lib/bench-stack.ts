@@ -91,11 +91,10 @@ export async function startBenchStack(options: { env?: Record<string, string> } 
     apiKey: API_KEY,
     tableName: "handraise-bench",
     // Questions of a few seconds, so the timers' cost is measured on timers that really fire.
-    env: { HANDRAISE_MIN_TIMEOUT_SECONDS: "1" },
+    env: { HANDRAISE_MIN_TIMEOUT_SECONDS: "1", ...options.env },
     // Off: on AWS the stream consumer (the durable second resume) runs in its own Lambda, off the answer path;
     // here it would share the one event loop with what is being timed. Its cost is added in the cost section.
     streams: false,
-    ...(options.env && { env: options.env }),
     onExecutionStatusChange: (change) => {
       if (change.status === "RUNNING") return;
       const waiter = waiters.get(change.executionArn);

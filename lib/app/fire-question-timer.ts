@@ -81,6 +81,20 @@ export function createFireQuestionTimer(deps: FireQuestionTimerDeps) {
     return "expired";
   }
 
+  /**
+   * A reminder the record itself asks for, once its time has come: the time is the record's, not the
+   * event's, so an invocation naming another index or time posts nothing the question did not ask for.
+   */
+  async function remindOnTime(record: QuestionRecord, index: number | undefined): Promise<TimerOutcome> {
+    const seconds = index === undefined ? undefined : record.remindAfterSeconds?.[index];
+    if (seconds === undefined) return "ended";
+    const wait = await waitUntil(record.createdAtMs + seconds * 1000);
+    if (wait === "early") return "not_due";
+    const current = wait === "waited" ? await store.get(record.id, now()) : record;
+    if (current?.status !== "pending") return "ended";
+    return remind(current);
+  }
+
   async function remind(record: QuestionRecord): Promise<TimerOutcome> {
     const text = reminderText(record, now());
     await Promise.all(
@@ -112,7 +126,8 @@ export function createFireQuestionTimer(deps: FireQuestionTimerDeps) {
     const escalation = record?.escalate;
     if (!record || !escalation || record.status !== "pending") return "ended";
     const attempts = await Promise.allSettled(
-      escalation.deliverTo.map((target) => {
+      // async: a target on a channel this deployment lacks is one refused delivery, not the others' loss.
+      escalation.deliverTo.map(async (target) => {
         const channel = channels.get(target.channel);
         if (!channel) throw new Error(`channel "${target.channel}" is not enabled`);
         return channel.deliver(record, target);
@@ -146,7 +161,7 @@ export function createFireQuestionTimer(deps: FireQuestionTimerDeps) {
     const claim = `timer:${timerName(event)}`;
     if (!(await store.claimEvent(claim, CLAIM_TTL_SECONDS, now()))) return "duplicate";
     try {
-      return event.kind === "remind" ? await remind(record) : await escalate(record);
+      return event.kind === "remind" ? await remindOnTime(record, event.index) : await escalate(record);
     } catch (error) {
       await store.releaseEvent(claim);
       throw error;

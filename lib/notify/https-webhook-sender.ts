@@ -3,13 +3,17 @@ import { request as httpsRequest } from "node:https";
 import type { WebhookSender } from "./notification-ports.ts";
 import { guardedLookup, type NotifyUrlPolicy, notifyUrlProblem } from "./notify-url.ts";
 
-/** One attempt's limit: a receiver that takes longer is retried later. */
-const ATTEMPT_TIMEOUT_MS = 10_000;
+/**
+ * One attempt's limit, from connecting to the status line: a receiver that takes longer is retried later.
+ * A total, not an idle time-out, so a receiver that trickles bytes cannot hold the notifier (and the other
+ * notifications of its batch) until the function's own time-out.
+ */
+const ATTEMPT_TIMEOUT_MS = 5_000;
 
 /**
  * POSTs with node:http(s): the URL is checked again, every address its host resolves to is checked on the
  * connection (lib/notify/notify-url.ts), redirects are not followed (a 3xx is a failed attempt) and the
- * receiver's body is drained unread.
+ * receiver's body is not read: the status code is the answer, and the connection is closed on it.
  */
 export function createHttpsWebhookSender(policy: NotifyUrlPolicy): WebhookSender {
   const lookup = guardedLookup(policy);
@@ -31,16 +35,21 @@ export function createHttpsWebhookSender(policy: NotifyUrlPolicy): WebhookSender
               "user-agent": "Handraise-Notifier",
             },
             lookup: lookup as never,
-            timeout: ATTEMPT_TIMEOUT_MS,
           },
           (res) => {
-            res.resume();
-            res.on("end", () => resolve(res.statusCode ?? 0));
-            res.on("error", reject);
+            clearTimeout(deadline);
+            resolve(res.statusCode ?? 0);
+            res.destroy();
           },
         );
-        req.on("timeout", () => req.destroy(new Error("the receiver did not answer in time")));
-        req.on("error", reject);
+        const deadline = setTimeout(
+          () => req.destroy(new Error("the receiver did not answer in time")),
+          ATTEMPT_TIMEOUT_MS,
+        );
+        req.on("error", (error) => {
+          clearTimeout(deadline);
+          reject(error);
+        });
         req.end(body);
       });
     },

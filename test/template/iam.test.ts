@@ -153,6 +153,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     slack: ["slack/bot-token"],
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
+    teams: ["teams/app-password"],
   },
 };
 

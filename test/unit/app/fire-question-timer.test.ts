@@ -31,6 +31,7 @@ function pending(extra: Partial<QuestionRecord> = {}): QuestionRecord {
     ],
     createdAtMs: T0,
     expiresAtMs: T0 + 60_000,
+    remindAfterSeconds: [30],
     ...extra,
   };
 }
@@ -157,6 +158,16 @@ describe("a reminder timer", () => {
     ]);
   });
 
+  it("posts only the reminders the record asks for, at their time: another index or an early invocation posts nothing", async () => {
+    const { fire, did } = setup(pending(), T0 + 30_000);
+    expect(await fire({ ...remind, index: 7 })).toBe("ended");
+    expect(did).toEqual([]);
+    // Invoked with a time long before the record's reminder (more than the minute a timer may be early).
+    const early = setup(pending({ remindAfterSeconds: [3_000], expiresAtMs: T0 + 6_000_000 }), T0 + 1_000);
+    expect(await early.fire({ ...remind, dueAtMs: T0 })).toBe("not_due");
+    expect(early.did).toEqual([]);
+  });
+
   it("fires once (a second firing is a duplicate), and never for a question that has ended", async () => {
     const twice = setup(pending(), T0 + 30_000);
     await twice.fire(remind);
@@ -187,6 +198,23 @@ describe("an escalation timer", () => {
     const { fire, did } = setup(escalated, T0 + 20_000, true);
     expect(await fire(escalate)).toBe("escalated");
     expect(did).toEqual(["deliver telegram 7 at 20000", "retire telegram 7 answered"]);
+  });
+
+  it("posts to the targets it can when one names a channel this deployment lacks", async () => {
+    const record = pending({
+      escalate: {
+        afterSeconds: 20,
+        owner: "telegram:77",
+        deliverTo: [
+          { channel: "teams", chatId: "a:1" },
+          { channel: "telegram", chatId: "7" },
+        ],
+      },
+    });
+    const { fire, did, added } = setup(record, T0 + 20_000);
+    expect(await fire(escalate)).toBe("escalated");
+    expect(did).toEqual(["deliver telegram 7 at 20000"]);
+    expect(added).toEqual([[{ channel: "telegram", chatId: "7", messageId: "99" }]]);
   });
 
   it("posts nothing for a question that ended while the early timer waited for its time", async () => {
