@@ -4,6 +4,8 @@
  * else, or a fault that is still there after the last attempt, ends the call with a ModelError whose message
  * says what happened. Provider text goes into it only through `redact`.
  */
+
+import { retryAfterValueMs } from "../http/outbound.ts";
 import { ModelError } from "./model-error.ts";
 
 export interface RetryPolicy {
@@ -125,11 +127,7 @@ export function retryAfterMs(
 ): number | undefined {
   const ms = Number.parseFloat(header("retry-after-ms") ?? "");
   if (Number.isFinite(ms) && ms >= 0) return Math.ceil(ms);
-  const value = header("retry-after")?.trim();
-  if (!value) return undefined;
-  if (/^\d+(\.\d+)?$/.test(value)) return Math.ceil(Number.parseFloat(value) * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+  return retryAfterValueMs(header("retry-after"), nowMs);
 }
 
 /**

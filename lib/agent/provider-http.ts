@@ -4,6 +4,7 @@
  * would add 390-450 KB each to the modelStep bundle (`npm run bench`, row 6, "Model clients").
  */
 import { ConfigError } from "../config-error.ts";
+import { networkCode, parseJsonOrUndefined } from "../http/outbound.ts";
 import { modelSecretName, secretEnvName } from "../secrets/secret-catalog.ts";
 import type { Secrets } from "../secrets/secrets.ts";
 import type * as z from "../zod.ts";
@@ -72,30 +73,13 @@ export async function postJson(
       signal: AbortSignal.timeout(timeoutMs),
     });
     const text = await response.text();
-    return { status: response.status, headers: response.headers, body: parseJson(text) };
+    return { status: response.status, headers: response.headers, body: parseJsonOrUndefined(text) };
   } catch (error) {
     if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
       throw new ProviderFault(`no answer within ${Math.round(timeoutMs / 1000)} s (timed out)`, true);
     }
     throw new ProviderFault(`could not reach it (${networkCode(error)})`, true);
   }
-}
-
-function parseJson(text: string): unknown {
-  if (text.trim() === "") return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** undici's `fetch failed` hides the reason in `cause`: ECONNREFUSED, ENOTFOUND, UND_ERR_SOCKET… */
-function networkCode(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown; name?: unknown } } | undefined)?.cause;
-  if (typeof cause?.code === "string") return cause.code;
-  if (typeof cause?.name === "string") return cause.name;
-  return error instanceof Error ? error.name : "network error";
 }
 
 /**

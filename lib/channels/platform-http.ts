@@ -16,6 +16,7 @@
  * (Telegram's token is in it), a header or the request's body.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { networkCode, parseJsonOrUndefined, retryAfterValueMs } from "../http/outbound.ts";
 import { PLATFORM_CALL_TIMEOUT_MS, PlatformApiError } from "./platform-api-error.ts";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -186,7 +187,7 @@ export function createPlatformHttp(rules: PlatformRules, deps: PlatformHttpDeps 
       };
     }
     const text = await response.text().catch(() => "");
-    return { status: response.status, headers: response.headers, body: parseJson(text) };
+    return { status: response.status, headers: response.headers, body: parseJsonOrUndefined(text) };
   }
 
   function failureOf(request: PlatformRequest, reply: PlatformReply): Failure {
@@ -243,36 +244,9 @@ function backoffMs(attempt: number, random: number): number {
   return Math.round(ceiling / 2 + (random * ceiling) / 2);
 }
 
-function parseJson(text: string): unknown {
-  if (text.trim() === "") return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * undici's `fetch failed` hides the reason in `cause` (ECONNREFUSED, UND_ERR_SOCKET…). Only a code or a
- * name: an error's message may quote the URL, and with it Telegram's token.
- */
-function networkCode(error: unknown): string {
-  if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
-    return error.name;
-  }
-  const cause = (error as { cause?: { code?: unknown; name?: unknown } } | undefined)?.cause;
-  if (typeof cause?.code === "string") return cause.code;
-  if (typeof cause?.name === "string") return cause.name;
-  return error instanceof Error ? error.name : "network error";
-}
-
 /** A `Retry-After` header (seconds, or an HTTP date) in ms; undefined when absent or unreadable. */
 export function retryAfterHeaderMs(headers: Headers, nowMs: number): number | undefined {
-  const value = headers.get("retry-after")?.trim();
-  if (!value) return undefined;
-  if (/^\d+(\.\d+)?$/.test(value)) return Math.ceil(Number.parseFloat(value) * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+  return retryAfterValueMs(headers.get("retry-after"), nowMs);
 }
 
 /** `message` of a JSON error body `{message: "…"}` (Discord, Mattermost), else `HTTP <status>`. */
