@@ -11,8 +11,9 @@
  * is no longer waiting answers CallbackTimeoutException, as AWS answers an expired or closed callback — AWS
  * would say ResourceNotFoundException or InvalidParameterValueException for an id it never issued; no IAM.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { createServer } from "./local-server.ts";
 
 /** What a test hands over for a callback: the durable SDK test runner's operation fits it. */
 export interface DurableCallbackTarget {

@@ -11,10 +11,11 @@
  * the stack's table creation does that) is not captured.
  */
 import { randomUUID } from "node:crypto";
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type AttributeValue, type DynamoDBClient, GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { createFaultSwitch, type FaultSwitch } from "./faults.ts";
+import { createServer } from "./local-server.ts";
 
 const TARGET_PREFIX = "DynamoDB_20120810.";
 /** DynamoDB's error type prefix (the SDK takes the name after `#`). */

@@ -6,9 +6,9 @@
  * fails the next PutEvents calls with AWS's own error.
  */
 import { randomUUID } from "node:crypto";
-import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createFaultSwitch, type FaultSwitch } from "./faults.ts";
+import { createServer } from "./local-server.ts";
 
 export interface PublishedEvent {
   "detail-type": string;

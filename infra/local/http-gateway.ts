@@ -6,11 +6,12 @@
  */
 
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import { asInvocation } from "./invocation-context.ts";
 import { lambdaContext } from "./lambda-context.ts";
+import { createServer } from "./local-server.ts";
 
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown>;
 

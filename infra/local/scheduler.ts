@@ -13,9 +13,10 @@
  * target role is not assumed (any role ARN goes); schedules are in memory, so a restart forgets them (a
  * question persisted with HANDRAISE_DATA_DIR still reads as expired past its deadline).
  */
-import { createServer } from "node:http";
+
 import type { AddressInfo } from "node:net";
 import { createFaultSwitch, type FaultSwitch } from "./faults.ts";
+import { createServer } from "./local-server.ts";
 
 export interface LocalSchedule {
   name: string;

@@ -10,10 +10,11 @@
  * it held; messages are not deduplicated or reordered; only SendMessage is served.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Context, SQSEvent } from "aws-lambda";
 import { lambdaContext } from "./lambda-context.ts";
+import { createServer } from "./local-server.ts";
 
 export interface QueueConsumer {
   name: string;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { InjectedFault } from "../faults.ts";
+import { createServer } from "../local-server.ts";
 import { SfnApiError, type SfnErrorType } from "./api-error.ts";
 import type { LocalStepFunctionsEngine } from "./engine.ts";
 import { operations } from "./operations.ts";
