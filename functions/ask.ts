@@ -15,7 +15,7 @@ import {
   escalationSchema,
   ownerSchema,
   remindAfterSecondsSchema,
-} from "#lib/store/question-record.ts";
+} from "#lib/questions/question-record.ts";
 import { createObservability } from "#lib/telemetry/observability.ts";
 import { createServices } from "#lib/wiring.ts";
 import * as z from "#lib/zod.ts";

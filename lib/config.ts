@@ -19,6 +19,7 @@
  */
 import { ConfigError } from "./config-error.ts";
 import { ownerProblem, parseDeliverTo } from "./mcp/asker.ts";
+import { MAX_REMINDERS } from "./questions/question-record.ts";
 import {
   MAX_TIMEOUT_SECONDS,
   MIN_TIMEOUT_SECONDS,
@@ -37,7 +38,6 @@ import {
   secretEnvName,
   secretProblem,
 } from "./secrets/secret-catalog.ts";
-import { MAX_REMINDERS } from "./store/question-record.ts";
 import * as z from "./zod.ts";
 
 export { ConfigError } from "./config-error.ts";

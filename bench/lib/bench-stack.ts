@@ -9,8 +9,8 @@ import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import { type LocalStack, startLocalStack } from "#infra/local/stack.ts";
 import tableDefinition from "#infra/table.json" with { type: "json" };
 import { questionIdFor } from "#lib/questions/index.ts";
+import type { DeliveryTarget } from "#lib/questions/question-record.ts";
 import { INDEX, keys } from "#lib/store/keys.ts";
-import type { DeliveryTarget } from "#lib/store/question-record.ts";
 import { countCapacity, type RequestUnits } from "../../scripts/lib/dynamodb-units.ts";
 import { SAMPLE_TOOL_CALL } from "../../scripts/lib/sample-tool-call.ts";
 

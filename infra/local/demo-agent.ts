@@ -3,7 +3,7 @@
  * what release note), then replies with the answers.
  */
 import type { AgentInput } from "#lib/agent/model-step.ts";
-import type { DeliveryTarget } from "#lib/store/question-record.ts";
+import type { DeliveryTarget } from "#lib/questions/question-record.ts";
 
 /**
  * Every field as `name=value`, so a field that does not apply reads as empty rather than running into its

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
 import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
-import type { QuestionRecord } from "#lib/store/question-record.ts";
+import type { QuestionRecord } from "#lib/questions/question-record.ts";
 import { startFromCommandLine, stopOnSignals } from "./cli-options.ts";
 import { demoAgentInput } from "./demo-agent.ts";
 import { awsCredentialSettings, demoModelFromEnv, restoreAwsCredentials } from "./demo-model.ts";

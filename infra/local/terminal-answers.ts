@@ -5,8 +5,8 @@
  * question still open. The answer itself goes through the HTTP API like any client's.
  */
 import { interpretTypedReply } from "#lib/app/typed-reply.ts";
+import type { QuestionRecord } from "#lib/questions/question-record.ts";
 import type { Answers } from "#lib/questions/schema.ts";
-import type { QuestionRecord } from "#lib/store/question-record.ts";
 
 export interface TerminalAnswersDeps {
   /** The demo run's pending question, if one is waiting. */

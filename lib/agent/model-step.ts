@@ -7,18 +7,18 @@ import {
   ToolInputError,
 } from "../questions/index.ts";
 import {
-  ASK_USER_TOOL_NAME,
-  askUserResultSchema,
-  type Question,
-  TIMEOUT_GRACE_SECONDS,
-} from "../questions/schema.ts";
-import {
   deliveryTargetSchema,
   type Escalation,
   escalationSchema,
   ownerSchema,
   remindAfterSecondsSchema,
-} from "../store/question-record.ts";
+} from "../questions/question-record.ts";
+import {
+  ASK_USER_TOOL_NAME,
+  askUserResultSchema,
+  type Question,
+  TIMEOUT_GRACE_SECONDS,
+} from "../questions/schema.ts";
 import type { QuestionStore } from "../store/question-store.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
 import * as z from "../zod.ts";

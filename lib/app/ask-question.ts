@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { TaskCallbacks } from "../callbacks/task-callbacks.ts";
 import type { ChannelRegistry } from "../channels/chat-channel.ts";
 import { normalizeAskUserArgs, questionIdFor, type TimeoutLimits } from "../questions/index.ts";
-import type { Delivery, DeliveryTarget, Escalation, QuestionRecord } from "../store/question-record.ts";
+import type { Delivery, DeliveryTarget, Escalation, QuestionRecord } from "../questions/question-record.ts";
 import type { CreateResult, NewQuestion, QuestionStore } from "../store/question-store.ts";
 import { closedOf, idsOf, refOf, type Telemetry } from "../telemetry/telemetry.ts";
 import { IdInUseError, InvalidArgumentError, SessionBusyError } from "./errors.ts";

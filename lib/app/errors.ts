@@ -2,7 +2,7 @@
  * Expected failures of the use cases, each with the API error code it maps to (docs/api.md, "Errors"). Names
  * are set explicitly: the ask Lambda's errors reach the state machine's `Catch` by name.
  */
-import type { QuestionStatus } from "../store/question-record.ts";
+import type { QuestionStatus } from "../questions/question-record.ts";
 
 export class NotFoundError extends Error {
   override readonly name = "NotFoundError";

@@ -1,8 +1,8 @@
 import type { ChannelRegistry } from "../channels/chat-channel.ts";
 import type { ControlAction, Inbound } from "../channels/inbound.ts";
 import { InvalidAnswerError } from "../questions/errors.ts";
+import { mayAnswer, type QuestionRecord } from "../questions/question-record.ts";
 import type { Answers, Question } from "../questions/schema.ts";
-import { mayAnswer, type QuestionRecord } from "../store/question-record.ts";
 import type { QuestionStore } from "../store/question-store.ts";
 import { AlreadyResolvedError } from "./errors.ts";
 import type { ResolveQuestion } from "./resolve-question.ts";

@@ -6,7 +6,7 @@ import {
 } from "../notify/notification.ts";
 import type { NotificationLog, NotificationQueue, WebhookSender } from "../notify/notification-ports.ts";
 import { webhookHeaders } from "../notify/standard-webhooks.ts";
-import type { QuestionRecord } from "../store/question-record.ts";
+import type { QuestionRecord } from "../questions/question-record.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
 
 export interface NotifyDeps {

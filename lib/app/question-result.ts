@@ -1,5 +1,5 @@
+import type { QuestionRecord } from "../questions/question-record.ts";
 import type { AskUserResult } from "../questions/schema.ts";
-import type { QuestionRecord } from "../store/question-record.ts";
 
 /**
  * What a question that has ended gives its asker, as ask_user reports it: the answers, no_answer with its

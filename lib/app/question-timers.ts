@@ -1,4 +1,4 @@
-import type { QuestionRecord } from "../store/question-record.ts";
+import type { QuestionRecord } from "../questions/question-record.ts";
 import { idsOf, refOf, type Telemetry } from "../telemetry/telemetry.ts";
 import { FinalTimerError, type Timers, timersOf } from "../timers/timers.ts";
 

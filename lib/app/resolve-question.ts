@@ -1,7 +1,7 @@
 import type { TaskCallbacks } from "../callbacks/task-callbacks.ts";
 import { validateAnswers } from "../questions/index.ts";
+import { type CancelReason, mayAnswer, type QuestionRecord } from "../questions/question-record.ts";
 import type { Answers } from "../questions/schema.ts";
-import { type CancelReason, mayAnswer, type QuestionRecord } from "../store/question-record.ts";
 import type { Outcome, QuestionStore } from "../store/question-store.ts";
 import { closedOf, idsOf, refOf, type Telemetry } from "../telemetry/telemetry.ts";
 import { AlreadyResolvedError, NotFoundError, NotOwnerError } from "./errors.ts";

@@ -1,5 +1,5 @@
 import type { ChannelRegistry } from "../channels/chat-channel.ts";
-import type { QuestionRecord } from "../store/question-record.ts";
+import type { QuestionRecord } from "../questions/question-record.ts";
 
 /**
  * Edits every posted copy of an ended question to show its outcome and drop its controls. Each copy is

@@ -1,5 +1,5 @@
 import { type CallbackOutcome, TASK_ERRORS, type TaskCallbacks } from "../callbacks/task-callbacks.ts";
-import type { QuestionRecord } from "../store/question-record.ts";
+import type { QuestionRecord } from "../questions/question-record.ts";
 
 /** The cause sent with each cancel reason. */
 const CANCEL_CAUSES = {

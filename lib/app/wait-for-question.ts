@@ -1,4 +1,4 @@
-import type { QuestionRecord } from "../store/question-record.ts";
+import type { QuestionRecord } from "../questions/question-record.ts";
 import type { QuestionStore } from "../store/question-store.ts";
 import { NotFoundError } from "./errors.ts";
 

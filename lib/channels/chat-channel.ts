@@ -1,4 +1,4 @@
-import type { Delivery, DeliveryTarget, QuestionRecord } from "../store/question-record.ts";
+import type { Delivery, DeliveryTarget, QuestionRecord } from "../questions/question-record.ts";
 
 /**
  * A chat platform Handraise delivers questions to. Adapters render the question in the platform's own

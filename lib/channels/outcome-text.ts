@@ -1,4 +1,4 @@
-import type { QuestionRecord } from "../store/question-record.ts";
+import type { QuestionRecord } from "../questions/question-record.ts";
 
 /** One line saying how a question ended, shown where its prompt was posted. */
 export function outcomeText(record: QuestionRecord): string {

@@ -17,8 +17,8 @@ import { DeliveryFailedError } from "../app/errors.ts";
 import { TASK_ERRORS } from "../callbacks/task-callbacks.ts";
 import { durableWaiter } from "../callbacks/waiter.ts";
 import { normalizeAskUserArgs, type TimeoutLimits } from "../questions/index.ts";
+import type { DeliveryTarget, Escalation } from "../questions/question-record.ts";
 import { type AskUserResult, askUserResultSchema, TIMEOUT_GRACE_SECONDS } from "../questions/schema.ts";
-import type { DeliveryTarget, Escalation } from "../store/question-record.ts";
 
 /** The name of the durable operation each ask is (what a test runner's `getOperation` finds). */
 export const ASK_USER_OPERATION = "ask_user";

@@ -4,7 +4,7 @@
  * the API record — never a task token — plus `eventId`, the same for every delivery of one question's one
  * transition, so a consumer dedupes by it (events are published at least once). Pure.
  */
-import type { QuestionRecord } from "../store/question-record.ts";
+import type { QuestionRecord } from "../questions/question-record.ts";
 
 export const EVENT_SOURCE = "handraise";
 

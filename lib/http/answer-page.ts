@@ -22,7 +22,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import { AlreadyResolvedError, NotFoundError } from "../app/errors.ts";
 import type { ResolveOptions, ResolveQuestion } from "../app/resolve-question.ts";
 import { InvalidAnswerError } from "../questions/errors.ts";
-import { type QuestionRecord, RECORD_ID_PATTERN } from "../store/question-record.ts";
+import { type QuestionRecord, RECORD_ID_PATTERN } from "../questions/question-record.ts";
 import type { QuestionStore } from "../store/question-store.ts";
 import { type FieldProblem, type FormState, readAnswerForm } from "../web/answer-form.ts";
 import { SIGNATURE_PATTERN, verifyAnswerLink } from "../web/answer-link.ts";

@@ -4,7 +4,7 @@
  * store builds the DynamoDB start key from it and from the listing's own filter, so a cursor cannot choose an
  * index or a partition, and whatever a caller sends, it is either a position or a 400.
  */
-import { RECORD_ID_PATTERN } from "../store/question-record.ts";
+import { RECORD_ID_PATTERN } from "../questions/question-record.ts";
 import type { PagePosition } from "../store/question-store.ts";
 import * as z from "../zod.ts";
 

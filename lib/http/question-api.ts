@@ -11,7 +11,7 @@ import {
   type QuestionRecord,
   RECORD_ID_PATTERN,
   remindAfterSecondsSchema,
-} from "../store/question-record.ts";
+} from "../questions/question-record.ts";
 import type { PendingFilters, QuestionStore } from "../store/question-store.ts";
 import type { AnswerLinks } from "../web/answer-link.ts";
 import * as z from "../zod.ts";

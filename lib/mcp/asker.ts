@@ -4,7 +4,7 @@
  * its first `:`), else the deployment's HANDRAISE_MCP_OWNER / HANDRAISE_MCP_DELIVER_TO. No target is
  * allowed, as in the question API: the question is then answered on its answer page or over the API.
  */
-import { type DeliveryTarget, deliveryTargetSchema, ownerSchema } from "../store/question-record.ts";
+import { type DeliveryTarget, deliveryTargetSchema, ownerSchema } from "../questions/question-record.ts";
 
 export interface Asker {
   owner: string;

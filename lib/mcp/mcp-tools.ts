@@ -14,9 +14,9 @@ import {
 import { resultOf } from "../app/question-result.ts";
 import type { ResolveQuestion } from "../app/resolve-question.ts";
 import { formatToolResult, ToolInputError } from "../questions/index.ts";
+import { type QuestionRecord, RECORD_ID_PATTERN } from "../questions/question-record.ts";
 import { ASK_USER_TOOL_NAME } from "../questions/schema.ts";
 import { ASK_USER_TOOL_DESCRIPTION, askUserToolDefinitions } from "../questions/tool-definitions.ts";
-import { type QuestionRecord, RECORD_ID_PATTERN } from "../store/question-record.ts";
 import type { Asker } from "./asker.ts";
 
 /** The most a tool call waits for the answer, whatever it asks for: under API Gateway's 30 s. */

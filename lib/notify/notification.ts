@@ -3,7 +3,7 @@
  * attempt — a receiver drops a repeat by its id) and when each attempt is due. Pure: no I/O, no clock.
  */
 import { resultOf } from "../app/question-result.ts";
-import type { QuestionRecord } from "../store/question-record.ts";
+import type { QuestionRecord } from "../questions/question-record.ts";
 
 /** The longest SQS lets a message wait before it is delivered; longer waits are taken in hops of this. */
 export const MAX_QUEUE_DELAY_SECONDS = 900;

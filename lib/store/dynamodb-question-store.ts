@@ -11,9 +11,9 @@ import {
   UpdateItemCommand,
 } from "@aws-sdk/client-dynamodb";
 import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
+import { type Delivery, type QuestionRecord, statusAt } from "../questions/question-record.ts";
 import { CREATED_ORDER, INDEX, keys } from "./keys.ts";
 import { type QuestionItem, toListedRecord, toRecord } from "./question-item.ts";
-import { type Delivery, type QuestionRecord, statusAt } from "./question-record.ts";
 import type {
   CloseResult,
   CreateResult,

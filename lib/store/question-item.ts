@@ -1,9 +1,14 @@
 /**
- * How a question is stored: the record of lib/store/question-record.ts plus the attributes only storage
+ * How a question is stored: the record of lib/questions/question-record.ts plus the attributes only storage
  * needs (key, entity, TTL, the task token while a run waits). Read by the DynamoDB store and by the
  * table-stream reader; nothing outside lib/store sees an item.
  */
-import { answerersOf, type QuestionRecord, type StoredStatus, statusAt } from "./question-record.ts";
+import {
+  answerersOf,
+  type QuestionRecord,
+  type StoredStatus,
+  statusAt,
+} from "../questions/question-record.ts";
 
 /** Stored item of a question (the record plus storage-only attributes). */
 export interface QuestionItem extends Omit<QuestionRecord, "status" | "answerers"> {

@@ -1,11 +1,11 @@
-import type { Answers, AskUserRequest } from "../questions/schema.ts";
 import type {
   CancelReason,
   Delivery,
   DeliveryTarget,
   Escalation,
   QuestionRecord,
-} from "./question-record.ts";
+} from "../questions/question-record.ts";
+import type { Answers, AskUserRequest } from "../questions/schema.ts";
 
 /** A question to register. `taskToken` is present when a Step Functions run waits on it. */
 export interface NewQuestion extends AskUserRequest {

@@ -8,9 +8,9 @@
  */
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
+import type { QuestionRecord } from "../questions/question-record.ts";
 import { keys } from "./keys.ts";
 import { type QuestionItem, toRecord } from "./question-item.ts";
-import type { QuestionRecord } from "./question-record.ts";
 
 /** A question that has just ended, and the run that waited on it, if one did. */
 export interface ClosedQuestion {

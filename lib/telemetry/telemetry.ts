@@ -7,7 +7,12 @@
  * What may be reported is fixed here, by type: ids, statuses, channel names, counts and durations — never a
  * task token, a secret, an answer's text or a message body (chat payloads carry personal data).
  */
-import type { Delivery, DeliveryTarget, QuestionRecord, QuestionStatus } from "../store/question-record.ts";
+import type {
+  Delivery,
+  DeliveryTarget,
+  QuestionRecord,
+  QuestionStatus,
+} from "../questions/question-record.ts";
 
 /** The ids that tie a log line to a question and its run. */
 export interface QuestionRef {

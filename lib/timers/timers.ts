@@ -4,7 +4,7 @@
  * question has is a pure function of its record (`timersOf`); the `Timers` port sets and clears them
  * (deployed: EventBridge Scheduler, lib/timers/scheduler-timers.ts).
  */
-import { escalationAtMs, type QuestionRecord, RECORD_ID_PATTERN } from "../store/question-record.ts";
+import { escalationAtMs, type QuestionRecord, RECORD_ID_PATTERN } from "../questions/question-record.ts";
 import * as z from "../zod.ts";
 
 /** What a timer hands the question-timer function when it fires: which question, what to do, when it was due. */

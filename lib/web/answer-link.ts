@@ -10,7 +10,7 @@
  */
 import { createHmac } from "node:crypto";
 import { safeEqual } from "../http/safe-equal.ts";
-import type { QuestionRecord } from "../store/question-record.ts";
+import type { QuestionRecord } from "../questions/question-record.ts";
 
 /** What a link is bound to: the parts of a question that never change after it is created. */
 export type LinkSubject = Pick<QuestionRecord, "id" | "owner" | "expiresAtMs">;

@@ -6,8 +6,9 @@
  * Everything from a question (header, text, labels, descriptions, answers) is escaped: it was written by a
  * model or a person, and is shown as text, never as markup.
  */
+
+import type { QuestionRecord } from "../questions/question-record.ts";
 import { MAX_ANSWER_VALUE_UNITS, type Question } from "../questions/schema.ts";
-import type { QuestionRecord } from "../store/question-record.ts";
 import { type FieldProblem, type FormState, OTHER_VALUE, pickField, textField } from "./answer-form.ts";
 import { PAGE_SCRIPT, PAGE_STYLE } from "./answer-page-assets.ts";
 

@@ -1,4 +1,4 @@
-import type { QuestionRecord } from "../../store/question-record.ts";
+import type { QuestionRecord } from "../../questions/question-record.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import { PlatformApiError } from "../platform-api-error.ts";

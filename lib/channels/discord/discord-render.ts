@@ -4,8 +4,8 @@
  * and the custom_id codec (≤ 100 characters; they carry only the short question id, never a token).
  */
 import { parseTextReply, renderPromptText } from "../../questions/index.ts";
+import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Answers, Question } from "../../questions/schema.ts";
-import type { QuestionRecord } from "../../store/question-record.ts";
 import { ANSWER_IN_BROWSER } from "../answer-in-browser.ts";
 import { outcomeText } from "../outcome-text.ts";
 

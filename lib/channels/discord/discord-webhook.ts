@@ -4,7 +4,7 @@ import type { HandleInbound, InboundOutcome } from "../../app/handle-inbound.ts"
 import { HttpError } from "../../http/http-errors.ts";
 import { webhookBody } from "../../http/middlewares.ts";
 import { json } from "../../http/responses.ts";
-import type { QuestionRecord } from "../../store/question-record.ts";
+import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { QuestionStore } from "../../store/question-store.ts";
 import type { ControlAction, Inbound } from "../inbound.ts";
 import { endedText, outcomeText } from "../outcome-text.ts";

@@ -4,8 +4,8 @@
  * and the interactive dialogs behind "Other…", "Choose…" and "Answer…".
  */
 import { renderPromptText } from "../../questions/index.ts";
+import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Question } from "../../questions/schema.ts";
-import type { QuestionRecord } from "../../store/question-record.ts";
 import { ANSWER_IN_BROWSER } from "../answer-in-browser.ts";
 import { outcomeText } from "../outcome-text.ts";
 import type { Dialog, DialogElement, PostAction, PostContent } from "./mattermost-api.ts";

@@ -4,8 +4,8 @@ import type { HandleInbound, InboundOutcome } from "../../app/handle-inbound.ts"
 import { HttpError } from "../../http/http-errors.ts";
 import { MAX_BODY_BYTES, rawBody } from "../../http/middlewares.ts";
 import { json } from "../../http/responses.ts";
+import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { SecretValue } from "../../secrets/secrets.ts";
-import type { QuestionRecord } from "../../store/question-record.ts";
 import type { QuestionStore } from "../../store/question-store.ts";
 import type { ControlAction } from "../inbound.ts";
 import { endedText } from "../outcome-text.ts";

@@ -12,8 +12,8 @@
  * A typed reply works for every shape, as the prompt says (in the question's thread, or in the conversation).
  */
 import { renderPromptText } from "../../questions/index.ts";
+import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Question } from "../../questions/schema.ts";
-import type { QuestionRecord } from "../../store/question-record.ts";
 import { ANSWER_IN_BROWSER } from "../answer-in-browser.ts";
 import type { ControlAction } from "../inbound.ts";
 import { outcomeText } from "../outcome-text.ts";

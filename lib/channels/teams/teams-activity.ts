@@ -5,8 +5,8 @@
  * Handraise.
  */
 import { createHash } from "node:crypto";
+import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Answers } from "../../questions/schema.ts";
-import type { QuestionRecord } from "../../store/question-record.ts";
 import * as z from "../../zod.ts";
 import type { Inbound } from "../inbound.ts";
 import { choiceInputId, otherInputId } from "./teams-render.ts";

@@ -6,8 +6,9 @@
  * 200, then talk through the Bot Connector — instead of an invoke whose HTTP response must carry the card.
  * The data names the question; which option it is, is an index into the record, never a label.
  */
+
+import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Question } from "../../questions/schema.ts";
-import type { QuestionRecord } from "../../store/question-record.ts";
 import { ANSWER_IN_BROWSER } from "../answer-in-browser.ts";
 import { outcomeText } from "../outcome-text.ts";
 import type { TeamsActivity } from "./teams-api.ts";

@@ -3,7 +3,7 @@
  * interpreted as markup) with inline buttons where they fit, and the callback data codec.
  */
 import { renderPromptText } from "../../questions/index.ts";
-import type { QuestionRecord } from "../../store/question-record.ts";
+import type { QuestionRecord } from "../../questions/question-record.ts";
 import { ANSWER_IN_BROWSER, isLoopbackUrl } from "../answer-in-browser.ts";
 import type { ControlAction } from "../inbound.ts";
 

@@ -3,7 +3,7 @@ import { createAskQuestion } from "#lib/app/ask-question.ts";
 import { InvalidArgumentError, SessionBusyError } from "#lib/app/errors.ts";
 import type { CallbackOutcome, TaskCallbacks } from "#lib/callbacks/task-callbacks.ts";
 import type { ChatChannel } from "#lib/channels/chat-channel.ts";
-import type { QuestionRecord } from "#lib/store/question-record.ts";
+import type { QuestionRecord } from "#lib/questions/question-record.ts";
 import type { CreateResult, NewQuestion, Outcome, QuestionStore } from "#lib/store/question-store.ts";
 import { silentTelemetry } from "#lib/telemetry/telemetry.ts";
 

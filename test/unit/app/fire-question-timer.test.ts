@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createFireQuestionTimer } from "#lib/app/fire-question-timer.ts";
 import type { ChatChannel } from "#lib/channels/chat-channel.ts";
-import type { Delivery, QuestionRecord } from "#lib/store/question-record.ts";
+import type { Delivery, QuestionRecord } from "#lib/questions/question-record.ts";
 import type { QuestionStore } from "#lib/store/question-store.ts";
 import { type ClosedQuestion, silentTelemetry } from "#lib/telemetry/telemetry.ts";
 import type { TimerEvent } from "#lib/timers/timers.ts";

@@ -3,7 +3,7 @@ import { createHandleInbound } from "#lib/app/handle-inbound.ts";
 import type { ResolveQuestion } from "#lib/app/resolve-question.ts";
 import type { Inbound } from "#lib/channels/inbound.ts";
 import { normalizeAskUserArgs } from "#lib/questions/index.ts";
-import type { QuestionRecord } from "#lib/store/question-record.ts";
+import type { QuestionRecord } from "#lib/questions/question-record.ts";
 import type { QuestionStore } from "#lib/store/question-store.ts";
 
 const { questions } = normalizeAskUserArgs({

@@ -7,7 +7,7 @@ import { renderPost, retiredPost } from "#lib/channels/mattermost/mattermost-ren
 import { renderBlocks, renderRetiredBlocks } from "#lib/channels/slack/slack-render.ts";
 import { answerUrlOf, renderKeyboard, renderText } from "#lib/channels/telegram/telegram-render.ts";
 import type { Question } from "#lib/questions/index.ts";
-import type { QuestionRecord } from "#lib/store/question-record.ts";
+import type { QuestionRecord } from "#lib/questions/question-record.ts";
 
 const single: Question = {
   id: "deploy_target",

@@ -12,7 +12,7 @@ import {
   retiredContent,
 } from "#lib/channels/discord/discord-render.ts";
 import type { Question } from "#lib/questions/index.ts";
-import type { QuestionRecord } from "#lib/store/question-record.ts";
+import type { QuestionRecord } from "#lib/questions/question-record.ts";
 
 const single: Question = {
   id: "deploy_target",

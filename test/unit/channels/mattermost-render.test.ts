@@ -8,7 +8,7 @@ import {
 } from "#lib/channels/mattermost/mattermost-render.ts";
 import { submissionAnswers } from "#lib/channels/mattermost/mattermost-request.ts";
 import { verifyContext } from "#lib/channels/mattermost/mattermost-signature.ts";
-import type { QuestionRecord } from "#lib/store/question-record.ts";
+import type { QuestionRecord } from "#lib/questions/question-record.ts";
 
 const target = { url: "https://api.example.com/webhooks/mattermost", secret: "mm-action-secret-0123456789" };
 const record = (

@@ -11,7 +11,7 @@ import { createSlackChannel } from "#lib/channels/slack/slack-channel.ts";
 import type { TelegramApi } from "#lib/channels/telegram/telegram-api.ts";
 import { createTelegramChannel } from "#lib/channels/telegram/telegram-channel.ts";
 import type { Question } from "#lib/questions/index.ts";
-import { answerersOf, mayAnswer, type QuestionRecord } from "#lib/store/question-record.ts";
+import { answerersOf, mayAnswer, type QuestionRecord } from "#lib/questions/question-record.ts";
 
 const question: Question = {
   id: "deploy_target",

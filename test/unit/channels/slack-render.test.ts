@@ -20,7 +20,7 @@ import {
   tapToAction,
 } from "#lib/channels/slack/slack-render.ts";
 import { normalizeAskUserArgs } from "#lib/questions/index.ts";
-import type { QuestionRecord } from "#lib/store/question-record.ts";
+import type { QuestionRecord } from "#lib/questions/question-record.ts";
 
 function recordOf(questions: unknown[], extra: Partial<QuestionRecord> = {}): QuestionRecord {
   return {

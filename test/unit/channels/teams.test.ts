@@ -3,7 +3,7 @@ import { activityToInbound, conversationOf, formAnswers } from "#lib/channels/te
 import { createTeamsApi } from "#lib/channels/teams/teams-api.ts";
 import { createTeamsChannel, isTrustedServiceUrl } from "#lib/channels/teams/teams-channel.ts";
 import { escapeCardText, renderQuestionCard, renderRetiredCard } from "#lib/channels/teams/teams-render.ts";
-import type { QuestionRecord } from "#lib/store/question-record.ts";
+import type { QuestionRecord } from "#lib/questions/question-record.ts";
 
 const deploy = {
   id: "deploy_target",

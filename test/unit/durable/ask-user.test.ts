@@ -10,7 +10,7 @@ import { SessionBusyError } from "#lib/app/errors.ts";
 import { waiterOf } from "#lib/callbacks/waiter.ts";
 import { ASK_USER_OPERATION, createDurableAskUser } from "#lib/durable/ask-user.ts";
 import { questionIdFor, ToolInputError } from "#lib/questions/index.ts";
-import type { QuestionRecord } from "#lib/store/question-record.ts";
+import type { QuestionRecord } from "#lib/questions/question-record.ts";
 
 const args = {
   questions: [{ id: "q", header: "H", question: "Which?", options: [{ label: "A" }, { label: "B" }] }],

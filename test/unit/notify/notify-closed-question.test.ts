@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createNotifyClosedQuestion } from "#lib/app/notify-closed-question.ts";
 import { type NotificationMessage, notificationFor } from "#lib/notify/notification.ts";
-import type { QuestionRecord } from "#lib/store/question-record.ts";
+import type { QuestionRecord } from "#lib/questions/question-record.ts";
 import { silentTelemetry } from "#lib/telemetry/telemetry.ts";
 
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";

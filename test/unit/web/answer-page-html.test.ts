@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { normalizeAskUserArgs } from "#lib/questions/index.ts";
-import type { QuestionRecord } from "#lib/store/question-record.ts";
+import type { QuestionRecord } from "#lib/questions/question-record.ts";
 import { CONTENT_SECURITY_POLICY, PAGE_SCRIPT, PAGE_STYLE } from "#lib/web/answer-page-assets.ts";
 import {
   escapeHtml,

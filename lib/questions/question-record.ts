@@ -2,8 +2,9 @@
  * The question record: what the store keeps and the API shows. The task token is stored
  * beside it but is never part of a record: only `close` hands it to the caller that must resume the run.
  */
-import type { answersSchema, noAnswerReasonSchema, questionSchema } from "../questions/schema.ts";
+
 import * as z from "../zod.ts";
+import type { answersSchema, noAnswerReasonSchema, questionSchema } from "./schema.ts";
 
 export const deliveryTargetSchema = z.strictObject({
   channel: z.string().check(z.minLength(1), z.maxLength(32)),
