@@ -1,5 +1,5 @@
 import type { ChannelRegistry } from "../channels/chat-channel.ts";
-import { reminderText } from "../channels/outcome-text.ts";
+import { reminderText } from "../channels/replies.ts";
 import { type Delivery, escalationAtMs, type QuestionRecord } from "../questions/question-record.ts";
 import type { QuestionStore } from "../store/question-store.ts";
 import { idsOf, refOf, type Telemetry } from "../telemetry/telemetry.ts";

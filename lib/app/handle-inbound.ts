@@ -1,5 +1,7 @@
 import type { ChannelRegistry } from "../channels/chat-channel.ts";
 import type { ControlAction, Inbound } from "../channels/inbound.ts";
+import { replies } from "../channels/replies.ts";
+import { validateAnswers } from "../questions/answers.ts";
 import { InvalidAnswerError } from "../questions/errors.ts";
 import { mayAnswer, type QuestionRecord } from "../questions/question-record.ts";
 import type { Answers, Question } from "../questions/schema.ts";
@@ -28,7 +30,12 @@ export type InboundOutcome =
   /** "Other…": the owner wants to type an answer to this sub-question. */
   | { kind: "needs_text"; record: QuestionRecord; questionIndex: number }
   /** A multi-select toggle by the owner: the adapter re-renders its controls. */
-  | { kind: "toggled"; record: QuestionRecord; questionIndex: number; optionIndex: number };
+  | { kind: "toggled"; record: QuestionRecord; questionIndex: number; optionIndex: number }
+  /**
+   * The stepper moved (a step answered and kept in `record.draft`, or Back): the adapter shows sub-question
+   * `questionIndex` of the prompt, with what the draft holds for it already chosen.
+   */
+  | { kind: "step"; record: QuestionRecord; questionIndex: number };
 
 export interface HandleInboundDeps {
   store: QuestionStore;
@@ -79,6 +86,42 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     }
   }
 
+  /**
+   * Answers to some of a prompt's questions — a stepper's step, an Other… modal, a form, a typed line —
+   * merged with what earlier steps kept (`record.draft`). Complete, and on the last step or not stepping at
+   * all: every answer goes through the answer path at once. Otherwise the merge is kept as the draft (never
+   * an answer) and the person is shown where to go on: from a step, the next one (or the first still open
+   * after the last); without one, which questions are still needed.
+   */
+  async function contribute(
+    record: QuestionRecord,
+    given: Answers,
+    actor: string,
+    step?: number,
+  ): Promise<InboundOutcome> {
+    const merged: Answers = { ...record.draft, ...given };
+    const missing = record.questions.filter((q) => !Object.hasOwn(merged, q.id));
+    const onLastStep = step === undefined || step >= record.questions.length - 1;
+    if (missing.length === 0 && onLastStep) return answer(record, merged, actor);
+    let checked: Answers;
+    try {
+      // What is kept is checked now (an option that is not one, a blank value), not only at the end.
+      checked = validateAnswers(
+        record.questions.filter((q) => Object.hasOwn(given, q.id)),
+        given,
+      );
+    } catch (error) {
+      if (!(error instanceof InvalidAnswerError)) throw error;
+      return { kind: "invalid", record, message: error.message };
+    }
+    const saved = await store.saveDraft(record.id, { ...record.draft, ...checked }, now());
+    if (saved.kind === "not_found") return { kind: "ignored" };
+    if (saved.kind === "not_pending") return { kind: "ended", record: saved.record };
+    if (step === undefined) return { kind: "incomplete", record: saved.record, missing };
+    const next = onLastStep ? record.questions.indexOf(missing[0] as Question) : step + 1;
+    return { kind: "step", record: saved.record, questionIndex: next };
+  }
+
   async function answer(record: QuestionRecord, answers: Answers, actor: string): Promise<InboundOutcome> {
     try {
       return await settle(record.id, () =>
@@ -106,24 +149,29 @@ export function createHandleInbound(deps: HandleInboundDeps) {
       case "option": {
         const question = record.questions[action.questionIndex];
         const option = question?.options[action.optionIndex];
-        if (!question || !option || record.questions.length !== 1 || question.multiSelect) {
-          return { kind: "invalid", record, message: "That button does not fit this question." };
+        if (!question || !option || question.multiSelect) {
+          return { kind: "invalid", record, message: replies.controlDoesNotFit };
         }
-        return answer(record, { [question.id]: [option.label] }, actor);
+        return contribute(record, { [question.id]: [option.label] }, actor, action.questionIndex);
       }
       case "choose": {
         const question = record.questions[action.questionIndex];
-        if (!question)
-          return { kind: "invalid", record, message: "That control does not fit this question." };
+        if (!question) return { kind: "invalid", record, message: replies.controlDoesNotFit };
         const labels = action.optionIndexes.flatMap((i) => question.options[i]?.label ?? []);
-        return answer(record, { [question.id]: labels }, actor);
+        // Done with nothing ticked: the step is not answered (the adapter asks for a choice).
+        if (labels.length === 0) return { kind: "incomplete", record, missing: [question] };
+        return contribute(record, { [question.id]: labels }, actor, action.questionIndex);
       }
+      case "back":
+        return record.questions[action.questionIndex] && action.questionIndex > 0
+          ? { kind: "step", record, questionIndex: action.questionIndex - 1 }
+          : { kind: "invalid", record, message: replies.controlDoesNotFit };
       case "skip":
         return cancel(record, "skipped", actor);
       case "other":
         return record.questions[action.questionIndex]
           ? { kind: "needs_text", record, questionIndex: action.questionIndex }
-          : { kind: "invalid", record, message: "That button does not fit this question." };
+          : { kind: "invalid", record, message: replies.controlDoesNotFit };
       case "toggle":
         return {
           kind: "toggled",
@@ -135,7 +183,12 @@ export function createHandleInbound(deps: HandleInboundDeps) {
   }
 
   async function handle(inbound: Inbound, routed: QuestionRecord | undefined): Promise<InboundOutcome> {
-    const record = routed;
+    // A pending listing does not carry the draft (the indexes project what a listing shows): a prompt of
+    // several questions routed that way is read whole before typed text is merged with its draft.
+    const record =
+      routed && inbound.kind === "text" && routed.questions.length > 1 && routed.status === "pending"
+        ? await store.get(routed.id, now())
+        : routed;
     if (!record) return inbound.kind === "command" ? { kind: "no_pending" } : { kind: "ignored" };
     // The owner, or from the escalation time its escalation owner; anyone else is told it is not theirs.
     if (!mayAnswer(record, inbound.actor, now())) return { kind: "not_owner", record };
@@ -145,16 +198,18 @@ export function createHandleInbound(deps: HandleInboundDeps) {
       case "control":
         return control(record, inbound.action, inbound.actor);
       case "form":
-        return answer(record, inbound.answers, inbound.actor);
+        return contribute(record, inbound.answers, inbound.actor, inbound.step);
       case "command":
         if (inbound.command === "cancel") return cancel(record, "cancelled", inbound.actor);
         return show(record, inbound);
       case "text": {
-        const reply = interpretTypedReply(record.questions, inbound.text);
+        // What the stepper kept counts: a plain line answers the next question it has no value for.
+        const reply = interpretTypedReply(record.questions, inbound.text, record.draft);
         if (reply.kind === "answer") return answer(record, reply.answers, inbound.actor);
         if (reply.kind === "skip") return cancel(record, "skipped", inbound.actor);
         if (reply.kind === "cancel") return cancel(record, "cancelled", inbound.actor);
-        if (reply.kind === "incomplete") return { kind: "incomplete", record, missing: reply.missing };
+        // Kept, so the next line (or the buttons) only has to give what is still missing.
+        if (reply.kind === "incomplete") return contribute(record, reply.answered, inbound.actor);
         if (reply.kind === "invalid") return { kind: "invalid", record, message: reply.message };
         return { kind: "ignored" };
       }

@@ -2,7 +2,7 @@ import { renderPromptText } from "../questions/index.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../web/answer-link.ts";
 import { ANSWER_IN_BROWSER } from "./answer-in-browser.ts";
 import type { ChatChannel } from "./chat-channel.ts";
-import { outcomeText } from "./outcome-text.ts";
+import { outcomeText } from "./replies.ts";
 
 /**
  * The terminal of the local stack as a chat: the prompt is written as text and answered by typing (see the

@@ -25,6 +25,8 @@ export type ControlAction =
   | { type: "other"; questionIndex: number }
   /** A toggle of a multi-select option that is not submitted yet (Telegram re-renders its buttons). */
   | { type: "toggle"; questionIndex: number; optionIndex: number }
+  /** The stepper's Back on sub-question `questionIndex`: show the one before it again, its choice kept. */
+  | { type: "back"; questionIndex: number }
   | { type: "skip" };
 
 export type Inbound =
@@ -43,7 +45,13 @@ export type Inbound =
     })
   | (InboundBase & { kind: "control"; questionId: string; action: ControlAction })
   /** A modal / dialog submission: free text or chosen values per sub-question id. */
-  | (InboundBase & { kind: "form"; questionId: string; answers: Answers })
+  | (InboundBase & {
+      kind: "form";
+      questionId: string;
+      answers: Answers;
+      /** The stepper's step the form was opened from (an Other… modal on step 2 of 3): it moves on from there. */
+      step?: number | undefined;
+    })
   | (InboundBase & {
       kind: "command";
       command: "cancel" | "question";

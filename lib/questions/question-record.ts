@@ -94,6 +94,12 @@ export interface QuestionRecord {
   createdAtMs: number;
   expiresAtMs: number;
   answers?: z.infer<typeof answersSchema>;
+  /**
+   * What the owner has chosen so far in a chat's stepper (one question at a time), by question id. Never an
+   * answer: the last step submits all of them through the answer path, which alone sets `answers`. Dropped
+   * when the question closes.
+   */
+  draft?: z.infer<typeof answersSchema>;
   /** Set when cancelled: `cancelled` or `skipped`. */
   reason?: CancelReason;
   resolvedBy?: string;

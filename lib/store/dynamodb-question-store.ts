@@ -23,6 +23,7 @@ import type {
   PendingFilters,
   PendingPage,
   QuestionStore,
+  SaveDraftResult,
 } from "./question-store.ts";
 
 export interface DynamoDbQuestionStoreOptions {
@@ -414,7 +415,7 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
               Key: { pk: { S: keys.question(id) } },
               // Leaving the sparse indexes is what makes the question stop being listed as pending; the
               // token leaves the item here (the stream's old image still has it for the durable resume).
-              UpdateExpression: `SET ${set.join(", ")} REMOVE ${LEAVE_PENDING_INDEXES}, taskToken`,
+              UpdateExpression: `SET ${set.join(", ")} REMOVE ${LEAVE_PENDING_INDEXES}, taskToken, draft`,
               ConditionExpression: STILL_PENDING,
               ExpressionAttributeNames: { "#status": "status" },
               ExpressionAttributeValues: marshall(values, { removeUndefinedValues: true }),
@@ -433,6 +434,30 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
           taskToken: before.taskToken,
         };
       }
+      const current = await this.get(id, nowMs);
+      return current ? { kind: "not_pending", record: current } : { kind: "not_found" };
+    },
+
+    async saveDraft(id, draft, nowMs): Promise<SaveDraftResult> {
+      let after: QuestionItem | undefined;
+      const saved = await conditionally(async () => {
+        const out = track(
+          await client.send(
+            new UpdateItemCommand({
+              TableName,
+              Key: { pk: { S: keys.question(id) } },
+              UpdateExpression: "SET draft = :draft",
+              ConditionExpression: STILL_PENDING,
+              ExpressionAttributeNames: { "#status": "status" },
+              ExpressionAttributeValues: marshall({ ":draft": draft, ":pending": "pending", ":now": nowMs }),
+              ReturnValues: "ALL_NEW",
+              ...capacity,
+            }),
+          ),
+        );
+        after = out.Attributes ? (unmarshall(out.Attributes) as QuestionItem) : undefined;
+      });
+      if (saved && after) return { kind: "saved", record: toRecord(after, nowMs) };
       const current = await this.get(id, nowMs);
       return current ? { kind: "not_pending", record: current } : { kind: "not_found" };
     },
@@ -624,7 +649,7 @@ function closingUpdate(outcome: Outcome, nowMs: number) {
 
 /** The item as the closing write left it, from the item before it (the write returns the old image). */
 function closedItem(before: QuestionItem, outcome: Outcome, nowMs: number): QuestionItem {
-  const { taskToken: _token, ...rest } = before;
+  const { taskToken: _token, draft: _draft, ...rest } = before;
   return {
     ...rest,
     status: outcome.status,

@@ -44,6 +44,7 @@ export function toListedRecord(item: QuestionItem, nowMs: number): QuestionRecor
     createdAtMs: item.createdAtMs,
     expiresAtMs: item.expiresAtMs,
     ...(item.answers !== undefined && { answers: item.answers }),
+    ...(item.draft !== undefined && item.status === "pending" && { draft: item.draft }),
     ...(item.reason !== undefined && { reason: item.reason }),
     ...(item.resolvedBy !== undefined && { resolvedBy: item.resolvedBy }),
     ...(item.resolvedAtMs !== undefined && { resolvedAtMs: item.resolvedAtMs }),

@@ -52,6 +52,13 @@ export type CloseResult =
   | { kind: "not_pending"; record: QuestionRecord }
   | { kind: "not_found" };
 
+export type SaveDraftResult =
+  /** The draft is stored; the record as it now is. */
+  | { kind: "saved"; record: QuestionRecord }
+  /** It had already ended (answered, cancelled, expired, …): the draft was not stored. */
+  | { kind: "not_pending"; record: QuestionRecord }
+  | { kind: "not_found" };
+
 export type PendingFilter = { owner: string } | { sessionKey: string } | { agentId: string };
 
 /** Filters of a paged listing, combined with AND: at least one, any of the others too. */
@@ -104,6 +111,12 @@ export interface QuestionStore {
    * takes it over (a slot whose question has ended is free).
    */
   close(id: string, outcome: Outcome, nowMs: number): Promise<CloseResult>;
+  /**
+   * Replaces a pending question's draft (the stepper's answers so far, lib/app/handle-inbound.ts): one
+   * conditional write on `status = pending` and the deadline, so a draft never lands on a question that has
+   * ended. The caller merges: the whole draft is written (one person steps through one question at a time).
+   */
+  saveDraft(id: string, draft: Answers, nowMs: number): Promise<SaveDraftResult>;
   /**
    * Closes a question whose wait has ended outside Handraise, if it is still pending; changes nothing
    * otherwise. Unlike `close` it reads nothing back (so a caller that may not see task tokens can use it).

@@ -7,7 +7,7 @@ import { parseTextReply, renderPromptText } from "../../questions/index.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Answers, Question } from "../../questions/schema.ts";
 import { ANSWER_IN_BROWSER } from "../answer-in-browser.ts";
-import { outcomeText } from "../outcome-text.ts";
+import { outcomeText } from "../replies.ts";
 
 /** Message `content` limit. */
 export const MAX_CONTENT = 2000;

@@ -7,7 +7,7 @@ import { json } from "../../http/responses.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { QuestionStore } from "../../store/question-store.ts";
 import type { ControlAction, Inbound } from "../inbound.ts";
-import { endedText, outcomeText } from "../outcome-text.ts";
+import { endedText, outcomeText } from "../replies.ts";
 import type { DiscordApi } from "./discord-api.ts";
 import { retireMessage } from "./discord-channel.ts";
 import {
@@ -202,6 +202,7 @@ export function createDiscordWebhook(deps: DiscordWebhookDeps) {
       case "needs_text":
       case "shown":
       case "toggled":
+      case "step":
         return acknowledge(interaction);
     }
   }
@@ -236,6 +237,7 @@ export function createDiscordWebhook(deps: DiscordWebhookDeps) {
         return privately(outcome.message);
       case "needs_text":
       case "toggled":
+      case "step":
         return acknowledge(interaction);
     }
   }

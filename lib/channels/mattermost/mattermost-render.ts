@@ -7,7 +7,7 @@ import { renderPromptText } from "../../questions/index.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Question } from "../../questions/schema.ts";
 import { ANSWER_IN_BROWSER } from "../answer-in-browser.ts";
-import { outcomeText } from "../outcome-text.ts";
+import { outcomeText } from "../replies.ts";
 import type { Dialog, DialogElement, PostAction, PostContent } from "./mattermost-api.ts";
 import { signContext } from "./mattermost-signature.ts";
 

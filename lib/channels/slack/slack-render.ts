@@ -16,7 +16,7 @@ import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Question } from "../../questions/schema.ts";
 import { ANSWER_IN_BROWSER } from "../answer-in-browser.ts";
 import type { ControlAction } from "../inbound.ts";
-import { outcomeText } from "../outcome-text.ts";
+import { outcomeText } from "../replies.ts";
 
 /** The slash command of infra/slack/manifest.yml: `/handraise cancel`, `/handraise question`. */
 export const SLASH_COMMAND = "/handraise";

@@ -10,7 +10,7 @@
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Question } from "../../questions/schema.ts";
 import { ANSWER_IN_BROWSER } from "../answer-in-browser.ts";
-import { outcomeText } from "../outcome-text.ts";
+import { outcomeText } from "../replies.ts";
 import type { TeamsActivity } from "./teams-api.ts";
 
 export const ADAPTIVE_CARD = "application/vnd.microsoft.card.adaptive";

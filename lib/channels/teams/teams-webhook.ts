@@ -3,7 +3,7 @@ import type { HandleInbound, InboundOutcome } from "../../app/handle-inbound.ts"
 import { HttpError } from "../../http/http-errors.ts";
 import { webhookBody } from "../../http/middlewares.ts";
 import type { QuestionStore } from "../../store/question-store.ts";
-import { endedText, GONE_TEXT, NOT_YOURS_TEXT, stillNeededText } from "../outcome-text.ts";
+import { endedText, replies, stillNeededText } from "../replies.ts";
 import {
   activitySchema,
   activityToInbound,
@@ -37,7 +37,7 @@ const unauthorized = () => new HttpError(401, "UNAUTHORIZED", "Missing or invali
 function noticeOf(outcome: InboundOutcome, tapped: boolean): string | undefined {
   switch (outcome.kind) {
     case "not_owner":
-      return NOT_YOURS_TEXT;
+      return replies.notYours;
     case "ended":
       return endedText(outcome.record);
     case "incomplete":
@@ -47,7 +47,7 @@ function noticeOf(outcome: InboundOutcome, tapped: boolean): string | undefined 
     case "ignored":
     case "no_pending":
       // Typed chatter that answers nothing gets no reply; a tap on a card whose question is gone does.
-      return tapped ? GONE_TEXT : undefined;
+      return tapped ? replies.gone : undefined;
     default:
       return undefined;
   }

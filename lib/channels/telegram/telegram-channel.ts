@@ -1,6 +1,6 @@
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import type { ChatChannel } from "../chat-channel.ts";
-import { outcomeText } from "../outcome-text.ts";
+import { outcomeText } from "../replies.ts";
 import type { TelegramApi } from "./telegram-api.ts";
 import { renderKeyboard, renderText } from "./telegram-render.ts";
 

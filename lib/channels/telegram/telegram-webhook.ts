@@ -8,9 +8,9 @@ import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { SecretValue } from "../../secrets/secrets.ts";
 import type { QuestionStore } from "../../store/question-store.ts";
 import type { Inbound } from "../inbound.ts";
-import { endedText } from "../outcome-text.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
 import { remembered } from "../remembered.ts";
+import { endedText } from "../replies.ts";
 import type { TelegramApi } from "./telegram-api.ts";
 import {
   answerUrlOf,

@@ -5,7 +5,7 @@ import type { DiscordApi } from "#lib/channels/discord/discord-api.ts";
 import { createDiscordChannel } from "#lib/channels/discord/discord-channel.ts";
 import type { MattermostApi } from "#lib/channels/mattermost/mattermost-api.ts";
 import { createMattermostChannel } from "#lib/channels/mattermost/mattermost-channel.ts";
-import { outcomeText, reminderText } from "#lib/channels/outcome-text.ts";
+import { outcomeText, reminderText } from "#lib/channels/replies.ts";
 import type { SlackApi } from "#lib/channels/slack/slack-api.ts";
 import { createSlackChannel } from "#lib/channels/slack/slack-channel.ts";
 import type { TelegramApi } from "#lib/channels/telegram/telegram-api.ts";

@@ -1,0 +1,138 @@
+/**
+ * Every sentence a chat shows a person, in one place (ready for translation): the outcome of a question, what
+ * a tap or a typed reply is told, the labels of the controls and the stepper. Platform adapters render these;
+ * none writes its own.
+ */
+
+import type { InboundOutcome } from "../app/handle-inbound.ts";
+import type { QuestionRecord } from "../questions/question-record.ts";
+import type { Question } from "../questions/schema.ts";
+
+/** The fixed sentences and labels. */
+export const replies = {
+  notYours: "This question is not yours to answer.",
+  gone: "This question no longer exists.",
+  nothingWaiting: "No question is waiting for you here.",
+  gotIt: "Got it.",
+  skipped: "Skipped.",
+  cancelled: "Cancelled.",
+  controlNoLongerValid: "This control is no longer valid.",
+  formNoLongerValid: "This form is no longer valid.",
+  controlDoesNotFit: "That control does not fit this question.",
+  chooseAtLeastOne: "Choose at least one option, then tap Done.",
+  chooseOrType: "Choose an option or type your own answer.",
+  pickOrTypeNotBoth: "Pick an option or type your own answer, not both.",
+  stillNeededShort: "Still needed.",
+  postedAgain: "Posted the question again.",
+  unconfirmedActor: "Handraise could not confirm who you are in this channel, so nothing changed. Try again.",
+  formCouldNotOpen: "The form could not be opened. Reply in the question's thread instead.",
+  /** Control labels. */
+  other: "Other…",
+  done: "Done",
+  back: "Back",
+  skip: "Skip",
+  chooseOneOrMore: "Choose one or more…",
+  answerInForm: "Answer in a form",
+  yourAnswer: "Your answer",
+} as const;
+
+/** The stepper's progress: "2 of 3". */
+export function stepProgressText(questionIndex: number, count: number): string {
+  return `${questionIndex + 1} of ${count}`;
+}
+
+/** What "Other…" asks for on platforms that take the text as a reply (Telegram's forced reply). */
+export function typeYourAnswerText(question: Pick<Question, "header"> | undefined): string {
+  return `Type your answer to “${question?.header ?? "the question"}” as a reply to this message.`;
+}
+
+/** One line saying how a question ended, shown where its prompt was posted. */
+export function outcomeText(record: QuestionRecord): string {
+  switch (record.status) {
+    case "answered": {
+      const parts = record.questions.map((q) => `${q.header}: ${(record.answers?.[q.id] ?? []).join(", ")}`);
+      // Every copy — the owner's too — says when the person the question was escalated to answered it.
+      const by =
+        record.escalate !== undefined && record.resolvedBy === record.escalate.owner
+          ? ` by ${record.resolvedBy}`
+          : "";
+      return `Answered${by} — ${parts.join("; ")}`;
+    }
+    case "cancelled":
+      return record.reason === "skipped" ? replies.skipped : replies.cancelled;
+    case "expired":
+      return "Expired: no answer in time.";
+    case "delivery_failed":
+      return "Could not be delivered.";
+    case "pending":
+      return "Waiting for an answer.";
+  }
+}
+
+/** What a late tap or reply is told about a question that has already ended. */
+export function endedText(record: QuestionRecord): string {
+  switch (record.status) {
+    case "answered":
+      return "This question has already been answered.";
+    case "expired":
+      return "This question has expired.";
+    default:
+      return `This question has ended (${outcomeText(record)})`;
+  }
+}
+
+/**
+ * The reminder posted under a question that is still waiting at one of its reminder times: how long is left
+ * until its deadline, in minutes (seconds in its last minute, hours and minutes past two hours).
+ */
+export function reminderText(record: QuestionRecord, nowMs: number): string {
+  return `Still waiting for your answer — ${timeLeft(record.expiresAtMs - nowMs)} left`;
+}
+
+function timeLeft(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 120) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
+}
+
+/** What an answer that leaves questions out is told: the ones still needed, by header and id. */
+export function stillNeededText(missing: readonly { header: string; id: string }[]): string {
+  return `Still needed: ${missing.map((q) => `${q.header} [${q.id}]`).join(", ")}.`;
+}
+
+/**
+ * What the person who tapped a control, submitted a form or typed a reply is told about its outcome, the
+ * same on every platform; undefined where the outcome shows itself (the prompt redrawn at a step, a modal
+ * opened) or was told the first time (a duplicate).
+ */
+export function outcomeReplyText(outcome: InboundOutcome): string | undefined {
+  switch (outcome.kind) {
+    case "ignored":
+      return replies.gone;
+    case "no_pending":
+      return replies.nothingWaiting;
+    case "not_owner":
+      return replies.notYours;
+    case "ended":
+      return endedText(outcome.record);
+    case "resolved":
+      return outcome.record.status === "answered"
+        ? replies.gotIt
+        : outcome.record.reason === "skipped"
+          ? replies.skipped
+          : replies.cancelled;
+    case "incomplete":
+      return stillNeededText(outcome.missing);
+    case "invalid":
+      return outcome.message;
+    case "duplicate":
+    case "shown":
+    case "needs_text":
+    case "toggled":
+    case "step":
+      return undefined;
+  }
+}
