@@ -157,7 +157,9 @@ export function createHandleInbound(deps: HandleInboundDeps) {
       case "choose": {
         const question = record.questions[action.questionIndex];
         if (!question) return { kind: "invalid", record, message: replies.controlDoesNotFit };
-        const labels = action.optionIndexes.flatMap((i) => question.options[i]?.label ?? []);
+        // In the options' order, each once, whatever order the platform reported them in.
+        const chosen = [...new Set(action.optionIndexes)].sort((a, b) => a - b);
+        const labels = chosen.flatMap((i) => question.options[i]?.label ?? []);
         // Done with nothing ticked: the step is not answered (the adapter asks for a choice).
         if (labels.length === 0) return { kind: "incomplete", record, missing: [question] };
         return contribute(record, { [question.id]: labels }, actor, action.questionIndex);
