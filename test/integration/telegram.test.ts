@@ -201,6 +201,14 @@ describe("Telegram webhook verification", () => {
     expect((await allItems(stack)).length).toBe(before);
   });
 
+  it("a body over the webhook limit → 413 before the secret is checked, storing nothing", async () => {
+    const before = (await allItems(stack)).length;
+    const huge = { ...text("hello"), padding: "x".repeat(129 * 1024) };
+    expect((await post(huge, null)).status).toBe(413);
+    expect((await post(huge)).status).toBe(413);
+    expect((await allItems(stack)).length).toBe(before);
+  });
+
   it("a verified but malformed body → 400", async () => {
     const response = await fetch(`${stack.httpUrl}/webhooks/telegram`, {
       method: "POST",
@@ -491,12 +499,15 @@ describe("Telegram: a typed reply follows the reply rules (one message at a time
     expect(await replyOf(executionArn)).toBe("answered||3 replicas");
   });
 
-  it("a message that answers some questions names the missing ones; the next message is read on its own", async () => {
+  it("a message that answers some questions names the missing ones and is kept; the next gives the rest", async () => {
     const { executionArn, questionId } = await startRun([single, multi, note]);
-    await replyTo(questionId, "checks: 1");
+    await replyTo(questionId, "checks: 1, 3");
     expect(lastSaid()).toBe("Still needed: Deploy to [deploy_target], Release note [release_note].");
-    expect((await questionOf(questionId)).status).toBe("pending");
-    await replyTo(questionId, "2\n1, 3\nurgent");
+    expect(await questionOf(questionId)).toMatchObject({
+      status: "pending",
+      draft: { checks: ["Unit", "Lint"] },
+    });
+    await replyTo(questionId, "2\nurgent");
     expect(await replyOf(executionArn)).toBe("answered||ProductionUnit,Lint");
   });
 });
