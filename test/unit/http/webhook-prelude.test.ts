@@ -12,7 +12,11 @@ const event = (body: string, headers: Record<string, string> = {}): APIGatewayPr
 function webhook(options: { accept: boolean; maxBytes?: number; ackWithinMs?: number; nowMs?: number }) {
   const seen: WebhookRequest[] = [];
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
-    .use({ onError: async (request) => void (request.response = toHttpResponse(request.error, () => {})) })
+    .use({
+      onError: async (request) => {
+        request.response = toHttpResponse(request.error, () => {});
+      },
+    })
     .use(
       webhookPrelude({
         maxBytes: options.maxBytes ?? 16,
