@@ -3,13 +3,7 @@ import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
 import type { DiscordApi } from "./discord-api.ts";
-import {
-  escapeMarkdown,
-  NO_MENTIONS,
-  promptContent,
-  renderComponents,
-  retiredContent,
-} from "./discord-render.ts";
+import { escapeMarkdown, NO_MENTIONS, promptMessage, retiredContent } from "./discord-render.ts";
 
 const messagesPath = (chatId: string) => `/channels/${encodeURIComponent(chatId)}/messages`;
 
@@ -37,11 +31,12 @@ export function createDiscordChannel(api: DiscordApi, links: AnswerLinks = NO_AN
   return {
     name: "discord",
     async deliver(record, target) {
-      const message = await api.request<{ id?: unknown }>("POST", messagesPath(target.chatId), {
-        content: promptContent(record),
-        components: renderComponents(record, await links.urlFor(record)),
-        allowed_mentions: NO_MENTIONS,
-      });
+      // Posted at the first step; a prompt of several questions is then redrawn in place, step by step.
+      const message = await api.request<{ id?: unknown }>(
+        "POST",
+        messagesPath(target.chatId),
+        promptMessage(record, 0, await links.urlFor(record)),
+      );
       if (typeof message?.id !== "string") {
         throw new PlatformApiError(
           "discord",
