@@ -696,6 +696,22 @@ describe("Discord stepper (a prompt of several questions, one step at a time)", 
     expect(await replyOf(executionArn)).toBe("deploy=Production | checks=E2E | note=night-shift");
   });
 
+  it("/question posts the prompt again at its first step still open, with Back", async () => {
+    const { posts, questionId, messageIn } = await startThree();
+    redrawnAt(
+      await send(tap(customId(posts[0] as RecordedCall, "Production"), messageIn(CHANNEL))),
+      questionId,
+      1,
+    );
+    expect((await send(command("question"))).body).toMatchObject(privateNotice("Posted the question again."));
+    const again = discord.calls.filter(postsMessage).at(-1) as RecordedCall;
+    expect(again.body.content).toContain("2 of 3 · Checks");
+    expect(controls(again).map((c) => c.label)).toContain("Back");
+    for (const control of controls(again).filter((c) => c.custom_id !== undefined)) {
+      expect(decodeControl(control.custom_id ?? "")).toMatchObject({ questionId, questionIndex: 1 });
+    }
+  });
+
   it("someone else's tap on a step gets a private notice and nothing is kept", async () => {
     const { executionArn, posts, questionId, messageIn } = await startThree();
     const message = messageIn(CHANNEL);

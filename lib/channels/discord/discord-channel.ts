@@ -1,4 +1,4 @@
-import type { QuestionRecord } from "../../questions/question-record.ts";
+import { firstOpenStep, type QuestionRecord } from "../../questions/question-record.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
@@ -31,11 +31,12 @@ export function createDiscordChannel(api: DiscordApi, links: AnswerLinks = NO_AN
   return {
     name: "discord",
     async deliver(record, target) {
-      // Posted at the first step; a prompt of several questions is then redrawn in place, step by step.
+      // At the first step still open (`/question` posts it again after some were chosen); a prompt of several
+      // questions is then redrawn in place, step by step, by the webhook.
       const message = await api.request<{ id?: unknown }>(
         "POST",
         messagesPath(target.chatId),
-        promptMessage(record, 0, await links.urlFor(record)),
+        promptMessage(record, firstOpenStep(record), await links.urlFor(record)),
       );
       if (typeof message?.id !== "string") {
         throw new PlatformApiError(
