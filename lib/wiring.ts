@@ -298,6 +298,7 @@ export function createServices(config: Config, fn: FunctionName, observability: 
     ready: core.ready,
     store,
     channels,
+    links,
     handleInbound: createHandleInbound({ store, resolve, channels, now }),
     cancelStoppedRun: createCancelStoppedRun({ store, resolve, now }),
     handleQuestionChange: createHandleQuestionChange({
