@@ -59,10 +59,9 @@ const section = (text: string) => ({ type: "section", text: { type: "mrkdwn", te
 
 // ── Messages ───────────────────────────────────────────────────────────────────────────────────────────
 
-/** The action_id of a control of `record`: the shared codec's string. */
-export function controlId(record: Pick<QuestionRecord, "id">, control: Omit<Control, "questionId">): string {
-  return encodeControl({ ...control, questionId: record.id });
-}
+/** The action_id (and value) of a control of `record`: the shared codec's string. */
+const controlId = (record: QuestionRecord, kind: Control["kind"], questionIndex = 0, optionIndex = 0) =>
+  encodeControl({ kind, questionId: record.id, questionIndex, optionIndex });
 
 const button = (text: string, id: string, style?: "primary") => ({
   type: "button",
@@ -98,8 +97,7 @@ function questionControls(
   chosen: readonly string[],
 ): { blockId: string; elements: SlackBlock[] } {
   const question = record.questions[questionIndex] as Question;
-  const id = (kind: Control["kind"], optionIndex = 0) =>
-    controlId(record, { kind, questionIndex, optionIndex });
+  const id = (kind: Control["kind"], optionIndex = 0) => controlId(record, kind, questionIndex, optionIndex);
   const chosenIndexes = question.options.flatMap((o, i) => (chosen.includes(o.label) ? [i] : []));
   const elements: SlackBlock[] = [];
   if (question.multiSelect) {
@@ -129,18 +127,13 @@ function questionControls(
   return { blockId: `q|${questionIndex}|${chosenIndexes.join(".")}`, elements };
 }
 
+/** The actions block of step `step` (0 for a single question): its controls, then the prompt's own. */
 function actions(record: QuestionRecord, step: number, answerUrl: string | undefined): SlackBlock {
   const several = record.questions.length > 1;
   const chosen = record.draft?.[record.questions[step]?.id ?? ""] ?? [];
   const { blockId, elements } = questionControls(record, step, chosen);
-  if (several && step > 0)
-    elements.push(
-      button(replies.back, controlId(record, { kind: "back", questionIndex: step, optionIndex: 0 })),
-    );
-  if (several)
-    elements.push(
-      button(replies.answerInForm, controlId(record, { kind: "form", questionIndex: 0, optionIndex: 0 })),
-    );
+  if (several && step > 0) elements.push(button(replies.back, controlId(record, "back", step)));
+  if (several) elements.push(button(replies.answerInForm, controlId(record, "form")));
   if (answerUrl !== undefined) {
     elements.push({
       type: "button",
@@ -149,7 +142,7 @@ function actions(record: QuestionRecord, step: number, answerUrl: string | undef
       url: answerUrl,
     });
   }
-  elements.push(button(replies.skip, controlId(record, { kind: "skip", questionIndex: 0, optionIndex: 0 })));
+  elements.push(button(replies.skip, controlId(record, "skip")));
   return { type: "actions", block_id: blockId, elements };
 }
 
@@ -171,13 +164,15 @@ export function renderText(record: QuestionRecord): string {
  * page's link is among the controls when it is on.
  */
 export function renderBlocks(record: QuestionRecord, answerUrl?: string, step = 0): SlackBlock[] {
-  const question = record.questions[step];
+  const shown = record.questions[step] === undefined ? 0 : step;
+  const question = record.questions[shown];
   if (record.questions.length < 2 || !question)
     return [section(renderText(record)), actions(record, 0, answerUrl)];
   return [
-    section(`*${fitMrkdwn(question.header, 200)}*\n${fitMrkdwn(question.question, TEXT_LIMIT - 210)}`),
-    { type: "context", elements: [plain(stepProgressText(step, record.questions.length))] },
-    actions(record, step, answerUrl),
+    // A header is at most 12 characters (an entity each: 60): the question gets the rest of the section.
+    section(`*${escapeMrkdwn(question.header)}*\n${fitMrkdwn(question.question, TEXT_LIMIT - 64)}`),
+    { type: "context", elements: [plain(stepProgressText(shown, record.questions.length))] },
+    actions(record, shown, answerUrl),
   ];
 }
 
