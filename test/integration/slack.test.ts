@@ -374,6 +374,15 @@ describe("Slack webhook verification", () => {
     expect(slack.calls).toEqual([]);
   });
 
+  it("a body over the webhook limit → 413 before its signature is read, storing nothing", async () => {
+    const before = (await allItems(stack)).length;
+    const huge = JSON.stringify(messageEvent("x".repeat(130 * 1024)));
+    expect((await send(huge, "application/json")).status).toBe(413);
+    expect((await send(huge, "application/json", { unsigned: true })).status).toBe(413);
+    expect((await allItems(stack)).length).toBe(before);
+    expect(slack.calls).toEqual([]);
+  });
+
   it("a verified but malformed body → 400", async () => {
     expect((await send("{not json", "application/json")).status).toBe(400);
     expect((await send("payload=%7Bnope", "application/x-www-form-urlencoded")).status).toBe(400);
