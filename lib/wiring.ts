@@ -145,7 +145,7 @@ export function createChannels(
   if (slack && may.has("slack/bot-token")) {
     add(
       createSlackChannel(
-        createSlackApi({ apiBase: slack.apiBase, botToken: secretValue(secrets, "slack/bot-token") }),
+        createSlackApi({ apiBase: slack.apiBase, botToken: secretValue(secrets, "slack/bot-token"), now }),
         links,
       ),
     );
