@@ -34,6 +34,8 @@ export const replies = {
   chooseOneOrMore: "Choose one or more…",
   answerInForm: "Answer in a form",
   yourAnswer: "Your answer",
+  /** Mattermost: the private reply to `/handraise` with a word it does not know. */
+  handraiseUsage: "Usage: /handraise cancel | /handraise question",
 } as const;
 
 /** The stepper's progress: "2 of 3". */
