@@ -186,9 +186,12 @@ export function createHandleInbound(deps: HandleInboundDeps) {
 
   async function handle(inbound: Inbound, routed: QuestionRecord | undefined): Promise<InboundOutcome> {
     // A pending listing does not carry the draft (the indexes project what a listing shows): a prompt of
-    // several questions routed that way is read whole before typed text is merged with its draft.
+    // several questions routed that way is read whole before typed text is merged with its draft, or before
+    // it is posted again (at the first step the draft has no value for).
+    const needsDraft =
+      inbound.kind === "text" || (inbound.kind === "command" && inbound.command === "question");
     const record =
-      routed && inbound.kind === "text" && routed.questions.length > 1 && routed.status === "pending"
+      routed && needsDraft && routed.questions.length > 1 && routed.status === "pending"
         ? await store.get(routed.id, now())
         : routed;
     if (!record) return inbound.kind === "command" ? { kind: "no_pending" } : { kind: "ignored" };

@@ -687,6 +687,11 @@ describe("Mattermost stepper: a prompt of several questions, one step at a time"
       response_type: "comment",
     });
     expect(await draftOf(questionId)).toEqual({ deploy_target: ["Production"], checks: ["E2E"] });
+    // Posted again, the prompt opens at the first step the draft has no value for.
+    expect((await slash("question")).body.text).toBe("Posted the question again\\.");
+    const again = created.at(-1) as (typeof created)[number];
+    expect(again.body.message).toMatch(/^\*\*3 of 3\*\*\n\n/);
+    expect(names(again)).toEqual(["Routine (Recommended)", "Urgent", "Other…", "Back", "Skip"]);
     expect((await typed("release_note: 2", { rootId: post.id })).body).toEqual({});
     expect(await replyOf(executionArn)).toBe("answered||ProductionE2E|Urgent");
   });

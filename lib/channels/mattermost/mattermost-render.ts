@@ -65,6 +65,14 @@ export function stepMessage(record: QuestionRecord, step: number): string {
   return `**${escapeMarkdown(progress)}**\n\n${escapeMarkdown(promptText([question]))}`;
 }
 
+/** Where the stepper starts when the prompt is posted (again): the first question the draft has no value for. */
+export function firstOpenStep(record: QuestionRecord): number {
+  return Math.max(
+    record.questions.findIndex((q) => !Object.hasOwn(record.draft ?? {}, q.id)),
+    0,
+  );
+}
+
 /**
  * The buttons of the question at `step`, each carrying its signed control: a single-select question's
  * options (the one the draft holds drawn `primary`) and Other… (a dialog); a multi-select question's Choose…
