@@ -298,6 +298,7 @@ export function createServices(config: Config, fn: FunctionName, observability: 
     ready: core.ready,
     store,
     channels,
+    /** The answer page's links, for a webhook that redraws a posted question (the stepper). */
     links,
     handleInbound: createHandleInbound({ store, resolve, channels, now }),
     cancelStoppedRun: createCancelStoppedRun({ store, resolve, now }),

@@ -52,7 +52,7 @@ export const replies = {
   submitForm: "Submit",
   /** Slack's modals: the close button. */
   closeForm: "Cancel",
-  /** Slack's `/handraise` without a subcommand it knows. */
+  /** Slack's and Mattermost's `/handraise` without a subcommand it knows. */
   handraiseCommandHelp:
     "/handraise cancel — cancel your waiting question here. /handraise question — post it again here.",
   /** Slack's `/handraise question` where the app may not post (not invited to the conversation, …). */
