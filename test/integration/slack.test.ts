@@ -826,6 +826,16 @@ describe("Slack: a prompt of several questions is a stepper, one question at a t
     expect(answered.draft).toBeUndefined();
   });
 
+  it("/handraise question during the steps posts the prompt again where the steps left off", async () => {
+    const { posts, questionId } = await startRun([single, multi, note]);
+    await tapStep(posts[0] as RecordedCall, await postedTs(questionId), "Production");
+    const before = slack.callsTo("chat.postMessage").length;
+    expect((await postCommand("question")).status).toBe(200);
+    const [again] = slack.callsTo("chat.postMessage").slice(before);
+    expect(again?.body.blocks[0].text.text).toBe("*Checks*\nWhich checks?");
+    expect(progressOf(again as RecordedCall)).toBe("2 of 3");
+  });
+
   it("Back shows the step before with its choice marked; another option there changes the earlier answer", async () => {
     const { executionArn, posts, questionId } = await startRun([single, multi, note]);
     const ts = await postedTs(questionId);
