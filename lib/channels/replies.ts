@@ -34,6 +34,8 @@ export const replies = {
   chooseOneOrMore: "Choose one or more…",
   answerInForm: "Answer in a form",
   yourAnswer: "Your answer",
+  /** Teams: the button that sends a card's own-answer box. */
+  send: "Send",
 } as const;
 
 /** The stepper's progress: "2 of 3". */

@@ -45,7 +45,7 @@ export function createTeamsChannel(
       if (!isTrustedServiceUrl(serviceUrl, settings.apiBase)) {
         throw new Error("the target's serviceUrl is not a Bot Connector service URL");
       }
-      const card = renderQuestionCard(record, await links.urlFor(record));
+      const card = renderQuestionCard(record, { answerUrl: await links.urlFor(record) });
       const posted = await api.send(serviceUrl, target.chatId, cardActivity(card));
       return { ...target, serviceUrl, messageId: posted.id };
     },
