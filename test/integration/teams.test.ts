@@ -515,6 +515,20 @@ describe("Teams: a prompt of several questions, step by step", () => {
     expect(await replyOf(stack, executionArn)).toBe("answered|Production|Unit|Urgent");
   });
 
+  it("Send on a step answers it with the typed text and moves on; Done with nothing ticked is told", async () => {
+    const { questionId, cardId, executionArn } = await startRun([single, multi, note], {}, STEPPED_REPLY);
+    await send(tap(cardId, codec("x", 0, 0, questionId), { other0: "canary" }));
+    expect(lastCard(cardId).body[0].text).toBe("2 of 3");
+    expect((await questionOf(questionId)).draft).toEqual({ deploy_target: ["canary"] });
+    await send(tap(cardId, codec("d", 1, 0, questionId), { choice1: "", other1: "" }));
+    const notice = await waitFor(async () => replies()[0], { what: "the still-needed notice" });
+    expect(notice.body.text).toBe("Still needed: Checks \\[checks\\].");
+    expect(cardUpdates()).toHaveLength(1);
+    await send(tap(cardId, codec("d", 1, 0, questionId), { choice1: "1", other1: "Fuzz" }));
+    await send(tap(cardId, codec("o", 2, 0, questionId)));
+    expect(await replyOf(stack, executionArn)).toBe("answered|canary|E2E,Fuzz|Routine (Recommended)");
+  });
+
   it("someone else's tap on a step is told it is not theirs, and nothing is kept", async () => {
     const { questionId, cardId, executionArn } = await startRun([single, multi, note], {}, STEPPED_REPLY);
     const sent = await send(tap(cardId, codec("o", 0, 1, questionId), {}, OTHER_AAD));
@@ -580,6 +594,17 @@ describe("Teams: who may call the webhook", () => {
     // Nothing was claimed: the same activity with a good token is still handled.
     expect((await send(body)).status).toBe(200);
     expect(await replyOf(stack, executionArn)).toBe("answered||Production|");
+  });
+
+  it("refuses a body over the size limit with 413, and keeps nothing", async () => {
+    const { questionId } = await startRun([single]);
+    const claims = await teamsClaims();
+    const sent = await send(activity({ text: "1", padding: "x".repeat(200 * 1024) }));
+    expect(sent.status).toBe(413);
+    expect(JSON.parse(sent.text).error.code).toBe("PAYLOAD_TOO_LARGE");
+    expect(await statusOf(stack, questionId)).toBe("pending");
+    expect(await teamsClaims()).toBe(claims);
+    await send(activity({ text: "1" }));
   });
 
   it("accepts a token 200 s past its expiry (within the skew)", async () => {

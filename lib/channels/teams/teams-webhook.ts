@@ -101,7 +101,7 @@ export function createTeamsWebhook(deps: TeamsWebhookDeps) {
     const { body, within } = verifiedWebhook(event);
     const activity = parseActivity(body);
     // The prelude verified this very body as an activity; not one here means the two disagree.
-    if (!activity) throw new HttpError(400, "INVALID_BODY", "The body is not a Bot Framework activity.");
+    if (!activity) throw new HttpError(400, "INVALID_REQUEST", "The body is not a Bot Framework activity.");
     const parsed = activityToInbound(activity);
     if (!parsed) return ACK;
     let { inbound } = parsed;
