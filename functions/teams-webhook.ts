@@ -34,7 +34,12 @@ export const handler = teams
           // Built once per process: the Bot Framework's keys are fetched once and reused while warm.
           // The 401 itself is counted by httpErrors; onRejected says which check refused it (never the token).
           verify: teamsVerification(
-            createTeamsAuth({ appId: teams.appId, metadataUrl: teams.openIdMetadataUrl, now }),
+            createTeamsAuth({
+              appId: teams.appId,
+              metadataUrl: teams.openIdMetadataUrl,
+              now,
+              onRefreshFailed: (error) => telemetry.failed("teams key set refresh", error),
+            }),
             (why) => logger.warn("teams request refused", { why }),
           ),
           refusal: TEAMS_REFUSAL,

@@ -126,8 +126,16 @@ export function withInputs(
   const inputs = typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
   const answers = formAnswers(record, control.questionIndex, inputs);
   if (Object.keys(answers).length === 0) {
-    const { answers: _none, step: _step, ...base } = inbound;
-    return { ...base, kind: "control", action: controlAction(control) };
+    const { platform, actor, chatId, dedupeKey, questionId } = inbound;
+    return {
+      platform,
+      actor,
+      chatId,
+      dedupeKey,
+      questionId,
+      kind: "control",
+      action: controlAction(control),
+    };
   }
   return {
     ...inbound,

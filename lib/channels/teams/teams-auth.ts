@@ -57,6 +57,8 @@ export interface TeamsAuthOptions {
   /** The OpenID metadata document that names the key set (`jwks_uri`). */
   metadataUrl: string;
   now: () => number;
+  /** Reports a refresh of a key set already held that failed (the held keys stay in use meanwhile). */
+  onRefreshFailed: (error: unknown) => void;
 }
 
 /**
@@ -72,7 +74,9 @@ export interface TeamsAuthOptions {
  * with a key the process knows.
  *
  * @example
- * const verify = createTeamsAuth({ appId, metadataUrl: BOT_FRAMEWORK_OPENID_METADATA_URL, now: Date.now });
+ * const verify = createTeamsAuth({
+ *   appId, metadataUrl: BOT_FRAMEWORK_OPENID_METADATA_URL, now: Date.now, onRefreshFailed: console.warn,
+ * });
  * await verify(event.headers.authorization, activity); // TeamsAuthError → 401, KeySetUnavailableError → 503
  */
 export function createTeamsAuth(options: TeamsAuthOptions) {
@@ -139,7 +143,10 @@ export function createTeamsAuth(options: TeamsAuthOptions) {
     let keys = cached.keys;
     if (now() - cached.fetchedAtMs > KEYS_MAX_AGE_MS && mayRefresh()) {
       // An old set is still Microsoft's keys: while a refresh fails, the tokens they sign are accepted.
-      keys = await load().catch(() => keys);
+      keys = await load().catch((error: unknown) => {
+        options.onRefreshFailed(error);
+        return keys;
+      });
     }
     const key = keys.get(kid);
     if (key || !mayRefresh()) return key;

@@ -14,6 +14,7 @@ const METADATA_URL = "https://login.botframework.com/v1/.well-known/openidconfig
 const HOUR_MS = 60 * 60 * 1000;
 const signing = generateKeyPairSync("rsa", { modulusLength: 2048 });
 const activity = { channelId: "msteams", serviceUrl: SERVICE_URL };
+let refreshFailures: unknown[] = [];
 
 /** The Bot Framework's two documents, or a failure, as `fetch` sees them; counts the calls. */
 function stubBotFramework(jwksUri = "https://login.botframework.com/v1/.well-known/keys") {
@@ -50,12 +51,20 @@ async function bearer(nowMs: number, kid = "k1"): Promise<string> {
 }
 
 describe("The Bot Framework's keys", () => {
-  afterEach(() => vi.unstubAllGlobals());
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    refreshFailures = [];
+  });
 
   it("cold and unreachable (network error or 5xx): KeySetUnavailableError, then fetched once it answers", async () => {
     let now = Date.now();
     const botFramework = stubBotFramework();
-    const verify = createTeamsAuth({ appId: APP_ID, metadataUrl: METADATA_URL, now: () => now });
+    const verify = createTeamsAuth({
+      appId: APP_ID,
+      metadataUrl: METADATA_URL,
+      now: () => now,
+      onRefreshFailed: (error) => refreshFailures.push(error),
+    });
     botFramework.down = "network";
     await expect(verify(await bearer(now), activity)).rejects.toBeInstanceOf(KeySetUnavailableError);
     botFramework.down = 503;
@@ -68,13 +77,19 @@ describe("The Bot Framework's keys", () => {
   it("past 24 hours: refreshed, and while the refresh fails the keys held still verify", async () => {
     let now = Date.now();
     const botFramework = stubBotFramework();
-    const verify = createTeamsAuth({ appId: APP_ID, metadataUrl: METADATA_URL, now: () => now });
+    const verify = createTeamsAuth({
+      appId: APP_ID,
+      metadataUrl: METADATA_URL,
+      now: () => now,
+      onRefreshFailed: (error) => refreshFailures.push(error),
+    });
     await verify(await bearer(now), activity);
     const fetched = botFramework.calls;
     now += 25 * HOUR_MS;
     botFramework.down = 503;
     await expect(verify(await bearer(now), activity)).resolves.toMatchObject({ aud: APP_ID });
     expect(botFramework.calls).toBe(fetched + 1);
+    expect(refreshFailures).toEqual([expect.any(KeySetUnavailableError)]);
     // The failed refresh is not tried again on every request.
     await verify(await bearer(now), activity);
     expect(botFramework.calls).toBe(fetched + 1);
@@ -88,7 +103,12 @@ describe("The Bot Framework's keys", () => {
   it("an unknown key id: one refresh, then refused (TeamsAuthError), and not fetched again for 5 minutes", async () => {
     let now = Date.now();
     const botFramework = stubBotFramework();
-    const verify = createTeamsAuth({ appId: APP_ID, metadataUrl: METADATA_URL, now: () => now });
+    const verify = createTeamsAuth({
+      appId: APP_ID,
+      metadataUrl: METADATA_URL,
+      now: () => now,
+      onRefreshFailed: (error) => refreshFailures.push(error),
+    });
     await verify(await bearer(now), activity);
     const fetched = botFramework.calls;
     await expect(verify(await bearer(now, "k9"), activity)).rejects.toBeInstanceOf(TeamsAuthError);
@@ -103,7 +123,12 @@ describe("The Bot Framework's keys", () => {
   it("a key set the metadata names over plain http (not loopback) is not read", async () => {
     const now = Date.now();
     const botFramework = stubBotFramework("http://keys.example/v1/.well-known/keys");
-    const verify = createTeamsAuth({ appId: APP_ID, metadataUrl: METADATA_URL, now: () => now });
+    const verify = createTeamsAuth({
+      appId: APP_ID,
+      metadataUrl: METADATA_URL,
+      now: () => now,
+      onRefreshFailed: (error) => refreshFailures.push(error),
+    });
     await expect(verify(await bearer(now), activity)).rejects.toBeInstanceOf(KeySetUnavailableError);
     expect(botFramework.calls).toBe(1);
   });

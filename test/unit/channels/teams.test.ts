@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { activityToInbound, conversationOf, formAnswers } from "#lib/channels/teams/teams-activity.ts";
+import {
+  activityToInbound,
+  conversationOf,
+  formAnswers,
+  withInputs,
+} from "#lib/channels/teams/teams-activity.ts";
 import { createTeamsApi } from "#lib/channels/teams/teams-api.ts";
 import { createTeamsChannel, isTrustedServiceUrl } from "#lib/channels/teams/teams-channel.ts";
 import { escapeCardText, renderQuestionCard, renderRetiredCard } from "#lib/channels/teams/teams-render.ts";
@@ -125,6 +130,37 @@ describe("Teams taps and messages", () => {
     // Single-select: the typed text wins over a tick; nothing at all gives no answer.
     expect(formAnswers(r, 0, { choice0: "0", other0: "Canary" })).toEqual({ deploy_target: ["Canary"] });
     expect(formAnswers(r, 0, { choice0: "7,x" })).toEqual({});
+  });
+
+  it("read a tap's control string: option, Back and Skip are controls; Done and Send forms read by withInputs", () => {
+    const tapped = (handraise: string, inputs: Record<string, string> = {}) =>
+      activityToInbound({ ...base, replyToId: "card-1", value: { handraise, ...inputs } });
+    expect(tapped("o|0|1|ask_1")?.inbound).toMatchObject({
+      kind: "control",
+      questionId: "ask_1",
+      action: { type: "option", questionIndex: 0, optionIndex: 1 },
+    });
+    expect(tapped("b|1|0|ask_1")?.inbound).toMatchObject({ action: { type: "back", questionIndex: 1 } });
+    expect(tapped("not|a|control")).toBeUndefined();
+    const r = record([deploy, checks]);
+    const done = tapped("d|1|0|ask_1", { choice1: "0,2" });
+    if (done?.inbound.kind !== "form" || !done.control) throw new Error("Done is not a form tap");
+    expect(withInputs(done.inbound, done.control, r, { choice1: "0,2" })).toMatchObject({
+      kind: "form",
+      answers: { checks: ["Unit", "Lint"] },
+      step: 1,
+    });
+    // Nothing ticked or typed: the control itself, so the pipeline checks the owner before anything is said.
+    expect(withInputs(done.inbound, done.control, r, { choice1: "" })).toMatchObject({
+      kind: "control",
+      action: { type: "choose", questionIndex: 1, optionIndexes: [] },
+    });
+    const send = tapped("x|0|0|ask_1");
+    if (send?.inbound.kind !== "form" || !send.control) throw new Error("Send is not a form tap");
+    expect(withInputs(send.inbound, send.control, r, { other0: " " })).toMatchObject({
+      kind: "control",
+      action: { type: "other", questionIndex: 0 },
+    });
   });
 
   it("take a channel thread's root from the conversation id, and count only mentions of the bot", () => {
