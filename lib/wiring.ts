@@ -298,7 +298,6 @@ export function createServices(config: Config, fn: FunctionName, observability: 
     ready: core.ready,
     store,
     channels,
-    /** The answer page's links (a webhook that redraws a prompt shows it again). */
     links,
     handleInbound: createHandleInbound({ store, resolve, channels, now }),
     cancelStoppedRun: createCancelStoppedRun({ store, resolve, now }),

@@ -34,6 +34,18 @@ export const replies = {
   chooseOneOrMore: "Choose one or more…",
   answerInForm: "Answer in a form",
   yourAnswer: "Your answer",
+  /** Discord: a string select submitted with nothing chosen. */
+  chooseAtLeastOneInMenu: "Choose at least one option.",
+  /** Discord: a repeated command or modal, where there is no message to leave as it is. */
+  alreadyHandled: "Already handled.",
+  /** Discord: an interaction type Handraise does not take (autocomplete, …) or a command it does not know. */
+  notHandledHere: "Handraise does not handle this here.",
+  /** Discord: under a single-select question or step (plain messages never reach the bot: typing is a command). */
+  discordHowToTap:
+    "Tap an option, or Other… to write your own answer (or /question answer: …). /cancel cancels the question.",
+  /** Discord: under a multi-select question or step. */
+  discordHowToPick:
+    "Pick one or more in the menu, or Other… to write your own answer (or /question answer: …). /cancel cancels the question.",
   /** Teams: the button that sends a card's own-answer box. */
   send: "Send",
 } as const;
