@@ -6,7 +6,6 @@
  */
 import { createHmac } from "node:crypto";
 import { encodeControl } from "#lib/channels/control-codec.ts";
-import { actionId } from "#lib/channels/slack/slack-render.ts";
 import { pickField } from "#lib/web/answer-form.ts";
 import type { BaselineTiming, BenchStack, WaitingRun } from "./lib/bench-stack.ts";
 import type { FakeChat } from "./lib/fake-chat.ts";
@@ -304,8 +303,12 @@ function pathSpecs(bench: BenchStack): PathSpec[] {
             {
               type: "button",
               block_id: "b",
-              action_id: actionId("o", 0, 0),
-              value: run.questionId,
+              action_id: encodeControl({
+                kind: "option",
+                questionId: run.questionId,
+                questionIndex: 0,
+                optionIndex: 0,
+              }),
               action_ts: `${Math.floor(Date.now() / 1000)}.${id}`,
             },
           ],

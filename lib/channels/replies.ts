@@ -46,6 +46,17 @@ export const replies = {
   /** Discord: under a multi-select question or step. */
   discordHowToPick:
     "Pick one or more in the menu, or Other… to write your own answer (or /question answer: …). /cancel cancels the question.",
+  /** Slack's form modal: the label of the text box beside each question's choices. */
+  orYourOwnAnswer: "Or your own answer",
+  /** Slack's modals: the submit button. */
+  submitForm: "Submit",
+  /** Slack's modals: the close button. */
+  closeForm: "Cancel",
+  /** Slack's and Mattermost's `/handraise` without a subcommand it knows. */
+  handraiseCommandHelp:
+    "/handraise cancel — cancel your waiting question here. /handraise question — post it again here.",
+  /** Slack's `/handraise question` where the app may not post (not invited to the conversation, …). */
+  couldNotPostHere: "Handraise could not post here. Invite the app to this conversation, then try again.",
   /** Teams: the button that sends a card's own-answer box. */
   send: "Send",
 } as const;

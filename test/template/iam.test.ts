@@ -515,9 +515,9 @@ describe("IAM roles of the packaged template", () => {
       {
         StringEquals: {
           "aws:SourceAccount": { Ref: "AWS::AccountId" },
-          // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub string, not JavaScript's
           "aws:SourceArn": {
             "Fn::Sub":
+              // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub string, not JavaScript's
               "arn:${AWS::Partition}:scheduler:${AWS::Region}:${AWS::AccountId}:schedule-group/${QuestionTimerScheduleGroup}",
           },
         },

@@ -1,8 +1,9 @@
+import { firstOpenStep } from "../../questions/question-record.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import { outcomeText } from "../replies.ts";
 import type { TelegramApi } from "./telegram-api.ts";
-import { firstOpenStep, renderPrompt, renderText } from "./telegram-render.ts";
+import { renderPrompt, renderText } from "./telegram-render.ts";
 
 /**
  * Posts questions to Telegram chats (with the answer page's link when it is on) — a prompt of several

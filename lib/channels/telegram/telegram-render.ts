@@ -83,12 +83,6 @@ export function renderPrompt(record: QuestionRecord, questionIndex: number, answ
   };
 }
 
-/** Where the stepper starts when the prompt is posted (again): the first question the draft has no value for. */
-export function firstOpenStep(record: QuestionRecord): number {
-  const open = record.questions.findIndex((q) => !Object.hasOwn(record.draft ?? {}, q.id));
-  return Math.max(open, 0);
-}
-
 function promptAt(record: QuestionRecord, questionIndex: number): string {
   const question = record.questions[questionIndex];
   if (record.questions.length === 1 || !question) return renderPromptText(record.questions);

@@ -1,14 +1,9 @@
 /** Telegram's drawing of a prompt: the stepper's keyboards and the control codec in callback_data. */
 import { describe, expect, it } from "vitest";
 import { decodeControl } from "#lib/channels/control-codec.ts";
-import {
-  firstOpenStep,
-  type InlineButton,
-  renderPrompt,
-  selectedToggles,
-} from "#lib/channels/telegram/telegram-render.ts";
+import { type InlineButton, renderPrompt, selectedToggles } from "#lib/channels/telegram/telegram-render.ts";
 import type { Question } from "#lib/questions/index.ts";
-import type { QuestionRecord } from "#lib/questions/question-record.ts";
+import { firstOpenStep, type QuestionRecord } from "#lib/questions/question-record.ts";
 
 const single: Question = {
   id: "deploy_target",
