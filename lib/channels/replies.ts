@@ -57,6 +57,8 @@ export const replies = {
     "/handraise cancel — cancel your waiting question here. /handraise question — post it again here.",
   /** Slack's `/handraise question` where the app may not post (not invited to the conversation, …). */
   couldNotPostHere: "Handraise could not post here. Invite the app to this conversation, then try again.",
+  /** Teams: the button that sends a card's own-answer box. */
+  send: "Send",
 } as const;
 
 /** The stepper's progress: "2 of 3". */
