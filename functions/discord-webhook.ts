@@ -48,7 +48,7 @@ export const handler = discord
           handleInbound,
           links,
           now,
-          onBackgroundError: (error, context) => telemetry.failed(context, error),
+          onError: (error, context) => telemetry.failed(context, error),
         }),
       )
   : http.handler(channelDisabled("discord"));

@@ -1,11 +1,10 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import type { HandleInbound, InboundOutcome } from "../../app/handle-inbound.ts";
+import type { InboundOutcome } from "../../app/handle-inbound.ts";
 import { HttpError } from "../../http/http-errors.ts";
 import { json } from "../../http/responses.ts";
 import { verifiedWebhook } from "../../http/webhook-prelude.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
-import type { QuestionStore } from "../../store/question-store.ts";
-import type { AnswerLinks } from "../../web/answer-link.ts";
+import type { ChatWebhookDeps } from "../chat-webhook.ts";
 import { controlAction, decodeControl } from "../control-codec.ts";
 import type { Inbound } from "../inbound.ts";
 import { outcomeReplyText, outcomeText, replies } from "../replies.ts";
@@ -45,14 +44,8 @@ import {
  */
 export const DISCORD_ACK_BUDGET_MS = 1_500;
 
-export interface DiscordWebhookDeps {
+export interface DiscordWebhookDeps extends ChatWebhookDeps {
   api: DiscordApi;
-  store: QuestionStore;
-  handleInbound: HandleInbound;
-  /** The answer page's link, on a prompt redrawn at a step. */
-  links: AnswerLinks;
-  now: () => number;
-  onBackgroundError: (error: unknown, context: string) => void;
 }
 
 /** Interaction response types. */
@@ -226,7 +219,7 @@ export function createDiscordWebhook(deps: DiscordWebhookDeps) {
     try {
       await retireMessage(deps.api, record, chatId, message.id);
     } catch (error) {
-      deps.onBackgroundError(error, `retiring question ${record.id} on discord`);
+      deps.onError(error, `retiring question ${record.id} on discord`);
     }
   }
 }

@@ -1,13 +1,11 @@
 import { createHash } from "node:crypto";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import type { HandleInbound } from "../../app/handle-inbound.ts";
 import { HttpError } from "../../http/http-errors.ts";
 import { json } from "../../http/responses.ts";
 import { verifiedWebhook, type WebhookRequest } from "../../http/webhook-prelude.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { SecretValue } from "../../secrets/secrets.ts";
-import type { QuestionStore } from "../../store/question-store.ts";
-import type { AnswerLinks } from "../../web/answer-link.ts";
+import type { ChatWebhookDeps } from "../chat-webhook.ts";
 import { type Control, controlAction } from "../control-codec.ts";
 import type { ControlAction } from "../inbound.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
@@ -33,7 +31,7 @@ import {
 } from "./mattermost-request.ts";
 import { parseTokenList } from "./mattermost-signature.ts";
 
-export interface MattermostWebhookDeps {
+export interface MattermostWebhookDeps extends ChatWebhookDeps {
   /** MATTERMOST_ACTION_SECRET: verifies taps and dialog submissions, and signs the buttons and dialogs drawn here. */
   actionSecret: SecretValue;
   /** MATTERMOST_COMMAND_TOKEN: the slash command's token, then any outgoing webhook's (comma-separated). */
@@ -42,20 +40,8 @@ export interface MattermostWebhookDeps {
   webhookUrl: string;
   /** With the bot token: confirms who sent a request, and where, before anything is handled. */
   api: MattermostApi;
-  /** Finds the question whose thread a reply is in when it was posted into an existing thread. */
-  store: QuestionStore;
-  handleInbound: HandleInbound;
-  /** The answer page's link, kept on a post the stepper redraws. */
-  links: AnswerLinks;
-  /**
-   * Reports platform failures that do not change the outcome (a dialog that could not be opened) and
-   * requests refused because Mattermost did not confirm their sender.
-   */
-  onError: (error: unknown, context: string) => void;
   /** Counts a request refused because Mattermost did not confirm it (its reason code, never its body). */
   onRejected?: (reason: "UNCONFIRMED") => void;
-  /** Epoch ms, for the age of a message's post. */
-  now: () => number;
 }
 
 /**

@@ -1,10 +1,9 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import type { HandleInbound, InboundOutcome } from "../../app/handle-inbound.ts";
+import type { InboundOutcome } from "../../app/handle-inbound.ts";
 import { HttpError } from "../../http/http-errors.ts";
 import { json } from "../../http/responses.ts";
 import { verifiedWebhook } from "../../http/webhook-prelude.ts";
-import type { QuestionStore } from "../../store/question-store.ts";
-import type { AnswerLinks } from "../../web/answer-link.ts";
+import { type ChatWebhookDeps, EMPTY_ACK } from "../chat-webhook.ts";
 import { controlAction, decodeControl, encodeControl } from "../control-codec.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
 import { outcomeReplyText, replies } from "../replies.ts";
@@ -30,20 +29,13 @@ import {
 } from "./slack-inbound.ts";
 import { escapeMrkdwn, MODAL_CALLBACK_ID, readModalOrigin, renderModal } from "./slack-render.ts";
 
-export interface SlackWebhookDeps {
+export interface SlackWebhookDeps extends ChatWebhookDeps {
   api: SlackApi;
-  /** The answer page's links, for the "Answer in browser" button of a step redrawn. */
-  links: AnswerLinks;
-  store: QuestionStore;
-  handleInbound: HandleInbound;
-  now: () => number;
-  /** Reports what does not change the outcome: a notice, modal or edit Slack did not take. */
-  onError: (error: unknown, context: string) => void;
 }
 
 type Response = APIGatewayProxyStructuredResultV2;
 
-const ACK: Response = { statusCode: 200, headers: { "cache-control": "no-store" }, body: "" };
+const ACK = EMPTY_ACK;
 
 /** A slash-command reply only the person who ran it sees. */
 const ephemeralReply = (text: string) => json(200, { response_type: "ephemeral", text: escapeMrkdwn(text) });

@@ -1,9 +1,8 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import type { HandleInbound, InboundOutcome } from "../../app/handle-inbound.ts";
+import type { InboundOutcome } from "../../app/handle-inbound.ts";
 import { HttpError } from "../../http/http-errors.ts";
 import { verifiedWebhook, type WebhookRequest } from "../../http/webhook-prelude.ts";
-import type { QuestionStore } from "../../store/question-store.ts";
-import type { AnswerLinks } from "../../web/answer-link.ts";
+import { type ChatWebhookDeps, EMPTY_ACK } from "../chat-webhook.ts";
 import { outcomeReplyText, replies } from "../replies.ts";
 import { activityToInbound, parseActivity, withInputs } from "./teams-activity.ts";
 import type { TeamsApi } from "./teams-api.ts";
@@ -43,21 +42,14 @@ export function teamsVerification(
   };
 }
 
-export interface TeamsWebhookDeps {
+export interface TeamsWebhookDeps extends ChatWebhookDeps {
   api: TeamsApi;
-  store: QuestionStore;
-  handleInbound: HandleInbound;
-  /** The answer page's link on a card redrawn at a step, as on the card first posted. */
-  links: AnswerLinks;
-  now: () => number;
-  /** Reports what does not change the outcome: a notice or an edit the Bot Connector did not take. */
-  onError: (error: unknown, context: string) => void;
 }
 
 type Response = APIGatewayProxyStructuredResultV2;
 
 /** The Bot Framework wants a quick 2xx with no body for an activity; everything else goes through the API. */
-const ACK: Response = { statusCode: 200, headers: { "cache-control": "no-store" }, body: "" };
+const ACK = EMPTY_ACK;
 
 /** What the person is told about an outcome, as a reply; undefined: nothing (the card says it). */
 function noticeOf(outcome: InboundOutcome, tapped: boolean): string | undefined {

@@ -1,11 +1,11 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import type { HandleInbound, InboundOutcome } from "../../app/handle-inbound.ts";
+import type { InboundOutcome } from "../../app/handle-inbound.ts";
 import { HttpError } from "../../http/http-errors.ts";
 import { json } from "../../http/responses.ts";
 import { verifiedWebhook } from "../../http/webhook-prelude.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { SecretValue } from "../../secrets/secrets.ts";
-import type { QuestionStore } from "../../store/question-store.ts";
+import type { ChatWebhookDeps } from "../chat-webhook.ts";
 import { controlAction, decodeControl } from "../control-codec.ts";
 import type { Inbound } from "../inbound.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
@@ -15,13 +15,10 @@ import type { TelegramApi } from "./telegram-api.ts";
 import { answerUrlOf, renderKeyboard, renderPrompt, selectedToggles } from "./telegram-render.ts";
 import { keyboardOf, messageToInbound, type TelegramUpdate, updateSchema } from "./telegram-update.ts";
 
-export interface TelegramWebhookDeps {
+export interface TelegramWebhookDeps extends Pick<ChatWebhookDeps, "store" | "handleInbound" | "now"> {
   /** The bot token: its bot id prefixes the dedupe keys of updates. */
   botToken: SecretValue;
   api: TelegramApi;
-  store: QuestionStore;
-  handleInbound: HandleInbound;
-  now: () => number;
 }
 
 const OK = json(200, {});
