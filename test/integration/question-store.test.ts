@@ -1,5 +1,5 @@
-import { DeleteItemCommand, PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
-import { marshall } from "@aws-sdk/util-dynamodb";
+import { DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
+import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ensureTable,
@@ -49,6 +49,31 @@ function newQuestion(overrides: Partial<NewQuestion> = {}): NewQuestion {
     createdAtMs: T0,
     ...overrides,
   };
+}
+
+/** Two questions, so a draft can hold the first answer while the second is still open (the stepper's case). */
+function twoStepQuestion(overrides: Partial<NewQuestion> = {}): NewQuestion {
+  const request = normalizeAskUserArgs({
+    questions: [
+      {
+        id: "colour",
+        header: "Colour",
+        question: "Which colour?",
+        options: [{ label: "Red" }, { label: "Blue" }],
+      },
+      { id: "size", header: "Size", question: "Which size?", options: [{ label: "S" }, { label: "L" }] },
+    ],
+    timeoutSeconds: 60,
+  });
+  return { ...newQuestion(overrides), ...request };
+}
+
+/** The item as stored, read past the store: what a refused write must have left alone. */
+async function storedItem(id: string): Promise<Record<string, unknown> | undefined> {
+  const out = await client.send(
+    new GetItemCommand({ TableName: TABLE, Key: { pk: { S: keys.question(id) } }, ConsistentRead: true }),
+  );
+  return out.Item && unmarshall(out.Item);
 }
 
 describe("DynamoDB question store", () => {
@@ -202,6 +227,91 @@ describe("DynamoDB question store", () => {
     expect(retried.kind === "token_replaced" && retried.record.deliveries).toHaveLength(1);
     const closed = await store.close(question.id, { status: "answered", answers: { q: ["A"] } }, T0 + 2);
     expect(closed.kind === "closed" && closed.taskToken).toBe("second");
+  });
+
+  describe("saveDraft (the stepper's answers so far)", () => {
+    it("keeps the draft on a pending question, and get reads it back", async () => {
+      const question = twoStepQuestion();
+      await store.create(question, T0);
+
+      const saved = await store.saveDraft(question.id, { colour: ["Red"] }, T0 + 1);
+      const read = await store.get(question.id, T0 + 2);
+
+      expect(saved).toMatchObject({
+        kind: "saved",
+        record: { status: "pending", draft: { colour: ["Red"] } },
+      });
+      expect(read?.draft).toEqual({ colour: ["Red"] });
+      expect(saved.kind === "saved" && saved.record).toEqual(read);
+      // The whole draft is replaced by the next step's, never merged in the table.
+      await store.saveDraft(question.id, { size: ["L"] }, T0 + 3);
+      expect((await store.get(question.id, T0 + 4))?.draft).toEqual({ size: ["L"] });
+    });
+
+    it.each([
+      {
+        ended: "answered",
+        end: (id: string) =>
+          store.close(id, { status: "answered", answers: { colour: ["Blue"], size: ["S"] } }, T0 + 1),
+        at: T0 + 2,
+      },
+      {
+        ended: "cancelled",
+        end: (id: string) => store.close(id, { status: "cancelled", reason: "cancelled" }, T0 + 1),
+        at: T0 + 2,
+      },
+      { ended: "expired", end: async () => {}, at: T0 + 60_000 },
+    ])("refuses a draft on an $ended question and writes nothing", async ({ ended, end, at }) => {
+      const question = twoStepQuestion();
+      await store.create(question, T0);
+      await end(question.id);
+      const before = await storedItem(question.id);
+
+      const refused = await store.saveDraft(question.id, { colour: ["Red"] }, at);
+
+      expect(refused).toMatchObject({ kind: "not_pending", record: { id: question.id, status: ended } });
+      expect(refused.kind === "not_pending" && refused.record.draft).toBeUndefined();
+      const after = await storedItem(question.id);
+      expect(after).toEqual(before);
+      expect(after).not.toHaveProperty("draft");
+    });
+
+    it("says not_found for an id that was never asked, and creates no item", async () => {
+      const id = `ask_unknown_${Date.now()}`;
+      expect(await store.saveDraft(id, { colour: ["Red"] }, T0)).toEqual({ kind: "not_found" });
+      expect(await storedItem(id)).toBeUndefined();
+    });
+
+    it("is dropped when the question closes: neither the closed record nor a later get has it", async () => {
+      const question = twoStepQuestion();
+      await store.create(question, T0);
+      await store.saveDraft(question.id, { colour: ["Red"] }, T0 + 1);
+
+      const closed = await store.close(
+        question.id,
+        { status: "answered", answers: { colour: ["Red"], size: ["S"] } },
+        T0 + 2,
+      );
+
+      expect(closed).toMatchObject({ kind: "closed", record: { status: "answered" } });
+      expect(closed.kind === "closed" && closed.record).not.toHaveProperty("draft");
+      expect(await store.get(question.id, T0 + 3)).not.toHaveProperty("draft");
+      expect(await storedItem(question.id)).not.toHaveProperty("draft");
+    });
+
+    it("is not carried by a pending listing (the indexes do not project it)", async () => {
+      const owner = `web:draft-listing-${Date.now()}`;
+      const question = twoStepQuestion({ owner });
+      await store.create(question, T0);
+      await store.saveDraft(question.id, { colour: ["Red"] }, T0 + 1);
+
+      const listed = await store.listPending({ owner }, T0 + 2);
+
+      expect(listed.map((record) => record.id)).toEqual([question.id]);
+      expect(listed[0]).not.toHaveProperty("draft");
+      // The draft is there all the same: the listing leaves it out, it was not lost.
+      expect((await store.get(question.id, T0 + 2))?.draft).toEqual({ colour: ["Red"] });
+    });
   });
 
   it("reports consumed capacity for every request (the benchmark counts cost with it)", () => {
