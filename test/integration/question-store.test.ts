@@ -10,7 +10,7 @@ import {
 import { normalizeAskUserArgs } from "#lib/questions/index.ts";
 import { createDynamoDbQuestionStore } from "#lib/store/dynamodb-question-store.ts";
 import { keys } from "#lib/store/keys.ts";
-import type { NewQuestion, QuestionStore } from "#lib/store/question-store.ts";
+import type { NewQuestion, Outcome, QuestionStore } from "#lib/store/question-store.ts";
 
 const TABLE = "store-test";
 let dynamodb: LocalDynamoDb;
@@ -311,6 +311,122 @@ describe("DynamoDB question store", () => {
       expect(listed[0]).not.toHaveProperty("draft");
       // The draft is there all the same: the listing leaves it out, it was not lost.
       expect((await store.get(question.id, T0 + 2))?.draft).toEqual({ colour: ["Red"] });
+    });
+  });
+
+  /*
+   * Each call's requests, in order: a request is a round trip, and the benchmark (bench/answer-paths.ts)
+   * judges the answer paths by how many come before a response. A refactor of the store must keep these.
+   */
+  describe("requests per call", () => {
+    const sent: string[] = [];
+    let recording = false;
+    beforeAll(() => {
+      client.middlewareStack.add(
+        (next, context) => (args) => {
+          if (recording) sent.push(String(context.commandName).replace(/Command$/, ""));
+          return next(args);
+        },
+        { step: "initialize", name: "countRequests" },
+      );
+    });
+    afterAll(() => {
+      client.middlewareStack.remove("countRequests");
+    });
+    async function requestsOf(call: () => Promise<unknown>): Promise<string[]> {
+      sent.length = 0;
+      recording = true;
+      try {
+        await call();
+      } finally {
+        recording = false;
+      }
+      return [...sent];
+    }
+
+    it("asking: one put, a second for the session slot; a busy session reads the holder and undoes the put", async () => {
+      const sessionKey = `requests-${Date.now()}`;
+      const held = newQuestion({ sessionKey, runId: "run-r", taskToken: "tok-r" });
+      expect(await requestsOf(() => store.create(newQuestion(), T0))).toEqual(["PutItem"]);
+      expect(await requestsOf(() => store.create(held, T0))).toEqual(["PutItem", "PutItem"]);
+      expect(await requestsOf(() => store.create(newQuestion({ sessionKey }), T0 + 1))).toEqual([
+        "PutItem",
+        "PutItem",
+        "GetItem",
+        "GetItem",
+        "DeleteItem",
+      ]);
+      expect(await requestsOf(() => store.create({ ...held, taskToken: "tok-r2" }, T0 + 1))).toEqual([
+        "PutItem",
+        "UpdateItem",
+      ]);
+    });
+
+    it("answering and the stepper: one conditional write each, a read only when it was refused", async () => {
+      const question = twoStepQuestion();
+      await store.create(question, T0);
+      const answered: Outcome = { status: "answered", answers: { colour: ["Red"], size: ["S"] } };
+      expect(await requestsOf(() => store.get(question.id, T0))).toEqual(["GetItem"]);
+      expect(await requestsOf(() => store.saveDraft(question.id, { colour: ["Red"] }, T0 + 1))).toEqual([
+        "UpdateItem",
+      ]);
+      expect(await requestsOf(() => store.close(question.id, answered, T0 + 2))).toEqual(["UpdateItem"]);
+      expect(await requestsOf(() => store.close(question.id, answered, T0 + 3))).toEqual([
+        "UpdateItem",
+        "GetItem",
+      ]);
+      expect(await requestsOf(() => store.saveDraft(question.id, { colour: ["Red"] }, T0 + 3))).toEqual([
+        "UpdateItem",
+        "GetItem",
+      ]);
+      expect(await requestsOf(() => store.release(question.id, answered, T0 + 3))).toEqual(["UpdateItem"]);
+      expect(await requestsOf(() => store.expire(question.id, T0 + 60_000))).toEqual(["UpdateItem"]);
+      expect(
+        await requestsOf(() =>
+          store.recordResumeFailure(question.id, { code: "TaskTimedOut", atMs: T0 + 4 }),
+        ),
+      ).toEqual(["UpdateItem"]);
+    });
+
+    it("deliveries: read the question, index the posted messages in one batch, then one update", async () => {
+      const question = newQuestion({ deliverTo: [{ channel: "console", chatId: "c1" }] });
+      await store.create(question, T0);
+      const posted = [{ index: 0, delivery: { channel: "console", chatId: "c1", messageId: "m1" } }];
+      expect(await requestsOf(() => store.recordDeliveries(question.id, posted, T0 + 1))).toEqual([
+        "GetItem",
+        "BatchWriteItem",
+        "UpdateItem",
+      ]);
+      const more = [{ channel: "console", chatId: "c2", messageId: "m2" }];
+      expect(await requestsOf(() => store.addDeliveries(question.id, more, T0 + 2))).toEqual([
+        "GetItem",
+        "BatchWriteItem",
+        "UpdateItem",
+      ]);
+      // A copy without a message id has nothing to index.
+      const unposted = [{ channel: "console", chatId: "c3" }];
+      expect(await requestsOf(() => store.addDeliveries(question.id, unposted, T0 + 3))).toEqual([
+        "GetItem",
+        "UpdateItem",
+      ]);
+      expect(await requestsOf(() => store.findByMessage("console", "c2", "m2"))).toEqual(["GetItem"]);
+      expect(await store.findByMessage("console", "c2", "m2")).toBe(question.id);
+      expect(await requestsOf(() => store.recordDeliveries(`ask_none_${Date.now()}`, posted, T0))).toEqual([
+        "GetItem",
+      ]);
+    });
+
+    it("listing and dedupe: one query for a listing that fits, one put to claim, one delete to give back", async () => {
+      const owner = `web:requests-${Date.now()}`;
+      await store.create(newQuestion({ owner }), T0);
+      expect(await requestsOf(() => store.listPending({ owner }, T0 + 1))).toEqual(["Query"]);
+      expect(await requestsOf(() => store.listPendingPage({ filters: { owner }, limit: 5 }, T0 + 1))).toEqual(
+        ["Query"],
+      );
+      const key = `requests-${Date.now()}`;
+      expect(await requestsOf(() => store.claimEvent(key, 60, T0))).toEqual(["PutItem"]);
+      expect(await requestsOf(() => store.claimEvent(key, 60, T0))).toEqual(["PutItem"]);
+      expect(await requestsOf(() => store.releaseEvent(key))).toEqual(["DeleteItem"]);
     });
   });
 
