@@ -5,8 +5,7 @@
  * resumed (its SendTaskSuccess accepted), paired with the same bare baseline as row 1.
  */
 import { createHmac } from "node:crypto";
-import { actionId } from "#lib/channels/slack/slack-render.ts";
-import { encodeCallback } from "#lib/channels/telegram/telegram-render.ts";
+import { encodeControl } from "#lib/channels/control-codec.ts";
 import { pickField } from "#lib/web/answer-form.ts";
 import type { BaselineTiming, BenchStack, WaitingRun } from "./lib/bench-stack.ts";
 import type { FakeChat } from "./lib/fake-chat.ts";
@@ -246,7 +245,12 @@ function pathSpecs(bench: BenchStack): PathSpec[] {
         }),
       send: (run) => {
         const id = ++updateId;
-        const data = encodeCallback("o", 0, 0, run.questionId);
+        const data = encodeControl({
+          kind: "option",
+          questionIndex: 0,
+          optionIndex: 0,
+          questionId: run.questionId,
+        });
         return post("/webhooks/telegram", {
           headers: {
             "content-type": "application/json",
@@ -299,8 +303,12 @@ function pathSpecs(bench: BenchStack): PathSpec[] {
             {
               type: "button",
               block_id: "b",
-              action_id: actionId("o", 0, 0),
-              value: run.questionId,
+              action_id: encodeControl({
+                kind: "option",
+                questionId: run.questionId,
+                questionIndex: 0,
+                optionIndex: 0,
+              }),
               action_ts: `${Math.floor(Date.now() / 1000)}.${id}`,
             },
           ],

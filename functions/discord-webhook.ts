@@ -2,11 +2,16 @@
 import middy from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { createDiscordApi } from "#lib/channels/discord/discord-api.ts";
-import { discordPublicKey } from "#lib/channels/discord/discord-signature.ts";
-import { createDiscordWebhook } from "#lib/channels/discord/discord-webhook.ts";
+import {
+  DISCORD_REFUSAL,
+  discordPublicKey,
+  discordRequestVerifier,
+} from "#lib/channels/discord/discord-signature.ts";
+import { createDiscordWebhook, DISCORD_ACK_BUDGET_MS } from "#lib/channels/discord/discord-webhook.ts";
 import { loadConfig } from "#lib/config.ts";
 import { channelDisabled } from "#lib/http/channel-disabled.ts";
 import { httpErrors } from "#lib/http/middlewares.ts";
+import { webhookPrelude } from "#lib/http/webhook-prelude.ts";
 import { secretValue } from "#lib/secrets/secrets.ts";
 import { createObservability } from "#lib/telemetry/observability.ts";
 import { createServices } from "#lib/wiring.ts";
@@ -15,24 +20,35 @@ const observability = createObservability("discordWebhook");
 const { telemetry } = observability;
 const services = createServices(loadConfig(), "discordWebhook", observability);
 await services.ready();
-const { config, secrets, store, handleInbound } = services;
+const { config, secrets, store, handleInbound, links } = services;
 const discord = config.channels.discord;
+const now = () => Date.now();
 
-export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+const http = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
   .use(observability.middlewares)
-  .use(httpErrors(telemetry, { platform: "discord" }))
-  .handler(
-    discord
-      ? createDiscordWebhook({
-          publicKey: discordPublicKey(discord.publicKey),
+  .use(httpErrors(telemetry, { platform: "discord" }));
+
+export const handler = discord
+  ? http
+      .use(
+        webhookPrelude({
+          verify: discordRequestVerifier(discordPublicKey(discord.publicKey)),
+          refusal: DISCORD_REFUSAL,
+          ackWithinMs: DISCORD_ACK_BUDGET_MS,
+          now,
+        }),
+      )
+      .handler(
+        createDiscordWebhook({
           api: createDiscordApi({
             apiBase: discord.apiBase,
             botToken: secretValue(secrets, "discord/bot-token"),
           }),
           store,
           handleInbound,
-          now: () => Date.now(),
+          links,
+          now,
           onBackgroundError: (error, context) => telemetry.failed(context, error),
-        })
-      : channelDisabled("discord"),
-  );
+        }),
+      )
+  : http.handler(channelDisabled("discord"));

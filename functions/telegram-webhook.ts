@@ -2,10 +2,12 @@
 import middy from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { createTelegramApi } from "#lib/channels/telegram/telegram-api.ts";
+import { telegramSecretTokenCheck } from "#lib/channels/telegram/telegram-secret-token.ts";
 import { createTelegramWebhook } from "#lib/channels/telegram/telegram-webhook.ts";
 import { loadConfig } from "#lib/config.ts";
 import { channelDisabled } from "#lib/http/channel-disabled.ts";
 import { httpErrors } from "#lib/http/middlewares.ts";
+import { webhookPrelude } from "#lib/http/webhook-prelude.ts";
 import { secretValue } from "#lib/secrets/secrets.ts";
 import { createObservability } from "#lib/telemetry/observability.ts";
 import { createServices } from "#lib/wiring.ts";
@@ -16,14 +18,20 @@ const services = createServices(loadConfig(), "telegramWebhook", observability);
 await services.ready();
 const { config, secrets, store, handleInbound } = services;
 const telegram = config.channels.telegram;
+const now = () => Date.now();
 
-export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+const base = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
   .use(observability.middlewares)
-  .use(httpErrors(telemetry, { platform: "telegram" }))
-  .handler(
-    telegram
-      ? createTelegramWebhook({
-          webhookSecret: secretValue(secrets, "telegram/webhook-secret"),
+  .use(httpErrors(telemetry, { platform: "telegram" }));
+
+// Telegram documents no acknowledgement deadline for a webhook, so the prelude sets none.
+export const handler = telegram
+  ? base
+      .use(
+        webhookPrelude({ ...telegramSecretTokenCheck(secretValue(secrets, "telegram/webhook-secret")), now }),
+      )
+      .handler(
+        createTelegramWebhook({
           botToken: secretValue(secrets, "telegram/bot-token"),
           api: createTelegramApi({
             apiBase: telegram.apiBase,
@@ -31,6 +39,7 @@ export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredRe
           }),
           store,
           handleInbound,
-        })
-      : channelDisabled("telegram"),
-  );
+          now,
+        }),
+      )
+  : base.handler(channelDisabled("telegram"));

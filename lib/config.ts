@@ -18,6 +18,7 @@
  * deployed they are not read at all (a shell may well have OPENAI_API_KEY set for other tools).
  */
 import { ConfigError } from "./config-error.ts";
+import { isHttpsOrLoopback } from "./http/outbound.ts";
 import { ownerProblem, parseDeliverTo } from "./mcp/asker.ts";
 import { MAX_REMINDERS } from "./questions/question-record.ts";
 import {
@@ -66,6 +67,10 @@ const seconds = (fallback: number, max = STEP_FUNCTIONS_MAX_TIMEOUT_SECONDS) =>
 export const DEFAULT_NOTIFY_RETRY_SECONDS = [5, 300, 1800, 7200, 18_000, 28_800, 28_800];
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
+/** An endpoint that is sent credentials (an app token) or that vouches for them (a key set). */
+const credentialUrl = httpUrl.check(
+  z.refine(isHttpsOrLoopback, "must be an https URL (http only on localhost / 127.0.0.1 / [::1])"),
+);
 
 /** `600,1800` → [600, 1800]: whole seconds, at least 1, at most MAX_REMINDERS of them. */
 const reminderList = z.pipe(
@@ -151,12 +156,12 @@ const envSchema = z
       z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9.-]{0,127}$/, "must be a tenant id (GUID) or domain")),
     ),
     /** The Bot Connector service URL for a target that names none. */
-    TEAMS_API_BASE: z._default(httpUrl, "https://smba.trafficmanager.net/teams/"),
+    TEAMS_API_BASE: z._default(credentialUrl, "https://smba.trafficmanager.net/teams/"),
     /** The Microsoft identity platform (tokens at `<it>/<tenant>/oauth2/v2.0/token`); tests point it at a fake. */
-    TEAMS_LOGIN_BASE: z._default(httpUrl, "https://login.microsoftonline.com"),
+    TEAMS_LOGIN_BASE: z._default(credentialUrl, "https://login.microsoftonline.com"),
     /** The Bot Framework's OpenID metadata, which names the keys inbound tokens are signed with. */
     TEAMS_OPENID_METADATA_URL: z._default(
-      httpUrl,
+      credentialUrl,
       "https://login.botframework.com/v1/.well-known/openidconfiguration",
     ),
     /** Where closed questions' notifications wait between attempts (deployed: the notify queue's URL). */

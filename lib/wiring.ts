@@ -146,7 +146,7 @@ export function createChannels(
   if (slack && may.has("slack/bot-token")) {
     add(
       createSlackChannel(
-        createSlackApi({ apiBase: slack.apiBase, botToken: secretValue(secrets, "slack/bot-token") }),
+        createSlackApi({ apiBase: slack.apiBase, botToken: secretValue(secrets, "slack/bot-token"), now }),
         links,
       ),
     );
@@ -301,6 +301,8 @@ export function createServices(config: Config, fn: FunctionName, observability: 
     waitForQuestion,
     store,
     channels,
+    /** The answer page's links, for a webhook that redraws a posted question (the stepper). */
+    links,
     handleInbound: createHandleInbound({ store, resolve, channels, now }),
     cancelStoppedRun: createCancelStoppedRun({ store, resolve, now }),
     handleQuestionChange: createHandleQuestionChange({

@@ -67,6 +67,17 @@ function alarms(topicArn) {
       Threshold: 1,
     },
   );
+  Resources.NotifyDeadLetterQueueAlarm = alarm(
+    "Handraise notifier: a notification's handling failed five times and went to the dead-letter queue (a receiver was not told a question ended).",
+    {
+      Namespace: "AWS/SQS",
+      MetricName: "ApproximateNumberOfMessagesVisible",
+      Dimensions: [{ Name: "QueueName", Value: { "Fn::GetAtt": ["NotifyDeadLetterQueue", "QueueName"] } }],
+      Statistic: "Maximum",
+      Period: 300,
+      Threshold: 1,
+    },
+  );
   Resources.ResumeAbandonedAlarm = alarm(
     "Handraise: a closed question's run could not be resumed and never will be (a final error, e.g. access denied).",
     {

@@ -7,6 +7,7 @@ import { mayAnswer, type QuestionRecord } from "../questions/question-record.ts"
 import type { Answers, Question } from "../questions/schema.ts";
 import type { QuestionStore } from "../store/question-store.ts";
 import { AlreadyResolvedError } from "./errors.ts";
+import { firstPending } from "./first-pending.ts";
 import type { ResolveQuestion } from "./resolve-question.ts";
 import { interpretTypedReply } from "./typed-reply.ts";
 
@@ -68,8 +69,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     // The one place the group rule holds for every platform: typed text that replies to no question answers
     // only when it was addressed to the bot. Commands always are.
     if (inbound.kind === "text" && !inbound.addressed) return undefined;
-    const pending = await store.listPending({ owner: inbound.actor }, now());
-    return pending.find((record) =>
+    return firstPending(store, { owner: inbound.actor }, now(), (record) =>
       record.deliveries.some((d) => d.channel === inbound.platform && d.chatId === inbound.chatId),
     );
   }
@@ -157,7 +157,9 @@ export function createHandleInbound(deps: HandleInboundDeps) {
       case "choose": {
         const question = record.questions[action.questionIndex];
         if (!question) return { kind: "invalid", record, message: replies.controlDoesNotFit };
-        const labels = action.optionIndexes.flatMap((i) => question.options[i]?.label ?? []);
+        // In the options' order, each once, whatever order the platform reported them in.
+        const chosen = [...new Set(action.optionIndexes)].sort((a, b) => a - b);
+        const labels = chosen.flatMap((i) => question.options[i]?.label ?? []);
         // Done with nothing ticked: the step is not answered (the adapter asks for a choice).
         if (labels.length === 0) return { kind: "incomplete", record, missing: [question] };
         return contribute(record, { [question.id]: labels }, actor, action.questionIndex);
@@ -184,9 +186,12 @@ export function createHandleInbound(deps: HandleInboundDeps) {
 
   async function handle(inbound: Inbound, routed: QuestionRecord | undefined): Promise<InboundOutcome> {
     // A pending listing does not carry the draft (the indexes project what a listing shows): a prompt of
-    // several questions routed that way is read whole before typed text is merged with its draft.
+    // several questions routed that way is read whole before typed text is merged with its draft, or before
+    // `/question` posts it again at its first step still open.
+    const needsDraft =
+      inbound.kind === "text" || (inbound.kind === "command" && inbound.command === "question");
     const record =
-      routed && inbound.kind === "text" && routed.questions.length > 1 && routed.status === "pending"
+      routed && needsDraft && routed.questions.length > 1 && routed.status === "pending"
         ? await store.get(routed.id, now())
         : routed;
     if (!record) return inbound.kind === "command" ? { kind: "no_pending" } : { kind: "ignored" };

@@ -93,7 +93,7 @@ export function controlAction(control: Control, chosen: readonly number[] = []):
       return { type: "toggle", questionIndex, optionIndex: control.optionIndex };
     case "done":
     case "choose":
-      return { type: "choose", questionIndex, optionIndexes: [...new Set(chosen)].sort((a, b) => a - b) };
+      return { type: "choose", questionIndex, optionIndexes: [...chosen] };
     case "other":
     case "form":
       return { type: "other", questionIndex };

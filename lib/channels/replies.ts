@@ -34,6 +34,31 @@ export const replies = {
   chooseOneOrMore: "Choose one or more…",
   answerInForm: "Answer in a form",
   yourAnswer: "Your answer",
+  /** Discord: a string select submitted with nothing chosen. */
+  chooseAtLeastOneInMenu: "Choose at least one option.",
+  /** Discord: a repeated command or modal, where there is no message to leave as it is. */
+  alreadyHandled: "Already handled.",
+  /** Discord: an interaction type Handraise does not take (autocomplete, …) or a command it does not know. */
+  notHandledHere: "Handraise does not handle this here.",
+  /** Discord: under a single-select question or step (plain messages never reach the bot: typing is a command). */
+  discordHowToTap:
+    "Tap an option, or Other… to write your own answer (or /question answer: …). /cancel cancels the question.",
+  /** Discord: under a multi-select question or step. */
+  discordHowToPick:
+    "Pick one or more in the menu, or Other… to write your own answer (or /question answer: …). /cancel cancels the question.",
+  /** Slack's form modal: the label of the text box beside each question's choices. */
+  orYourOwnAnswer: "Or your own answer",
+  /** Slack's modals: the submit button. */
+  submitForm: "Submit",
+  /** Slack's modals: the close button. */
+  closeForm: "Cancel",
+  /** Slack's and Mattermost's `/handraise` without a subcommand it knows. */
+  handraiseCommandHelp:
+    "/handraise cancel — cancel your waiting question here. /handraise question — post it again here.",
+  /** Slack's `/handraise question` where the app may not post (not invited to the conversation, …). */
+  couldNotPostHere: "Handraise could not post here. Invite the app to this conversation, then try again.",
+  /** Teams: the button that sends a card's own-answer box. */
+  send: "Send",
 } as const;
 
 /** The stepper's progress: "2 of 3". */

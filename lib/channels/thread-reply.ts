@@ -1,3 +1,5 @@
+import { firstPending } from "../app/first-pending.ts";
+import type { QuestionRecord } from "../questions/question-record.ts";
 import type { QuestionStore } from "../store/question-store.ts";
 import type { Inbound } from "./inbound.ts";
 
@@ -19,11 +21,16 @@ export async function pointAtQuestionThread(
   const threadId = inbound.replyToMessageId;
   if (threadId === undefined) return inbound;
   if ((await store.findByMessage(inbound.platform, inbound.chatId, threadId)) !== undefined) return inbound;
-  for (const record of await store.listPending({ owner: inbound.actor }, nowMs)) {
-    const posted = record.deliveries.find(
+  const postedHere = (record: QuestionRecord) =>
+    record.deliveries.find(
       (d) => d.channel === inbound.platform && d.chatId === inbound.chatId && d.threadId === threadId,
     );
-    if (posted?.messageId !== undefined) return { ...inbound, replyToMessageId: posted.messageId };
-  }
-  return inbound;
+  const record = await firstPending(
+    store,
+    { owner: inbound.actor },
+    nowMs,
+    (r) => postedHere(r)?.messageId !== undefined,
+  );
+  const messageId = record && postedHere(record)?.messageId;
+  return messageId === undefined ? inbound : { ...inbound, replyToMessageId: messageId };
 }

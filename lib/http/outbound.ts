@@ -36,3 +36,20 @@ export function retryAfterValueMs(value: string | null | undefined, nowMs: numbe
   const date = Date.parse(trimmed);
   return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
+
+/** Hosts that are this machine: the local stack's fakes, the only place plain `http://` is allowed. */
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * Whether an endpoint may carry credentials: `https:`, or `http:` on a loopback host (the local stack). A
+ * bearer token or a key set fetched over plain HTTP elsewhere could be read or swapped on the way.
+ */
+export function isHttpsOrLoopback(url: string): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  return parsed.protocol === "https:" || (parsed.protocol === "http:" && LOOPBACK_HOSTS.has(parsed.hostname));
+}

@@ -37,8 +37,10 @@ for (const [network, prefix] of [
   blocked.addSubnet(network, prefix, "ipv4");
 }
 for (const [network, prefix] of [
-  ["::", 128],
-  ["::1", 128],
+  // The unspecified and loopback addresses, and the deprecated IPv4-compatible ones (::a00:1 is 10.0.0.1).
+  ["::", 96],
+  // IPv4-translated (SIIT): ::ffff:0:a00:1 names 10.0.0.1 as well.
+  ["::ffff:0:0:0", 96],
   ["64:ff9b::", 96],
   ["64:ff9b:1::", 48],
   ["100::", 64],

@@ -150,3 +150,14 @@ export function mayAnswer(
 export function statusAt(stored: StoredStatus, expiresAtMs: number, nowMs: number): QuestionStatus {
   return stored === "pending" && nowMs >= expiresAtMs ? "expired" : stored;
 }
+
+/**
+ * Where a chat's stepper starts when the prompt is posted (again): the first question the draft holds no
+ * value for, else the first.
+ */
+export function firstOpenStep(record: Pick<QuestionRecord, "questions" | "draft">): number {
+  return Math.max(
+    0,
+    record.questions.findIndex((q) => !Object.hasOwn(record.draft ?? {}, q.id)),
+  );
+}

@@ -1,7 +1,9 @@
 import { StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { decodeControl } from "#lib/channels/control-codec.ts";
 import { DISCORD_ACK_BUDGET_MS } from "#lib/channels/discord/discord-webhook.ts";
 import { PLATFORM_CALL_TIMEOUT_MS } from "#lib/channels/platform-api-error.ts";
+import { MAX_WEBHOOK_BODY_BYTES } from "#lib/http/middlewares.ts";
 import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
 import { multiQuestion as multi, singleQuestion as single, unique } from "./support/sample-questions.ts";
@@ -268,6 +270,15 @@ describe("Discord webhook verification", () => {
     expect(await replyOf(executionArn)).toBe("answered||Production");
   });
 
+  it("a body over the webhook limit → 413 before its signature is looked at, nothing stored", async () => {
+    const before = await allItems(stack);
+    const oversized = { id: nextSnowflake(), type: 1, padding: "x".repeat(MAX_WEBHOOK_BODY_BYTES) };
+    for (const signature of ["valid", "none"] as const) {
+      expect((await send(oversized, { signature })).status, signature).toBe(413);
+    }
+    expect(await allItems(stack)).toEqual(before);
+  });
+
   it("a verified but malformed body → 400", async () => {
     expect((await send("{not json")).status).toBe(400);
     expect((await send({ type: 3, id: "not-a-snowflake" })).status).toBe(400);
@@ -392,44 +403,6 @@ describe("Discord end to end", () => {
     expect(await replyOf(executionArn)).toBe("answered||blue-green on Friday");
   });
 
-  it("several questions: the text prompt and 'Answer in a form', whose modal answers them all (the demo's round trip)", async () => {
-    const questions = [
-      { ...single, header: "Deploy" },
-      { ...multi, options: [{ label: "Unit (Recommended)" }, { label: "E2E" }, { label: "Lint" }] },
-      {
-        id: "release_note",
-        header: "Note",
-        question: "Release note?",
-        options: [{ label: "Routine (Recommended)" }, { label: "Urgent" }],
-      },
-    ];
-    const { executionArn, posts, messageIn } = await startRun(questions, {
-      reply: "deploy={{c1.deploy_target}} | checks={{c1.checks}} | note={{c1.release_note}}",
-    });
-    const post = posts[0] as RecordedCall;
-    expect(post.body.content).toContain("1. Deploy \\[deploy\\_target\\]");
-    expect(post.body.content).toContain("3. Note \\[release\\_note\\]");
-    expect(controls(post).map((c) => c.label)).toEqual(["Answer in a form", "Answer in browser", "Skip"]);
-
-    const opened = await send(tap(customId(post, "Answer in a form"), messageIn(CHANNEL)));
-    expect(opened.body.type).toBe(9);
-    const inputs = (opened.body.data.components as Component[]).map((label) => label.component);
-    expect(inputs).toHaveLength(3);
-
-    const [deploy, checks, note] = inputs.map((input) => input.custom_id as string);
-    const response = await send(
-      submit(opened.body.data.custom_id, messageIn(CHANNEL), {
-        [deploy ?? ""]: "2",
-        [checks ?? ""]: "1, 2",
-        [note ?? ""]: "night-shift",
-      }),
-    );
-    expect(response.body).toMatchObject({ type: 7, data: { components: [] } });
-    expect(await replyOf(executionArn)).toBe(
-      "deploy=Production | checks=Unit (Recommended),E2E | note=night-shift",
-    );
-  });
-
   it("Skip (in a DM) → skipped; /cancel → cancelled with a private confirmation, every copy edited", async () => {
     const skipped = await startRun([single]);
     const response = await send(
@@ -452,7 +425,7 @@ describe("Discord end to end", () => {
   it("/question posts the question again; /question answer: answers it like a typed reply", async () => {
     const { executionArn, questionId } = await startRun([single]);
     const shown = await send(command("question"));
-    expect(shown.body).toMatchObject(privateNotice("The question is posted again below."));
+    expect(shown.body).toMatchObject(privateNotice("Posted the question again."));
     expect(discord.calls.filter(postsMessage)).toHaveLength(2);
 
     const answered = await send(command("question", { answer: "2" }));
@@ -540,7 +513,240 @@ describe("Discord end to end", () => {
     expect(heal?.path).toBe(`/channels/${elsewhere}/messages/${messageIn(elsewhere)}`);
     expect(heal?.body).toMatchObject({ components: [] });
   });
+});
 
+describe("Discord stepper (a prompt of several questions, one step at a time)", () => {
+  const THREE = [
+    { ...single, header: "Deploy" },
+    { ...multi, options: [{ label: "Unit (Recommended)" }, { label: "E2E" }, { label: "Lint" }] },
+    {
+      id: "release_note",
+      header: "Note",
+      question: "Release note?",
+      options: [{ label: "Routine (Recommended)" }, { label: "Urgent" }],
+    },
+  ];
+  const reply = "deploy={{c1.deploy_target}} | checks={{c1.checks}} | note={{c1.release_note}}";
+  const startThree = () => startRun(THREE, { reply });
+
+  /**
+   * The prompt redrawn in place at step `step` (UPDATE_MESSAGE): its controls, each custom_id a control of
+   * the shared codec for this question and this step, within Discord's 100 characters.
+   */
+  function redrawnAt(response: Awaited<ReturnType<typeof send>>, questionId: string, step: number) {
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ type: 7, data: { allowed_mentions: { parse: [] } } });
+    expect(response.body.data.content).toContain(`${step + 1} of 3 · ${THREE[step]?.header}`);
+    expect(response.body.data.content.length).toBeLessThanOrEqual(2000);
+    const all = (response.body.data.components as Component[]).flatMap((row) => {
+      expect(row.type).toBe(1);
+      return row.components ?? [];
+    });
+    expect(all.length).toBeGreaterThan(0);
+    for (const control of all) {
+      if (control.style === 5) continue; // Answer in browser: a link, no custom_id.
+      expect(control.custom_id?.length).toBeLessThanOrEqual(100);
+      expect(decodeControl(control.custom_id ?? "")).toMatchObject({ questionId, questionIndex: step });
+    }
+    return all;
+  }
+  const idOf = (components: Component[], label: string) => {
+    const found = components.find((c) => c.label === label)?.custom_id;
+    if (!found) throw new Error(`no control ${label}`);
+    return found;
+  };
+  const selectOf = (components: Component[]) => {
+    const select = components.find((c) => c.type === 3);
+    if (!select?.custom_id) throw new Error("no select");
+    return select;
+  };
+  const questionOf = async (questionId: string) =>
+    (await stack.api("GET", `/questions/${questionId}`)).body.question;
+
+  it("is posted as step 1 and answered step by step (buttons, the select, buttons); the run resumes with all three", async () => {
+    const { executionArn, posts, questionId, messageIn } = await startThree();
+    const message = messageIn(CHANNEL);
+    const post = posts[0] as RecordedCall;
+    expect(post.body.content).toContain("1 of 3 · Deploy");
+    expect(post.body.content).not.toContain("Which checks?");
+    expect(controls(post).map((c) => c.label)).toEqual([
+      "Staging (Recommended)",
+      "Production",
+      "Other…",
+      "Answer in browser",
+      "Skip",
+    ]);
+
+    const second = redrawnAt(await send(tap(customId(post, "Production"), message)), questionId, 1);
+    expect(selectOf(second)).toMatchObject({ min_values: 1, max_values: 3 });
+    expect(decodeControl(selectOf(second).custom_id ?? "")?.kind).toBe("choose");
+    expect(second.filter((c) => c.type === 2).map((c) => c.label)).toEqual([
+      "Other…",
+      "Back",
+      "Answer in browser",
+      "Skip",
+    ]);
+    // Kept as the draft, not an answer: the question is still pending.
+    const kept = await questionOf(questionId);
+    expect(kept).toMatchObject({ status: "pending", draft: { deploy_target: ["Production"] } });
+    expect(kept).not.toHaveProperty("answers");
+
+    const chosen = await send(tap(selectOf(second).custom_id ?? "", message, { values: ["2", "0"] }));
+    const third = redrawnAt(chosen, questionId, 2);
+    expect((await questionOf(questionId)).draft).toEqual({
+      deploy_target: ["Production"],
+      checks: ["Unit (Recommended)", "Lint"],
+    });
+
+    const last = await send(tap(idOf(third, "Urgent"), message));
+    expect(last.body).toMatchObject({ type: 7, data: { components: [] } });
+    expect(last.body.data.content).toContain(
+      "Answered — Deploy: Production; Checks: Unit (Recommended), Lint",
+    );
+    expect(await replyOf(executionArn)).toBe(
+      "deploy=Production | checks=Unit (Recommended),Lint | note=Urgent",
+    );
+    expect(await questionOf(questionId)).not.toHaveProperty("draft");
+  });
+
+  it("Back shows the step before with its choice marked; a different option there changes the earlier answer", async () => {
+    const { executionArn, posts, questionId, messageIn } = await startThree();
+    const message = messageIn(CHANNEL);
+    const second = redrawnAt(
+      await send(tap(customId(posts[0] as RecordedCall, "Production"), message)),
+      questionId,
+      1,
+    );
+    const third = redrawnAt(
+      await send(tap(selectOf(second).custom_id ?? "", message, { values: ["1"] })),
+      questionId,
+      2,
+    );
+
+    // Back from step 3: the select shows E2E chosen.
+    const again = redrawnAt(await send(tap(idOf(third, "Back"), message)), questionId, 1);
+    expect(selectOf(again).options.map((o: Component) => o.default === true)).toEqual([false, true, false]);
+    // Back from step 2: Production is drawn as chosen (green), Staging not; step 1 has no Back.
+    const first = redrawnAt(await send(tap(idOf(again, "Back"), message)), questionId, 0);
+    expect(first.filter((c) => c.style === 3).map((c) => c.label)).toEqual(["Production"]);
+    expect(first.map((c) => c.label)).not.toContain("Back");
+
+    const changed = redrawnAt(await send(tap(idOf(first, "Staging (Recommended)"), message)), questionId, 1);
+    expect((await questionOf(questionId)).draft).toEqual({
+      deploy_target: ["Staging (Recommended)"],
+      checks: ["E2E"],
+    });
+    const final = redrawnAt(
+      await send(tap(selectOf(changed).custom_id ?? "", message, { values: ["1"] })),
+      questionId,
+      2,
+    );
+    expect((await send(tap(idOf(final, "Routine (Recommended)"), message))).body.type).toBe(7);
+    expect(await replyOf(executionArn)).toBe(
+      "deploy=Staging (Recommended) | checks=E2E | note=Routine (Recommended)",
+    );
+  });
+
+  it("Other… on a step opens a modal whose answer moves the prompt on to the next step", async () => {
+    const { executionArn, posts, questionId, messageIn } = await startThree();
+    const message = messageIn(CHANNEL);
+    const second = redrawnAt(
+      await send(tap(customId(posts[0] as RecordedCall, "Production"), message)),
+      questionId,
+      1,
+    );
+    const opened = await send(tap(idOf(second, "Other…"), message));
+    expect(opened.body.type).toBe(9);
+    expect(decodeControl(opened.body.data.custom_id)).toMatchObject({
+      kind: "other",
+      questionId,
+      questionIndex: 1,
+    });
+    const input = opened.body.data.components[0].component.custom_id as string;
+
+    const third = redrawnAt(
+      await send(submit(opened.body.data.custom_id, message, { [input]: "smoke only" })),
+      questionId,
+      2,
+    );
+    await send(tap(idOf(third, "Urgent"), message));
+    expect(await replyOf(executionArn)).toBe("deploy=Production | checks=smoke only | note=Urgent");
+  });
+
+  it("a typed /question answer: during the steps answers what is still open, with what the steps kept", async () => {
+    const { executionArn, posts, questionId, messageIn } = await startThree();
+    redrawnAt(
+      await send(tap(customId(posts[0] as RecordedCall, "Production"), messageIn(CHANNEL))),
+      questionId,
+      1,
+    );
+    // A keyed line answers its own question, out of order: Checks is still needed.
+    expect((await send(command("question", { answer: "release_note: night-shift" }))).body).toMatchObject(
+      privateNotice("Still needed: Checks \\[checks\\]."),
+    );
+    expect((await questionOf(questionId)).draft).toEqual({
+      deploy_target: ["Production"],
+      release_note: ["night-shift"],
+    });
+    // A plain line answers the first question still open (Checks), and with what was kept that is all.
+    const answered = await send(command("question", { answer: "2" }));
+    expect(answered.body).toMatchObject(
+      privateNotice("Answered — Deploy: Production; Checks: E2E; Note: night-shift"),
+    );
+    expect(await replyOf(executionArn)).toBe("deploy=Production | checks=E2E | note=night-shift");
+  });
+
+  it("/question posts the prompt again at its first step still open, with Back", async () => {
+    const { posts, questionId, messageIn } = await startThree();
+    redrawnAt(
+      await send(tap(customId(posts[0] as RecordedCall, "Production"), messageIn(CHANNEL))),
+      questionId,
+      1,
+    );
+    expect((await send(command("question"))).body).toMatchObject(privateNotice("Posted the question again."));
+    const again = discord.calls.filter(postsMessage).at(-1) as RecordedCall;
+    expect(again.body.content).toContain("2 of 3 · Checks");
+    expect(controls(again).map((c) => c.label)).toContain("Back");
+    for (const control of controls(again).filter((c) => c.custom_id !== undefined)) {
+      expect(decodeControl(control.custom_id ?? "")).toMatchObject({ questionId, questionIndex: 1 });
+    }
+  });
+
+  it("someone else's tap on a step gets a private notice and nothing is kept", async () => {
+    const { executionArn, posts, questionId, messageIn } = await startThree();
+    const message = messageIn(CHANNEL);
+    const production = customId(posts[0] as RecordedCall, "Production");
+    const notYours = privateNotice("This question is not yours to answer.");
+
+    expect((await send(tap(production, message, { user: OTHER_USER_ID }))).body).toMatchObject(notYours);
+    const untouched = await questionOf(questionId);
+    expect(untouched).toMatchObject({ status: "pending" });
+    expect(untouched).not.toHaveProperty("draft");
+
+    // On a later step too: their select and their Back change nothing the owner kept.
+    const second = redrawnAt(await send(tap(production, message)), questionId, 1);
+    const theirs = { user: OTHER_USER_ID };
+    expect(
+      (await send(tap(selectOf(second).custom_id ?? "", message, { ...theirs, values: ["0"] }))).body,
+    ).toMatchObject(notYours);
+    expect((await send(tap(idOf(second, "Back"), message, theirs))).body).toMatchObject(notYours);
+    expect((await questionOf(questionId)).draft).toEqual({ deploy_target: ["Production"] });
+    expect(discord.calls.filter(editsMessage)).toEqual([]);
+
+    const third = redrawnAt(
+      await send(tap(selectOf(second).custom_id ?? "", message, { values: ["0"] })),
+      questionId,
+      2,
+    );
+    await send(tap(idOf(third, "Routine (Recommended)"), message));
+    expect(await replyOf(executionArn)).toBe(
+      "deploy=Production | checks=Unit (Recommended) | note=Routine (Recommended)",
+    );
+  });
+});
+
+// Last, so that it reads every response the tests above were given, the stepper's redrawn prompts too.
+describe("Discord webhook responses", () => {
   it("no webhook response carried a task token", async () => {
     const tokens = (await allItems(stack)).flatMap((i) => (i.taskToken ? [i.taskToken as string] : []));
     expect(webhookResponses.length).toBeGreaterThan(10);

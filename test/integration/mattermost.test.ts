@@ -6,7 +6,12 @@ import {
   type Responder,
   startFakePlatform,
 } from "./support/fake-platform.ts";
-import { multiQuestion as multi, singleQuestion as single, unique } from "./support/sample-questions.ts";
+import {
+  multiQuestion as multi,
+  noteQuestion as note,
+  singleQuestion as single,
+  unique,
+} from "./support/sample-questions.ts";
 import {
   allItems,
   posted,
@@ -177,7 +182,12 @@ const sendForm = (fields: Record<string, string>, headers: Record<string, string
     ...headers,
   });
 
-type Action = { id: string; name: string; integration: { url: string; context: Record<string, unknown> } };
+type Action = {
+  id: string;
+  name: string;
+  style?: string;
+  integration: { url: string; context: Record<string, unknown> };
+};
 const actionsOf = (post: { body: any }) => post.body.props.attachments[0].actions as Action[];
 const action = (post: { body: any }, name: string) => {
   const found = actionsOf(post).find((a) => a.name === name);
@@ -323,7 +333,7 @@ describe("Mattermost webhook verification", () => {
       // The Production button's context with the Skip button's signature.
       { ...body, context: { ...body.context, sig: skipSig } },
       // Another option under Production's signature.
-      { ...body, context: { ...body.context, option: "0" } },
+      { ...body, context: { ...body.context, control: `o|0|0|${questionId}` } },
       { ...body, context: { ...body.context, sig: "0".repeat(64) } },
     ];
     for (const variant of variants) expect((await sendJson(variant)).status).toBe(401);
@@ -331,6 +341,19 @@ describe("Mattermost webhook verification", () => {
     expect(await allItems(stack)).toEqual(before);
     expect(await statusOf(questionId)).toBe("pending");
     expect(patches()).toHaveLength(0);
+  });
+
+  it("a body over 64 KiB → 413 before verification, even a validly signed tap; nothing stored", async () => {
+    const { post, questionId } = await startRun([single]);
+    const before = await allItems(stack);
+    const padded = { ...tapBody(post, "Production"), data_source: "x".repeat(64 * 1024) };
+    const response = await sendJson(padded);
+    expect(response.status).toBe(413);
+    expect(response.body.error.code).toBe("PAYLOAD_TOO_LARGE");
+    expect(await allItems(stack)).toEqual(before);
+    expect(await statusOf(questionId)).toBe("pending");
+    // The same tap within the limit is read.
+    expect((await sendJson({ ...padded, data_source: "" })).body.update.message).toContain("Answered");
   });
 
   it("a wrong command or webhook token → 401; a verified but malformed body → 400", async () => {
@@ -386,9 +409,9 @@ describe("Mattermost end to end", () => {
     ]);
     for (const a of actionsOf(post)) {
       expect(a.integration.url).toBe(`${PUBLIC_URL}/webhooks/mattermost`);
-      expect(a.integration.context).toMatchObject({
-        questionId,
-        sub: 0,
+      // The one control codec's string, signed.
+      expect(a.integration.context).toEqual({
+        control: expect.stringMatching(new RegExp(`^[oxs]\\|0\\|[01]\\|${questionId}$`)),
         sig: expect.stringMatching(/^[0-9a-f]{64}$/),
       });
     }
@@ -440,9 +463,9 @@ describe("Mattermost end to end", () => {
 
   it("multi-select: Choose… opens a dialog with a multiselect, and its submission answers", async () => {
     const { executionArn, post } = await startRun([multi]);
-    expect(actionsOf(post).map((a) => a.name)).toEqual(["Choose…", "Skip"]);
+    expect(actionsOf(post).map((a) => a.name)).toEqual(["Choose one or more…", "Skip"]);
     const triggerId = Buffer.from(unique("trigger")).toString("base64");
-    expect((await tap(post, "Choose…", { triggerId })).body).toEqual({});
+    expect((await tap(post, "Choose one or more…", { triggerId })).body).toEqual({});
     const opened = lastDialog();
     expect(opened.headers.authorization).toBe(`Bearer ${BOT_TOKEN}`);
     expect(opened.body).toMatchObject({ trigger_id: triggerId, url: `${PUBLIC_URL}/webhooks/mattermost` });
@@ -469,32 +492,6 @@ describe("Mattermost end to end", () => {
     ]);
     expect((await submitDialog(opened, { "deploy_target:other": "blue-green on Friday" })).body).toEqual({});
     expect(await replyOf(executionArn)).toBe("answered||blue-green on Friday|");
-  });
-
-  it("several questions: Answer… opens one dialog; a missing answer keeps it open with errors", async () => {
-    const note = {
-      id: "release_note",
-      header: "Note",
-      question: "Which note?",
-      options: [{ label: "Routine" }, { label: "Urgent" }],
-    };
-    const { executionArn, post } = await startRun([single, note]);
-    expect(actionsOf(post).map((a) => a.name)).toEqual(["Answer…", "Skip"]);
-    await tap(post, "Answer…");
-    const opened = lastDialog();
-    expect(opened.body.dialog.elements.map((e: { name: string }) => e.name)).toEqual([
-      "deploy_target",
-      "deploy_target:other",
-      "release_note",
-      "release_note:other",
-    ]);
-    const partial = await submitDialog(opened, { deploy_target: "Production" });
-    expect(partial.status).toBe(200);
-    expect(partial.body.errors).toMatchObject({ release_note: expect.any(String) });
-    expect(
-      (await submitDialog(opened, { deploy_target: "Production", "release_note:other": "night-shift" })).body,
-    ).toEqual({});
-    expect(await replyOf(executionArn)).toBe("answered||Production|night-shift");
   });
 
   it("Skip → skipped; /handraise cancel → cancelled, told privately", async () => {
@@ -567,6 +564,154 @@ describe("Mattermost end to end", () => {
     });
     await tap(first.post, "Staging (Recommended)");
     expect(await replyOf(first.executionArn)).toBe("answered||Staging (Recommended)|");
+  });
+});
+
+describe("Mattermost stepper: a prompt of several questions, one step at a time", () => {
+  /** The post as a tap's `update` redrew it (its id and channel stay). */
+  const redrawn = (post: { id: string; body: any }, update: any) => ({
+    id: post.id,
+    body: { channel_id: post.body.channel_id, ...update },
+  });
+  const names = (post: { body: any }) => actionsOf(post).map((a) => a.name);
+  const styleOf = (post: { body: any }, name: string) => action(post, name).style;
+  const draftOf = async (questionId: string) =>
+    (await stack.api("GET", `/questions/${questionId}`)).body.question.draft;
+  const LINK = new RegExp(`\\n\\n\\[Answer in browser\\]\\(${PUBLIC_URL}/answer/`);
+
+  it("three questions answered step by step — option, Choose… dialog, Other… dialog — resume the run with all three", async () => {
+    const { executionArn, post, questionId } = await startRun([single, multi, note]);
+    // Step 1 of 3: the first question alone, its options, Other… and Skip; no Back yet.
+    expect(post.body.message).toMatch(/^\*\*1 of 3\*\*\n\n/);
+    expect(post.body.message).toContain("Where should it go?");
+    expect(post.body.message).not.toContain("Which checks?");
+    expect(post.body.message).toMatch(LINK);
+    expect(names(post)).toEqual(["Staging (Recommended)", "Production", "Other…", "Skip"]);
+
+    const first = await tap(post, "Production");
+    expect(first.status).toBe(200);
+    // The action response redraws the post at step 2 (Mattermost replaces message and attachments).
+    expect(Object.keys(first.body)).toEqual(["update"]);
+    expect(first.body.update).toEqual({
+      message: expect.stringMatching(/^\*\*2 of 3\*\*\n\n/),
+      props: {
+        attachments: [{ fallback: "Which checks?", actions: expect.any(Array) }],
+      },
+    });
+    expect(first.body.update.message).toContain("Which checks?");
+    expect(first.body.update.message).toMatch(LINK);
+    const step2 = redrawn(post, first.body.update);
+    expect(names(step2)).toEqual(["Choose one or more…", "Back", "Skip"]);
+    for (const a of actionsOf(step2)) {
+      expect(a.integration.url).toBe(`${PUBLIC_URL}/webhooks/mattermost`);
+      expect(a.integration.context).toEqual({
+        control: expect.stringMatching(new RegExp(`^[cbs]\\|[01]\\|0\\|${questionId}$`)),
+        sig: expect.stringMatching(/^[0-9a-f]{64}$/),
+      });
+    }
+    // Kept as the draft, not an answer: the run still waits.
+    expect(await draftOf(questionId)).toEqual({ deploy_target: ["Production"] });
+    expect(await statusOf(questionId)).toBe("pending");
+
+    // Step 2: Choose… opens a dialog with the multi-select; its submission moves the post to step 3.
+    expect((await tap(step2, "Choose one or more…")).body).toEqual({});
+    const choose = lastDialog();
+    expect(choose.body.dialog.elements.map((e: { name: string }) => e.name)).toEqual([
+      "checks",
+      "checks:other",
+    ]);
+    expect(await submitDialog(choose, { checks: ["Unit", "Lint"] })).toEqual({ status: 200, body: {} });
+    const patched = patches().at(-1) as RecordedCall;
+    expect(patched.path).toBe(`/api/v4/posts/${post.id}/patch`);
+    expect(patched.body.message).toMatch(/^\*\*3 of 3\*\*\n\n/);
+    expect(patched.body.message).toContain("What kind of release note?");
+    const step3 = redrawn(post, patched.body);
+    expect(names(step3)).toEqual(["Routine (Recommended)", "Urgent", "Other…", "Back", "Skip"]);
+    expect(await draftOf(questionId)).toEqual({ deploy_target: ["Production"], checks: ["Unit", "Lint"] });
+
+    // Step 3: Other… opens a free-text dialog; the last step submits every answer.
+    expect((await tap(step3, "Other…")).body).toEqual({});
+    const other = lastDialog();
+    expect(other.body.dialog.elements).toEqual([
+      expect.objectContaining({ name: "release_note:other", type: "textarea", optional: false }),
+    ]);
+    expect(await submitDialog(other, { "release_note:other": "night-shift" })).toEqual({
+      status: 200,
+      body: {},
+    });
+    expect(await replyOf(executionArn)).toBe("answered||ProductionUnit,Lint|night-shift");
+    const record = (await stack.api("GET", `/questions/${questionId}`)).body.question;
+    expect(record.answers).toEqual({
+      deploy_target: ["Production"],
+      checks: ["Unit", "Lint"],
+      release_note: ["night-shift"],
+    });
+  });
+
+  it("Back shows the earlier step with its choice marked; a different option there changes that answer", async () => {
+    const { executionArn, post, questionId } = await startRun([single, note]);
+    const step2 = redrawn(post, (await tap(post, "Production")).body.update);
+    expect(step2.body.message).toMatch(/^\*\*2 of 2\*\*/);
+
+    const back = await tap(step2, "Back");
+    expect(Object.keys(back.body)).toEqual(["update"]);
+    const again = redrawn(post, back.body.update);
+    expect(again.body.message).toMatch(/^\*\*1 of 2\*\*/);
+    expect(names(again)).toEqual(["Staging (Recommended)", "Production", "Other…", "Skip"]);
+    expect(styleOf(again, "Production")).toBe("primary");
+    expect(styleOf(again, "Staging (Recommended)")).toBeUndefined();
+    // Back writes nothing.
+    expect(await draftOf(questionId)).toEqual({ deploy_target: ["Production"] });
+
+    const changed = redrawn(post, (await tap(again, "Staging (Recommended)")).body.update);
+    expect(changed.body.message).toMatch(/^\*\*2 of 2\*\*/);
+    expect(await draftOf(questionId)).toEqual({ deploy_target: ["Staging (Recommended)"] });
+
+    const last = await tap(changed, "Urgent");
+    expect(last.body).toEqual({
+      update: {
+        message: expect.stringContaining("Answered — Deploy to: Staging"),
+        props: { attachments: [] },
+      },
+      ephemeral_text: "Got it\\.",
+    });
+    expect(await replyOf(executionArn)).toBe("answered||Staging (Recommended)|Urgent");
+  });
+
+  it("typed replies in the thread during the steps answer what is still missing", async () => {
+    const { executionArn, post, questionId } = await startRun([single, multi, note]);
+    await tap(post, "Production");
+    // A plain line answers the first question without a value: Checks (the step shown).
+    expect((await typed("2", { rootId: post.id })).body).toEqual({
+      text: "Still needed: Release note \\[release\\_note\\]\\.",
+      response_type: "comment",
+    });
+    expect(await draftOf(questionId)).toEqual({ deploy_target: ["Production"], checks: ["E2E"] });
+    // Posted again, the prompt opens at the first step the draft has no value for.
+    expect((await slash("question")).body.text).toBe("Posted the question again\\.");
+    const again = created.at(-1) as (typeof created)[number];
+    expect(again.body.message).toMatch(/^\*\*3 of 3\*\*\n\n/);
+    expect(names(again)).toEqual(["Routine (Recommended)", "Urgent", "Other…", "Back", "Skip"]);
+    expect((await typed("release_note: 2", { rootId: post.id })).body).toEqual({});
+    expect(await replyOf(executionArn)).toBe("answered||ProductionE2E|Urgent");
+  });
+
+  it("someone else's tap on a step is told privately it is not theirs, and nothing is kept", async () => {
+    const { executionArn, post, questionId } = await startRun([single, note]);
+    const notYours = { status: 200, body: { ephemeral_text: "This question is not yours to answer\\." } };
+    expect(await tap(post, "Production", { user: OTHER_USER })).toEqual(notYours);
+    expect((await stack.api("GET", `/questions/${questionId}`)).body.question).not.toHaveProperty("draft");
+
+    const step2 = redrawn(post, (await tap(post, "Staging (Recommended)")).body.update);
+    for (const name of ["Urgent", "Back", "Skip"]) {
+      expect(await tap(step2, name, { user: OTHER_USER })).toEqual(notYours);
+    }
+    expect(await draftOf(questionId)).toEqual({ deploy_target: ["Staging (Recommended)"] });
+    expect(await statusOf(questionId)).toBe("pending");
+    expect(patches()).toHaveLength(0);
+
+    await tap(step2, "Routine (Recommended)");
+    expect(await replyOf(executionArn)).toBe("answered||Staging (Recommended)|Routine (Recommended)");
   });
 });
 

@@ -2,8 +2,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { decodeControl } from "#lib/channels/control-codec.ts";
 import { PlatformApiError } from "#lib/channels/platform-api-error.ts";
-import { createSlackApi, withSlackDeadline } from "#lib/channels/slack/slack-api.ts";
+import { withPlatformDeadline } from "#lib/channels/platform-http.ts";
+import { createSlackApi } from "#lib/channels/slack/slack-api.ts";
 import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
 import { multiQuestion as multi, singleQuestion as single, unique } from "./support/sample-questions.ts";
@@ -253,6 +255,18 @@ function control(call: RecordedCall, label: string): Element {
   return found;
 }
 
+/** A message's state with `values` (option positions) ticked in `checkboxes`, as Slack sends it with a tap. */
+const ticked = (checkboxes: Element, values: string[]) => ({
+  values: {
+    [`block-of-${checkboxes.action_id}`]: {
+      [checkboxes.action_id]: {
+        type: "checkboxes",
+        selected_options: values.map((value) => ({ text: { type: "plain_text", text: value }, value })),
+      },
+    },
+  },
+});
+
 function tap(
   element: Element,
   messageTs: string,
@@ -360,6 +374,15 @@ describe("Slack webhook verification", () => {
     expect(slack.calls).toEqual([]);
   });
 
+  it("a body over the webhook limit → 413 before its signature is read, storing nothing", async () => {
+    const before = (await allItems(stack)).length;
+    const huge = JSON.stringify(messageEvent("x".repeat(130 * 1024)));
+    expect((await send(huge, "application/json")).status).toBe(413);
+    expect((await send(huge, "application/json", { unsigned: true })).status).toBe(413);
+    expect((await allItems(stack)).length).toBe(before);
+    expect(slack.calls).toEqual([]);
+  });
+
   it("a verified but malformed body → 400", async () => {
     expect((await send("{not json", "application/json")).status).toBe(400);
     expect((await send("payload=%7Bnope", "application/x-www-form-urlencoded")).status).toBe(400);
@@ -384,7 +407,11 @@ describe("Slack end to end", () => {
     ]);
     const link = control(message, "Answer in browser");
     expect(link.url).toMatch(new RegExp(`^${stack.httpUrl}/answer/${questionId}\\?sig=[A-Za-z0-9_-]{43}$`));
-    for (const element of elements(message)) if (element !== link) expect(element.value).toBe(questionId);
+    // Every other control is the shared codec's string, naming the question (no token, no answer).
+    for (const element of elements(message).filter((e) => e !== link)) {
+      expect(decodeControl(element.action_id)?.questionId).toBe(questionId);
+      expect(element.value).toBe(element.action_id);
+    }
     // Slack reports a tap on a link button too: acknowledged, nothing else.
     const before = slack.calls.length;
     expect((await postInteraction(tap(link, await postedTs(questionId)))).status).toBe(200);
@@ -442,42 +469,33 @@ describe("Slack end to end", () => {
     expect(slack.callsTo("chat.update")).toHaveLength(1);
   });
 
-  it("multi-select: checkboxes + Submit answers with the ticked options from state.values", async () => {
+  it("multi-select: checkboxes + Done answers with the ticked options from state.values", async () => {
     const { executionArn, posts, questionId } = await startRun([multi]);
     const post = posts[0] as RecordedCall;
     const ts = await postedTs(questionId);
     const checkboxes = elements(post).find((e) => e.type === "checkboxes") as Element;
     expect(elements(post).map((e) => e.text?.text ?? e.type)).toEqual([
       "checkboxes",
-      "Submit",
+      "Done",
       "Other…",
       "Answer in browser",
       "Skip",
     ]);
 
-    const state = (values: string[]) => ({
-      values: {
-        b: {
-          [checkboxes.action_id]: {
-            type: "checkboxes",
-            selected_options: values.map((value) => ({ text: { type: "plain_text", text: value }, value })),
-          },
-        },
-      },
-    });
+    const state = (values: string[]) => ticked(checkboxes, values);
     // A tick is only acknowledged: the selection lives in the message until Submit.
     expect((await postInteraction(tap(checkboxes, ts, { state: state(["0"]) }))).status).toBe(200);
     expect(slack.calls.slice(1)).toEqual([]);
     expect(await statusOf(questionId)).toBe("pending");
 
-    // Submit with nothing ticked: a private hint, still pending.
-    await postInteraction(tap(control(post, "Submit"), ts, { state: state([]) }));
+    // Done with nothing ticked: a private hint, still pending.
+    await postInteraction(tap(control(post, "Done"), ts, { state: state([]) }));
     expect(slack.callsTo("chat.postEphemeral").at(-1)?.body.text).toBe(
-      "Tick at least one option, then Submit.",
+      "Choose at least one option, then tap Done.",
     );
     expect(await statusOf(questionId)).toBe("pending");
 
-    await postInteraction(tap(control(post, "Submit"), ts, { state: state(["0", "2"]) }));
+    await postInteraction(tap(control(post, "Done"), ts, { state: state(["0", "2"]) }));
     expect(await replyOf(executionArn)).toBe("answered||Unit,Lint|");
   });
 
@@ -509,6 +527,9 @@ describe("Slack end to end", () => {
     const { executionArn, posts, questionId } = await startRun([single, multi, note]);
     const post = posts[0] as RecordedCall;
     expect(elements(post).map((e) => e.text?.text)).toEqual([
+      "Staging (Recommended)",
+      "Production",
+      "Other…",
       "Answer in a form",
       "Answer in browser",
       "Skip",
@@ -706,18 +727,27 @@ describe("Slack end to end", () => {
     const api = createSlackApi({
       apiBase: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
       botToken: async () => BOT_TOKEN,
+      now: Date.now,
     });
     slow.set("chat.postEphemeral", 1_500);
     try {
       // 400 ms left: the call is cut at 400 ms, not at the 2 s a call may take outside a request.
       const started = performance.now();
-      const call = withSlackDeadline(Date.now() + 400, () => api.call("chat.postEphemeral", {}));
+      const call = withPlatformDeadline(
+        Date.now() + 400,
+        () => api.call("chat.postEphemeral", {}),
+        "before the acknowledgement",
+      );
       await expect(call).rejects.toBeInstanceOf(PlatformApiError);
       expect(performance.now() - started).toBeLessThan(1_000);
       // Under 100 ms left: not even started.
       const held = heldCalls.length;
-      const late = withSlackDeadline(Date.now() + 50, () => api.call("chat.postEphemeral", {}));
-      await expect(late).rejects.toThrow("no time left before the 3 s acknowledgement");
+      const late = withPlatformDeadline(
+        Date.now() + 50,
+        () => api.call("chat.postEphemeral", {}),
+        "before the acknowledgement",
+      );
+      await expect(late).rejects.toThrow("no time left before the acknowledgement");
       expect(heldCalls.length).toBe(held);
     } finally {
       slow.delete("chat.postEphemeral");
@@ -726,6 +756,189 @@ describe("Slack end to end", () => {
     await expect(api.call("no.such.method", {})).rejects.toThrow(
       "slack no.such.method failed: unknown_method",
     );
+  });
+});
+
+describe("Slack: a prompt of several questions is a stepper, one question at a time", () => {
+  /** The question as GET /questions/{id} shows it: status and the draft the steps kept. */
+  const questionOf = async (questionId: string) =>
+    (await stack.api("GET", `/questions/${questionId}`)).body.question as {
+      status: string;
+      draft?: Record<string, string[]>;
+    };
+  const progressOf = (call: RecordedCall) =>
+    (call.body.blocks as { type: string; elements?: { text: string }[] }[]).find((b) => b.type === "context")
+      ?.elements?.[0]?.text;
+  /** Taps `label` on `message` (the post or its last redraw) and returns the redraw it caused. */
+  async function tapStep(message: RecordedCall, ts: string, label: string, state?: unknown) {
+    const before = slack.callsTo("chat.update").length;
+    const response = await postInteraction(tap(control(message, label), ts, { state }));
+    expect(response.status).toBe(200);
+    // The redraw is made before the acknowledgement: it is there when the tap returns.
+    const updates = slack.callsTo("chat.update").slice(before);
+    expect(updates).toHaveLength(1);
+    return updates[0] as RecordedCall;
+  }
+
+  it("three questions answered step by step with buttons and Done resume the run with all three answers; each step redraws the tapped message", async () => {
+    const { executionArn, posts, questionId } = await startRun([single, multi, note]);
+    const post = posts[0] as RecordedCall;
+    const ts = await postedTs(questionId);
+    expect(post.body.blocks[0].text.text).toBe("*Deploy to*\nWhere should it go?");
+    expect(progressOf(post)).toBe("1 of 3");
+    // The notification text is still the whole prompt: a typed reply may answer any or all.
+    expect(post.body.text).toContain("release_note");
+
+    const second = await tapStep(post, ts, "Production");
+    // chat.update of the tapped message: same channel and ts, the step's blocks, every control decodable.
+    expect(second.headers.authorization).toBe(`Bearer ${BOT_TOKEN}`);
+    expect(second.body).toMatchObject({ channel: CHANNEL, ts, text: expect.stringContaining("Checks") });
+    expect(second.body.blocks[0].text.text).toBe("*Checks*\nWhich checks?");
+    expect(progressOf(second)).toBe("2 of 3");
+    const controls = elements(second)
+      .filter((e) => e.action_id !== "hr_link")
+      .map((e) => decodeControl(e.action_id));
+    expect(controls.map((c) => [c?.kind, c?.questionIndex, c?.questionId])).toEqual([
+      ["choose", 1, questionId],
+      ["done", 1, questionId],
+      ["other", 1, questionId],
+      ["back", 1, questionId],
+      ["form", 0, questionId],
+      ["skip", 0, questionId],
+    ]);
+    expect(await questionOf(questionId)).toMatchObject({
+      status: "pending",
+      draft: { deploy_target: ["Production"] },
+    });
+
+    const checkboxes = elements(second).find((e) => e.type === "checkboxes") as Element;
+    const third = await tapStep(second, ts, "Done", ticked(checkboxes, ["0", "2"]));
+    expect(progressOf(third)).toBe("3 of 3");
+    expect((await questionOf(questionId)).draft).toEqual({
+      deploy_target: ["Production"],
+      checks: ["Unit", "Lint"],
+    });
+
+    await postInteraction(tap(control(third, "Urgent"), ts));
+    expect(await replyOf(executionArn)).toBe("answered||ProductionUnit,Lint|Urgent");
+    const answered = await questionOf(questionId);
+    expect(answered.status).toBe("answered");
+    expect(answered.draft).toBeUndefined();
+  });
+
+  it("/handraise question during the steps posts the prompt again where the steps left off", async () => {
+    const { posts, questionId } = await startRun([single, multi, note]);
+    await tapStep(posts[0] as RecordedCall, await postedTs(questionId), "Production");
+    const before = slack.callsTo("chat.postMessage").length;
+    expect((await postCommand("question")).status).toBe(200);
+    const [again] = slack.callsTo("chat.postMessage").slice(before);
+    expect(again?.body.blocks[0].text.text).toBe("*Checks*\nWhich checks?");
+    expect(progressOf(again as RecordedCall)).toBe("2 of 3");
+  });
+
+  it("Back shows the step before with its choice marked; another option there changes the earlier answer", async () => {
+    const { executionArn, posts, questionId } = await startRun([single, multi, note]);
+    const ts = await postedTs(questionId);
+    const second = await tapStep(posts[0] as RecordedCall, ts, "Production");
+    const checkboxes = elements(second).find((e) => e.type === "checkboxes") as Element;
+    // Done with nothing ticked: told privately, the step stays.
+    await postInteraction(tap(control(second, "Done"), ts, { state: ticked(checkboxes, []) }));
+    expect(slack.callsTo("chat.postEphemeral").at(-1)?.body.text).toBe(
+      "Choose at least one option, then tap Done.",
+    );
+
+    const first = await tapStep(second, ts, "Back");
+    expect(progressOf(first)).toBe("1 of 3");
+    expect(control(first, "✓ Production")).toMatchObject({ style: "primary" });
+    expect(elements(first).some((e) => e.text?.text === "Back")).toBe(false);
+    // Back writes nothing.
+    expect((await questionOf(questionId)).draft).toEqual({ deploy_target: ["Production"] });
+
+    const again = await tapStep(first, ts, "Staging (Recommended)");
+    expect(progressOf(again)).toBe("2 of 3");
+    expect((await questionOf(questionId)).draft).toEqual({ deploy_target: ["Staging (Recommended)"] });
+    const boxes = elements(again).find((e) => e.type === "checkboxes") as Element;
+    const last = await tapStep(again, ts, "Done", ticked(boxes, ["1"]));
+    // Back from the last step shows the ticks kept, as the checkboxes' initial options.
+    const middle = await tapStep(last, ts, "Back");
+    const redrawn = elements(middle).find((e) => e.type === "checkboxes") as unknown as {
+      initial_options?: { value: string }[];
+    };
+    expect(redrawn.initial_options?.map((o) => o.value)).toEqual(["1"]);
+    const final = await tapStep(middle, ts, "Done", ticked(boxes, ["1"]));
+    await postInteraction(tap(control(final, "Routine (Recommended)"), ts));
+    expect(await replyOf(executionArn)).toBe("answered||Staging (Recommended)E2E|Routine (Recommended)");
+  });
+
+  it("a typed reply in the thread during the steps merges with what the steps kept", async () => {
+    const { executionArn, posts, questionId } = await startRun([single, multi, note]);
+    const ts = await postedTs(questionId);
+    await tapStep(posts[0] as RecordedCall, ts, "Production");
+
+    await postEvent(messageEvent("checks: 1, 3", { threadTs: ts }));
+    expect(slack.callsTo("chat.postEphemeral").at(-1)?.body).toMatchObject({
+      channel: CHANNEL,
+      user: OWNER,
+      text: "Still needed: Release note [release_note].",
+    });
+    expect((await questionOf(questionId)).draft).toEqual({
+      deploy_target: ["Production"],
+      checks: ["Unit", "Lint"],
+    });
+    // A plain line answers the first question the draft has no value for.
+    await postEvent(messageEvent("2", { threadTs: ts }));
+    expect(await replyOf(executionArn)).toBe("answered||ProductionUnit,Lint|Urgent");
+  });
+
+  it("Other… on a step opens a modal for that question; its submission moves the stepper on in the same message", async () => {
+    const { posts, questionId } = await startRun([single, multi, note]);
+    const ts = await postedTs(questionId);
+    const second = await tapStep(posts[0] as RecordedCall, ts, "Production");
+    await postInteraction(tap(control(second, "Other…"), ts));
+    const view = (slack.callsTo("views.open").at(-1) as RecordedCall).body.view;
+    const inputs = view.blocks.filter((b: { type: string }) => b.type === "input");
+    expect(inputs.map((b: { block_id: string }) => b.block_id)).toEqual(["t|checks"]);
+
+    const before = slack.callsTo("chat.update").length;
+    const response = await postInteraction(
+      submit(view, { "t|checks": { text: { type: "plain_text_input", value: "smoke tests" } } }),
+    );
+    expect(response.status).toBe(200);
+    expect(response.text).toBe("");
+    const [redraw] = slack.callsTo("chat.update").slice(before);
+    expect(redraw?.body).toMatchObject({ channel: CHANNEL, ts });
+    expect(progressOf(redraw as RecordedCall)).toBe("3 of 3");
+    expect((await questionOf(questionId)).draft).toEqual({
+      deploy_target: ["Production"],
+      checks: ["smoke tests"],
+    });
+  });
+
+  it("someone else's tap on a step is told privately it is not theirs, and nothing is kept", async () => {
+    const { posts, questionId } = await startRun([single, multi, note]);
+    const ts = await postedTs(questionId);
+    const post = posts[0] as RecordedCall;
+    await postInteraction(tap(control(post, "Production"), ts, { user: "U0STRANGER" }));
+    expect(slack.callsTo("chat.postEphemeral")).toHaveLength(1);
+    expect(slack.callsTo("chat.postEphemeral")[0]?.body).toMatchObject({
+      channel: CHANNEL,
+      user: "U0STRANGER",
+      text: "This question is not yours to answer.",
+    });
+    expect(slack.callsTo("chat.update")).toEqual([]);
+    const untouched = await questionOf(questionId);
+    expect(untouched.status).toBe("pending");
+    expect(untouched).not.toHaveProperty("draft");
+
+    // On a later step too: the owner's step stays as it was.
+    const second = await tapStep(post, ts, "Staging (Recommended)");
+    const checkboxes = elements(second).find((e) => e.type === "checkboxes") as Element;
+    await postInteraction(
+      tap(control(second, "Done"), ts, { user: "U0STRANGER", state: ticked(checkboxes, ["0"]) }),
+    );
+    expect(slack.callsTo("chat.postEphemeral").at(-1)?.body.user).toBe("U0STRANGER");
+    expect(slack.callsTo("chat.update")).toHaveLength(1);
+    expect((await questionOf(questionId)).draft).toEqual({ deploy_target: ["Staging (Recommended)"] });
   });
 });
 

@@ -41,6 +41,8 @@ let SERVICE_URL = "";
 let conversation = "";
 let conversations = 0;
 let activityIds = 0;
+/** The Bot Framework's metadata endpoint and key set answer 503 while this is set. */
+let keysDown = false;
 
 const keyPair = () => generateKeyPairSync("rsa", { modulusLength: 2048 });
 /** In the key set, endorsed for msteams. */
@@ -53,6 +55,7 @@ const strangerKey = keyPair();
 beforeAll(async () => {
   connector = await startFakePlatform((call) => connectorReply(call));
   keyServer = await startFakePlatform((call) => {
+    if (keysDown) return { status: 503, body: { error: "temporarily unavailable" } };
     if (call.path === "/v1/.well-known/openidconfiguration") {
       return {
         body: {
@@ -96,6 +99,7 @@ afterAll(async () => {
   await keyServer?.stop();
 });
 beforeEach(() => {
+  keysDown = false;
   connector.calls.length = 0;
   conversation = `a:1conv${String(++conversations).padStart(4, "0")}`;
 });
@@ -120,7 +124,14 @@ const cardUpdates = () => connector.calls.filter((c) => c.verb === "PUT");
 /** Replies to an activity (notices): POST …/activities/{id}. */
 const replies = () => connector.calls.filter((c) => c.verb === "POST" && /\/activities\/[^/]+$/.test(c.path));
 
-async function startRun(questions: unknown[], target: Record<string, string> = {}) {
+/** The run's reply for the 3-question prompt: each answer in its own field. */
+const STEPPED_REPLY = "{{c1.status}}|{{c1.deploy_target}}|{{c1.checks}}|{{c1.release_note}}";
+
+async function startRun(
+  questions: unknown[],
+  target: Record<string, string> = {},
+  reply = "{{c1.status}}|{{c1.reason}}|{{c1.deploy_target}}{{c1.checks}}|{{c1.release_note}}",
+) {
   const sessionKey = unique("teams");
   const before = cardPosts().length;
   const { executionArn } = await stack.sfn.send(
@@ -133,10 +144,7 @@ async function startRun(questions: unknown[], target: Record<string, string> = {
         prompt: "test",
         model: {
           provider: "scripted",
-          steps: [
-            { toolCalls: [{ id: "c1", name: "ask_user", arguments: { questions } }] },
-            { reply: "{{c1.status}}|{{c1.reason}}|{{c1.deploy_target}}{{c1.checks}}|{{c1.release_note}}" },
-          ],
+          steps: [{ toolCalls: [{ id: "c1", name: "ask_user", arguments: { questions } }] }, { reply }],
         },
       }),
     }),
@@ -209,11 +217,55 @@ async function send(body: unknown, authorization?: string | null) {
   return { status: response.status, text: await response.text() };
 }
 
-const tap = (questionId: string, cardId: string, data: Record<string, unknown>, from?: string) =>
-  activity({ replyToId: cardId, value: { handraise: 1, questionId, ...data } }, from);
+/** A tap on a card's `Action.Submit`: its data (a control-codec.ts string) merged with the card's inputs. */
+const tap = (cardId: string, control: string, inputs: Record<string, string> = {}, from?: string) =>
+  activity({ replyToId: cardId, value: { handraise: control, ...inputs } }, from);
+const codec = (kind: string, step: number, option: number, questionId: string) =>
+  `${kind}|${step}|${option}|${questionId}`;
 
 const cardOf = (call: RecordedCall) => call.body.attachments[0].content;
 const texts = (card: any): string[] => JSON.stringify(card).match(/"text":"[^"]*"/g) ?? [];
+
+// First in the file: the handler's process holds no Bot Framework keys until a token is checked, so only here
+// is the key cache cold; the second test relies on the keys the first one fetched.
+describe("Teams: the Bot Framework's key set", () => {
+  it("while the OpenID metadata cannot be fetched, answers 503 and changes nothing; the retry is handled", async () => {
+    const { questionId, cardId, executionArn } = await startRun([single]);
+    const body = tap(cardId, codec("o", 0, 1, questionId));
+    const claims = await teamsClaims();
+    keysDown = true;
+    const sent = await send(body);
+    expect(sent.status).toBe(503);
+    expect(JSON.parse(sent.text).error.code).toBe("KEYS_UNAVAILABLE");
+    expect(keyServer.calls.at(-1)?.path).toBe("/v1/.well-known/openidconfiguration");
+    expect(await statusOf(stack, questionId)).toBe("pending");
+    expect(await teamsClaims()).toBe(claims);
+    expect(replies()).toEqual([]);
+    // The Bot Framework sends it again once the keys can be read: handled as the first time.
+    keysDown = false;
+    expect((await send(body)).status).toBe(200);
+    expect(await replyOf(stack, executionArn)).toBe("answered||Production|");
+  });
+
+  it("keeps verifying with the keys it holds while a refresh fails; an unknown key id asks once", async () => {
+    const { questionId, cardId, executionArn } = await startRun([single]);
+    keysDown = true;
+    const fetchesBefore = keyServer.calls.length;
+    // A key id not seen yet may be a rolled-over key: the one refresh it asks for fails, so "try again".
+    const rolled = `Bearer ${await token({ key: strangerKey.privateKey, kid: "k-rolled" })}`;
+    const skip = await send(tap(cardId, codec("s", 0, 0, questionId)), rolled);
+    expect(skip.status).toBe(503);
+    expect(keyServer.calls.length).toBe(fetchesBefore + 1);
+    expect(await statusOf(stack, questionId)).toBe("pending");
+    // The keys fetched before still verify a token they signed, with the endpoint still down.
+    expect((await send(tap(cardId, codec("o", 0, 1, questionId)))).status).toBe(200);
+    expect(await replyOf(stack, executionArn)).toBe("answered||Production|");
+    // Another unknown key id right after: no second fetch (rate-limited), refused.
+    const another = `Bearer ${await token({ key: strangerKey.privateKey, kid: "k-other" })}`;
+    expect((await send(activity({ text: "1" }), another)).status).toBe(401);
+    expect(keyServer.calls.length).toBe(fetchesBefore + 1);
+  });
+});
 
 describe("Teams: the question card", () => {
   it("is an Adaptive Card with a button per option, an own-answer box, Send and Skip", async () => {
@@ -225,22 +277,30 @@ describe("Teams: the question card", () => {
     const card = cardOf(post);
     expect(card).toMatchObject({ type: "AdaptiveCard", version: "1.5" });
     const buttons = card.body.find((e: any) => e.type === "ActionSet").actions;
+    // The data is the one control codec's string; an option's tap sends none of the card's inputs.
     expect(buttons).toEqual([
       {
         type: "Action.Submit",
         title: "Staging (Recommended)",
-        data: { handraise: 1, questionId, action: "option", option: 0 },
+        data: { handraise: `o|0|0|${questionId}` },
+        associatedInputs: "none",
       },
       {
         type: "Action.Submit",
         title: "Production",
-        data: { handraise: 1, questionId, action: "option", option: 1 },
+        data: { handraise: `o|0|1|${questionId}` },
+        associatedInputs: "none",
       },
     ]);
-    expect(card.body.find((e: any) => e.type === "Input.Text")).toMatchObject({ id: "other0" });
-    expect(card.actions.map((a: any) => [a.type, a.title, a.data?.action])).toEqual([
-      ["Action.Submit", "Send", "submit"],
-      ["Action.Submit", "Skip", "skip"],
+    // One question: no progress line.
+    expect(texts(card)).not.toContain('"text":"1 of 1"');
+    expect(card.body.find((e: any) => e.type === "Input.Text")).toMatchObject({
+      id: "other0",
+      placeholder: "Other…",
+    });
+    expect(card.actions.map((a: any) => [a.type, a.title, a.data?.handraise])).toEqual([
+      ["Action.Submit", "Send", `x|0|0|${questionId}`],
+      ["Action.Submit", "Skip", `s|0|0|${questionId}`],
       ["Action.OpenUrl", "Answer in browser", undefined],
     ]);
     expect(card.actions[2].url).toMatch(new RegExp(`/answer/${questionId}\\?sig=`));
@@ -255,11 +315,11 @@ describe("Teams: the question card", () => {
       });
     }
     // Tidy up: skip it.
-    expect((await send(tap(questionId, "x", { action: "skip" }))).status).toBe(200);
+    expect((await send(tap("x", codec("s", 0, 0, questionId)))).status).toBe(200);
     expect(await replyOf(stack, executionArn)).toBe("no_answer|skipped||");
   });
 
-  it("for a multi-select question, is a choice set (isMultiSelect) with Submit", async () => {
+  it("for a multi-select question, is a choice set (isMultiSelect) with Done", async () => {
     const { post, questionId, cardId, executionArn } = await startRun([multi]);
     const card = cardOf(post);
     expect(card.body.find((e: any) => e.type === "Input.ChoiceSet")).toEqual({
@@ -273,9 +333,13 @@ describe("Teams: the question card", () => {
         { title: "Lint", value: "2" },
       ],
     });
-    expect(card.actions[0]).toMatchObject({ type: "Action.Submit", title: "Submit" });
+    expect(card.actions[0]).toEqual({
+      type: "Action.Submit",
+      title: "Done",
+      data: { handraise: `d|0|0|${questionId}` },
+    });
     // Teams sends the ticked values comma-separated, merged with the action's data.
-    const sent = await send(tap(questionId, cardId, { action: "submit", choice0: "0,2", other0: "" }));
+    const sent = await send(tap(cardId, codec("d", 0, 0, questionId), { choice0: "0,2", other0: "" }));
     expect(sent.status).toBe(200);
     expect(await replyOf(stack, executionArn)).toBe("answered||Unit,Lint|");
   });
@@ -284,7 +348,7 @@ describe("Teams: the question card", () => {
 describe("Teams: answering", () => {
   it("a tap on an option resumes the run, and the card is replaced with the outcome, without controls", async () => {
     const { questionId, cardId, executionArn } = await startRun([single]);
-    const sent = await send(tap(questionId, cardId, { action: "option", option: 1, other0: "" }));
+    const sent = await send(tap(cardId, codec("o", 0, 1, questionId)));
     expect(sent).toEqual({ status: 200, text: "" });
     expect(await replyOf(stack, executionArn)).toBe("answered||Production|");
     const update = await waitFor(async () => cardUpdates()[0], { what: "the card updated" });
@@ -302,23 +366,15 @@ describe("Teams: answering", () => {
     );
   });
 
-  it("the own-answer box answers with the typed text; several questions are one form", async () => {
-    const { questionId, cardId, executionArn, post } = await startRun([single, note]);
-    const card = cardOf(post);
-    expect(
-      card.body.filter((e: any) => e.type === "Input.ChoiceSet").map((e: any) => [e.id, e.isMultiSelect]),
-    ).toEqual([
-      ["choice0", false],
-      ["choice1", false],
-    ]);
-    // Only the first question: told what is still needed, nothing changes.
-    const partial = await send(tap(questionId, cardId, { action: "submit", choice0: "", other0: "canary" }));
-    expect(partial.status).toBe(200);
-    const notice = await waitFor(async () => replies()[0], { what: "the still-needed notice" });
-    expect(notice.body.text).toBe("Still needed: Release note \\[release\\_note\\].");
+  it("Send answers with the own-answer box; an empty box is asked for a choice or text", async () => {
+    const { questionId, cardId, executionArn } = await startRun([single]);
+    const empty = await send(tap(cardId, codec("x", 0, 0, questionId), { other0: "  " }));
+    expect(empty.status).toBe(200);
+    const notice = await waitFor(async () => replies()[0], { what: "the choose-or-type notice" });
+    expect(notice.body.text).toBe("Choose an option or type your own answer.");
     expect(await statusOf(stack, questionId)).toBe("pending");
-    await send(tap(questionId, cardId, { action: "submit", choice0: "", other0: "canary", choice1: "1" }));
-    expect(await replyOf(stack, executionArn)).toBe("answered||canary|Urgent");
+    await send(tap(cardId, codec("x", 0, 0, questionId), { other0: "canary" }));
+    expect(await replyOf(stack, executionArn)).toBe("answered||canary|");
   });
 
   it("typed text in the personal chat goes through the same parser as other chats", async () => {
@@ -329,7 +385,7 @@ describe("Teams: answering", () => {
 
   it("someone else's tap is told it is not theirs, and nothing changes", async () => {
     const { questionId, cardId, executionArn } = await startRun([single]);
-    const sent = await send(tap(questionId, cardId, { action: "option", option: 1 }, OTHER_AAD));
+    const sent = await send(tap(cardId, codec("o", 0, 1, questionId), {}, OTHER_AAD));
     expect(sent.status).toBe(200);
     const notice = await waitFor(async () => replies()[0], { what: "the not-yours notice" });
     expect(notice.body).toMatchObject({ type: "message", text: "This question is not yours to answer." });
@@ -337,17 +393,157 @@ describe("Teams: answering", () => {
     expect(await statusOf(stack, questionId)).toBe("pending");
     expect(cardUpdates()).toEqual([]);
     // The owner still can.
-    await send(tap(questionId, cardId, { action: "option", option: 0 }));
+    await send(tap(cardId, codec("o", 0, 0, questionId)));
     expect(await replyOf(stack, executionArn)).toBe("answered||Staging (Recommended)|");
   });
 
   it("the same activity sent again changes nothing and gets no second notice", async () => {
     const { questionId, cardId, executionArn } = await startRun([single]);
-    const body = tap(questionId, cardId, { action: "option", option: 1 });
+    const body = tap(cardId, codec("o", 0, 1, questionId));
     expect((await send(body)).status).toBe(200);
     expect((await send(body)).status).toBe(200);
     expect(await replyOf(stack, executionArn)).toBe("answered||Production|");
     expect(replies()).toEqual([]);
+  });
+});
+
+describe("Teams: a prompt of several questions, step by step", () => {
+  const questionOf = async (id: string) => (await stack.api("GET", `/questions/${id}`)).body.question;
+  /** The card as the last PUT of the posted card left it (the webhook has made it before answering 200). */
+  const lastCard = (cardId: string) => {
+    const update = cardUpdates().at(-1);
+    expect(update?.path).toBe(
+      `/amer/v3/conversations/${encodeURIComponent(conversation)}/activities/${encodeURIComponent(cardId)}`,
+    );
+    expect(update?.body).toMatchObject({ type: "message", id: cardId });
+    return cardOf(update as RecordedCall);
+  };
+  const buttonsOf = (card: any) => card.body.find((e: any) => e.type === "ActionSet").actions;
+
+  it("answered step by step, resumes the run with all three answers", async () => {
+    const { post, questionId, cardId, executionArn } = await startRun(
+      [single, multi, note],
+      {},
+      STEPPED_REPLY,
+    );
+    const first = cardOf(post);
+    expect(first.body.slice(0, 3).map((e: any) => e.text)).toEqual([
+      "1 of 3",
+      "Deploy to",
+      "Where should it go?",
+    ]);
+    expect(buttonsOf(first).map((b: any) => b.data.handraise)).toEqual([
+      `o|0|0|${questionId}`,
+      `o|0|1|${questionId}`,
+    ]);
+    // No Back on the first step.
+    expect(first.actions.map((a: any) => a.title)).toEqual(["Send", "Skip", "Answer in browser"]);
+
+    expect((await send(tap(cardId, codec("o", 0, 1, questionId)))).status).toBe(200);
+    const second = lastCard(cardId);
+    expect(second.body[0].text).toBe("2 of 3");
+    expect(second.body.find((e: any) => e.type === "Input.ChoiceSet")).toMatchObject({
+      id: "choice1",
+      isMultiSelect: true,
+    });
+    expect(second.actions.map((a: any) => [a.title, a.data?.handraise])).toEqual([
+      ["Done", `d|1|0|${questionId}`],
+      ["Back", `b|1|0|${questionId}`],
+      ["Skip", `s|1|0|${questionId}`],
+      ["Answer in browser", undefined],
+    ]);
+    expect(second.actions[3].url).toMatch(new RegExp(`/answer/${questionId}\\?sig=`));
+    const kept = await questionOf(questionId);
+    expect(kept).toMatchObject({ status: "pending", draft: { deploy_target: ["Production"] } });
+
+    await send(tap(cardId, codec("d", 1, 0, questionId), { choice1: "0,2", other1: "" }));
+    const third = lastCard(cardId);
+    expect(third.body[0].text).toBe("3 of 3");
+    expect(buttonsOf(third).map((b: any) => b.title)).toEqual(["Routine (Recommended)", "Urgent"]);
+
+    await send(tap(cardId, codec("o", 2, 1, questionId)));
+    expect(await replyOf(stack, executionArn)).toBe("answered|Production|Unit,Lint|Urgent");
+    // Then, as on every platform, the card is retired with the outcome.
+    const retired = await waitFor(async () => cardUpdates().find((u) => !cardOf(u).actions), {
+      what: "the card retired",
+    });
+    expect(texts(cardOf(retired))).toContain(
+      '"text":"Answered — Deploy to: Production; Checks: Unit, Lint; Release note: Urgent"',
+    );
+    // The steps spoke through the card only: no notices.
+    expect(replies()).toEqual([]);
+  });
+
+  it("Back shows the earlier step with its choice marked; a different option there changes the answer", async () => {
+    const { questionId, cardId, executionArn } = await startRun([single, multi, note], {}, STEPPED_REPLY);
+    await send(tap(cardId, codec("o", 0, 0, questionId)));
+    await send(tap(cardId, codec("d", 1, 0, questionId), { choice1: "1" }));
+    expect(lastCard(cardId).body[0].text).toBe("3 of 3");
+    await send(tap(cardId, codec("b", 2, 0, questionId)));
+    const backAtTwo = lastCard(cardId);
+    expect(backAtTwo.body[0].text).toBe("2 of 3");
+    expect(backAtTwo.body.find((e: any) => e.type === "Input.ChoiceSet").value).toBe("1");
+    await send(tap(cardId, codec("b", 1, 0, questionId)));
+    const backAtOne = lastCard(cardId);
+    expect(backAtOne.body[0].text).toBe("1 of 3");
+    expect(buttonsOf(backAtOne).map((b: any) => [b.title, b.style])).toEqual([
+      ["Staging (Recommended)", "positive"],
+      ["Production", undefined],
+    ]);
+    // Back writes nothing: the draft is as the steps left it.
+    expect((await questionOf(questionId)).draft).toEqual({
+      deploy_target: ["Staging (Recommended)"],
+      checks: ["E2E"],
+    });
+
+    await send(tap(cardId, codec("o", 0, 1, questionId)));
+    expect((await questionOf(questionId)).draft.deploy_target).toEqual(["Production"]);
+    await send(tap(cardId, codec("d", 1, 0, questionId), { choice1: "1" }));
+    await send(tap(cardId, codec("o", 2, 0, questionId)));
+    expect(await replyOf(stack, executionArn)).toBe("answered|Production|E2E|Routine (Recommended)");
+  });
+
+  it("a typed reply during the steps answers what is still open, with what the steps kept", async () => {
+    const { questionId, cardId, executionArn } = await startRun([single, multi, note], {}, STEPPED_REPLY);
+    await send(tap(cardId, codec("o", 0, 1, questionId)));
+    // A plain line answers the first question the draft has no value for (Checks).
+    expect((await send(activity({ text: "1" }))).status).toBe(200);
+    const notice = await waitFor(async () => replies()[0], { what: "the still-needed notice" });
+    expect(notice.body.text).toBe("Still needed: Release note \\[release\\_note\\].");
+    expect((await questionOf(questionId)).draft).toEqual({ deploy_target: ["Production"], checks: ["Unit"] });
+    await send(activity({ text: "release_note: 2" }));
+    expect(await replyOf(stack, executionArn)).toBe("answered|Production|Unit|Urgent");
+  });
+
+  it("Send on a step answers it with the typed text and moves on; Done with nothing ticked is told", async () => {
+    const { questionId, cardId, executionArn } = await startRun([single, multi, note], {}, STEPPED_REPLY);
+    await send(tap(cardId, codec("x", 0, 0, questionId), { other0: "canary" }));
+    expect(lastCard(cardId).body[0].text).toBe("2 of 3");
+    expect((await questionOf(questionId)).draft).toEqual({ deploy_target: ["canary"] });
+    await send(tap(cardId, codec("d", 1, 0, questionId), { choice1: "", other1: "" }));
+    const notice = await waitFor(async () => replies()[0], { what: "the still-needed notice" });
+    expect(notice.body.text).toBe("Still needed: Checks \\[checks\\].");
+    expect(cardUpdates()).toHaveLength(1);
+    await send(tap(cardId, codec("d", 1, 0, questionId), { choice1: "1", other1: "Fuzz" }));
+    await send(tap(cardId, codec("o", 2, 0, questionId)));
+    expect(await replyOf(stack, executionArn)).toBe("answered|canary|E2E,Fuzz|Routine (Recommended)");
+  });
+
+  it("someone else's tap on a step is told it is not theirs, and nothing is kept", async () => {
+    const { questionId, cardId, executionArn } = await startRun([single, multi, note], {}, STEPPED_REPLY);
+    const sent = await send(tap(cardId, codec("o", 0, 1, questionId), {}, OTHER_AAD));
+    expect(sent.status).toBe(200);
+    const notice = await waitFor(async () => replies()[0], { what: "the not-yours notice" });
+    expect(notice.body.text).toBe("This question is not yours to answer.");
+    const question = await questionOf(questionId);
+    expect(question.status).toBe("pending");
+    expect(question).not.toHaveProperty("draft");
+    expect(cardUpdates()).toEqual([]);
+    // The owner's tap on the same step is kept.
+    await send(tap(cardId, codec("o", 0, 0, questionId)));
+    expect((await questionOf(questionId)).draft).toEqual({ deploy_target: ["Staging (Recommended)"] });
+    await send(tap(cardId, codec("s", 1, 0, questionId)));
+    expect(await replyOf(stack, executionArn)).toMatch(/^no_answer\|/);
   });
 });
 
@@ -387,7 +583,7 @@ describe("Teams: who may call the webhook", () => {
 
   it.each(refusals)("refuses %s with 401, and keeps nothing", async (_, authorization) => {
     const { questionId, cardId, executionArn } = await startRun([single]);
-    const body = tap(questionId, cardId, { action: "option", option: 1 });
+    const body = tap(cardId, codec("o", 0, 1, questionId));
     const claims = await teamsClaims();
     const sent = await send(body, await authorization());
     expect(sent.status).toBe(401);
@@ -400,6 +596,17 @@ describe("Teams: who may call the webhook", () => {
     expect(await replyOf(stack, executionArn)).toBe("answered||Production|");
   });
 
+  it("refuses a body over the size limit with 413, and keeps nothing", async () => {
+    const { questionId } = await startRun([single]);
+    const claims = await teamsClaims();
+    const sent = await send(activity({ text: "1", padding: "x".repeat(200 * 1024) }));
+    expect(sent.status).toBe(413);
+    expect(JSON.parse(sent.text).error.code).toBe("PAYLOAD_TOO_LARGE");
+    expect(await statusOf(stack, questionId)).toBe("pending");
+    expect(await teamsClaims()).toBe(claims);
+    await send(activity({ text: "1" }));
+  });
+
   it("accepts a token 200 s past its expiry (within the skew)", async () => {
     const { executionArn } = await startRun([single]);
     expect((await send(activity({ text: "1" }), `Bearer ${await token({ exp: -200 })}`)).status).toBe(200);
@@ -409,12 +616,12 @@ describe("Teams: who may call the webhook", () => {
   it("refuses an activity whose serviceUrl differs from the token's", async () => {
     const { questionId, cardId } = await startRun([single]);
     const body = {
-      ...tap(questionId, cardId, { action: "skip" }),
+      ...tap(cardId, codec("s", 0, 0, questionId)),
       serviceUrl: "https://smba.trafficmanager.net/amer/",
     };
     expect((await send(body)).status).toBe(401);
     expect(await statusOf(stack, questionId)).toBe("pending");
-    await send(tap(questionId, cardId, { action: "skip" }));
+    await send(tap(cardId, codec("s", 0, 0, questionId)));
   });
 });
 

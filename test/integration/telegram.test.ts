@@ -201,6 +201,14 @@ describe("Telegram webhook verification", () => {
     expect((await allItems(stack)).length).toBe(before);
   });
 
+  it("a body over the webhook limit → 413 before the secret is checked, storing nothing", async () => {
+    const before = (await allItems(stack)).length;
+    const huge = { ...text("hello"), padding: "x".repeat(129 * 1024) };
+    expect((await post(huge, null)).status).toBe(413);
+    expect((await post(huge)).status).toBe(413);
+    expect((await allItems(stack)).length).toBe(before);
+  });
+
   it("a verified but malformed body → 400", async () => {
     const response = await fetch(`${stack.httpUrl}/webhooks/telegram`, {
       method: "POST",
@@ -491,12 +499,159 @@ describe("Telegram: a typed reply follows the reply rules (one message at a time
     expect(await replyOf(executionArn)).toBe("answered||3 replicas");
   });
 
-  it("a message that answers some questions names the missing ones; the next message is read on its own", async () => {
+  it("a message that answers some questions names the missing ones and is kept; the next gives the rest", async () => {
     const { executionArn, questionId } = await startRun([single, multi, note]);
-    await replyTo(questionId, "checks: 1");
+    await replyTo(questionId, "checks: 1, 3");
     expect(lastSaid()).toBe("Still needed: Deploy to [deploy_target], Release note [release_note].");
-    expect((await questionOf(questionId)).status).toBe("pending");
-    await replyTo(questionId, "2\n1, 3\nurgent");
+    expect(await questionOf(questionId)).toMatchObject({
+      status: "pending",
+      draft: { checks: ["Unit", "Lint"] },
+    });
+    await replyTo(questionId, "2\nurgent");
     expect(await replyOf(executionArn)).toBe("answered||ProductionUnit,Lint");
+  });
+});
+
+describe("Telegram: several questions, one step at a time", () => {
+  const questionOf = async (questionId: string) =>
+    (await stack.api("GET", `/questions/${questionId}`)).body.question;
+  const lastCall = (method: string) => telegram.callsTo(method).at(-1) as RecordedCall;
+  const labels = (call: RecordedCall) => buttons(call).map((b) => b.text);
+  /** A tap on the button labelled `label` of a drawn prompt, sent as Telegram does: with that keyboard. */
+  const tapButton = (drawn: RecordedCall, label: string, messageId: number, from?: number) =>
+    post(
+      tap(button(drawn, label), messageId, {
+        keyboard: drawn.body.reply_markup,
+        ...(from !== undefined && { from }),
+      }),
+    );
+  /** The prompt redrawn in place at a step: the documented editMessageText shape, on the tapped message. */
+  const drawnStep = (messageId: number) => {
+    const edit = lastCall("editMessageText");
+    expect(edit.path).toBe(`/bot${BOT_TOKEN}/editMessageText`);
+    expect(edit.body).toMatchObject({ chat_id: CHAT_ID, message_id: messageId });
+    expect(typeof edit.body.text).toBe("string");
+    expect(Array.isArray(edit.body.reply_markup.inline_keyboard)).toBe(true);
+    for (const b of buttons(edit)) expect(Buffer.byteLength(b.callback_data)).toBeLessThanOrEqual(64);
+    return edit;
+  };
+
+  it("posts step 1 only; each tap redraws the message at the next step; the last tap resumes the run with every answer", async () => {
+    const { executionArn, posts, questionId } = await startRun([single, multi, note]);
+    const messageId = await postedMessageId(questionId);
+    const first = posts[0] as RecordedCall;
+    expect(first.body.text).toContain(
+      "Deploy to (1 of 3)\nWhere should it go?\n1. Staging (Recommended)\n2. Production",
+    );
+    expect(first.body.text).toContain("Reply with the number, the option text, or your own answer.");
+    expect(first.body.text).not.toContain("Which checks?");
+    expect(labels(first)).toEqual(["Staging (Recommended)", "Production", "Other…", "Skip"]);
+    expect(linkButton(first)?.url).toContain(`/answer/${questionId}?sig=`);
+
+    await tapButton(first, "Production", messageId);
+    const second = drawnStep(messageId);
+    expect(second.body.text).toContain("Checks (2 of 3)\nWhich checks?\n1. Unit\n2. E2E\n3. Lint");
+    expect(labels(second)).toEqual(["Unit", "E2E", "Lint", "Done", "Other…", "Back", "Skip"]);
+    expect(linkButton(second)).toEqual(linkButton(first));
+    expect((await questionOf(questionId)).draft).toEqual({ deploy_target: ["Production"] });
+
+    // Toggles redraw only the keyboard of this step, Back kept.
+    await tapButton(second, "Unit", messageId);
+    const afterUnit = lastCall("editMessageReplyMarkup");
+    expect(afterUnit.body).toMatchObject({ chat_id: CHAT_ID, message_id: messageId });
+    expect(labels(afterUnit)).toEqual(["✅ Unit", "E2E", "Lint", "Done", "Other…", "Back", "Skip"]);
+    await tapButton(afterUnit, "Lint", messageId);
+    await tapButton(lastCall("editMessageReplyMarkup"), "Done", messageId);
+    const third = drawnStep(messageId);
+    expect(third.body.text).toContain("Release note (3 of 3)");
+    expect(labels(third)).toEqual(["Routine (Recommended)", "Urgent", "Other…", "Back", "Skip"]);
+    expect((await questionOf(questionId)).status).toBe("pending");
+
+    await tapButton(third, "Urgent", messageId);
+    expect(await replyOf(executionArn)).toBe("answered||ProductionUnit,Lint");
+    expect(telegram.callsTo("answerCallbackQuery").at(-1)?.body).toMatchObject({ text: "Got it." });
+    expect((await questionOf(questionId)).answers).toEqual({
+      deploy_target: ["Production"],
+      checks: ["Unit", "Lint"],
+      release_note: ["Urgent"],
+    });
+  });
+
+  it("Back shows the step before with its kept choice marked; another option there changes the answer", async () => {
+    const { executionArn, posts, questionId } = await startRun([single, multi, note]);
+    const messageId = await postedMessageId(questionId);
+    await tapButton(posts[0] as RecordedCall, "Production", messageId);
+    const second = drawnStep(messageId);
+    // Done with nothing ticked keeps the step and says what to do.
+    await tapButton(second, "Done", messageId);
+    expect(telegram.callsTo("answerCallbackQuery").at(-1)?.body).toMatchObject({
+      text: "Choose at least one option, then tap Done.",
+    });
+    await tapButton(second, "Back", messageId);
+    const backAtFirst = drawnStep(messageId);
+    expect(backAtFirst.body.text).toContain("Deploy to (1 of 3)");
+    expect(labels(backAtFirst)).toEqual(["Staging (Recommended)", "✅ Production", "Other…", "Skip"]);
+
+    await tapButton(backAtFirst, "Staging (Recommended)", messageId);
+    const secondAgain = drawnStep(messageId);
+    await tapButton(secondAgain, "E2E", messageId);
+    await tapButton(lastCall("editMessageReplyMarkup"), "Done", messageId);
+    const third = drawnStep(messageId);
+    // Back to a multi-select step: its kept choice is drawn as toggles already on, and Done submits them.
+    await tapButton(third, "Back", messageId);
+    const checksAgain = drawnStep(messageId);
+    expect(labels(checksAgain).slice(0, 3)).toEqual(["Unit", "✅ E2E", "Lint"]);
+    await tapButton(checksAgain, "Done", messageId);
+    await tapButton(drawnStep(messageId), "Routine (Recommended)", messageId);
+    expect(await replyOf(executionArn)).toBe("answered||Staging (Recommended)E2E");
+    expect((await questionOf(questionId)).answers).toMatchObject({
+      deploy_target: ["Staging (Recommended)"],
+    });
+  });
+
+  it("a typed line during the steps answers the questions still open", async () => {
+    const { executionArn, posts, questionId } = await startRun([single, multi, note]);
+    const messageId = await postedMessageId(questionId);
+    await tapButton(posts[0] as RecordedCall, "Production", messageId);
+    await post(text("1, 3\nurgent", { replyTo: messageId }));
+    expect(await replyOf(executionArn)).toBe("answered||ProductionUnit,Lint");
+    expect((await questionOf(questionId)).answers).toMatchObject({ release_note: ["Urgent"] });
+  });
+
+  it("Other… on a step: the forced reply answers the first question still open, the rest is still needed", async () => {
+    const { executionArn, posts, questionId } = await startRun([single, multi, note]);
+    const messageId = await postedMessageId(questionId);
+    await tapButton(posts[0] as RecordedCall, "Production", messageId);
+    await tapButton(drawnStep(messageId), "Other…", messageId);
+    const forced = lastCall("sendMessage");
+    expect(forced.body).toMatchObject({
+      chat_id: CHAT_ID,
+      text: "Type your answer to “Checks” as a reply to this message.",
+      reply_parameters: { message_id: messageId },
+      reply_markup: { force_reply: true, input_field_placeholder: "Your answer", selective: true },
+    });
+    const forcedId = messageIds; // the fake numbers its messages in order
+    await post(text("smoke tests", { replyTo: forcedId }));
+    expect(lastCall("sendMessage").body.text).toBe("Still needed: Release note [release_note].");
+    expect((await questionOf(questionId)).draft).toEqual({
+      deploy_target: ["Production"],
+      checks: ["smoke tests"],
+    });
+    await post(text("2", { replyTo: messageId }));
+    expect(await replyOf(executionArn)).toBe("answered||Productionsmoke tests");
+  });
+
+  it("someone else's tap on a step gets the private alert, keeps nothing and redraws nothing", async () => {
+    const { posts, questionId } = await startRun([single, multi, note]);
+    const messageId = await postedMessageId(questionId);
+    expect((await tapButton(posts[0] as RecordedCall, "Production", messageId, 99)).status).toBe(200);
+    expect(telegram.callsTo("answerCallbackQuery").at(-1)?.body).toMatchObject({
+      text: "This question is not yours to answer.",
+      show_alert: true,
+    });
+    const question = await questionOf(questionId);
+    expect(question.status).toBe("pending");
+    expect(question).not.toHaveProperty("draft");
+    expect(telegram.callsTo("editMessageText")).toEqual([]);
   });
 });

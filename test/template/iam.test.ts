@@ -504,14 +504,24 @@ describe("IAM roles of the packaged template", () => {
     expect(resumable.some(matches), `${resumable.join(", ")} should match ${agentArn}`).toBe(true);
   });
 
-  it("run the question timers with a role only Scheduler assumes, for this account, that invokes one function", () => {
+  it("run the question timers with a role only Scheduler assumes, for this stack's schedule group, that invokes one function", () => {
     expect(Object.keys(serviceRoles(template, "scheduler.amazonaws.com"))).toEqual([SCHEDULER_ROLE]);
     expect(trustedServices(template, SCHEDULER_ROLE)).toEqual(["scheduler.amazonaws.com"]);
     const trust = template.Resources[SCHEDULER_ROLE]?.Properties?.AssumeRolePolicyDocument as {
       Statement: { Condition?: unknown }[];
     };
+    // Only this stack's schedule group may have Scheduler assume it (the confused-deputy guard).
     expect(trust.Statement.map((s) => s.Condition)).toEqual([
-      { StringEquals: { "aws:SourceAccount": { Ref: "AWS::AccountId" } } },
+      {
+        StringEquals: {
+          "aws:SourceAccount": { Ref: "AWS::AccountId" },
+          "aws:SourceArn": {
+            "Fn::Sub":
+              // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub string, not JavaScript's
+              "arn:${AWS::Partition}:scheduler:${AWS::Region}:${AWS::AccountId}:schedule-group/${QuestionTimerScheduleGroup}",
+          },
+        },
+      },
     ]);
     expect(roleGrants(template, SCHEDULER_ROLE).grants).toEqual([
       "lambda:InvokeFunction on QuestionTimerLambdaFunction.Arn",

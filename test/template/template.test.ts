@@ -327,7 +327,7 @@ describe("operating the stack", () => {
     });
   });
 
-  it("alarms on errors and throttles of every function, the stream, the on-failure queue, failed runs and 5xx", () => {
+  it("alarms on errors and throttles of every function, the stream, the on-failure and dead-letter queues, failed runs and 5xx", () => {
     const alarms = resourcesOfType(template, "AWS::CloudWatch::Alarm").map(([, alarm]) => alarm.Properties);
     const metrics = alarms.map(alarmMetric);
     for (const [id, key] of functionKeys()) {
@@ -338,6 +338,7 @@ describe("operating the stack", () => {
       expect.arrayContaining([
         "AWS/Lambda IteratorAge QuestionEventsLambdaFunction",
         "AWS/SQS ApproximateNumberOfMessagesVisible QuestionEventsFailureQueue.QueueName",
+        "AWS/SQS ApproximateNumberOfMessagesVisible NotifyDeadLetterQueue.QueueName",
         "AWS/States ExecutionsFailed AgentStateMachine",
         "AWS/States ExecutionsTimedOut AgentStateMachine",
         "Handraise ResumeAbandoned handraise",

@@ -162,6 +162,18 @@ describe("channels are all-or-nothing", () => {
     });
   });
 
+  it("takes Teams endpoints (they get the app token, or vouch for tokens) over https, http only on loopback", () => {
+    // A bad app id keeps every case failing, so each message lists whatever else is wrong.
+    const env = { ...TABLE, TEAMS_APP_ID: "not-a-guid" };
+    for (const name of ["TEAMS_API_BASE", "TEAMS_LOGIN_BASE", "TEAMS_OPENID_METADATA_URL"]) {
+      expect(problemsOf({ ...env, [name]: "http://login.example/" })).toContain(
+        `${name} must be an https URL (http only on localhost / 127.0.0.1 / [::1])`,
+      );
+      expect(problemsOf({ ...env, [name]: "http://127.0.0.1:8080/x" })).not.toContain(name);
+      expect(problemsOf({ ...env, [name]: "https://login.example/" })).not.toContain(name);
+    }
+  });
+
   it.each([
     ["TELEGRAM_WEBHOOK_SECRET", "unset", TELEGRAM],
     ["TELEGRAM_WEBHOOK_SECRET", "NONE", TELEGRAM],

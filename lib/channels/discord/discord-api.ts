@@ -21,7 +21,7 @@ const USER_AGENT = "DiscordBot (https://github.com/handraise/handraise, 0.1.0)";
 
 /**
  * The Discord REST API (`<apiBase>/...`, `Authorization: Bot <token>`, JSON). Inside an interaction every
- * call is bounded by what is left of its 3 s budget (discord-interaction-scope.ts). A 429 names its wait in
+ * call is bounded by what is left of its 3 s budget (the webhook prelude's deadline). A 429 names its wait in
  * the body's `retry_after` (seconds, a float), or the `Retry-After` header. Discord also says ahead of time
  * when a route's bucket is empty (`X-RateLimit-Remaining: 0`, `X-RateLimit-Reset-After`) or the whole bot is
  * limited (a 429 with `global`): such a call waits for the reset when it fits its deadline, and fails at once

@@ -1,15 +1,9 @@
-import type { QuestionRecord } from "../../questions/question-record.ts";
+import { firstOpenStep, type QuestionRecord } from "../../questions/question-record.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
 import type { DiscordApi } from "./discord-api.ts";
-import {
-  escapeMarkdown,
-  NO_MENTIONS,
-  promptContent,
-  renderComponents,
-  retiredContent,
-} from "./discord-render.ts";
+import { escapeMarkdown, NO_MENTIONS, promptMessage, retiredContent } from "./discord-render.ts";
 
 const messagesPath = (chatId: string) => `/channels/${encodeURIComponent(chatId)}/messages`;
 
@@ -37,11 +31,13 @@ export function createDiscordChannel(api: DiscordApi, links: AnswerLinks = NO_AN
   return {
     name: "discord",
     async deliver(record, target) {
-      const message = await api.request<{ id?: unknown }>("POST", messagesPath(target.chatId), {
-        content: promptContent(record),
-        components: renderComponents(record, await links.urlFor(record)),
-        allowed_mentions: NO_MENTIONS,
-      });
+      // At the first step still open (`/question` posts it again after some were chosen); a prompt of several
+      // questions is then redrawn in place, step by step, by the webhook.
+      const message = await api.request<{ id?: unknown }>(
+        "POST",
+        messagesPath(target.chatId),
+        promptMessage(record, firstOpenStep(record), await links.urlFor(record)),
+      );
       if (typeof message?.id !== "string") {
         throw new PlatformApiError(
           "discord",

@@ -4,6 +4,7 @@
  * parameter.
  */
 import { createPublicKey, type KeyObject, verify } from "node:crypto";
+import type { WebhookRequest } from "../../http/webhook-prelude.ts";
 
 export const SIGNATURE_HEADER = "x-signature-ed25519";
 export const TIMESTAMP_HEADER = "x-signature-timestamp";
@@ -50,4 +51,22 @@ export function verifyDiscordRequest(publicKey: KeyObject, request: SignedReques
   } catch {
     return false;
   }
+}
+
+/** The 401's message when a request is not Discord's (it never says what was presented). */
+export const DISCORD_REFUSAL = "Missing, invalid or stale Discord request signature.";
+
+/**
+ * The webhook prelude's check (lib/http/webhook-prelude.ts): Discord's signature headers over the raw body.
+ *
+ * @example
+ * webhookPrelude({ verify: discordRequestVerifier(publicKey), refusal: DISCORD_REFUSAL, now: Date.now })
+ */
+export function discordRequestVerifier(publicKey: KeyObject): (request: WebhookRequest) => boolean {
+  return ({ headers, body, nowMs }) =>
+    verifyDiscordRequest(
+      publicKey,
+      { signature: headers[SIGNATURE_HEADER], timestamp: headers[TIMESTAMP_HEADER], body },
+      nowMs,
+    );
 }

@@ -1,13 +1,14 @@
-import type { KeyObject } from "node:crypto";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { HandleInbound, InboundOutcome } from "../../app/handle-inbound.ts";
 import { HttpError } from "../../http/http-errors.ts";
-import { webhookBody } from "../../http/middlewares.ts";
 import { json } from "../../http/responses.ts";
+import { verifiedWebhook } from "../../http/webhook-prelude.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { QuestionStore } from "../../store/question-store.ts";
-import type { ControlAction, Inbound } from "../inbound.ts";
-import { endedText, outcomeText } from "../replies.ts";
+import type { AnswerLinks } from "../../web/answer-link.ts";
+import { controlAction, decodeControl } from "../control-codec.ts";
+import type { Inbound } from "../inbound.ts";
+import { outcomeReplyText, outcomeText, replies } from "../replies.ts";
 import type { DiscordApi } from "./discord-api.ts";
 import { retireMessage } from "./discord-channel.ts";
 import {
@@ -20,26 +21,22 @@ import {
   modalFields,
   selectedIndexes,
 } from "./discord-interaction.ts";
-import { withinInteraction } from "./discord-interaction-scope.ts";
 import {
   clip,
-  type DecodedComponent,
-  decodeComponentId,
-  decodeModalId,
   escapeMarkdown,
-  formModal,
   MAX_CONTENT,
-  modalAnswers,
   NO_MENTIONS,
+  otherAnswer,
   otherModal,
+  promptMessage,
   retiredContent,
 } from "./discord-render.ts";
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyDiscordRequest } from "./discord-signature.ts";
 
 /**
- * How long, from the moment the handler starts, the Discord API calls made while answering one interaction
- * may take in total (a `/question` re-post, healing a stale copy; the other copies of an answered question
- * are retired by the table's stream consumer, not here). Discord drops a response that arrives after 3 s,
+ * How long, from the moment a request arrives, the Discord API calls made while answering one interaction
+ * may take in total — the webhook prelude's `ackWithinMs` (functions/discord-webhook.ts). Those calls are a
+ * `/question` re-post and healing a stale copy (the other copies of an answered question are retired by the
+ * table's stream consumer, not here). Discord drops a response that arrives after 3 s,
  * measured from its side: 3 s − a cold start's init before the handler runs (~0.5–0.8 s for a bundle this
  * size at 256 MB, an estimate, plus reading its secrets from SSM once) − the round trip to Discord
  * (~0.2 s) − our own DynamoDB and Step Functions calls (~0.1–0.2 s when warm) leaves about 1.5 s of slack
@@ -49,16 +46,13 @@ import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyDiscordRequest } from "./disc
 export const DISCORD_ACK_BUDGET_MS = 1_500;
 
 export interface DiscordWebhookDeps {
-  /** The application public key (DISCORD_PUBLIC_KEY): every request's Ed25519 signature is checked with it. */
-  publicKey: KeyObject;
   api: DiscordApi;
   store: QuestionStore;
   handleInbound: HandleInbound;
-  /** Epoch ms, for the replay window of the signed timestamp. */
+  /** The answer page's link, on a prompt redrawn at a step. */
+  links: AnswerLinks;
   now: () => number;
   onBackgroundError: (error: unknown, context: string) => void;
-  /** Overrides DISCORD_ACK_BUDGET_MS (tests). */
-  ackBudgetMs?: number;
 }
 
 /** Interaction response types. */
@@ -77,33 +71,17 @@ const privately = (text: string): InteractionResponse => ({
   data: { content: clip(escapeMarkdown(text), MAX_CONTENT), flags: EPHEMERAL, allowed_mentions: NO_MENTIONS },
 });
 
-const NOT_YOURS = "This question is not yours to answer.";
-const GONE = "This question no longer exists.";
-const NOTHING_WAITING = "No question is waiting for you here.";
-const stillNeeded = (outcome: Extract<InboundOutcome, { kind: "incomplete" }>) =>
-  `Still needed: ${outcome.missing.map((q) => `${q.header} [${q.id}]`).join(", ")}.`;
-
 /**
- * `POST /webhooks/discord` (the application's Interactions Endpoint URL): verify the Ed25519 signature and
- * its timestamp, then answer the interaction in the response body — PONG, a message update that shows the
- * outcome and removes the components (type 7), a modal (type 9), or a private notice (type 4, ephemeral).
+ * `POST /webhooks/discord` (the application's Interactions Endpoint URL), behind the webhook prelude that
+ * checked the Ed25519 signature, its timestamp and the body size: answer the interaction in the response
+ * body — PONG, the prompt redrawn at the next step or the outcome with the components removed (type 7,
+ * UPDATE_MESSAGE), a modal (type 9), or a private notice (type 4, ephemeral).
  */
 export function createDiscordWebhook(deps: DiscordWebhookDeps) {
-  const budgetMs = deps.ackBudgetMs ?? DISCORD_ACK_BUDGET_MS;
-
   return async function discordWebhook(
     event: APIGatewayProxyEventV2,
   ): Promise<APIGatewayProxyStructuredResultV2> {
-    const started = performance.now();
-    const body = webhookBody(event);
-    const signed = {
-      signature: event.headers?.[SIGNATURE_HEADER],
-      timestamp: event.headers?.[TIMESTAMP_HEADER],
-      body,
-    };
-    if (!verifyDiscordRequest(deps.publicKey, signed, deps.now())) {
-      throw new HttpError(401, "UNAUTHORIZED", "Missing, invalid or stale Discord request signature.");
-    }
+    const { body, within } = verifiedWebhook(event);
     let interaction: Interaction;
     try {
       interaction = interactionSchema.parse(JSON.parse(body.toString("utf8")));
@@ -111,9 +89,7 @@ export function createDiscordWebhook(deps: DiscordWebhookDeps) {
       throw new HttpError(400, "INVALID_INTERACTION", "The body is not a Discord interaction.");
     }
     if (interaction.type === InteractionType.PING) return json(200, { type: PONG });
-
-    const scope = { deadline: started + budgetMs };
-    return json(200, await withinInteraction(scope, () => respond(interaction)));
+    return json(200, await within(() => respond(interaction)));
   };
 
   async function respond(interaction: Interaction): Promise<InteractionResponse> {
@@ -131,80 +107,47 @@ export function createDiscordWebhook(deps: DiscordWebhookDeps) {
       case InteractionType.APPLICATION_COMMAND:
         return onCommand(interaction, base);
       default:
-        return privately("Handraise does not handle this kind of interaction.");
+        return privately(replies.notHandledHere);
     }
   }
 
   type Base = { platform: "discord"; actor: string; chatId: string; dedupeKey: string };
 
   async function onComponent(interaction: Interaction, base: Base): Promise<InteractionResponse> {
-    const decoded = decodeComponentId(interaction.data?.custom_id ?? "");
-    const action = decoded && toAction(decoded, interaction.data?.values);
-    if (!decoded || !action) return privately("This control is no longer valid.");
+    const control = decodeControl(interaction.data?.custom_id ?? "");
+    if (!control) return privately(replies.controlNoLongerValid);
+    // A select's values are its options' positions.
+    const action = controlAction(control, selectedIndexes(interaction.data?.values));
     if (action.type === "choose" && action.optionIndexes.length === 0) {
-      return privately("Choose at least one option.");
+      return privately(replies.chooseAtLeastOneInMenu);
     }
     const outcome = await deps.handleInbound({
       ...base,
       kind: "control",
-      questionId: decoded.questionId,
+      questionId: control.questionId,
       action,
     });
-    if (outcome.kind === "needs_text") {
-      const modal =
-        decoded.kind === "form"
-          ? formModal(outcome.record)
-          : otherModal(outcome.record, outcome.questionIndex);
-      return { type: MODAL, data: modal };
-    }
-    return afterTap(outcome, interaction);
+    return reply(outcome, interaction);
   }
 
   async function onModal(interaction: Interaction, base: Base): Promise<InteractionResponse> {
-    const modal = decodeModalId(interaction.data?.custom_id ?? "");
-    if (!modal) return privately("This form is no longer valid.");
-    // The fields are read against the questions (an option number becomes its label), so load them first;
-    // the pipeline then checks the owner and the status as for any answer.
-    const record = await deps.store.get(modal.questionId, deps.now());
-    if (!record) return privately(GONE);
-    const answers = modalAnswers(record, modal, modalFields(interaction));
-    const outcome = await deps.handleInbound({ ...base, kind: "form", questionId: record.id, answers });
-    return afterTap(outcome, interaction);
-  }
-
-  /** The reply to a tap or a submitted modal. */
-  async function afterTap(outcome: InboundOutcome, interaction: Interaction): Promise<InteractionResponse> {
-    switch (outcome.kind) {
-      case "duplicate":
-        return acknowledge(interaction);
-      case "ignored":
-      case "no_pending":
-        return privately(GONE);
-      case "not_owner":
-        return privately(NOT_YOURS);
-      case "ended":
-        await healTappedCopy(outcome.record, interaction);
-        return privately(endedText(outcome.record));
-      case "resolved": {
-        // The tapped copy shows the outcome through this response; the pipeline has edited the others.
-        if (tappedDelivery(outcome.record, interaction)) {
-          return {
-            type: UPDATE_MESSAGE,
-            data: { content: retiredContent(outcome.record), components: [], allowed_mentions: NO_MENTIONS },
-          };
-        }
-        return privately(outcomeText(outcome.record));
-      }
-      case "incomplete":
-        return privately(stillNeeded(outcome));
-      case "invalid":
-        return privately(outcome.message);
-      case "needs_text":
-      case "shown":
-      case "toggled":
-      case "step":
-        return acknowledge(interaction);
-    }
+    // The modal's custom_id is the Other… control that opened it.
+    const control = decodeControl(interaction.data?.custom_id ?? "");
+    if (control?.kind !== "other") return privately(replies.formNoLongerValid);
+    // The field is read against its question (an option number becomes its label), so load it first; the
+    // pipeline then checks the owner and the status as for any answer.
+    const record = await deps.store.get(control.questionId, deps.now());
+    if (!record) return privately(replies.gone);
+    const sub = control.questionIndex;
+    const outcome = await deps.handleInbound({
+      ...base,
+      kind: "form",
+      questionId: record.id,
+      answers: otherAnswer(record, sub, modalFields(interaction)),
+      // Opened from a step of several questions: it moves on from there like a tap.
+      ...(record.questions.length > 1 && { step: sub }),
+    });
+    return reply(outcome, interaction);
   }
 
   async function onCommand(interaction: Interaction, base: Base): Promise<InteractionResponse> {
@@ -214,37 +157,53 @@ export function createDiscordWebhook(deps: DiscordWebhookDeps) {
     // Discord delivers no plain messages: typed text comes only through a command, which addresses the bot.
     if (typed !== undefined) inbound = { ...base, kind: "text", text: typed, addressed: true };
     else if (name === "cancel" || name === "question") inbound = { ...base, kind: "command", command: name };
-    else return privately(`Unknown command /${name ?? ""}.`);
+    else return privately(replies.notHandledHere);
+    return reply(await deps.handleInbound(inbound), interaction);
+  }
 
-    const outcome = await deps.handleInbound(inbound);
+  /**
+   * The response to any interaction's outcome. Where the outcome shows in the message — a modal, the prompt
+   * redrawn at a step, the tapped copy retired — it is drawn; otherwise the person alone is told what
+   * happened, in the words every platform uses (`outcomeReplyText`).
+   */
+  async function reply(outcome: InboundOutcome, interaction: Interaction): Promise<InteractionResponse> {
+    const tapped = interaction.type !== InteractionType.APPLICATION_COMMAND;
     switch (outcome.kind) {
-      case "duplicate":
-        return acknowledge(interaction);
-      case "no_pending":
-      case "ignored":
-        return privately(NOTHING_WAITING);
-      case "not_owner":
-        return privately(NOT_YOURS);
-      case "ended":
-        return privately(endedText(outcome.record));
-      case "resolved":
-        return privately(outcomeText(outcome.record));
-      case "shown":
-        return privately("The question is posted again below.");
-      case "incomplete":
-        return privately(stillNeeded(outcome));
-      case "invalid":
-        return privately(outcome.message);
       case "needs_text":
-      case "toggled":
+        return { type: MODAL, data: otherModal(outcome.record, outcome.questionIndex) };
       case "step":
-        return acknowledge(interaction);
+        if (!interaction.message) break;
+        return {
+          type: UPDATE_MESSAGE,
+          data: promptMessage(outcome.record, outcome.questionIndex, await deps.links.urlFor(outcome.record)),
+        };
+      case "resolved":
+        // The tapped copy shows the outcome through this response; the pipeline has edited the others.
+        if (tappedDelivery(outcome.record, interaction)) {
+          return {
+            type: UPDATE_MESSAGE,
+            data: { content: retiredContent(outcome.record), components: [], allowed_mentions: NO_MENTIONS },
+          };
+        }
+        // Without a copy to update, the full outcome rather than a bare "Got it.".
+        return privately(outcomeText(outcome.record));
+      case "ended":
+        if (tapped) await healTappedCopy(outcome.record, interaction);
+        break;
+      case "shown":
+        return privately(replies.postedAgain);
+      case "ignored":
+        // A typed `/question answer:` that found no question of theirs here.
+        if (!tapped) return privately(replies.nothingWaiting);
+        break;
     }
+    const text = outcomeReplyText(outcome);
+    return text === undefined ? acknowledge(interaction) : privately(text);
   }
 
   /** A success ack that changes nothing: type 6 where there is a message to leave as it is. */
   function acknowledge(interaction: Interaction): InteractionResponse {
-    return interaction.message ? { type: DEFERRED_UPDATE_MESSAGE } : privately("Already handled.");
+    return interaction.message ? { type: DEFERRED_UPDATE_MESSAGE } : privately(replies.alreadyHandled);
   }
 
   function tappedDelivery(record: QuestionRecord, interaction: Interaction): boolean {
@@ -269,23 +228,5 @@ export function createDiscordWebhook(deps: DiscordWebhookDeps) {
     } catch (error) {
       deps.onBackgroundError(error, `retiring question ${record.id} on discord`);
     }
-  }
-}
-
-function toAction(
-  decoded: DecodedComponent,
-  values: readonly string[] | undefined,
-): ControlAction | undefined {
-  switch (decoded.kind) {
-    case "option":
-      return { type: "option", questionIndex: decoded.sub, optionIndex: decoded.option };
-    case "select":
-      return { type: "choose", questionIndex: decoded.sub, optionIndexes: selectedIndexes(values) };
-    case "other":
-      return { type: "other", questionIndex: decoded.sub };
-    case "form":
-      return { type: "other", questionIndex: 0 };
-    case "skip":
-      return { type: "skip" };
   }
 }

@@ -2,11 +2,18 @@ import type { SecretValue } from "../../secrets/secrets.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import type { MattermostApi } from "./mattermost-api.ts";
-import { type ActionTarget, escapeMarkdown, renderPost, retiredPost } from "./mattermost-render.ts";
+import {
+  type ActionTarget,
+  escapeMarkdown,
+  firstOpenStep,
+  renderPost,
+  retiredPost,
+} from "./mattermost-render.ts";
 
 /**
  * Posts questions to Mattermost channels (as a thread reply when the target has a `threadId`, the root post
- * id) and, once they end, edits every copy to the outcome without buttons.
+ * id) — several questions at their first open step, the webhook redraws the later ones — and, once they end,
+ * edits every copy to the outcome without buttons.
  *
  * @example
  * const channel = createMattermostChannel(api, { url: "https://api.example.com/webhooks/mattermost", secret });
@@ -24,7 +31,7 @@ export function createMattermostChannel(
       const post = await api.createPost({
         channel_id: delivery.chatId,
         ...(delivery.threadId !== undefined && { root_id: delivery.threadId }),
-        ...renderPost(record, target, await links.urlFor(record)),
+        ...renderPost(record, target, await links.urlFor(record), firstOpenStep(record)),
       });
       return { ...delivery, messageId: post.id };
     },

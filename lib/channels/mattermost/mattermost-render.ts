@@ -1,15 +1,17 @@
 /**
  * What a question looks like in Mattermost: the plain-text prompt as the post's Markdown message (escaped:
- * the model and the user wrote it, not us) with interactive-message buttons whose private context is signed,
- * and the interactive dialogs behind "Other…", "Choose…" and "Answer…".
+ * the model and the user wrote it, not us) with interactive-message buttons whose private context is a signed
+ * control, one step of the stepper at a time for several questions, and the interactive dialogs behind
+ * Other… and Choose….
  */
 import { renderPromptText } from "../../questions/index.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Question } from "../../questions/schema.ts";
 import { ANSWER_IN_BROWSER } from "../answer-in-browser.ts";
-import { outcomeText } from "../replies.ts";
+import type { Control } from "../control-codec.ts";
+import { outcomeText, replies, stepProgressText } from "../replies.ts";
 import type { Dialog, DialogElement, PostAction, PostContent } from "./mattermost-api.ts";
-import { signContext } from "./mattermost-signature.ts";
+import { signControl, signDialogState } from "./mattermost-signature.ts";
 
 /** Where Mattermost sends taps and dialog submissions, and the key their contexts are signed with. */
 export interface ActionTarget {
@@ -43,43 +45,79 @@ export function cutBytes(text: string, maxBytes: number): string {
 }
 
 /** The prompt, with the slash command Mattermost users have (`/cancel` would be an unknown command there). */
-export function promptText(record: QuestionRecord): string {
-  return renderPromptText(record.questions).replace(/\/cancel\b/g, "/handraise cancel");
+export function promptText(questions: readonly Question[]): string {
+  return renderPromptText(questions).replace(/\/cancel\b/g, "/handraise cancel");
 }
 
 export function renderMessage(record: QuestionRecord): string {
-  return escapeMarkdown(promptText(record));
+  return escapeMarkdown(promptText(record.questions));
 }
 
 /**
- * One single-select question: its options as buttons, then Other… and Skip. One multi-select question:
- * Choose… (attachments have no multi-select; it opens a dialog). Several questions: Answer… (one dialog with
- * an element per question; typed keyed lines in the thread work too). Skip always.
+ * What a pending question's post says at a step: one question, its prompt; several, the stepper's progress
+ * ("2 of 3") over the prompt of the question at that step (a typed plain line answers the first question
+ * without a value, which is that one as the steps go).
  */
-export function renderActions(record: QuestionRecord, target: ActionTarget): PostAction[] {
-  const button = (id: string, name: string, option: string): PostAction => ({
+export function stepMessage(record: QuestionRecord, step: number): string {
+  const question = record.questions[step];
+  if (record.questions.length === 1 || !question) return renderMessage(record);
+  const progress = stepProgressText(step, record.questions.length);
+  return `**${escapeMarkdown(progress)}**\n\n${escapeMarkdown(promptText([question]))}`;
+}
+
+/** Where the stepper starts when the prompt is posted (again): the first question the draft has no value for. */
+export function firstOpenStep(record: QuestionRecord): number {
+  return Math.max(
+    record.questions.findIndex((q) => !Object.hasOwn(record.draft ?? {}, q.id)),
+    0,
+  );
+}
+
+/**
+ * The buttons of the question at `step`, each carrying its signed control: a single-select question's
+ * options (the one the draft holds drawn `primary`) and Other… (a dialog); a multi-select question's Choose…
+ * (attachments have no multi-select: it opens a dialog with one, and a field for an own answer); Back from
+ * the second step on; Skip always.
+ */
+export function renderActions(record: QuestionRecord, target: ActionTarget, step = 0): PostAction[] {
+  const question = record.questions[step];
+  if (!question) return [];
+  const chosen = record.draft?.[question.id] ?? [];
+  const button = (
+    id: string,
+    name: string,
+    control: Pick<Control, "kind"> & Partial<Control>,
+    marked = false,
+  ): PostAction => ({
     id,
     type: "button",
     name,
+    ...(marked && { style: "primary" }),
     integration: {
       url: target.url,
-      context: { ...signContext(target.secret, { questionId: record.id, sub: 0, option }) },
+      context: {
+        ...signControl(target.secret, {
+          questionId: record.id,
+          questionIndex: step,
+          optionIndex: 0,
+          ...control,
+        }),
+      },
     },
   });
   const actions: PostAction[] = [];
-  const [only] = record.questions;
-  if (record.questions.length === 1 && only) {
-    if (only.multiSelect) actions.push(button("choose", "Choose…", "choose"));
-    else {
-      for (const [index, option] of only.options.entries()) {
-        actions.push(button(`option${index}`, option.label, String(index)));
-      }
-      actions.push(button("other", "Other…", "other"));
-    }
+  if (question.multiSelect) {
+    actions.push(button("choose", replies.chooseOneOrMore, { kind: "choose" }, chosen.length > 0));
   } else {
-    actions.push(button("answer", "Answer…", "form"));
+    for (const [index, option] of question.options.entries()) {
+      const marked = chosen.includes(option.label);
+      actions.push(button(`option${index}`, option.label, { kind: "option", optionIndex: index }, marked));
+    }
+    const typed = chosen.length > 0 && !question.options.some((option) => chosen.includes(option.label));
+    actions.push(button("other", replies.other, { kind: "other" }, typed));
   }
-  actions.push(button("skip", "Skip", "skip"));
+  if (step > 0) actions.push(button("back", replies.back, { kind: "back" }));
+  actions.push(button("skip", replies.skip, { kind: "skip", questionIndex: 0 }));
   return actions;
 }
 
@@ -95,16 +133,23 @@ export function answerLinkMarkdown(answerUrl: string): string {
   return `[${ANSWER_IN_BROWSER}](${url})`;
 }
 
-/** A pending question's post: the prompt, the answer page's link when it is on, and the buttons. */
-export function renderPost(record: QuestionRecord, target: ActionTarget, answerUrl?: string): PostContent {
+/**
+ * A pending question's post at a step (the first when it is posted; a later one as the stepper moves): the
+ * step's message, the answer page's link when it is on, and the step's buttons.
+ */
+export function renderPost(
+  record: QuestionRecord,
+  target: ActionTarget,
+  answerUrl?: string,
+  step = 0,
+): PostContent {
+  const message = stepMessage(record, step);
   return {
-    message:
-      answerUrl === undefined
-        ? renderMessage(record)
-        : `${renderMessage(record)}\n\n${answerLinkMarkdown(answerUrl)}`,
+    message: answerUrl === undefined ? message : `${message}\n\n${answerLinkMarkdown(answerUrl)}`,
     props: {
       attachments: [
-        { fallback: "A question is waiting for your answer.", actions: renderActions(record, target) },
+        // The plain-text fallback (notifications, old clients) is the question itself.
+        { fallback: record.questions[step]?.question ?? "", actions: renderActions(record, target, step) },
       ],
     },
   };
@@ -118,42 +163,38 @@ export function retiredPost(record: QuestionRecord): PostContent {
   };
 }
 
-export type DialogKind = "other" | "choose" | "form";
-
 /** The name of the free-text element of a question (`:` cannot occur in a question id). */
 export const otherElementName = (questionId: string) => `${questionId}:other`;
 
 /**
- * The dialog a button opens. Select elements are named after the question id and offer its labels as values;
- * the free-text element is `<id>:other`. The state is a signed context (`option: "dialog"`), so a
- * submission is verified like a tap.
+ * The dialog Other… or Choose… opens for the question its control names. Choose…: a select named after the
+ * question id, offering its labels as values, and an optional own-answer field; Other…: the own-answer field
+ * alone, `<id>:other`. The state is signed with the control and the post it was opened from, so a
+ * submission is verified like a tap and the stepper can redraw that post.
  */
 export function renderDialog(
   record: QuestionRecord,
-  kind: DialogKind,
-  sub: number,
+  opened: { control: Control; postId: string },
   target: ActionTarget,
 ): Dialog {
-  const picked = record.questions[sub];
-  const questions = kind === "form" || !picked ? record.questions : [picked];
-  const elements = questions.flatMap((question): DialogElement[] =>
-    kind === "other"
-      ? [freeText(question, "textarea", false)]
-      : [select(question, kind === "form"), freeText(question, "text", true)],
-  );
-  const single = questions.length === 1 ? questions[0] : undefined;
+  const question = record.questions[opened.control.questionIndex] ?? record.questions[0];
+  if (!question) throw new Error(`question ${record.id} has no questions`);
+  const elements: DialogElement[] =
+    opened.control.kind === "choose"
+      ? [select(question), freeText(question, "text", true)]
+      : [freeText(question, "textarea", false)];
   return {
     callback_id: "handraise",
-    title: cutBytes(single ? single.header : "Your answers", 24),
-    ...(single && { introduction_text: escapeMarkdown(single.question) }),
+    title: cutBytes(question.header, 24),
+    introduction_text: escapeMarkdown(question.question),
     elements,
-    submit_label: "Send",
+    submit_label: replies.done,
     notify_on_cancel: false,
-    state: JSON.stringify(signContext(target.secret, { questionId: record.id, sub, option: "dialog" })),
+    state: signDialogState(target.secret, opened),
   };
 }
 
-function select(question: Question, withQuestionText: boolean): DialogElement {
+function select(question: Question): DialogElement {
   return {
     display_name: cutBytes(question.header, 24),
     name: question.id,
@@ -161,21 +202,16 @@ function select(question: Question, withQuestionText: boolean): DialogElement {
     // Optional: the own-answer field may be used instead; the submission is checked as a whole.
     optional: true,
     ...(question.multiSelect && { multiselect: true }),
-    help_text: cutBytes(
-      withQuestionText ? question.question : question.multiSelect ? "Choose one or more." : "Choose one.",
-      150,
-    ),
     options: question.options.map((option) => ({ text: option.label, value: option.label })),
   };
 }
 
 function freeText(question: Question, type: "text" | "textarea", optional: boolean): DialogElement {
   return {
-    display_name: optional ? cutBytes(`${question.header}: own answer`, 24) : "Your answer",
+    display_name: cutBytes(optional ? replies.other : replies.yourAnswer, 24),
     name: otherElementName(question.id),
     type,
     optional,
     max_length: 3000,
-    placeholder: optional ? "Or type your own answer" : "Type your answer",
   };
 }

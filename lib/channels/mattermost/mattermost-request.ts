@@ -2,46 +2,40 @@
  * Everything Mattermost sends to `POST /webhooks/mattermost`, told apart by content type and shape, verified,
  * then parsed (docs/channels.md, "Mattermost"): button taps (JSON with `context`), dialog submissions (JSON,
  * `type: "dialog_submission"`), slash commands (form with `command`) and outgoing-webhook messages (form or
- * JSON with `token`). Failed verification → 401; a verified body of the wrong shape → 400.
+ * JSON with `token`). The webhook prelude refuses what fails verification (401); a verified body of the wrong
+ * shape → 400.
  */
+
 import { HttpError } from "../../http/http-errors.ts";
+import type { WebhookRequest } from "../../http/webhook-prelude.ts";
 import { type Answers, QUESTION_ID_PATTERN } from "../../questions/schema.ts";
 import * as z from "../../zod.ts";
+import type { Control } from "../control-codec.ts";
 import { otherElementName } from "./mattermost-render.ts";
 import {
-  type SignedActionContext,
+  type DialogState,
   tokenFromAuthorization,
   tokenMatches,
-  verifyContext,
+  verifyControl,
+  verifyDialogState,
 } from "./mattermost-signature.ts";
 
+/** Who sent it and where, as the body claims (the webhook believes it only as far as the API confirms it). */
+interface Sender {
+  userId: string;
+  channelId: string;
+}
+
 export type MattermostRequest =
-  | {
-      kind: "action";
-      context: SignedActionContext;
-      userId: string;
-      channelId: string;
-      postId: string;
-      triggerId?: string | undefined;
-    }
-  | {
-      kind: "dialog";
-      context: SignedActionContext;
-      userId: string;
-      channelId: string;
-      answers: Answers;
-      cancelled: boolean;
-    }
-  | { kind: "command"; userId: string; channelId: string; text: string; triggerId?: string | undefined }
-  | {
+  | (Sender & { kind: "action"; control: Control; postId: string; triggerId?: string | undefined })
+  | (Sender & { kind: "dialog"; state: DialogState; answers: Answers; cancelled: boolean })
+  | (Sender & { kind: "command"; text: string; triggerId?: string | undefined })
+  | (Sender & {
       kind: "message";
-      /** Who and where the body claims; the webhook reads the post itself and believes only that. */
-      userId: string;
-      channelId: string;
       postId: string;
       /** The outgoing webhook's trigger word, if it has one; "" otherwise. */
       triggerWord: string;
-    };
+    });
 
 export interface Verification {
   /** MATTERMOST_ACTION_SECRET: taps and dialog submissions must carry a context signed with it. */
@@ -52,80 +46,82 @@ export interface Verification {
 
 /** Mattermost ids are 26 lowercase letters and digits; they go into index keys and URL paths, so be strict. */
 const id = z.string().check(z.regex(/^[A-Za-z0-9]{1,64}$/));
-// The whole body is at most MAX_BODY_BYTES, which bounds every field.
-const sender = { user_id: id, channel_id: id };
-const actionSchema = z.object({ ...sender, post_id: id, trigger_id: z.optional(z.string()) });
+// The whole body is at most the prelude's limit, which bounds every field.
+const senderFields = { user_id: id, channel_id: id };
+const actionSchema = z.object({ ...senderFields, post_id: id, trigger_id: z.optional(z.string()) });
 const dialogSchema = z.object({
-  ...sender,
+  ...senderFields,
   submission: z.nullish(z.record(z.string(), z.unknown())),
   cancelled: z.optional(z.boolean()),
 });
 const commandSchema = z.object({
-  ...sender,
+  ...senderFields,
   text: z._default(z.string(), ""),
   trigger_id: z.optional(z.string()),
 });
 // The body's `text` and `root_id` are not read: the post, fetched from the API, says what was written where.
 const messageSchema = z.object({
-  ...sender,
+  ...senderFields,
   post_id: id,
   trigger_word: z._default(z.string(), ""),
 });
 
-const UNVERIFIED = "Missing or wrong Mattermost action signature or token.";
-const unauthorized = () => new HttpError(401, "UNAUTHORIZED", UNVERIFIED);
+/** The 401's message: which proof was missing or wrong. */
+export const MATTERMOST_REFUSAL = "Missing or wrong Mattermost action signature or token.";
 
+/**
+ * The request a body is, once its proof — a signed context or state, a token — checks out; undefined when it
+ * does not (the prelude answers 401). Pure, so the prelude's verification and the handler read it alike.
+ */
 export function readMattermostRequest(
-  headers: Record<string, string | undefined>,
-  raw: Buffer,
+  { headers, body: raw }: Pick<WebhookRequest, "headers" | "body">,
   verification: Verification,
-): MattermostRequest {
+): MattermostRequest | undefined {
   const text = raw.toString("utf8");
   if ((headers["content-type"] ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded")) {
     const form = Object.fromEntries(new URLSearchParams(text));
     if (form.command !== undefined) {
       const presented = tokenFromAuthorization(headers.authorization) ?? form.token;
-      if (!tokenMatches(presented, verification.tokens)) throw unauthorized();
+      if (!tokenMatches(presented, verification.tokens)) return undefined;
       return command(form);
     }
-    if (!tokenMatches(form.token, verification.tokens)) throw unauthorized();
-    return message(form);
+    return tokenMatches(form.token, verification.tokens) ? message(form) : undefined;
   }
 
-  let body: unknown;
+  let fields: unknown;
   try {
-    body = JSON.parse(text);
-  } catch {
-    throw unauthorized();
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw unauthorized();
-  }
-  const fields = body as Record<string, unknown>;
-  if (fields.type === "dialog_submission") {
-    const context = verifyContext(verification.actionSecret, parseState(fields.state));
-    if (context?.option !== "dialog") throw unauthorized();
-    return dialog(context, fields);
-  }
-  if (fields.context !== undefined) {
-    const context = verifyContext(verification.actionSecret, fields.context);
-    if (!context || context.option === "dialog") throw unauthorized();
-    return action(context, fields);
-  }
-  if (typeof fields.token === "string") {
-    if (!tokenMatches(fields.token, verification.tokens)) throw unauthorized();
-    return message(fields);
-  }
-  throw unauthorized();
-}
-
-function parseState(state: unknown): unknown {
-  if (typeof state !== "string") return undefined;
-  try {
-    return JSON.parse(state);
+    fields = JSON.parse(text);
   } catch {
     return undefined;
   }
+  if (typeof fields !== "object" || fields === null || Array.isArray(fields)) return undefined;
+  const { type, state, context, token } = fields as Record<string, unknown>;
+  if (type === "dialog_submission") {
+    const verified = verifyDialogState(verification.actionSecret, state);
+    if (!verified) return undefined;
+    const body = parsed(dialogSchema, fields);
+    return {
+      kind: "dialog",
+      state: verified,
+      ...sender(body),
+      answers: submissionAnswers(body.submission ?? {}),
+      cancelled: body.cancelled === true,
+    };
+  }
+  if (context !== undefined) {
+    const control = verifyControl(verification.actionSecret, context);
+    if (!control) return undefined;
+    const body = parsed(actionSchema, fields);
+    return {
+      kind: "action",
+      control,
+      ...sender(body),
+      postId: body.post_id,
+      triggerId: body.trigger_id || undefined,
+    };
+  }
+  if (typeof token === "string" && tokenMatches(token, verification.tokens)) return message(fields);
+  return undefined;
 }
 
 /** A verified body that lacks what its kind must carry: 400, never 500. */
@@ -135,50 +131,19 @@ function parsed<T extends z.ZodMiniType>(schema: T, value: unknown): z.infer<T> 
   return result.data;
 }
 
-function action(context: SignedActionContext, fields: unknown): MattermostRequest {
-  const body = parsed(actionSchema, fields);
-  return {
-    kind: "action",
-    context,
-    userId: body.user_id,
-    channelId: body.channel_id,
-    postId: body.post_id,
-    triggerId: body.trigger_id || undefined,
-  };
-}
-
-function dialog(context: SignedActionContext, fields: unknown): MattermostRequest {
-  const body = parsed(dialogSchema, fields);
-  return {
-    kind: "dialog",
-    context,
-    userId: body.user_id,
-    channelId: body.channel_id,
-    answers: submissionAnswers(body.submission ?? {}),
-    cancelled: body.cancelled === true,
-  };
-}
+const sender = (body: { user_id: string; channel_id: string }): Sender => ({
+  userId: body.user_id,
+  channelId: body.channel_id,
+});
 
 function command(fields: unknown): MattermostRequest {
   const body = parsed(commandSchema, fields);
-  return {
-    kind: "command",
-    userId: body.user_id,
-    channelId: body.channel_id,
-    text: body.text,
-    triggerId: body.trigger_id || undefined,
-  };
+  return { kind: "command", ...sender(body), text: body.text, triggerId: body.trigger_id || undefined };
 }
 
 function message(fields: unknown): MattermostRequest {
   const body = parsed(messageSchema, fields);
-  return {
-    kind: "message",
-    userId: body.user_id,
-    channelId: body.channel_id,
-    postId: body.post_id,
-    triggerWord: body.trigger_word,
-  };
+  return { kind: "message", ...sender(body), postId: body.post_id, triggerWord: body.trigger_word };
 }
 
 /**

@@ -1,71 +1,88 @@
 /**
  * Mattermost signs nothing it sends to integrations (docs/channels.md, "Mattermost"), so Handraise signs its
- * own controls:
- * every button's private `integration.context` (stripped from posts before they reach clients) and every
- * dialog's `state` carry `sig = hex(HMAC-SHA256(MATTERMOST_ACTION_SECRET, "<questionId>|<sub>|<option>"))`
- * (docs/channels.md, "Mattermost"). Slash commands and outgoing webhooks present a token Mattermost generated, compared
- * timing-safely. Pure functions of their inputs.
+ * own controls. Every button's private `integration.context` (stripped from posts before they reach clients)
+ * carries a control of the one codec (lib/channels/control-codec.ts) and
+ * `sig = hex(HMAC-SHA256(MATTERMOST_ACTION_SECRET, "action|<control>"))`; every dialog's `state` carries the
+ * control that opened it, the post it was opened from and `sig` over `"dialog|<control>|<post id>"`, so a
+ * button's context never passes for a dialog's state. Slash commands and outgoing webhooks present a token
+ * Mattermost generated, compared timing-safely. Pure functions of their inputs.
  */
 import { createHmac } from "node:crypto";
 import { safeEqual } from "../../http/safe-equal.ts";
 import * as z from "../../zod.ts";
+import { type Control, decodeControl, encodeControl } from "../control-codec.ts";
 
-/**
- * What a control stands for: an option index (`0`–`3`), `other` (free-text dialog), `choose` (multi-select
- * dialog), `form` (one dialog for several questions), `skip`, or `dialog` (the state of an opened dialog).
- */
-export const ACTION_OPTION = /^(?:[0-3]|other|choose|form|skip|dialog)$/;
-
-export interface ActionContext {
-  questionId: string;
-  /** The sub-question's position in the record. */
-  sub: number;
-  option: string;
-}
-export interface SignedActionContext extends ActionContext {
+/** A button's context: one control, signed. */
+export interface SignedControl {
+  control: string;
   sig: string;
 }
 
-/** The shape a signed context must have before its signature is even computed. */
-export const signedContextSchema = z.object({
-  questionId: z.string().check(z.regex(/^[A-Za-z0-9_-]{1,48}$/)),
-  sub: z.number().check(z.int(), z.gte(0), z.lte(2)),
-  option: z.string().check(z.regex(ACTION_OPTION)),
-  sig: z.string().check(z.maxLength(128)),
+/** An opened dialog's state: the control that opened it (Other…, Choose…) and the post it was opened from. */
+export interface DialogState {
+  control: Control;
+  postId: string;
+}
+
+const sig = z.string().check(z.maxLength(128));
+const controlSchema = z.object({ control: z.string().check(z.maxLength(64)), sig });
+const stateSchema = z.object({
+  control: z.string().check(z.maxLength(64)),
+  postId: z.string().check(z.regex(/^[A-Za-z0-9]{1,64}$/)),
+  sig,
 });
 
-/** The signed basestring: the fields joined by `|` (question ids cannot contain one). */
-export function actionBasestring(context: ActionContext): string {
-  return `${context.questionId}|${context.sub}|${context.option}`;
-}
-
-export function signAction(secret: string, context: ActionContext): string {
-  return createHmac("sha256", secret).update(actionBasestring(context), "utf8").digest("hex");
-}
+const hmac = (secret: string, message: string) =>
+  createHmac("sha256", secret).update(message, "utf8").digest("hex");
 
 /**
  * @example
- * signContext("k", { questionId: "ask_1", sub: 0, option: "1" })
- * // → { questionId: "ask_1", sub: 0, option: "1", sig: "<64 hex>" }
+ * signControl("k", { kind: "option", questionId: "ask_1", questionIndex: 0, optionIndex: 1 })
+ * // → { control: "o|0|1|ask_1", sig: "<64 hex>" }
  */
-export function signContext(secret: string, context: ActionContext): SignedActionContext {
-  return {
-    questionId: context.questionId,
-    sub: context.sub,
-    option: context.option,
-    sig: signAction(secret, context),
-  };
+export function signControl(secret: string, control: Control): SignedControl {
+  const encoded = encodeControl(control);
+  return { control: encoded, sig: hmac(secret, `action|${encoded}`) };
 }
 
 /**
- * A context from a request, checked: its shape, then its signature (timing-safe). Undefined when either
- * fails or no secret is configured — the caller answers 401.
+ * A button's context from a request, checked: its shape, its signature (timing-safe), then the control it
+ * names. Undefined when any fails or no secret is configured — the request is refused.
  */
-export function verifyContext(secret: string | undefined, context: unknown): SignedActionContext | undefined {
+export function verifyControl(secret: string | undefined, context: unknown): Control | undefined {
   if (secret === undefined) return undefined;
-  const parsed = signedContextSchema.safeParse(context);
+  const parsed = controlSchema.safeParse(context);
+  if (!parsed.success || !safeEqual(parsed.data.sig, hmac(secret, `action|${parsed.data.control}`))) {
+    return undefined;
+  }
+  return decodeControl(parsed.data.control);
+}
+
+/** A dialog's `state` (Mattermost hands it back with the submission as the string it was given). */
+export function signDialogState(secret: string, state: DialogState): string {
+  const control = encodeControl(state.control);
+  return JSON.stringify({
+    control,
+    postId: state.postId,
+    sig: hmac(secret, `dialog|${control}|${state.postId}`),
+  });
+}
+
+/** A submitted dialog's state, checked like a button's context; undefined when it is not one we signed. */
+export function verifyDialogState(secret: string | undefined, state: unknown): DialogState | undefined {
+  if (secret === undefined || typeof state !== "string") return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(state);
+  } catch {
+    return undefined;
+  }
+  const parsed = stateSchema.safeParse(value);
   if (!parsed.success) return undefined;
-  return safeEqual(parsed.data.sig, signAction(secret, parsed.data)) ? parsed.data : undefined;
+  const { control, postId } = parsed.data;
+  if (!safeEqual(parsed.data.sig, hmac(secret, `dialog|${control}|${postId}`))) return undefined;
+  const decoded = decodeControl(control);
+  return decoded && { control: decoded, postId };
 }
 
 /**

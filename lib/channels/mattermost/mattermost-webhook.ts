@@ -1,47 +1,52 @@
 import { createHash } from "node:crypto";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import type { HandleInbound, InboundOutcome } from "../../app/handle-inbound.ts";
+import type { HandleInbound } from "../../app/handle-inbound.ts";
 import { HttpError } from "../../http/http-errors.ts";
-import { MAX_BODY_BYTES, rawBody } from "../../http/middlewares.ts";
 import { json } from "../../http/responses.ts";
+import { verifiedWebhook, type WebhookRequest } from "../../http/webhook-prelude.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { SecretValue } from "../../secrets/secrets.ts";
 import type { QuestionStore } from "../../store/question-store.ts";
+import type { AnswerLinks } from "../../web/answer-link.ts";
+import { type Control, controlAction } from "../control-codec.ts";
 import type { ControlAction } from "../inbound.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
 import { remembered } from "../remembered.ts";
-import { endedText } from "../replies.ts";
+import { outcomeReplyText, replies } from "../replies.ts";
 import { pointAtQuestionThread } from "../thread-reply.ts";
 import type { MattermostApi, MattermostPost } from "./mattermost-api.ts";
 import {
   type ActionTarget,
-  type DialogKind,
   escapeMarkdown,
-  otherElementName,
   renderDialog,
+  renderPost,
   retiredPost,
 } from "./mattermost-render.ts";
 import {
   findMention,
+  MATTERMOST_REFUSAL,
   type MattermostRequest,
   postText,
   readMattermostRequest,
+  type Verification,
   withoutLeadingMention,
 } from "./mattermost-request.ts";
 import { parseTokenList } from "./mattermost-signature.ts";
 
 export interface MattermostWebhookDeps {
-  /** MATTERMOST_ACTION_SECRET: verifies taps and dialog submissions, and signs the dialogs opened here. */
+  /** MATTERMOST_ACTION_SECRET: verifies taps and dialog submissions, and signs the buttons and dialogs drawn here. */
   actionSecret: SecretValue;
   /** MATTERMOST_COMMAND_TOKEN: the slash command's token, then any outgoing webhook's (comma-separated). */
   commandTokens: SecretValue;
-  /** The webhook's own URL: dialogs opened here post back to it. */
+  /** The webhook's own URL: buttons and dialogs drawn here post back to it. */
   webhookUrl: string;
   /** With the bot token: confirms who sent a request, and where, before anything is handled. */
   api: MattermostApi;
   /** Finds the question whose thread a reply is in when it was posted into an existing thread. */
   store: QuestionStore;
   handleInbound: HandleInbound;
+  /** The answer page's link, kept on a post the stepper redraws. */
+  links: AnswerLinks;
   /**
    * Reports platform failures that do not change the outcome (a dialog that could not be opened) and
    * requests refused because Mattermost did not confirm their sender.
@@ -49,13 +54,9 @@ export interface MattermostWebhookDeps {
   onError: (error: unknown, context: string) => void;
   /** Counts a request refused because Mattermost did not confirm it (its reason code, never its body). */
   onRejected?: (reason: "UNCONFIRMED") => void;
-  /** Epoch ms (default: the clock), for the age of a message's post. */
-  now?: () => number;
+  /** Epoch ms, for the age of a message's post. */
+  now: () => number;
 }
-
-const NOT_YOURS = "This question is not yours to answer.";
-const GONE = "This question no longer exists.";
-const UNCONFIRMED = "Handraise could not confirm who you are in this channel, so nothing changed. Try again.";
 
 /**
  * How old a message's post may be. Mattermost calls an outgoing webhook as the post is created, so an older
@@ -81,14 +82,21 @@ const from = (request: { userId: string; channelId: string }) => ({
   chatId: request.channelId,
 });
 
-const stillNeeded = (outcome: Extract<InboundOutcome, { kind: "incomplete" }>) =>
-  `Still needed: ${outcome.missing.map((q) => `${q.header} [${q.id}]`).join(", ")}.`;
+/**
+ * What a tap asks for. Attachments have no multi-select, so Choose… is a button that opens a dialog with one
+ * — like Other…, only once the tapper is known to be the owner; every other control is the codec's action.
+ */
+const tapAction = (control: Control): ControlAction =>
+  control.kind === "choose"
+    ? { type: "other", questionIndex: control.questionIndex }
+    : controlAction(control);
 
 /**
  * `POST /webhooks/mattermost`: button taps, dialog submissions, `/handraise cancel|question` and (with an
- * outgoing webhook) typed replies — verified (signed contexts / tokens, 401 otherwise), turned into the one
- * inbound type, handled, and answered in Mattermost's response formats. Mattermost does not retry, and a
- * non-200 shows the user an error, so everything verified is answered 200 unless Handraise itself failed.
+ * outgoing webhook) typed replies. `verify` is the webhook prelude's check (signed contexts / states, tokens;
+ * 401 otherwise); `handler` reads the verified request, turns it into the one inbound type, handles it, and
+ * answers in Mattermost's response formats. Mattermost does not retry, and a non-200 shows the user an error,
+ * so everything verified is answered 200 unless Handraise itself failed.
  *
  * Who acted, and where, is believed only as far as Mattermost's API confirms it. Mattermost signs nothing it
  * sends: a command's or outgoing webhook's token is one secret shared by every request, and the `user_id`
@@ -105,9 +113,12 @@ const stillNeeded = (outcome: Extract<InboundOutcome, { kind: "incomplete" }>) =
  * reply would be posted publicly.
  */
 export function createMattermostWebhook(deps: MattermostWebhookDeps) {
-  const now = deps.now ?? Date.now;
   /** The bot's username, read once per process and only for a message that may mention it. */
   const username = remembered(() => deps.api.getMe().then((me) => me.username));
+
+  async function verification(): Promise<Verification> {
+    return { actionSecret: await deps.actionSecret(), tokens: parseTokenList(await deps.commandTokens()) };
+  }
 
   /**
    * An API read whose failure refuses the request (unless `refuses` is false): reported, and undefined.
@@ -140,19 +151,25 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
     return false;
   }
 
-  return async function mattermostWebhook(
-    event: APIGatewayProxyEventV2,
-  ): Promise<APIGatewayProxyStructuredResultV2> {
-    const raw = rawBody(event);
-    if (raw.length > MAX_BODY_BYTES) {
-      throw new HttpError(413, "PAYLOAD_TOO_LARGE", `The body is larger than ${MAX_BODY_BYTES} bytes.`);
-    }
-    const actionSecret = await deps.actionSecret();
-    const tokens = parseTokenList(await deps.commandTokens());
-    const request = readMattermostRequest(event.headers ?? {}, raw, { actionSecret, tokens });
+  async function target(): Promise<ActionTarget> {
+    const secret = await deps.actionSecret();
+    if (secret === undefined) throw new Error("MATTERMOST_ACTION_SECRET is not set");
+    return { url: deps.webhookUrl, secret };
+  }
+
+  /** The post redrawn at the stepper's step, with what the draft holds there chosen. */
+  async function stepPost(record: QuestionRecord, step: number) {
+    return renderPost(record, await target(), await deps.links.urlFor(record), step);
+  }
+
+  async function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
+    const { body } = verifiedWebhook(event);
+    // Read again from the verified bytes (a pure, cheap parse); it verified a moment ago, so this holds.
+    const request = readMattermostRequest({ headers: event.headers ?? {}, body }, await verification());
+    if (!request) throw new HttpError(401, "UNAUTHORIZED", MATTERMOST_REFUSAL);
     switch (request.kind) {
       case "action":
-        return onAction(request, { url: deps.webhookUrl, secret: actionSecret });
+        return onAction(request);
       case "dialog":
         return onDialog(request);
       case "command":
@@ -160,123 +177,106 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
       case "message":
         return onMessage(request);
     }
-  };
+  }
 
-  async function onAction(request: Extract<MattermostRequest, { kind: "action" }>, target: ActionTarget) {
+  async function onAction(request: Extract<MattermostRequest, { kind: "action" }>) {
     const [member, post] = await Promise.all([
       isMember(request, "tap"),
       confirm("reading a tapped Mattermost post", () => deps.api.getPost(request.postId)),
     ]);
-    if (!member || !post) return ephemeral(UNCONFIRMED);
+    if (!member || !post) return ephemeral(replies.unconfirmedActor);
     if (post.id !== request.postId || post.channel_id !== request.channelId) {
       refused("tap", "the tapped post is not in the channel the request names");
-      return ephemeral(UNCONFIRMED);
+      return ephemeral(replies.unconfirmedActor);
     }
-    const { context } = request;
-    const action: ControlAction = /^\d$/.test(context.option)
-      ? { type: "option", questionIndex: context.sub, optionIndex: Number(context.option) }
-      : context.option === "skip"
-        ? { type: "skip" }
-        : // Other…, Choose… and Answer… all open a dialog once the tapper is known to be the owner.
-          { type: "other", questionIndex: context.sub };
+    const { control } = request;
     const outcome = await deps.handleInbound({
       ...from(request),
       dedupeKey: request.triggerId === undefined ? undefined : `action:${digest(request.triggerId)}`,
       kind: "control",
-      questionId: context.questionId,
-      action,
+      questionId: control.questionId,
+      action: tapAction(control),
     });
     switch (outcome.kind) {
-      case "duplicate":
-        return ok(); // this tap was answered the first time
-      case "ignored":
-      case "no_pending":
-        return ephemeral(GONE);
-      case "not_owner":
-        return ephemeral(NOT_YOURS);
       case "ended":
-        return ok({
-          update: retiredPost(outcome.record),
-          ephemeral_text: escapeMarkdown(endedText(outcome.record)),
-        });
       case "resolved":
         return ok({
           update: retiredPost(outcome.record),
-          ephemeral_text: outcome.record.status === "answered" ? "Got it." : "Skipped.",
+          ephemeral_text: escapeMarkdown(outcomeReplyText(outcome) ?? ""),
         });
-      case "incomplete":
-        return ephemeral(stillNeeded(outcome));
-      case "invalid":
-        return ephemeral(outcome.message);
+      case "step":
+        return ok({ update: await stepPost(outcome.record, outcome.questionIndex) });
       case "needs_text":
-        return openDialog(
-          target,
-          outcome.record,
-          context.option as DialogKind,
-          outcome.questionIndex,
-          request.triggerId,
-        );
-      default:
-        return ok();
+        return openDialog(outcome.record, { control, postId: request.postId }, request.triggerId);
+      default: {
+        // A duplicate was answered the first time; the rest are told privately.
+        const text = outcomeReplyText(outcome);
+        return text === undefined ? ok() : ephemeral(text);
+      }
     }
   }
 
   async function openDialog(
-    target: ActionTarget,
     record: QuestionRecord,
-    kind: DialogKind,
-    sub: number,
+    opened: { control: Control; postId: string },
     triggerId: string | undefined,
   ) {
-    const fallback = "The form could not be opened. Reply in the question's thread instead.";
-    if (triggerId === undefined) return ephemeral(fallback);
+    if (triggerId === undefined) return ephemeral(replies.formCouldNotOpen);
     try {
+      const actionTarget = await target();
       await deps.api.openDialog({
         trigger_id: triggerId,
-        url: target.url,
-        dialog: renderDialog(record, kind, sub, target),
+        url: actionTarget.url,
+        dialog: renderDialog(record, opened, actionTarget),
       });
       return ok();
     } catch (error) {
       if (!(error instanceof PlatformApiError)) throw error;
       deps.onError(error, "opening a Mattermost dialog");
-      return ephemeral(fallback);
+      return ephemeral(replies.formCouldNotOpen);
     }
   }
 
   async function onDialog(request: Extract<MattermostRequest, { kind: "dialog" }>) {
     if (request.cancelled) return ok();
-    if (!(await isMember(request, "dialog submission"))) return ok({ error: UNCONFIRMED });
+    // Every field is optional (a choice or an own answer): an empty form is asked again, and nothing read.
+    if (Object.keys(request.answers).length === 0) return ok({ error: replies.stillNeededShort });
+    if (!(await isMember(request, "dialog submission"))) return ok({ error: replies.unconfirmedActor });
+    const { control, postId } = request.state;
     const outcome = await deps.handleInbound({
       ...from(request),
       kind: "form",
-      questionId: request.context.questionId,
+      questionId: control.questionId,
       answers: request.answers,
+      // Opened from a step: the stepper moves on from there (the last step submits every answer).
+      step: control.questionIndex,
     });
-    // `{}` closes the dialog; `error` / `errors` keep it open and show why.
+    // `{}` closes the dialog; `error` keeps it open and shows why.
     switch (outcome.kind) {
+      case "step":
+        await redraw(postId, outcome.record, outcome.questionIndex);
+        return ok();
       case "resolved":
-      case "duplicate":
+        // The posts are edited to the outcome everywhere.
         return ok();
-      case "ignored":
-      case "no_pending":
-        return ok({ error: GONE });
-      case "not_owner":
-        return ok({ error: NOT_YOURS });
-      case "ended":
-        return ok({ error: endedText(outcome.record) });
-      case "incomplete": {
-        const errors = Object.fromEntries(
-          outcome.missing.flatMap((q) =>
-            [q.id, otherElementName(q.id)].map((name) => [name, "Still needed."]),
-          ),
-        );
-        return ok({ error: stillNeeded(outcome), errors });
+      default: {
+        const text = outcomeReplyText(outcome);
+        return text === undefined ? ok() : ok({ error: text });
       }
-      case "invalid":
-        return ok({ error: outcome.message });
-      default:
-        return ok();
+    }
+  }
+
+  /**
+   * A dialog submission cannot update its post in its response, so the post it was opened from is patched to
+   * the next step. The step's answer is kept whatever happens here: a failed edit is reported, and the post
+   * shows the earlier step until the next tap redraws it.
+   */
+  async function redraw(postId: string, record: QuestionRecord, step: number): Promise<void> {
+    try {
+      await deps.api.patchPost(postId, await stepPost(record, step));
+    } catch (error) {
+      if (!(error instanceof PlatformApiError)) throw error;
+      deps.onError(error, "redrawing a Mattermost post at a step");
     }
   }
 
@@ -284,37 +284,22 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
     const word = request.text.trim().toLowerCase();
     const command =
       word === "cancel" ? "cancel" : word === "question" || word === "" ? "question" : undefined;
-    if (command === undefined) {
-      return commandReply("Usage: /handraise cancel | /handraise question");
-    }
-    if (!(await isMember(request, "command"))) return commandReply(UNCONFIRMED);
+    if (command === undefined) return commandReply(replies.handraiseCommandHelp);
+    if (!(await isMember(request, "command"))) return commandReply(replies.unconfirmedActor);
     const outcome = await deps.handleInbound({
       ...from(request),
       dedupeKey: request.triggerId === undefined ? undefined : `command:${digest(request.triggerId)}`,
       kind: "command",
       command,
     });
-    switch (outcome.kind) {
-      case "resolved":
-        return commandReply("Cancelled.");
-      case "no_pending":
-      case "ignored":
-        return commandReply("No question is waiting for you here.");
-      case "not_owner":
-        return commandReply(NOT_YOURS);
-      case "ended":
-        return commandReply(endedText(outcome.record));
-      case "shown":
-        return commandReply("Posted the question again.");
-      default:
-        return ok();
-    }
+    const text = outcome.kind === "shown" ? replies.postedAgain : outcomeReplyText(outcome);
+    return text === undefined ? ok() : commandReply(text);
   }
 
   async function onMessage(request: Extract<MattermostRequest, { kind: "message" }>) {
     const post = await confirm("reading a Mattermost post", () => deps.api.getPost(request.postId));
     if (!post) return ok();
-    const problem = postProblem(post, request, now());
+    const problem = postProblem(post, request, deps.now());
     if (problem !== undefined) {
       refused("message", problem);
       return ok();
@@ -328,7 +313,7 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
       ? await confirm("reading the Mattermost bot's username", username, false)
       : undefined;
     const mentioned = name !== undefined && findMention(message, name) !== undefined;
-    const inbound = await pointAtQuestionThread(deps.store, now(), {
+    const inbound = await pointAtQuestionThread(deps.store, deps.now(), {
       ...from(request),
       dedupeKey: `post:${post.id}`,
       kind: "text",
@@ -339,16 +324,21 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
     const outcome = await deps.handleInbound(inbound);
     switch (outcome.kind) {
       case "ended":
-        return comment(endedText(outcome.record));
       case "incomplete":
-        return comment(stillNeeded(outcome));
       case "invalid":
-        return comment(outcome.message);
+        return comment(outcomeReplyText(outcome) ?? "");
       // Someone else's message in the thread gets no public reply; chatter is not for us.
       default:
         return ok();
     }
   }
+
+  return {
+    /** The webhook prelude's verification: a signed context or dialog state, or a configured token. */
+    verify: async (request: WebhookRequest) =>
+      readMattermostRequest(request, await verification()) !== undefined,
+    handler,
+  };
 }
 
 /** Why a fetched post is not the message the webhook body describes; undefined when it is. */

@@ -5,23 +5,10 @@ import {
   type PlatformHttpDeps,
   type PlatformReply,
   retryAfterHeaderMs,
-  withPlatformDeadline,
 } from "../platform-http.ts";
 
 export interface SlackApi {
   call<T = unknown>(method: string, params: Record<string, unknown>): Promise<T>;
-}
-
-/**
- * Runs `work` with every platform API call inside it bounded by `deadlineMs` (epoch ms) — the time by which
- * the current Slack request must be acknowledged —, retries included; a call that would start with less than
- * 100 ms left fails at once.
- *
- * @example
- * await withSlackDeadline(Date.now() + 2_000, () => handleInbound(inbound));
- */
-export function withSlackDeadline<T>(deadlineMs: number, work: () => Promise<T>): Promise<T> {
-  return withPlatformDeadline(deadlineMs, work, "before the 3 s acknowledgement");
 }
 
 /** Methods Slack may do twice without harm; posting (a message, an ephemeral, a modal) is not among them. */
@@ -38,7 +25,7 @@ const envelope = (reply: PlatformReply) => (reply.body ?? {}) as { ok?: boolean;
 export function createSlackApi(options: {
   apiBase: string;
   botToken: SecretValue;
-  now?: () => number;
+  now: () => number;
   http?: PlatformHttpDeps;
 }): SlackApi {
   const base = options.apiBase.replace(/\/+$/, "");
@@ -48,7 +35,7 @@ export function createSlackApi(options: {
       retryAfterMs: (reply, nowMs) => retryAfterHeaderMs(reply.headers, nowMs),
       describe: (reply) => envelope(reply).error ?? `HTTP ${reply.status}`,
     },
-    { ...(options.now && { now: options.now }), ...options.http },
+    { now: options.now, ...options.http },
   );
   return {
     async call<T>(method: string, params: Record<string, unknown>): Promise<T> {

@@ -1,3 +1,4 @@
+import { type Delivery, firstOpenStep, type QuestionRecord } from "../../questions/question-record.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import type { SlackApi } from "./slack-api.ts";
@@ -15,16 +16,36 @@ import {
  *
  * The delivery keeps the conversation id Slack answers with: a target given as a user id (`U…`) is posted
  * to the app's DM with that user (`D…`), which is where that user's replies and taps come from.
+ *
+ * A prompt of several questions is posted at the stepper's first step still open; `showStep` redraws a posted message
+ * at another step (the webhook, when a tap moved the stepper).
  */
-export function createSlackChannel(api: SlackApi, links: AnswerLinks = NO_ANSWER_LINKS): ChatChannel {
+export interface SlackChannel extends ChatChannel {
+  showStep(
+    record: QuestionRecord,
+    message: Pick<Delivery, "chatId" | "messageId">,
+    step: number,
+  ): Promise<void>;
+}
+
+export function createSlackChannel(api: SlackApi, links: AnswerLinks = NO_ANSWER_LINKS): SlackChannel {
   return {
     name: "slack",
+    async showStep(record, message, step) {
+      await api.call("chat.update", {
+        channel: message.chatId,
+        ts: message.messageId,
+        text: renderText(record),
+        blocks: renderBlocks(record, await links.urlFor(record), step),
+      });
+    },
     async deliver(record, target) {
       const message = await api.call<{ channel?: string; ts: string }>("chat.postMessage", {
         channel: target.chatId,
         ...(target.threadId !== undefined && { thread_ts: target.threadId }),
         text: renderText(record),
-        blocks: renderBlocks(record, await links.urlFor(record)),
+        // A re-post (`/handraise question`) goes on where the steps so far left off.
+        blocks: renderBlocks(record, await links.urlFor(record), firstOpenStep(record)),
         unfurl_links: false,
         unfurl_media: false,
       });

@@ -6,6 +6,7 @@
 import type { Answers } from "../../questions/schema.ts";
 import * as z from "../../zod.ts";
 import type { Inbound } from "../inbound.ts";
+import { replies } from "../replies.ts";
 
 /** The platform-qualified user: `slack:<team id>:<user id>` (user ids are workspace-scoped). */
 export function slackActor(teamId: string, userId: string): string {
@@ -152,12 +153,11 @@ export function interactionActor(payload: {
   return team === undefined ? undefined : slackActor(team, payload.user.id);
 }
 
-/** The option indexes ticked in the checkboxes of sub-question `sub` (action id `hr|c|<sub>|0`). */
-export function tickedOptions(state: SlackState | undefined, sub: number): number[] {
+/** The option indexes ticked in the checkboxes whose action_id is `checkboxesId` (read when Done is tapped). */
+export function tickedOptions(state: SlackState | undefined, checkboxesId: string): number[] {
   const ticked: number[] = [];
   for (const block of Object.values(state?.values ?? {})) {
-    const element = block[`hr|c|${sub}|0`];
-    for (const option of element?.selected_options ?? []) {
+    for (const option of block[checkboxesId]?.selected_options ?? []) {
       const index = Number(option.value);
       if (Number.isInteger(index) && index >= 0) ticked.push(index);
     }
@@ -196,7 +196,7 @@ export function readForm(state: SlackState): FormReading {
   const errors = Object.fromEntries(
     [...chosenOne]
       .filter((id) => (answers[id]?.length ?? 0) > 1)
-      .map((id) => [`t|${id}`, "Pick an option or type your own answer, not both."]),
+      .map((id) => [`t|${id}`, replies.pickOrTypeNotBoth]),
   );
   return { answers, errors };
 }

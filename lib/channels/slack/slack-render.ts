@@ -3,20 +3,22 @@
  * escaped, so nothing the model or a user wrote becomes a mention, a link or a channel ping — and the
  * controls that fit its shape:
  * - one single-select question: a button per option, "Other…" (a modal with a text box) and "Skip";
- * - one multi-select question: checkboxes, "Submit" (reads the ticked boxes from `state.values`), "Other…",
+ * - one multi-select question: checkboxes, "Done" (reads the ticked boxes from `state.values`), "Other…",
  *   "Skip";
- * - several questions: "Answer in a form" (a modal with a select or checkboxes and a text box per question)
- *   and "Skip";
+ * - several questions: a stepper, one question at a time — its header and question, "1 of 3", that
+ *   question's controls as above, "Back" from the second on, "Answer in a form" (a modal with every question)
+ *   and "Skip"; each step's answer is kept as the record's draft and shown chosen when the step is drawn again;
  * - with the answer page on, every shape also has "Answer in browser", a link button (Slack still reports
  *   the tap, as an action Handraise ignores).
- * A typed reply works for every shape, as the prompt says (in the question's thread, or in the conversation).
+ * Every action_id is a control of lib/channels/control-codec.ts (its value is the same string); no two
+ * controls of a message share one. A typed reply works for every shape, as the message's `text` says.
  */
 import { renderPromptText } from "../../questions/index.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Question } from "../../questions/schema.ts";
 import { ANSWER_IN_BROWSER } from "../answer-in-browser.ts";
-import type { ControlAction } from "../inbound.ts";
-import { outcomeText } from "../replies.ts";
+import { type Control, encodeControl } from "../control-codec.ts";
+import { outcomeText, replies, stepProgressText } from "../replies.ts";
 
 /** The slash command of infra/slack/manifest.yml: `/handraise cancel`, `/handraise question`. */
 export const SLASH_COMMAND = "/handraise";
@@ -55,57 +57,17 @@ export function fitMrkdwn(raw: string, max: number, asMrkdwn = true): string {
 const plain = (text: string) => ({ type: "plain_text", text });
 const section = (text: string) => ({ type: "section", text: { type: "mrkdwn", text } });
 
-// ── Control codec ──────────────────────────────────────────────────────────────────────────────────────
-// action_id `hr|<kind>|<sub>|<option>` (kinds: o option, c checkboxes, d submit, x other, f form, s skip),
-// value = the question id. Slack returns both with every tap; nothing else about the question rides along.
-
-export type ControlKind = "o" | "c" | "d" | "x" | "f" | "s";
-
-export function actionId(kind: ControlKind, sub = 0, option = 0): string {
-  return `hr|${kind}|${sub}|${option}`;
-}
-
-export interface DecodedAction {
-  kind: ControlKind;
-  sub: number;
-  option: number;
-}
-
-export function decodeActionId(id: string): DecodedAction | undefined {
-  const match = /^hr\|([ocdxfs])\|(\d)\|(\d)$/.exec(id);
-  if (!match?.[1]) return undefined;
-  return { kind: match[1] as ControlKind, sub: Number(match[2]), option: Number(match[3]) };
-}
-
-/**
- * The control a tap stands for. Submit takes the option indexes ticked in that sub-question's checkboxes;
- * "Answer in a form" is an "other" (the owner wants to type) that the webhook answers with the whole form.
- * Undefined for a checkbox tick, which only changes the message's own state until Submit.
- */
-export function tapToAction(decoded: DecodedAction, ticked: readonly number[]): ControlAction | undefined {
-  switch (decoded.kind) {
-    case "o":
-      return { type: "option", questionIndex: decoded.sub, optionIndex: decoded.option };
-    case "d":
-      return { type: "choose", questionIndex: decoded.sub, optionIndexes: [...ticked].sort((a, b) => a - b) };
-    case "x":
-      return { type: "other", questionIndex: decoded.sub };
-    case "f":
-      return { type: "other", questionIndex: 0 };
-    case "s":
-      return { type: "skip" };
-    case "c":
-      return undefined;
-  }
-}
-
 // ── Messages ───────────────────────────────────────────────────────────────────────────────────────────
 
-const button = (text: string, id: string, questionId: string, style?: "primary") => ({
+/** The action_id (and value) of a control of `record`: the shared codec's string. */
+const controlId = (record: QuestionRecord, kind: Control["kind"], questionIndex = 0, optionIndex = 0) =>
+  encodeControl({ kind, questionId: record.id, questionIndex, optionIndex });
+
+const button = (text: string, id: string, style?: "primary") => ({
   type: "button",
   action_id: id,
   text: plain(text),
-  value: questionId,
+  value: id,
   ...(style && { style }),
 });
 
@@ -119,29 +81,59 @@ const checkboxOptions = (question: Question, value: (label: string, index: numbe
     }),
   }));
 
-/** The action id of the "Answer in browser" link button: not one of the `hr|…` controls, so taps are ignored. */
+/** The action id of the "Answer in browser" link button: not a control of the codec, so taps are ignored. */
 export const LINK_ACTION_ID = "hr_link";
 
-function controls(record: QuestionRecord, answerUrl: string | undefined): SlackBlock {
-  const [only, ...more] = record.questions;
+/** The mark on the option a step's draft holds (not a sentence: a sign beside the label). */
+const CHOSEN_MARK = "✓ ";
+
+/**
+ * One question's own controls: a button per option (the one in `chosen` marked and primary), or checkboxes
+ * (the `chosen` ones ticked) and Done; then Other…. `chosen`: the labels the draft holds for it.
+ */
+function questionControls(
+  record: QuestionRecord,
+  questionIndex: number,
+  chosen: readonly string[],
+): { blockId: string; elements: SlackBlock[] } {
+  const question = record.questions[questionIndex] as Question;
+  const id = (kind: Control["kind"], optionIndex = 0) => controlId(record, kind, questionIndex, optionIndex);
+  const chosenIndexes = question.options.flatMap((o, i) => (chosen.includes(o.label) ? [i] : []));
   const elements: SlackBlock[] = [];
-  if (!only || more.length > 0) {
-    elements.push(button("Answer in a form", actionId("f"), record.id, "primary"));
+  if (question.multiSelect) {
+    const options = checkboxOptions(question, (_, i) => `${i}`);
+    const ticked = options.filter((_, i) => chosenIndexes.includes(i));
+    elements.push({
+      type: "checkboxes",
+      action_id: id("choose"),
+      options,
+      ...(ticked.length > 0 && { initial_options: ticked }),
+    });
+    elements.push(button(replies.done, id("done"), "primary"));
   } else {
-    if (only.multiSelect) {
-      elements.push({
-        type: "checkboxes",
-        action_id: actionId("c"),
-        options: checkboxOptions(only, (_, i) => `${i}`),
-      });
-      elements.push(button("Submit", actionId("d"), record.id, "primary"));
-    } else {
-      only.options.forEach((option, index) => {
-        elements.push(button(option.label, actionId("o", 0, index), record.id));
-      });
-    }
-    elements.push(button("Other…", actionId("x"), record.id));
+    question.options.forEach((option, index) => {
+      const marked = chosenIndexes.includes(index);
+      elements.push(
+        button(
+          marked ? `${CHOSEN_MARK}${option.label}` : option.label,
+          id("option", index),
+          marked ? "primary" : undefined,
+        ),
+      );
+    });
   }
+  elements.push(button(replies.other, id("other")));
+  // Slack keeps a message's input state per block_id: a step drawn with other ticks needs a fresh one.
+  return { blockId: `q|${questionIndex}|${chosenIndexes.join(".")}`, elements };
+}
+
+/** The actions block of step `step` (0 for a single question): its controls, then the prompt's own. */
+function actions(record: QuestionRecord, step: number, answerUrl: string | undefined): SlackBlock {
+  const several = record.questions.length > 1;
+  const chosen = record.draft?.[record.questions[step]?.id ?? ""] ?? [];
+  const { blockId, elements } = questionControls(record, step, chosen);
+  if (several && step > 0) elements.push(button(replies.back, controlId(record, "back", step)));
+  if (several) elements.push(button(replies.answerInForm, controlId(record, "form")));
   if (answerUrl !== undefined) {
     elements.push({
       type: "button",
@@ -150,8 +142,8 @@ function controls(record: QuestionRecord, answerUrl: string | undefined): SlackB
       url: answerUrl,
     });
   }
-  elements.push(button("Skip", actionId("s"), record.id));
-  return { type: "actions", elements };
+  elements.push(button(replies.skip, controlId(record, "skip")));
+  return { type: "actions", block_id: blockId, elements };
 }
 
 /**
@@ -166,9 +158,22 @@ export function renderText(record: QuestionRecord): string {
   return fitMrkdwn(prompt, TEXT_LIMIT);
 }
 
-/** The blocks of a pending question: the prompt, then its controls (and the answer page's link, if on). */
-export function renderBlocks(record: QuestionRecord, answerUrl?: string): SlackBlock[] {
-  return [section(renderText(record)), controls(record, answerUrl)];
+/**
+ * The blocks of a pending question: one question — the prompt and its controls; several — step `step` of
+ * the stepper (its header and question, "2 of 3", its controls with the draft's choice marked). The answer
+ * page's link is among the controls when it is on.
+ */
+export function renderBlocks(record: QuestionRecord, answerUrl?: string, step = 0): SlackBlock[] {
+  const shown = record.questions[step] === undefined ? 0 : step;
+  const question = record.questions[shown];
+  if (record.questions.length < 2 || !question)
+    return [section(renderText(record)), actions(record, 0, answerUrl)];
+  return [
+    // A header is at most 12 characters (an entity each: 60): the question gets the rest of the section.
+    section(`*${escapeMrkdwn(question.header)}*\n${fitMrkdwn(question.question, TEXT_LIMIT - 64)}`),
+    { type: "context", elements: [plain(stepProgressText(shown, record.questions.length))] },
+    actions(record, shown, answerUrl),
+  ];
 }
 
 /** An ended question's `text` and only block: the prompt and the outcome — no controls. */
@@ -182,17 +187,34 @@ export function renderRetiredBlocks(record: QuestionRecord): SlackBlock[] {
 
 // ── Modals ─────────────────────────────────────────────────────────────────────────────────────────────
 // Input blocks are named `c|<question id>` (a select or checkboxes, action `choice`, values = option
-// labels) and `t|<question id>` (a text box, action `text`). private_metadata carries the question id and
-// the channel, which a view_submission does not include.
+// labels) and `t|<question id>` (a text box, action `text`). private_metadata carries what a
+// view_submission does not include: the question id, the channel and, for an Other… opened on a step of the
+// stepper, that step and the message to redraw.
 
 export const MODAL_CALLBACK_ID = "hr_answer";
+
+/** What a modal remembers of where it was opened (its private_metadata). */
+export interface ModalOrigin {
+  /** The question id. */
+  q: string;
+  /** The channel. */
+  c: string;
+  /** The stepper's step an Other… was opened on. */
+  s?: number;
+  /** That step's message `ts`. */
+  m?: string;
+}
 
 /**
  * "Other…" (`questionIndex` given): one required text box for that sub-question. "Answer in a form": per
  * sub-question a select (checkboxes when multi-select) and a text box for an own answer, both optional —
  * the webhook reports a question left without either.
  */
-export function renderModal(record: QuestionRecord, chatId: string, questionIndex?: number): SlackBlock {
+export function renderModal(
+  record: QuestionRecord,
+  origin: Omit<ModalOrigin, "q">,
+  questionIndex?: number,
+): SlackBlock {
   const other = questionIndex === undefined ? undefined : record.questions[questionIndex];
   const blocks = (other ? [other] : record.questions).flatMap((question, index): SlackBlock[] => {
     const title = fitMrkdwn(
@@ -204,7 +226,7 @@ export function renderModal(record: QuestionRecord, chatId: string, questionInde
       type: "input",
       block_id: `t|${question.id}`,
       optional: !other,
-      label: plain(other ? title : "Or your own answer"),
+      label: plain(other ? title : replies.orYourOwnAnswer),
       element: { type: "plain_text_input", action_id: "text", multiline: true, max_length: 2000 },
     };
     if (other) return [text];
@@ -227,13 +249,30 @@ export function renderModal(record: QuestionRecord, chatId: string, questionInde
       text,
     ];
   });
+  const metadata: ModalOrigin = { q: record.id, ...origin };
   return {
     type: "modal",
     callback_id: MODAL_CALLBACK_ID,
-    private_metadata: JSON.stringify({ q: record.id, c: chatId }),
-    title: plain("Your answer"),
-    submit: plain("Submit"),
-    close: plain("Cancel"),
+    private_metadata: JSON.stringify(metadata),
+    title: plain(replies.yourAnswer),
+    submit: plain(replies.submitForm),
+    close: plain(replies.closeForm),
     blocks,
   };
+}
+
+/** The modal's origin (ours: set when it was opened); undefined if it is not one. */
+export function readModalOrigin(raw: string | undefined): ModalOrigin | undefined {
+  try {
+    const { q, c, s, m } = JSON.parse(raw ?? "") as Record<string, unknown>;
+    if (typeof q !== "string" || typeof c !== "string") return undefined;
+    return {
+      q,
+      c,
+      ...(Number.isInteger(s) && { s: s as number }),
+      ...(typeof m === "string" && { m }),
+    };
+  } catch {
+    return undefined;
+  }
 }

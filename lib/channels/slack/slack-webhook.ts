@@ -1,14 +1,15 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { HandleInbound, InboundOutcome } from "../../app/handle-inbound.ts";
 import { HttpError } from "../../http/http-errors.ts";
-import { webhookBody } from "../../http/middlewares.ts";
 import { json } from "../../http/responses.ts";
-import type { SecretValue } from "../../secrets/secrets.ts";
+import { verifiedWebhook } from "../../http/webhook-prelude.ts";
 import type { QuestionStore } from "../../store/question-store.ts";
+import type { AnswerLinks } from "../../web/answer-link.ts";
+import { controlAction, decodeControl, encodeControl } from "../control-codec.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
-import { endedText } from "../replies.ts";
+import { outcomeReplyText, replies } from "../replies.ts";
 import { pointAtQuestionThread } from "../thread-reply.ts";
-import { type SlackApi, withSlackDeadline } from "./slack-api.ts";
+import type { SlackApi } from "./slack-api.ts";
 import { createSlackChannel } from "./slack-channel.ts";
 import {
   type BlockActions,
@@ -27,48 +28,25 @@ import {
   type ViewSubmission,
   viewSubmissionSchema,
 } from "./slack-inbound.ts";
-import {
-  decodeActionId,
-  escapeMrkdwn,
-  MODAL_CALLBACK_ID,
-  renderModal,
-  SLASH_COMMAND,
-  tapToAction,
-} from "./slack-render.ts";
-import { verifySlackSignature } from "./slack-signature.ts";
+import { escapeMrkdwn, MODAL_CALLBACK_ID, readModalOrigin, renderModal } from "./slack-render.ts";
 
 export interface SlackWebhookDeps {
-  /** `SLACK_SIGNING_SECRET`: every request's signature is checked with it. */
-  signingSecret: SecretValue;
   api: SlackApi;
+  /** The answer page's links, for the "Answer in browser" button of a step redrawn. */
+  links: AnswerLinks;
   store: QuestionStore;
   handleInbound: HandleInbound;
   now: () => number;
   /** Reports what does not change the outcome: a notice, modal or edit Slack did not take. */
   onError: (error: unknown, context: string) => void;
-  /**
-   * Milliseconds from the start of handling by which every Slack API call of this request must be done
-   * (default 2000): Slack wants the acknowledgement within 3 s, cold start and network included.
-   */
-  ackBudgetMs?: number;
 }
 
 type Response = APIGatewayProxyStructuredResultV2;
 
 const ACK: Response = { statusCode: 200, headers: { "cache-control": "no-store" }, body: "" };
-const NOT_YOURS = "This question is not yours to answer.";
-const GONE = "This question no longer exists.";
 
 /** A slash-command reply only the person who ran it sees. */
 const ephemeralReply = (text: string) => json(200, { response_type: "ephemeral", text: escapeMrkdwn(text) });
-
-/** What any kind of request tells its sender about these outcomes (the rest depends on the kind). */
-function toldAbout(outcome: InboundOutcome): string | undefined {
-  if (outcome.kind === "not_owner") return NOT_YOURS;
-  if (outcome.kind === "ended") return endedText(outcome.record);
-  if (outcome.kind === "invalid") return outcome.message;
-  return undefined;
-}
 
 function parseJson(text: string): unknown {
   try {
@@ -79,24 +57,27 @@ function parseJson(text: string): unknown {
 }
 
 /**
- * `POST /webhooks/slack`: Events API, interactivity and slash commands on one URL. Verify the signature on
- * the raw body (timestamp within ±300 s, timing-safe), parse (a malformed body is a 400 through the error
- * mapper), hand the inbound event to the shared pipeline, then tell the person what happened — privately:
- * ephemeral messages, modal errors, slash-command replies.
+ * `POST /webhooks/slack`: Events API, interactivity and slash commands on one URL. It runs behind the webhook
+ * prelude (lib/http/webhook-prelude.ts with `slackPrelude`: body limit, signature, acknowledgement budget),
+ * parses (a malformed body is a 400 through the error mapper), hands the inbound event to the shared
+ * pipeline, then tells the person what happened — privately: ephemeral messages, modal errors, slash-command
+ * replies, all sentences of lib/channels/replies.ts.
  *
  * Acknowledging within 3 s: the answer is recorded and the run resumed (SendTaskSuccess/Failure) before the
  * response, as the contract requires; the posted copies are edited afterwards by the table's stream
- * consumer. Every Slack API call made while handling the request — notices, `views.open`, a re-post, the
- * re-edit of a stale copy — runs under a deadline of `ackBudgetMs` from the start (see
- * `withSlackDeadline`), so a slow Slack cannot make the acknowledgement late: a call that runs out of time
- * fails, is reported, and the response goes out. A copy that still shows buttons after the question ended
- * is told so on its next tap, and re-edited then.
+ * consumer. Every Slack API call made while handling the request — notices, `views.open`, a step redrawn, a
+ * re-post, the re-edit of a stale copy — runs inside the prelude's `within`, so a slow Slack cannot make the
+ * acknowledgement late: a call that runs out of time fails, is reported, and the response goes out. A copy
+ * that still shows buttons after the question ended is told so on its next tap, and re-edited then.
  * Duplicates (a retried event, `X-Slack-Retry-Num`) are claimed by their dedupe key and acknowledged
  * without changing anything.
+ *
+ * A prompt of several questions is a stepper (lib/channels/slack/slack-render.ts): a tap that answers a step
+ * (or Back, or an Other… modal opened on a step) comes back as a `step` outcome, and the tapped message is
+ * redrawn at that step with `chat.update`.
  */
 export function createSlackWebhook(deps: SlackWebhookDeps) {
-  const channel = createSlackChannel(deps.api);
-  const budgetMs = deps.ackBudgetMs ?? 2_000;
+  const channel = createSlackChannel(deps.api, deps.links);
 
   /** Notices are best effort: the outcome stands, and failing here would only make Slack retry in vain. */
   const bestEffort = (context: string, work: () => Promise<unknown>) =>
@@ -118,18 +99,8 @@ export function createSlackWebhook(deps: SlackWebhookDeps) {
         );
 
   return async function slackWebhook(event: APIGatewayProxyEventV2): Promise<Response> {
-    const startedMs = deps.now();
-    const body = webhookBody(event);
-    const headers = event.headers ?? {};
-    const signed = {
-      timestamp: headers["x-slack-request-timestamp"],
-      signature: headers["x-slack-signature"],
-      body,
-    };
-    if (!verifySlackSignature(await deps.signingSecret(), signed, startedMs)) {
-      throw new HttpError(401, "UNAUTHORIZED", "Missing, stale or wrong Slack signature.");
-    }
-    return withSlackDeadline(startedMs + budgetMs, () => dispatch(body.toString("utf8")));
+    const { body, within } = verifiedWebhook(event);
+    return within(() => dispatch(body.toString("utf8")));
   };
 
   async function dispatch(text: string): Promise<Response> {
@@ -159,13 +130,10 @@ export function createSlackWebhook(deps: SlackWebhookDeps) {
     if (!message) return ACK;
     const inbound = await pointAtQuestionThread(deps.store, deps.now(), message);
     const outcome = await deps.handleInbound(inbound);
-    // Someone else writing in the question's thread is conversation, not an answer: no notice for them.
-    const text =
-      outcome.kind === "incomplete"
-        ? `Still needed: ${outcome.missing.map((q) => `${q.header} [${q.id}]`).join(", ")}.`
-        : outcome.kind === "not_owner"
-          ? undefined
-          : toldAbout(outcome);
+    // Someone else writing in the question's thread, or anything that answers nothing, is conversation: no
+    // notice. An answer shows itself: every copy is edited.
+    const silent = outcome.kind === "not_owner" || outcome.kind === "ignored" || outcome.kind === "resolved";
+    const text = silent ? undefined : outcomeReplyText(outcome);
     await ephemeral(inbound.chatId, envelope.event.user ?? "", text, inbound.replyToMessageId);
     return ACK;
   }
@@ -174,12 +142,16 @@ export function createSlackWebhook(deps: SlackWebhookDeps) {
 
   async function onTap(payload: BlockActions): Promise<Response> {
     const [tapped] = payload.actions;
-    const decoded = tapped && decodeActionId(tapped.action_id);
+    const control = tapped && decodeControl(tapped.action_id);
     const chatId = payload.channel?.id ?? payload.container?.channel_id;
     const actor = interactionActor(payload);
-    const action = decoded && tapToAction(decoded, tickedOptions(payload.state, decoded.sub));
-    // Not one of Handraise's controls, or a checkbox tick (the selection lives in the message until Submit).
-    if (!tapped?.value || !decoded || !action || !chatId || !actor) return ACK;
+    // Not one of Handraise's controls (the answer page's link), or a checkbox tick: the ticks live in the
+    // message until Done, which reads them from the checkboxes' state.
+    if (!tapped || !control || control.kind === "choose" || !chatId || !actor) return ACK;
+    const ticked =
+      control.kind === "done"
+        ? tickedOptions(payload.state, encodeControl({ ...control, kind: "choose", optionIndex: 0 }))
+        : [];
     const messageTs = payload.message?.ts ?? payload.container?.message_ts;
     const outcome = await deps.handleInbound({
       platform: "slack",
@@ -187,15 +159,16 @@ export function createSlackWebhook(deps: SlackWebhookDeps) {
       chatId,
       dedupeKey: tapped.action_ts && `act:${payload.user.id}:${tapped.action_ts}:${tapped.action_id}`,
       kind: "control",
-      questionId: tapped.value,
-      action,
+      questionId: control.questionId,
+      action: controlAction(control, ticked),
     });
+    // resolved: the table's stream consumer edits every copy, which says so; Done with nothing ticked: ask.
     const text =
-      outcome.kind === "ignored" || outcome.kind === "no_pending"
-        ? GONE
+      outcome.kind === "resolved"
+        ? undefined
         : outcome.kind === "incomplete"
-          ? "Tick at least one option, then Submit."
-          : toldAbout(outcome);
+          ? replies.chooseAtLeastOne
+          : outcomeReplyText(outcome);
     const work: unknown[] = [
       ephemeral(chatId, payload.user.id, text, payload.message?.thread_ts ?? payload.container?.thread_ts),
     ];
@@ -208,18 +181,32 @@ export function createSlackWebhook(deps: SlackWebhookDeps) {
         work.push(bestEffort("slack retire", () => channel.retire(outcome.record, delivery)));
       }
     }
-    if (outcome.kind === "needs_text" && payload.trigger_id !== undefined) {
-      const view = renderModal(
-        outcome.record,
-        chatId,
-        decoded.kind === "f" ? undefined : outcome.questionIndex,
+    if (outcome.kind === "step" && messageTs !== undefined) {
+      const { record, questionIndex } = outcome;
+      work.push(
+        bestEffort("slack step", () =>
+          channel.showStep(record, { chatId, messageId: messageTs }, questionIndex),
+        ),
       );
+    }
+    if (outcome.kind === "needs_text" && payload.trigger_id !== undefined) {
+      const { record, questionIndex } = outcome;
+      // Other… on a step of the stepper: its answer moves the stepper on, in this message.
+      const onStep = control.kind === "other" && record.questions.length > 1 && messageTs !== undefined;
+      const view =
+        control.kind === "form"
+          ? renderModal(record, { c: chatId })
+          : renderModal(
+              record,
+              { c: chatId, ...(onStep && { s: questionIndex, m: messageTs }) },
+              questionIndex,
+            );
       const triggerId = payload.trigger_id;
       work.push(
         bestEffort("slack views.open", () => deps.api.call("views.open", { trigger_id: triggerId, view })),
       );
     }
-    // duplicate: handled the first time; resolved: the table's stream consumer edits every copy.
+    // duplicate: handled the first time.
     await Promise.all(work);
     return ACK;
   }
@@ -227,9 +214,9 @@ export function createSlackWebhook(deps: SlackWebhookDeps) {
   // ── Interactivity: modal submissions (Other…, Answer in a form) ───────────────────────────────────
 
   async function onSubmit(payload: ViewSubmission): Promise<Response> {
-    const metadata = parseMetadata(payload.view.private_metadata);
+    const origin = readModalOrigin(payload.view.private_metadata);
     const actor = interactionActor(payload);
-    if (payload.view.callback_id !== MODAL_CALLBACK_ID || !metadata || !actor) return ACK;
+    if (payload.view.callback_id !== MODAL_CALLBACK_ID || !origin || !actor) return ACK;
     const values = payload.view.state.values;
     const errors = (byBlock: Record<string, string>) =>
       json(200, { response_action: "errors", errors: byBlock });
@@ -238,25 +225,27 @@ export function createSlackWebhook(deps: SlackWebhookDeps) {
     const outcome = await deps.handleInbound({
       platform: "slack",
       actor,
-      chatId: metadata.c,
+      chatId: origin.c,
       dedupeKey: payload.trigger_id && `view:${payload.view.id}:${payload.trigger_id}`,
       kind: "form",
-      questionId: metadata.q,
+      questionId: origin.q,
       answers: form.answers,
+      step: origin.s,
     });
     if (outcome.kind === "incomplete") {
       const missing = outcome.missing.length > 0 ? outcome.missing : outcome.record.questions;
       return errors(
         Object.fromEntries(
-          missing.map((q) => [
-            values[`c|${q.id}`] ? `c|${q.id}` : `t|${q.id}`,
-            "Choose an option or type your own answer.",
-          ]),
+          missing.map((q) => [values[`c|${q.id}`] ? `c|${q.id}` : `t|${q.id}`, replies.chooseOrType]),
         ),
       );
     }
-    // Other outcomes that leave the modal open show on its first input; resolved or duplicate close it.
-    const text = outcome.kind === "ignored" || outcome.kind === "no_pending" ? GONE : toldAbout(outcome);
+    if (outcome.kind === "step" && origin.m !== undefined) {
+      const message = { chatId: origin.c, messageId: origin.m };
+      await bestEffort("slack step", () => channel.showStep(outcome.record, message, outcome.questionIndex));
+    }
+    // Outcomes that leave the modal open show on its first input; resolved, a step or a duplicate close it.
+    const text = outcome.kind === "resolved" ? undefined : outcomeReplyText(outcome);
     const [first] = Object.keys(values);
     return text === undefined || first === undefined ? ACK : errors({ [first]: text });
   }
@@ -266,9 +255,7 @@ export function createSlackWebhook(deps: SlackWebhookDeps) {
   async function onCommand(command: SlashCommand): Promise<Response> {
     const which = commandOf(command);
     if (!which) {
-      return ephemeralReply(
-        `${SLASH_COMMAND} cancel — cancel your waiting question here. ${SLASH_COMMAND} question — post it again here.`,
-      );
+      return ephemeralReply(replies.handraiseCommandHelp);
     }
     let outcome: InboundOutcome;
     try {
@@ -284,25 +271,10 @@ export function createSlackWebhook(deps: SlackWebhookDeps) {
       // `/handraise question` where the app may not post (not invited to the channel, …): say so.
       if (!(error instanceof PlatformApiError)) throw error;
       deps.onError(error, "slack /handraise question");
-      return ephemeralReply(`Slack did not let Handraise post here (${error.message}).`);
+      return ephemeralReply(replies.couldNotPostHere);
     }
     // shown: the question is posted in the channel; duplicate: answered the first time.
-    const text =
-      outcome.kind === "resolved"
-        ? "Cancelled."
-        : outcome.kind === "no_pending" || outcome.kind === "ignored"
-          ? "No question is waiting for you here."
-          : toldAbout(outcome);
+    const text = outcomeReplyText(outcome);
     return text === undefined ? ACK : ephemeralReply(text);
-  }
-}
-
-/** The modal's `{q: question id, c: channel}` (ours: set when it was opened); undefined if it is not. */
-function parseMetadata(raw: string | undefined): { q: string; c: string } | undefined {
-  try {
-    const { q, c } = JSON.parse(raw ?? "") as Record<string, unknown>;
-    return typeof q === "string" && typeof c === "string" ? { q, c } : undefined;
-  } catch {
-    return undefined;
   }
 }

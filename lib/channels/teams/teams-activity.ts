@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Answers } from "../../questions/schema.ts";
 import * as z from "../../zod.ts";
+import { type Control, type ControlKind, controlAction, decodeControl } from "../control-codec.ts";
 import type { Inbound } from "../inbound.ts";
 import { choiceInputId, otherInputId } from "./teams-render.ts";
 
@@ -46,13 +47,23 @@ export const activitySchema = z.looseObject({
 });
 export type TeamsInboundActivity = z.infer<typeof activitySchema>;
 
-const tapSchema = z.looseObject({
-  handraise: z.literal(1),
-  questionId: z.string().check(z.minLength(1), z.maxLength(64)),
-  action: z.enum(["option", "submit", "skip"]),
-  option: z.optional(z.number().check(z.int(), z.gte(0), z.lte(9))),
-});
-export type TeamsTap = z.infer<typeof tapSchema>;
+/** A tap's data: one control-codec.ts string (teams-render.ts). */
+const tapSchema = z.looseObject({ handraise: z.string().check(z.maxLength(64)) });
+
+/** The taps that send the card's inputs with them: a step's Done (choice set) and Send (own-answer box). */
+const SENDS_INPUTS: ReadonlySet<ControlKind> = new Set(["done", "other"]);
+
+/** The Bot Framework activity in a request body, or undefined when the body is not one. */
+export function parseActivity(body: Buffer): TeamsInboundActivity | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+  const parsed = activitySchema.safeParse(json);
+  return parsed.success ? parsed.data : undefined;
+}
 
 /**
  * A channel thread's messages arrive in conversation `<channel id>;messageid=<thread root>`: the chat is the
@@ -67,35 +78,70 @@ export function conversationOf(conversationId: string): { chatId: string; thread
 const dedupeKeyOf = (conversationId: string, activityId: string) =>
   createHash("sha256").update(`${conversationId}\n${activityId}`).digest("hex").slice(0, 40);
 
-/** The card tap a message carries, if its `value` is one of Handraise's cards. */
-export function tapOf(activity: TeamsInboundActivity): TeamsTap | undefined {
+/** The control a message's `value` carries, if it is a tap on one of Handraise's cards. */
+export function tapOf(activity: TeamsInboundActivity): Control | undefined {
   const parsed = tapSchema.safeParse(activity.value);
-  return parsed.success ? parsed.data : undefined;
+  return parsed.success ? decodeControl(parsed.data.handraise) : undefined;
 }
 
 /**
- * The answers of a card's form, read against the question it was tapped on: a choice set's value is the
- * chosen options' indexes, comma-separated; the own-answer box adds its text (a single-select question takes
- * one or the other, the typed text first, since typing is the deliberate act). Questions left empty are left
- * out, so the shared pipeline tells what is still needed.
+ * The answers a card's inputs give question `questionIndex`, read against the record: a choice set's value
+ * is the chosen options' indexes, comma-separated; the own-answer box adds its text (a single-select question
+ * takes one or the other, the typed text first, since typing is the deliberate act). Nothing chosen or typed
+ * gives no answer, so the shared pipeline tells what is still needed.
  */
-export function formAnswers(record: QuestionRecord, value: Record<string, unknown>): Answers {
-  const answers: Answers = {};
-  for (const [index, question] of record.questions.entries()) {
-    const chosen = String(value[choiceInputId(index)] ?? "")
-      .split(",")
-      .map((part) => part.trim())
-      .filter((part) => /^\d$/.test(part))
-      .flatMap((part) => question.options[Number(part)]?.label ?? []);
-    const typed = String(value[otherInputId(index)] ?? "").trim();
-    const picked = question.multiSelect
-      ? [...chosen, ...(typed === "" ? [] : [typed])]
-      : typed !== ""
-        ? [typed]
-        : chosen.slice(0, 1);
-    if (picked.length > 0) answers[question.id] = picked;
+export function formAnswers(
+  record: QuestionRecord,
+  questionIndex: number,
+  value: Record<string, unknown>,
+): Answers {
+  const question = record.questions[questionIndex];
+  if (!question) return {};
+  const chosen = String(value[choiceInputId(questionIndex)] ?? "")
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => /^\d$/.test(part))
+    .flatMap((part) => question.options[Number(part)]?.label ?? []);
+  const typed = String(value[otherInputId(questionIndex)] ?? "").trim();
+  const picked = question.multiSelect
+    ? [...chosen, ...(typed === "" ? [] : [typed])]
+    : typed !== ""
+      ? [typed]
+      : chosen.slice(0, 1);
+  return picked.length > 0 ? { [question.id]: picked } : {};
+}
+
+/**
+ * A tap that sent the card's inputs (`activityToInbound` left its answers empty), read against its question:
+ * what was ticked or typed answers the tapped step (and moves the stepper on from it). With nothing ticked or
+ * typed it is the control itself — Done with nothing chosen, Send with an empty box — so the shared pipeline
+ * still checks who tapped before the person is told what to do.
+ */
+export function withInputs(
+  inbound: Extract<Inbound, { kind: "form" }>,
+  control: Control,
+  record: QuestionRecord,
+  value: unknown,
+): Inbound {
+  const inputs = typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
+  const answers = formAnswers(record, control.questionIndex, inputs);
+  if (Object.keys(answers).length === 0) {
+    const { platform, actor, chatId, dedupeKey, questionId } = inbound;
+    return {
+      platform,
+      actor,
+      chatId,
+      dedupeKey,
+      questionId,
+      kind: "control",
+      action: controlAction(control),
+    };
   }
-  return answers;
+  return {
+    ...inbound,
+    answers,
+    ...(record.questions.length > 1 && { step: control.questionIndex }),
+  };
 }
 
 /** Text without the `<at>…</at>` mentions of the bot (Teams puts the mention's markup into `text`). */
@@ -113,12 +159,12 @@ function withoutBotMentions(activity: TeamsInboundActivity): { text: string; men
 /**
  * The inbound event of an activity, or undefined when it is nothing to answer: not a message, not from a
  * person with an Entra id (Handraise's owners are `teams:<aadObjectId>`), or not a tap on one of its cards
- * nor any text. A tap's answers are read when its question is known (`formAnswers`), so here it is a
- * `control` for option and skip, and a `form` placeholder that the webhook fills in.
+ * nor any text. A tap on an option, Back or Skip is a `control`; a tap that sends the card's inputs (Done,
+ * Send) is a `form` whose answers `withInputs` reads once the question is known.
  */
 export function activityToInbound(
   activity: TeamsInboundActivity,
-): { inbound: Inbound; tap?: TeamsTap } | undefined {
+): { inbound: Inbound; control?: Control } | undefined {
   if (activity.type !== "message" || activity.channelId !== "msteams") return undefined;
   const aadObjectId = activity.from?.aadObjectId;
   const conversation = activity.conversation;
@@ -131,20 +177,13 @@ export function activityToInbound(
     ...(activity.id !== undefined && { dedupeKey: dedupeKeyOf(conversation.id, activity.id) }),
   };
   if (activity.value !== undefined) {
-    const tap = tapOf(activity);
-    if (!tap) return undefined;
-    if (tap.action === "skip") {
-      return {
-        inbound: { ...base, kind: "control", questionId: tap.questionId, action: { type: "skip" } },
-        tap,
-      };
+    const control = tapOf(activity);
+    if (!control) return undefined;
+    const { questionId } = control;
+    if (SENDS_INPUTS.has(control.kind)) {
+      return { inbound: { ...base, kind: "form", questionId, answers: {} }, control };
     }
-    if (tap.action === "option") {
-      if (tap.option === undefined) return undefined;
-      const action = { type: "option" as const, questionIndex: 0, optionIndex: tap.option };
-      return { inbound: { ...base, kind: "control", questionId: tap.questionId, action }, tap };
-    }
-    return { inbound: { ...base, kind: "form", questionId: tap.questionId, answers: {} }, tap };
+    return { inbound: { ...base, kind: "control", questionId, action: controlAction(control) }, control };
   }
   const { text, mentioned } = withoutBotMentions(activity);
   if (text === "") return undefined;

@@ -39,7 +39,7 @@ export interface TeamsApiOptions {
   appPassword: SecretValue;
   /** `<login base>/<tenant>/oauth2/v2.0/token`: the Microsoft identity platform's token endpoint. */
   tokenUrl: string;
-  now?: () => number;
+  now: () => number;
   http?: PlatformHttpDeps;
 }
 
@@ -68,7 +68,7 @@ function describeReply(reply: PlatformReply): string {
  * PlatformApiError naming the call, never the token or the password.
  */
 export function createTeamsApi(options: TeamsApiOptions): TeamsApi {
-  const now = options.now ?? Date.now;
+  const { now } = options;
   const http = createPlatformHttp(
     {
       platform: "teams",

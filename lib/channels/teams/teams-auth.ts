@@ -7,6 +7,7 @@
  * key and says which claims must hold.
  */
 import { importJWK, type JWK, type JWTPayload, jwtVerify } from "jose";
+import { isHttpsOrLoopback, networkCode } from "../../http/outbound.ts";
 import { PLATFORM_CALL_TIMEOUT_MS } from "../platform-api-error.ts";
 
 /** The only issuer of tokens the Bot Framework sends to a bot. */
@@ -18,10 +19,11 @@ export const CLOCK_SKEW_SECONDS = 300;
 /** Keys are kept this long: Microsoft rolls them over days ahead, and lists the next one early. */
 const KEYS_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 /**
- * An unknown key id fetches the keys again at most this often: a rolled-over key is picked up soon, and a
- * flood of tokens with made-up key ids cannot turn every request into a fetch from Microsoft.
+ * A key set already held is fetched again (it is older than KEYS_MAX_AGE_MS, or a token names a key id it
+ * does not have) at most this often: a rolled-over key is picked up soon, and neither a flood of tokens with
+ * made-up key ids nor an outage of Microsoft's endpoint turns every request into a fetch.
  */
-const UNKNOWN_KEY_REFETCH_MS = 5 * 60 * 1000;
+const REFRESH_INTERVAL_MS = 5 * 60 * 1000;
 
 /** A Bot Framework signing key: a JWK, plus the channels it may sign for. */
 interface BotFrameworkKey extends JWK {
@@ -32,6 +34,15 @@ interface BotFrameworkKey extends JWK {
 /** Why a token was refused: for the log, never for the caller (who gets a bare 401). */
 export class TeamsAuthError extends Error {
   override readonly name = "TeamsAuthError";
+}
+
+/**
+ * The key set a token needs could not be fetched (a network error, a 5xx, a malformed answer): nothing can be
+ * said of the token, so the request is neither accepted nor refused — the caller answers 503 and the Bot
+ * Framework sends the activity again.
+ */
+export class KeySetUnavailableError extends Error {
+  override readonly name = "KeySetUnavailableError";
 }
 
 /** The activity fields the token must agree with (read from the body before anything is acted on). */
@@ -45,7 +56,9 @@ export interface TeamsAuthOptions {
   appId: string;
   /** The OpenID metadata document that names the key set (`jwks_uri`). */
   metadataUrl: string;
-  now?: () => number;
+  now: () => number;
+  /** Reports a refresh of a key set already held that failed (the held keys stay in use meanwhile). */
+  onRefreshFailed: (error: unknown) => void;
 }
 
 /**
@@ -53,18 +66,25 @@ export interface TeamsAuthOptions {
  * `https://api.botframework.com`, audience the app id, `exp` (required) and `nbf` within 5 minutes' skew, a
  * key of the Bot Framework's key set endorsed for the activity's channel, and the token's `serviceurl`
  * equal to the activity's `serviceUrl` (so a token cannot be replayed to make the bot call another host).
- * Resolves when all hold; throws a TeamsAuthError otherwise (an unreachable key set included: fail closed).
+ * Resolves when all hold; throws a TeamsAuthError otherwise, or a KeySetUnavailableError when the keys
+ * could not be fetched (fail closed, but as "try again", not "you are refused").
  *
- * The key set is cached per process, so warm invocations check a token without any network call.
+ * The key set is cached per process, so warm invocations check a token without any network call; a refresh
+ * that fails keeps the keys already held, so an outage of the metadata endpoint does not refuse tokens signed
+ * with a key the process knows.
  *
  * @example
- * const verify = createTeamsAuth({ appId, metadataUrl: BOT_FRAMEWORK_OPENID_METADATA_URL });
- * await verify(event.headers.authorization, activity); // throws TeamsAuthError → 401
+ * const verify = createTeamsAuth({
+ *   appId, metadataUrl: BOT_FRAMEWORK_OPENID_METADATA_URL, now: Date.now, onRefreshFailed: console.warn,
+ * });
+ * await verify(event.headers.authorization, activity); // TeamsAuthError → 401, KeySetUnavailableError → 503
  */
 export function createTeamsAuth(options: TeamsAuthOptions) {
-  const now = options.now ?? Date.now;
+  const { now } = options;
   let cached: { keys: Map<string, BotFrameworkKey>; fetchedAtMs: number } | undefined;
-  let loading: Promise<{ keys: Map<string, BotFrameworkKey>; fetchedAtMs: number }> | undefined;
+  let loading: Promise<Map<string, BotFrameworkKey>> | undefined;
+  /** When a key set already held was last asked for again (whether or not that worked). */
+  let lastRefreshAtMs = Number.NEGATIVE_INFINITY;
 
   async function getJson(url: string, what: string): Promise<unknown> {
     let response: Response;
@@ -74,34 +94,35 @@ export function createTeamsAuth(options: TeamsAuthOptions) {
         signal: AbortSignal.timeout(PLATFORM_CALL_TIMEOUT_MS),
       });
     } catch (error) {
-      throw new TeamsAuthError(`${what} could not be read: ${error instanceof Error ? error.name : error}`);
+      throw new KeySetUnavailableError(`${what} could not be read: ${networkCode(error)}`);
     }
-    if (!response.ok) throw new TeamsAuthError(`${what} answered HTTP ${response.status}`);
+    if (!response.ok) throw new KeySetUnavailableError(`${what} answered HTTP ${response.status}`);
     return response.json().catch(() => {
-      throw new TeamsAuthError(`${what} is not JSON`);
+      throw new KeySetUnavailableError(`${what} is not JSON`);
     });
   }
 
-  async function fetchKeys() {
+  async function fetchKeys(): Promise<Map<string, BotFrameworkKey>> {
     const metadata = (await getJson(options.metadataUrl, "the OpenID metadata")) as { jwks_uri?: unknown };
-    if (typeof metadata?.jwks_uri !== "string" || !/^https?:\/\//.test(metadata.jwks_uri)) {
-      throw new TeamsAuthError("the OpenID metadata names no key set");
+    // The key set decides which tokens are genuine: never read over plain HTTP from another host.
+    if (typeof metadata?.jwks_uri !== "string" || !isHttpsOrLoopback(metadata.jwks_uri)) {
+      throw new KeySetUnavailableError("the OpenID metadata names no https key set");
     }
     const set = (await getJson(metadata.jwks_uri, "the key set")) as { keys?: unknown };
-    if (!Array.isArray(set?.keys)) throw new TeamsAuthError("the key set has no keys");
+    if (!Array.isArray(set?.keys)) throw new KeySetUnavailableError("the key set has no keys");
     const keys = new Map<string, BotFrameworkKey>();
     for (const key of set.keys as BotFrameworkKey[]) {
       if (typeof key?.kid === "string" && key.kty === "RSA") keys.set(key.kid, key);
     }
-    return { keys, fetchedAtMs: now() };
+    return keys;
   }
 
-  /** One fetch at a time: concurrent requests of a cold process share it. A failed fetch is not kept. */
-  function refresh() {
+  /** One fetch at a time: concurrent requests of a cold process share it. A failed fetch keeps what was held. */
+  function load(): Promise<Map<string, BotFrameworkKey>> {
     loading ??= fetchKeys()
-      .then((fresh) => {
-        cached = fresh;
-        return fresh;
+      .then((keys) => {
+        cached = { keys, fetchedAtMs: now() };
+        return keys;
       })
       .finally(() => {
         loading = undefined;
@@ -109,12 +130,28 @@ export function createTeamsAuth(options: TeamsAuthOptions) {
     return loading;
   }
 
+  /** Whether a key set already held may be asked for again now (rate limit), counting this as the ask. */
+  function mayRefresh(): boolean {
+    if (now() - lastRefreshAtMs < REFRESH_INTERVAL_MS) return false;
+    lastRefreshAtMs = now();
+    return true;
+  }
+
   async function keyFor(kid: string): Promise<BotFrameworkKey | undefined> {
-    let current = cached;
-    if (!current || now() - current.fetchedAtMs > KEYS_MAX_AGE_MS) current = await refresh();
-    const key = current.keys.get(kid);
-    if (key || now() - current.fetchedAtMs < UNKNOWN_KEY_REFETCH_MS) return key;
-    return (await refresh()).keys.get(kid);
+    // Nothing held yet (a cold process): the fetch must work, or the request cannot be judged (503).
+    if (!cached) return (await load()).get(kid);
+    let keys = cached.keys;
+    if (now() - cached.fetchedAtMs > KEYS_MAX_AGE_MS && mayRefresh()) {
+      // An old set is still Microsoft's keys: while a refresh fails, the tokens they sign are accepted.
+      keys = await load().catch((error: unknown) => {
+        options.onRefreshFailed(error);
+        return keys;
+      });
+    }
+    const key = keys.get(kid);
+    if (key || !mayRefresh()) return key;
+    // A key id not seen yet may be a rolled-over key: one fetch (which must work, or 503) decides.
+    return (await load()).get(kid);
   }
 
   return async function verifyTeamsRequest(
@@ -154,7 +191,7 @@ export function createTeamsAuth(options: TeamsAuthOptions) {
         },
       ));
     } catch (error) {
-      if (error instanceof TeamsAuthError) throw error;
+      if (error instanceof TeamsAuthError || error instanceof KeySetUnavailableError) throw error;
       // jose's errors say which check failed (alg, signature, exp, aud, iss), without the token.
       throw new TeamsAuthError(error instanceof Error ? `${error.name}: ${error.message}` : "invalid token");
     }

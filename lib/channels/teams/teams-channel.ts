@@ -1,3 +1,4 @@
+import { firstOpenStep } from "../../questions/question-record.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import type { TeamsApi } from "./teams-api.ts";
@@ -45,7 +46,9 @@ export function createTeamsChannel(
       if (!isTrustedServiceUrl(serviceUrl, settings.apiBase)) {
         throw new Error("the target's serviceUrl is not a Bot Connector service URL");
       }
-      const card = renderQuestionCard(record, await links.urlFor(record));
+      // Posted again (a new conversation), a prompt goes on at the first step its draft leaves open.
+      const step = firstOpenStep(record);
+      const card = renderQuestionCard(record, { step, answerUrl: await links.urlFor(record) });
       const posted = await api.send(serviceUrl, target.chatId, cardActivity(card));
       return { ...target, serviceUrl, messageId: posted.id };
     },

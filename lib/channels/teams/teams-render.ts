@@ -1,27 +1,29 @@
 /**
- * What a question looks like in Microsoft Teams: one Adaptive Card. Taps are `Action.Submit`, which Teams
- * delivers as an ordinary message activity whose `value` is the action's data merged with the card's inputs
- * (teams-activity.ts reads it back). `Action.Submit` rather than Universal Actions (`Action.Execute`): every
- * Teams client renders it, and its taps take the same path as everything else the webhook handles — answer
- * 200, then talk through the Bot Connector — instead of an invoke whose HTTP response must carry the card.
- * The data names the question; which option it is, is an index into the record, never a label.
+ * What a question looks like in Microsoft Teams: one Adaptive Card, which shows one question at a time (a
+ * prompt of several is a stepper: the same card is replaced at each step). Taps are `Action.Submit`, which
+ * Teams delivers as an ordinary message activity whose `value` is the action's data merged with the card's
+ * inputs (teams-activity.ts reads it back). `Action.Submit` rather than Universal Actions (`Action.Execute`):
+ * every Teams client renders it, and its taps take the same path as everything else the webhook handles —
+ * answer 200, then talk through the Bot Connector — instead of an invoke whose HTTP response must carry the
+ * card. The data is one control-codec.ts string: which question, which step, which option (an index into the
+ * record, never a label).
  */
 
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Question } from "../../questions/schema.ts";
 import { ANSWER_IN_BROWSER } from "../answer-in-browser.ts";
-import { outcomeText } from "../replies.ts";
+import { type Control, encodeControl } from "../control-codec.ts";
+import { outcomeText, replies, stepProgressText } from "../replies.ts";
 import type { TeamsActivity } from "./teams-api.ts";
 
 export const ADAPTIVE_CARD = "application/vnd.microsoft.card.adaptive";
 /** 1.5: the version every current Teams client (desktop, web, mobile) renders. */
 const CARD_VERSION = "1.5";
 
-/** What a tap sends back (`value`), besides the card's inputs. `handraise: 1` tells it from other cards. */
-export type CardData =
-  | { handraise: 1; questionId: string; action: "option"; option: number }
-  | { handraise: 1; questionId: string; action: "submit" }
-  | { handraise: 1; questionId: string; action: "skip" };
+/** What a tap sends back (`value`), besides the card's inputs: `handraise` tells it from other cards' data. */
+export interface CardData {
+  handraise: string;
+}
 
 /** The input ids of the card: a question's choice set and its own-answer box, by question position. */
 export const choiceInputId = (index: number) => `choice${index}`;
@@ -52,79 +54,104 @@ const textBlock = (text: string, extra: CardElement = {}): CardElement => ({
 const choiceTitle = (option: Question["options"][number]) =>
   option.description ? `${option.label} — ${option.description}` : option.label;
 
-/** A question's heading and text, numbered when the card holds several. */
-function questionText(question: Question, index: number, several: boolean): CardElement[] {
+/** A question's heading and text (numbered on the retired card when it held several). */
+function questionText(question: Question, index: number, numbered: boolean): CardElement[] {
   return [
-    textBlock(several ? `${index + 1}. ${question.header}` : question.header, {
+    textBlock(numbered ? `${index + 1}. ${question.header}` : question.header, {
       weight: "Bolder",
-      ...(index > 0 && { spacing: "Large", separator: true }),
+      ...(index > 0 && numbered && { spacing: "Large", separator: true }),
     }),
     textBlock(question.question),
   ];
 }
 
+/** An `Action.Submit` whose data is the control; `withInputs: false` sends none of what was ticked or typed. */
+function submit(title: string, control: Control, withInputs = true): CardElement {
+  const data: CardData = { handraise: encodeControl(control) };
+  return {
+    type: "Action.Submit",
+    title,
+    data,
+    ...(!withInputs && { associatedInputs: "none" }),
+  };
+}
+
 /**
- * One single-select question: a button per option (one tap answers), then an own-answer box with Send, and
- * Skip. Anything else — a multi-select question, or several questions — is a form: a choice set per
- * question (`isMultiSelect` for multi-select), an own-answer box each, Submit and Skip. A Submit with nothing
- * chosen for a question is told what is still needed.
+ * The card at one step of the prompt (step 0 for a prompt of one question): its progress ("2 of 3") when there
+ * are several, the question, and its controls. A single-select question gets a button per option (one tap
+ * answers it and moves on) and an own-answer box with Send; a multi-select one a choice set (tick one or more)
+ * and an own-answer box, both sent with Done. Then Back (from the second step on), Skip, and the answer page.
+ * What the draft already holds for the question (an earlier pass, then Back) is shown chosen: its button
+ * highlighted, its boxes ticked, its typed text in the box.
  */
-export function renderQuestionCard(record: QuestionRecord, answerUrl?: string): CardElement {
-  const data = (rest: { action: "submit" | "skip" } | { action: "option"; option: number }): CardData => ({
-    handraise: 1,
+export function renderQuestionCard(
+  record: QuestionRecord,
+  options: { step?: number; answerUrl?: string | undefined } = {},
+): CardElement {
+  const step = options.step ?? 0;
+  const question = record.questions[step];
+  if (!question) throw new Error(`the question has no step ${step}`);
+  const control = (kind: Control["kind"], optionIndex = 0): Control => ({
+    kind,
     questionId: record.id,
-    ...rest,
+    questionIndex: step,
+    optionIndex,
   });
-  const several = record.questions.length > 1;
-  const [only] = record.questions;
-  const buttons = !several && only !== undefined && !only.multiSelect;
-  const body: CardElement[] = record.questions.flatMap((question, index) => [
-    ...questionText(question, index, several),
-    ...(buttons
+  const drafted = record.draft?.[question.id] ?? [];
+  const labels = question.options.map((option) => option.label);
+  const typed = drafted.filter((value) => !labels.includes(value)).join(", ");
+  const chosen = question.options.flatMap((option, index) => (drafted.includes(option.label) ? [index] : []));
+  const count = record.questions.length;
+  const body: CardElement[] = [
+    ...(count > 1 ? [textBlock(stepProgressText(step, count), { isSubtle: true, size: "Small" })] : []),
+    ...questionText(question, step, false),
+    ...(question.multiSelect
       ? [
+          {
+            type: "Input.ChoiceSet",
+            id: choiceInputId(step),
+            style: "expanded",
+            isMultiSelect: true,
+            choices: question.options.map((option, optionIndex) => ({
+              title: choiceTitle(option),
+              value: String(optionIndex),
+            })),
+            ...(chosen.length > 0 && { value: chosen.join(",") }),
+          },
+        ]
+      : [
           {
             type: "ActionSet",
             actions: question.options.map((option, optionIndex) => ({
-              type: "Action.Submit",
-              title: option.label,
-              data: data({ action: "option", option: optionIndex }),
+              ...submit(option.label, control("option", optionIndex), false),
+              ...(chosen.includes(optionIndex) && { style: "positive" }),
             })),
           },
           ...question.options
             .filter((option) => option.description)
             .map((option) => textBlock(choiceTitle(option), { isSubtle: true, spacing: "Small" })),
-        ]
-      : [
-          {
-            type: "Input.ChoiceSet",
-            id: choiceInputId(index),
-            style: "expanded",
-            isMultiSelect: question.multiSelect === true,
-            choices: question.options.map((option, optionIndex) => ({
-              title: choiceTitle(option),
-              value: String(optionIndex),
-            })),
-          },
         ]),
     {
       type: "Input.Text",
-      id: otherInputId(index),
-      placeholder: question.multiSelect ? "Your own answer (optional)" : "Or type your own answer",
+      id: otherInputId(step),
+      placeholder: replies.other,
       maxLength: 1000,
+      ...(typed !== "" && { value: typed }),
     },
-  ]);
+  ];
   return {
     type: "AdaptiveCard",
     $schema: "http://adaptivecards.io/schemas/adaptive-card.json",
     version: CARD_VERSION,
     body,
     actions: [
-      { type: "Action.Submit", title: buttons ? "Send" : "Submit", data: data({ action: "submit" }) },
+      question.multiSelect ? submit(replies.done, control("done")) : submit(replies.send, control("other")),
+      ...(step > 0 ? [submit(replies.back, control("back"), false)] : []),
       // Skip ignores whatever was typed or ticked.
-      { type: "Action.Submit", title: "Skip", data: data({ action: "skip" }), associatedInputs: "none" },
-      ...(answerUrl === undefined
+      submit(replies.skip, control("skip"), false),
+      ...(options.answerUrl === undefined
         ? []
-        : [{ type: "Action.OpenUrl", title: ANSWER_IN_BROWSER, url: answerUrl }]),
+        : [{ type: "Action.OpenUrl", title: ANSWER_IN_BROWSER, url: options.answerUrl }]),
     ],
   };
 }

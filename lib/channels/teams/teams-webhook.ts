@@ -1,29 +1,57 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { HandleInbound, InboundOutcome } from "../../app/handle-inbound.ts";
 import { HttpError } from "../../http/http-errors.ts";
-import { webhookBody } from "../../http/middlewares.ts";
+import { verifiedWebhook, type WebhookRequest } from "../../http/webhook-prelude.ts";
 import type { QuestionStore } from "../../store/question-store.ts";
-import { endedText, replies, stillNeededText } from "../replies.ts";
-import {
-  activitySchema,
-  activityToInbound,
-  formAnswers,
-  type TeamsInboundActivity,
-} from "./teams-activity.ts";
+import type { AnswerLinks } from "../../web/answer-link.ts";
+import { outcomeReplyText, replies } from "../replies.ts";
+import { activityToInbound, parseActivity, withInputs } from "./teams-activity.ts";
 import type { TeamsApi } from "./teams-api.ts";
-import type { VerifyTeamsRequest } from "./teams-auth.ts";
-import { cardActivity, renderRetiredCard, textActivity } from "./teams-render.ts";
+import { KeySetUnavailableError, type VerifyTeamsRequest } from "./teams-auth.ts";
+import { cardActivity, renderQuestionCard, renderRetiredCard, textActivity } from "./teams-render.ts";
+
+/** The 401's message (which proof was missing or wrong, never what was presented). */
+export const TEAMS_REFUSAL = "Missing or invalid Bot Framework token.";
+
+/**
+ * The webhook prelude's verification for Teams: the body must be a Bot Framework activity, and its token
+ * valid for it (teams-auth.ts). False refuses (401); `onRejected` says which check did (never the token).
+ * A key set that could not be fetched is neither: a 503, which the Bot Framework retries.
+ */
+export function teamsVerification(
+  verify: VerifyTeamsRequest,
+  onRejected: (reason: string) => void,
+): (request: WebhookRequest) => Promise<boolean> {
+  return async ({ headers, body }) => {
+    const activity = parseActivity(body);
+    if (!activity) {
+      // Without an activity there is nothing a token could be checked against: refused like a bad token.
+      onRejected("NOT_AN_ACTIVITY");
+      return false;
+    }
+    try {
+      await verify(headers.authorization, activity);
+      return true;
+    } catch (error) {
+      if (error instanceof KeySetUnavailableError) {
+        onRejected(error.message);
+        throw new HttpError(503, "KEYS_UNAVAILABLE", "The Bot Framework's signing keys could not be read.");
+      }
+      onRejected(error instanceof Error ? error.message : "invalid token");
+      return false;
+    }
+  };
+}
 
 export interface TeamsWebhookDeps {
-  verify: VerifyTeamsRequest;
   api: TeamsApi;
   store: QuestionStore;
   handleInbound: HandleInbound;
+  /** The answer page's link on a card redrawn at a step, as on the card first posted. */
+  links: AnswerLinks;
   now: () => number;
   /** Reports what does not change the outcome: a notice or an edit the Bot Connector did not take. */
   onError: (error: unknown, context: string) => void;
-  /** Reports why a request was refused (the caller only ever sees a bare 401). */
-  onRejected?: (reason: string) => void;
 }
 
 type Response = APIGatewayProxyStructuredResultV2;
@@ -31,41 +59,38 @@ type Response = APIGatewayProxyStructuredResultV2;
 /** The Bot Framework wants a quick 2xx with no body for an activity; everything else goes through the API. */
 const ACK: Response = { statusCode: 200, headers: { "cache-control": "no-store" }, body: "" };
 
-const unauthorized = () => new HttpError(401, "UNAUTHORIZED", "Missing or invalid Bot Framework token.");
-
-/** What the person is told about an outcome, as a reply; undefined: nothing (the card update says it). */
+/** What the person is told about an outcome, as a reply; undefined: nothing (the card says it). */
 function noticeOf(outcome: InboundOutcome, tapped: boolean): string | undefined {
   switch (outcome.kind) {
-    case "not_owner":
-      return replies.notYours;
-    case "ended":
-      return endedText(outcome.record);
-    case "incomplete":
-      return stillNeededText(outcome.missing);
-    case "invalid":
-      return outcome.message;
+    case "resolved":
+      // The card is replaced with the outcome (the table's stream consumer retires every copy).
+      return undefined;
+    case "needs_text":
+      // Send with an empty own-answer box.
+      return replies.chooseOrType;
     case "ignored":
     case "no_pending":
       // Typed chatter that answers nothing gets no reply; a tap on a card whose question is gone does.
       return tapped ? replies.gone : undefined;
     default:
-      return undefined;
+      return outcomeReplyText(outcome);
   }
 }
 
 /**
- * `POST /webhooks/teams`: Bot Framework activities. Nothing is read, stored or answered before the token is
- * verified against the activity (teams-auth.ts); any failure of that is a 401 and nothing else happens (the
- * body is parsed first only to learn the channel and service URL the token must agree with).
+ * `POST /webhooks/teams`: Bot Framework activities, after the webhook prelude has verified the token against
+ * the activity (`teamsVerification`); nothing unverified is read here.
  *
  * A tap on a card (`Action.Submit`) or typed text goes through the shared pipeline. The answer is recorded
  * and the run resumed before the response; every posted card is replaced with the outcome by the table's
- * stream consumer, as on every platform. Notices — not yours, already ended, still needed — are replies in
- * the conversation: Teams has no message only one person of a group sees for a bot's plain message. A tap on
- * a card whose question has ended also replaces that card, in case it still shows its controls.
+ * stream consumer, as on every platform. A step of a prompt of several questions replaces the tapped card
+ * with the next step (or the one Back asked for), through the Bot Connector. Notices — not yours, already
+ * ended, still needed — are replies in the conversation: Teams has no message only one person of a group sees
+ * for a bot's plain message. A tap on a card whose question has ended also replaces that card, in case it
+ * still shows its controls.
  */
 export function createTeamsWebhook(deps: TeamsWebhookDeps) {
-  /** Notices are best effort: the outcome stands, and failing here would only make Teams send it again. */
+  /** Replies and edits are best effort: the outcome stands, and failing here would only make Teams resend. */
   const bestEffort = (context: string, work: () => Promise<unknown>) =>
     work().then(
       () => undefined,
@@ -73,50 +98,50 @@ export function createTeamsWebhook(deps: TeamsWebhookDeps) {
     );
 
   return async function teamsWebhook(event: APIGatewayProxyEventV2): Promise<Response> {
-    const body = webhookBody(event);
-    let activity: TeamsInboundActivity;
-    try {
-      activity = activitySchema.parse(JSON.parse(body.toString("utf8")));
-    } catch {
-      // Without an activity there is nothing a token could be checked against: refused like a bad token.
-      deps.onRejected?.("NOT_AN_ACTIVITY");
-      throw unauthorized();
-    }
-    try {
-      await deps.verify(event.headers?.authorization, activity);
-    } catch (error) {
-      deps.onRejected?.(error instanceof Error ? error.message : "invalid token");
-      throw unauthorized();
-    }
+    const { body, within } = verifiedWebhook(event);
+    const activity = parseActivity(body);
+    // The prelude verified this very body as an activity; not one here means the two disagree.
+    if (!activity) throw new HttpError(400, "INVALID_REQUEST", "The body is not a Bot Framework activity.");
     const parsed = activityToInbound(activity);
     if (!parsed) return ACK;
     let { inbound } = parsed;
-    const { tap } = parsed;
-    if (inbound.kind === "form") {
+    const { control } = parsed;
+    if (inbound.kind === "form" && control) {
       const record = await deps.store.get(inbound.questionId, deps.now());
-      if (record)
-        inbound = { ...inbound, answers: formAnswers(record, activity.value as Record<string, unknown>) };
+      if (record) inbound = withInputs(inbound, control, record, activity.value);
     }
     const outcome = await deps.handleInbound(inbound);
+
     const conversationId = activity.conversation?.id ?? "";
-    const notice = noticeOf(outcome, tap !== undefined);
-    const work: Promise<void>[] = [];
+    const { serviceUrl } = activity;
+    const notice = noticeOf(outcome, control !== undefined);
+    // The card a tap came from (Teams names it in `replyToId`).
+    const cardId = control === undefined ? undefined : activity.replyToId;
+    const work: (() => Promise<void>)[] = [];
     if (notice !== undefined && activity.id !== undefined) {
-      work.push(
+      const replyTo = activity.id;
+      work.push(() =>
         bestEffort("teams notice", () =>
-          deps.api.reply(activity.serviceUrl, conversationId, activity.id ?? "", textActivity(notice)),
+          deps.api.reply(serviceUrl, conversationId, replyTo, textActivity(notice)),
         ),
       );
     }
-    if (outcome.kind === "ended" && tap !== undefined && activity.replyToId !== undefined) {
-      const card = cardActivity(renderRetiredCard(outcome.record));
-      work.push(
-        bestEffort("teams card update", () =>
-          deps.api.update(activity.serviceUrl, conversationId, activity.replyToId ?? "", card),
-        ),
+    if (cardId !== undefined && (outcome.kind === "step" || outcome.kind === "ended")) {
+      work.push(() =>
+        bestEffort("teams card update", async () => {
+          const card =
+            outcome.kind === "step"
+              ? renderQuestionCard(outcome.record, {
+                  step: outcome.questionIndex,
+                  answerUrl: await deps.links.urlFor(outcome.record),
+                })
+              : renderRetiredCard(outcome.record);
+          await deps.api.update(serviceUrl, conversationId, cardId, cardActivity(card));
+        }),
       );
     }
-    await Promise.all(work);
+    // Started inside `within`, so every Bot Connector call is bounded by the acknowledgement deadline.
+    await within(() => Promise.all(work.map((run) => run())));
     return ACK;
   };
 }

@@ -1,11 +1,13 @@
+import { firstOpenStep } from "../../questions/question-record.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import { outcomeText } from "../replies.ts";
 import type { TelegramApi } from "./telegram-api.ts";
-import { renderKeyboard, renderText } from "./telegram-render.ts";
+import { renderPrompt, renderText } from "./telegram-render.ts";
 
 /**
- * Posts questions to Telegram chats (with the answer page's link when it is on) and, once they end, edits
+ * Posts questions to Telegram chats (with the answer page's link when it is on) — a prompt of several
+ * questions at its first open step, the webhook redraws the later ones — and, once they end, edits
  * every copy to the outcome without buttons (an empty keyboard: the answer page's button goes too).
  */
 export function createTelegramChannel(api: TelegramApi, links: AnswerLinks = NO_ANSWER_LINKS): ChatChannel {
@@ -16,8 +18,7 @@ export function createTelegramChannel(api: TelegramApi, links: AnswerLinks = NO_
       const message = await api.call<{ message_id: number }>("sendMessage", {
         chat_id: target.chatId,
         ...(target.threadId !== undefined && { message_thread_id: Number(target.threadId) }),
-        text: renderText(record, answerUrl),
-        reply_markup: { inline_keyboard: renderKeyboard(record, new Set(), answerUrl) },
+        ...renderPrompt(record, firstOpenStep(record), answerUrl),
       });
       return { ...target, messageId: String(message.message_id) };
     },

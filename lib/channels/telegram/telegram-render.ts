@@ -1,11 +1,15 @@
 /**
  * What a question looks like in Telegram: plain text (no parse_mode, so nothing the model or user wrote is
- * interpreted as markup) with inline buttons where they fit, and the callback data codec.
+ * interpreted as markup) with inline buttons. A prompt of several questions is a stepper: one question at a
+ * time in the same message, redrawn at each step. Every button's callback_data (≤ 64 bytes) is the shared
+ * control codec (../control-codec.ts); a multi-select's toggle state lives in the drawn keyboard (t0 / t1),
+ * not in storage, until Done.
  */
 import { renderPromptText } from "../../questions/index.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import { ANSWER_IN_BROWSER, isLoopbackUrl } from "../answer-in-browser.ts";
-import type { ControlAction } from "../inbound.ts";
+import { type Control, decodeControl, encodeControl } from "../control-codec.ts";
+import { replies, stepProgressText } from "../replies.ts";
 
 export interface InlineButton {
   text: string;
@@ -18,55 +22,83 @@ export interface UrlButton {
 }
 export type InlineKeyboard = (InlineButton | UrlButton)[][];
 
-/**
- * callback_data (≤ 64 bytes): `<kind>|<sub>|<option>|<question id>` — kinds: `o` option, `t0`/`t1` an
- * unselected/selected toggle, `d` done, `x` other, `s` skip. The question id is at most 48 characters.
- */
-export function encodeCallback(kind: string, sub: number, option: number, questionId: string): string {
-  return `${kind}|${sub}|${option}|${questionId}`;
-}
-
-export interface DecodedCallback {
-  kind: string;
-  sub: number;
-  option: number;
-  questionId: string;
-}
-
-export function decodeCallback(data: string): DecodedCallback | undefined {
-  const match = /^(o|t0|t1|d|x|s)\|(\d)\|(\d)\|([A-Za-z0-9_-]{1,48})$/.exec(data);
-  if (!match?.[1] || !match[4]) return undefined;
-  return { kind: match[1], sub: Number(match[2]), option: Number(match[3]), questionId: match[4] };
+/** A message's text and keyboard, as sendMessage and editMessageText take them. */
+export interface DrawnPrompt {
+  text: string;
+  reply_markup: { inline_keyboard: InlineKeyboard };
 }
 
 const SELECTED = "✅ ";
 
 /**
- * One single-select question: its options as buttons; one multi-select: toggles + Done; then Other…,
- * "Answer in browser" (a URL button, when the page is on and its link is not on this machine — see
- * `renderText`) and Skip.
+ * The keyboard of sub-question `questionIndex`: a single-select's options as buttons, a multi-select's as
+ * toggles + Done (`selected`: the options drawn with ✅ — the toggles on, or the option a step already holds);
+ * Other…; Back from the second step on; "Answer in browser" (a URL button, when the page is on and its link
+ * is not on this machine — see `renderText`); Skip.
  */
 export function renderKeyboard(
   record: QuestionRecord,
   selected: ReadonlySet<number> = new Set(),
   answerUrl?: string,
+  questionIndex = 0,
 ): InlineKeyboard {
   const rows: InlineKeyboard = [];
-  const [only] = record.questions;
-  if (record.questions.length === 1 && only) {
-    only.options.forEach((option, index) => {
-      const kind = only.multiSelect ? (selected.has(index) ? "t1" : "t0") : "o";
-      const text = only.multiSelect && selected.has(index) ? `${SELECTED}${option.label}` : option.label;
-      rows.push([{ text, callback_data: encodeCallback(kind, 0, index, record.id) }]);
+  const button = (text: string, control: Omit<Control, "questionId" | "questionIndex">): InlineButton => ({
+    text,
+    callback_data: encodeControl({ ...control, questionId: record.id, questionIndex }),
+  });
+  const question = record.questions[questionIndex];
+  if (question) {
+    question.options.forEach((option, optionIndex) => {
+      const chosen = selected.has(optionIndex);
+      const label = chosen ? `${SELECTED}${option.label}` : option.label;
+      rows.push([
+        question.multiSelect
+          ? button(label, { kind: "toggle", optionIndex, selected: chosen })
+          : button(label, { kind: "option", optionIndex }),
+      ]);
     });
-    const last: InlineButton[] = [{ text: "Other…", callback_data: encodeCallback("x", 0, 0, record.id) }];
-    if (only.multiSelect) last.unshift({ text: "Done", callback_data: encodeCallback("d", 0, 0, record.id) });
+    const last = [button(replies.other, { kind: "other", optionIndex: 0 })];
+    if (question.multiSelect) last.unshift(button(replies.done, { kind: "done", optionIndex: 0 }));
     rows.push(last);
+    if (questionIndex > 0) rows.push([button(replies.back, { kind: "back", optionIndex: 0 })]);
   }
   if (answerUrl !== undefined && !isLoopbackUrl(answerUrl))
     rows.push([{ text: ANSWER_IN_BROWSER, url: answerUrl }]);
-  rows.push([{ text: "Skip", callback_data: encodeCallback("s", 0, 0, record.id) }]);
+  rows.push([button(replies.skip, { kind: "skip", optionIndex: 0 })]);
   return rows;
+}
+
+/**
+ * The prompt as posted and redrawn: one question whole; of several, the step at `questionIndex` — its header
+ * with the progress ("Deploy to (1 of 3)"), question, numbered options and typed-reply hint — with what the
+ * draft holds for it already chosen.
+ */
+export function renderPrompt(record: QuestionRecord, questionIndex: number, answerUrl?: string): DrawnPrompt {
+  return {
+    text: withLink(promptAt(record, questionIndex), answerUrl),
+    reply_markup: {
+      inline_keyboard: renderKeyboard(record, chosenInDraft(record, questionIndex), answerUrl, questionIndex),
+    },
+  };
+}
+
+function promptAt(record: QuestionRecord, questionIndex: number): string {
+  const question = record.questions[questionIndex];
+  if (record.questions.length === 1 || !question) return renderPromptText(record.questions);
+  const progress = stepProgressText(questionIndex, record.questions.length);
+  return renderPromptText([{ ...question, header: `${question.header} (${progress})` }]);
+}
+
+/** The options of sub-question `questionIndex` whose labels the draft holds (kept by an earlier step). */
+function chosenInDraft(record: QuestionRecord, questionIndex: number): Set<number> {
+  const question = record.questions[questionIndex];
+  const kept = new Set(question ? (record.draft?.[question.id] ?? []) : []);
+  const chosen = new Set<number>();
+  question?.options.forEach((option, index) => {
+    if (kept.has(option.label)) chosen.add(index);
+  });
+  return chosen;
 }
 
 /** The answer page's link on a posted keyboard (kept when the keyboard is drawn again). */
@@ -80,44 +112,20 @@ export function selectedToggles(keyboard: InlineKeyboard | undefined): Set<numbe
   const selected = new Set<number>();
   for (const button of (keyboard ?? []).flat()) {
     if (!("callback_data" in button)) continue;
-    const decoded = decodeCallback(button.callback_data);
-    if (decoded?.kind === "t1") selected.add(decoded.option);
+    const control = decodeControl(button.callback_data);
+    if (control?.kind === "toggle" && control.selected) selected.add(control.optionIndex);
   }
   return selected;
 }
 
-/**
- * The prompt; with a link to the answer page on this machine (the local stack), the link too — Telegram
- * refuses such a URL button, not a URL in the text.
- */
+/** The whole prompt (every question), as an ended question's copy shows it above its outcome. */
 export function renderText(record: QuestionRecord, answerUrl?: string): string {
-  const prompt = renderPromptText(record.questions);
+  return withLink(renderPromptText(record.questions), answerUrl);
+}
+
+/** With a link to the answer page on this machine (the local stack), the link goes in the text: Telegram refuses such a URL button. */
+function withLink(prompt: string, answerUrl: string | undefined): string {
   return answerUrl !== undefined && isLoopbackUrl(answerUrl)
     ? `${prompt}\n\n${ANSWER_IN_BROWSER}: ${answerUrl}`
     : prompt;
-}
-
-/** The control a callback stands for; Done submits the toggles selected on the posted keyboard. */
-export function callbackToAction(
-  decoded: DecodedCallback,
-  keyboard: InlineKeyboard | undefined,
-): ControlAction | undefined {
-  switch (decoded.kind) {
-    case "o":
-      return { type: "option", questionIndex: decoded.sub, optionIndex: decoded.option };
-    case "t0":
-    case "t1":
-      return { type: "toggle", questionIndex: decoded.sub, optionIndex: decoded.option };
-    case "x":
-      return { type: "other", questionIndex: decoded.sub };
-    case "s":
-      return { type: "skip" };
-    case "d":
-      return {
-        type: "choose",
-        questionIndex: decoded.sub,
-        optionIndexes: [...selectedToggles(keyboard)].sort((a, b) => a - b),
-      };
-  }
-  return undefined;
 }

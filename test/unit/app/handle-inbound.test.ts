@@ -34,7 +34,7 @@ function pipeline() {
     get: async (id: string) => (id === record.id ? record : undefined),
     findByMessage: async (_channel: string, chatId: string, messageId: string) =>
       chatId === "-100" && messageId === "7" ? record.id : undefined,
-    listPending: async () => [record],
+    listPendingPage: async () => ({ questions: [record] }),
     claimEvent: async () => true,
     releaseEvent: async () => undefined,
   } as unknown as QuestionStore;

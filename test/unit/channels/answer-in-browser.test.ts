@@ -55,7 +55,8 @@ describe("the Answer in browser link", () => {
 
   it("Slack: a button with the url (a tap Handraise ignores), before Skip; none once retired", () => {
     for (const questions of SHAPES) {
-      const elements = renderBlocks(record(questions), ANSWER_URL)[1]?.elements as Record<string, unknown>[];
+      const actions = renderBlocks(record(questions), ANSWER_URL).find((block) => block.type === "actions");
+      const elements = actions?.elements as Record<string, unknown>[];
       expect(elements.at(-2)).toMatchObject({
         type: "button",
         action_id: "hr_link",

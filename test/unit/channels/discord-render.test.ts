@@ -1,11 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { decodeControl } from "#lib/channels/control-codec.ts";
 import {
-  decodeComponentId,
-  decodeModalId,
   escapeMarkdown,
-  formModal,
   MAX_CONTENT,
-  modalAnswers,
+  otherAnswer,
   otherModal,
   promptContent,
   renderComponents,
@@ -54,34 +52,31 @@ describe("escapeMarkdown", () => {
 });
 
 describe("custom ids", () => {
-  it("fit Discord's 100 characters with the longest question id, and decode back", () => {
+  it("are controls of the shared codec that fit Discord's 100 characters with the longest question id", () => {
+    const three = record([single, multi, { ...single, id: "third" }]);
     const ids = [
       ...flat(renderComponents(record([single]))),
       ...flat(renderComponents(record([multi]))),
-      ...flat(renderComponents(record([single, multi]))),
+      ...[0, 1, 2].flatMap((step) => flat(renderComponents(three, undefined, step))),
+      otherModal(three, 2),
     ].map((c) => c.custom_id as string);
     for (const id of ids) {
       expect(id.length).toBeLessThanOrEqual(100);
-      expect(decodeComponentId(id)?.questionId).toBe(LONG_ID);
+      expect(decodeControl(id)?.questionId).toBe(LONG_ID);
     }
-    expect(decodeComponentId(`a|${LONG_ID}|0|1`)).toEqual({
+    // Each names the step it was drawn for: an option of step 3, the select of step 2, the modal of step 3.
+    const [staging] = flat(renderComponents(three, undefined, 2));
+    expect(decodeControl(staging?.custom_id)).toMatchObject({
       kind: "option",
-      questionId: LONG_ID,
-      sub: 0,
-      option: 1,
+      questionIndex: 2,
+      optionIndex: 0,
     });
-    expect(decodeComponentId(`m|${LONG_ID}|0`)).toEqual({ kind: "select", questionId: LONG_ID, sub: 0 });
-    expect(decodeModalId(String(formModal(record([single, multi])).custom_id))).toEqual({
-      kind: "form",
-      questionId: LONG_ID,
-    });
-    expect(decodeModalId(String(otherModal(record([single]), 0).custom_id))).toEqual({
+    const [select] = flat(renderComponents(three, undefined, 1));
+    expect(decodeControl(select?.custom_id)).toMatchObject({ kind: "choose", questionIndex: 1 });
+    expect(decodeControl(String(otherModal(three, 2).custom_id))).toMatchObject({
       kind: "other",
-      questionId: LONG_ID,
-      sub: 0,
+      questionIndex: 2,
     });
-    for (const bad of ["", "a|x|0|9x", "a|has space|0|1", `a|${"q".repeat(49)}|0|1`, "m|x|y", "o|x"])
-      expect(decodeComponentId(bad) ?? decodeModalId(bad)).toBeUndefined();
   });
 });
 
@@ -102,7 +97,20 @@ describe("content", () => {
     const text = promptContent(record([single]));
     expect(text).not.toContain("Reply with");
     expect(text).toContain("Tap an option, or Other…");
-    expect(promptContent(record([single, multi]))).toContain("Tap Answer in a form");
+  });
+
+  it("shows a prompt of several questions one step at a time, with its progress", () => {
+    const two = record([single, multi]);
+    const first = promptContent(two, 0);
+    expect(first).toContain("1 of 2 · Deploy to\nWhere should it go?");
+    expect(first).not.toContain("Which checks?");
+    expect(first).toMatch(/^Tap an option/m);
+    const second = promptContent(two, 1);
+    expect(second).toContain("2 of 2 · Checks\nWhich checks?");
+    expect(second).not.toContain("Where should it go?");
+    expect(second).toMatch(/^Pick one or more in the menu/m);
+    // A single question shows no progress.
+    expect(promptContent(record([single]))).not.toContain("1 of 1");
   });
 
   it("escapes answers shown in the outcome", () => {
@@ -114,16 +122,18 @@ describe("content", () => {
 describe("components", () => {
   it("single-select: primary option buttons, then Other… and Skip", () => {
     const rows = renderComponents(record([single]));
-    expect(rows.map((row) => (row.components as Component[]).map((c) => [c.type, c.label]))).toEqual([
+    expect(rows.map((row) => (row.components as Component[]).map((c) => [c.type, c.style, c.label]))).toEqual(
       [
-        [2, "Staging (Recommended)"],
-        [2, "Production"],
+        [
+          [2, 1, "Staging (Recommended)"],
+          [2, 1, "Production"],
+        ],
+        [
+          [2, 2, "Other…"],
+          [2, 4, "Skip"],
+        ],
       ],
-      [
-        [2, "Other…"],
-        [2, "Skip"],
-      ],
-    ]);
+    );
   });
 
   it("multi-select: a string select (min 1, max n, descriptions kept), then Other… and Skip", () => {
@@ -134,54 +144,51 @@ describe("components", () => {
         ]),
       ),
     );
-    expect(select).toMatchObject({ type: 3, min_values: 1, max_values: 3 });
+    expect(select).toMatchObject({
+      type: 3,
+      min_values: 1,
+      max_values: 3,
+      placeholder: "Choose one or more…",
+    });
     expect(select?.options[2]).toEqual({ label: "Lint", value: "2", description: "fast" });
+  });
+
+  it("a later step has Back, and shows what the draft holds for it as chosen", () => {
+    const drafted = record([single, multi], {
+      draft: { deploy_target: ["Production"], checks: ["Unit", "Lint"] },
+    });
+    const first = flat(renderComponents(drafted, undefined, 0));
+    expect(first.map((c) => [c.label, c.style])).toEqual([
+      ["Staging (Recommended)", 1],
+      ["Production", 3],
+      ["Other…", 2],
+      ["Skip", 4],
+    ]);
+    const [select, ...buttons] = flat(renderComponents(drafted, undefined, 1));
+    expect(select?.options.map((o: Component) => o.default ?? false)).toEqual([true, false, true]);
+    expect(buttons.map((c) => c.label)).toEqual(["Other…", "Back", "Skip"]);
+    expect(decodeControl(buttons[1]?.custom_id)).toMatchObject({ kind: "back", questionIndex: 1 });
   });
 });
 
-describe("modals", () => {
-  it("the form has one required text input per sub-question within Discord's limits", () => {
-    const modal: Component = formModal(
-      record([single, multi, { ...single, id: "third", header: "A twelve chr" }]),
-    );
+describe("the Other… modal", () => {
+  it("has one required text input within Discord's limits", () => {
+    const modal: Component = otherModal(record([single, { ...multi, header: "A twelve chr" }]), 1);
     expect(modal.title.length).toBeLessThanOrEqual(45);
-    expect(modal.components).toHaveLength(3);
-    for (const label of modal.components as Component[]) {
-      expect(label.type).toBe(18);
-      expect(label.label.length).toBeLessThanOrEqual(45);
-      expect(label.description.length).toBeLessThanOrEqual(100);
-      expect(label.component).toMatchObject({ type: 4, required: true });
-      expect(label.component.placeholder.length).toBeLessThanOrEqual(100);
-    }
+    expect(modal.components).toHaveLength(1);
+    const [label] = modal.components as Component[];
+    expect(label).toMatchObject({ type: 18, label: "A twelve chr", description: "Which checks?" });
+    expect(label?.component).toMatchObject({ type: 4, required: true, custom_id: "answer" });
   });
 
-  it("reads fields like typed replies: numbers and labels become options, lists split, the rest is free text", () => {
+  it("reads the field like a typed reply: numbers and labels become options, lists split, the rest is free text", () => {
     const r = record([single, multi]);
-    const fields = new Map([
-      ["q0", " 2 "],
-      ["q1", "1; lint, custom"],
-    ]);
-    expect(modalAnswers(r, { kind: "form", questionId: r.id }, fields)).toEqual({
-      deploy_target: ["Production"],
+    expect(otherAnswer(r, 0, new Map([["answer", " 2 "]]))).toEqual({ deploy_target: ["Production"] });
+    expect(otherAnswer(r, 1, new Map([["answer", "1; lint, custom"]]))).toEqual({
       checks: ["Unit", "Lint", "custom"],
     });
-    // Blank fields are left out (the pipeline reports them missing); "skip" typed in a field is text.
-    expect(
-      modalAnswers(
-        r,
-        { kind: "form", questionId: r.id },
-        new Map([
-          ["q0", "skip"],
-          ["q1", "  "],
-        ]),
-      ),
-    ).toEqual({
-      deploy_target: ["skip"],
-    });
-    expect(
-      modalAnswers(r, { kind: "other", questionId: r.id, sub: 1 }, new Map([["answer", "all of them"]])),
-    ).toEqual({
-      checks: ["all of them"],
-    });
+    // "skip" typed in the field is text (the Skip button skips); a blank field answers nothing.
+    expect(otherAnswer(r, 0, new Map([["answer", "skip"]]))).toEqual({ deploy_target: ["skip"] });
+    expect(otherAnswer(r, 1, new Map([["answer", "  "]]))).toEqual({});
   });
 });

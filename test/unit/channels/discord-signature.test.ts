@@ -2,6 +2,7 @@ import { createPrivateKey, sign } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
   discordPublicKey,
+  discordRequestVerifier,
   REPLAY_WINDOW_SECONDS,
   verifyDiscordRequest,
 } from "#lib/channels/discord/discord-signature.ts";
@@ -33,6 +34,17 @@ describe("Discord request signature (vector D1)", () => {
     expect(verifyDiscordRequest(key, request({ signature: "zz".repeat(64) }), AT_VECTOR)).toBe(false);
     expect(verifyDiscordRequest(key, { ...request(), signature: undefined }, AT_VECTOR)).toBe(false);
     expect(verifyDiscordRequest(key, { ...request(), timestamp: undefined }, AT_VECTOR)).toBe(false);
+  });
+
+  it("as the webhook prelude's check: reads the two signature headers (lower-case, as API Gateway gives them)", () => {
+    const verify = discordRequestVerifier(key);
+    const headers = { "x-signature-ed25519": D1.signature, "x-signature-timestamp": D1.timestamp };
+    const body = Buffer.from(D1.body, "utf8");
+    expect(verify({ headers, body, nowMs: AT_VECTOR })).toBe(true);
+    expect(
+      verify({ headers: { ...headers, "x-signature-timestamp": undefined }, body, nowMs: AT_VECTOR }),
+    ).toBe(false);
+    expect(verify({ headers, body, nowMs: AT_VECTOR + (REPLAY_WINDOW_SECONDS + 1) * 1000 })).toBe(false);
   });
 
   it("rejects the signature when the signed timestamp header is changed", () => {

@@ -7,7 +7,7 @@ import {
   retiredPost,
 } from "#lib/channels/mattermost/mattermost-render.ts";
 import { submissionAnswers } from "#lib/channels/mattermost/mattermost-request.ts";
-import { verifyContext } from "#lib/channels/mattermost/mattermost-signature.ts";
+import { verifyControl, verifyDialogState } from "#lib/channels/mattermost/mattermost-signature.ts";
 import type { QuestionRecord } from "#lib/questions/question-record.ts";
 
 const target = { url: "https://api.example.com/webhooks/mattermost", secret: "mm-action-secret-0123456789" };
@@ -57,8 +57,51 @@ describe("Mattermost rendering", () => {
     ]);
     for (const a of actions) {
       expect(a.integration.url).toBe(target.url);
-      expect(verifyContext(target.secret, a.integration.context)).toBeDefined();
+      expect(verifyControl(target.secret, a.integration.context)).toBeDefined();
     }
+  });
+
+  it("several questions: one step at a time — its progress and prompt, its controls, Back from step 2, the draft's choice marked", () => {
+    const checks = {
+      id: "checks",
+      header: "Checks",
+      question: "Which checks?",
+      options: [{ label: "Unit" }, { label: "Lint" }],
+      multiSelect: true as const,
+      allowOther: true as const,
+    };
+    const three = record([deploy, checks, { ...deploy, id: "again", header: "Again" }], {
+      draft: { deploy_target: ["Production"], checks: ["Unit"] },
+    });
+    const first = renderPost(three, target, undefined, 0);
+    expect(first.message).toMatch(/^\*\*1 of 3\*\*\n\n/);
+    expect(first.message).toContain("Deploy to");
+    expect(first.message).not.toContain("Which checks?");
+    const controls = (post: typeof first) =>
+      (post.props.attachments[0]?.actions ?? []).map((a) => [
+        a.name,
+        verifyControl(target.secret, a.integration.context)?.kind,
+        a.style,
+      ]);
+    expect(controls(first)).toEqual([
+      ["Staging", "option", undefined],
+      ["Production", "option", "primary"],
+      ["Other…", "other", undefined],
+      ["Skip", "skip", undefined],
+    ]);
+    const second = renderPost(three, target, undefined, 1);
+    expect(second.message).toMatch(/^\*\*2 of 3\*\*\n\n/);
+    expect(second.message).toContain("Which checks?");
+    expect(controls(second)).toEqual([
+      ["Choose one or more…", "choose", "primary"],
+      ["Back", "back", undefined],
+      ["Skip", "skip", undefined],
+    ]);
+    expect(
+      (second.props.attachments[0]?.actions ?? []).map(
+        (a) => verifyControl(target.secret, a.integration.context)?.questionIndex,
+      ),
+    ).toEqual([1, 1, 0]);
   });
 
   it("a retired copy shows the outcome (escaped) and has no buttons", () => {
@@ -69,20 +112,25 @@ describe("Mattermost rendering", () => {
     expect(done.message).toContain("**Answered — Deploy to: \\*now\\* @\u200ball**");
   });
 
-  it("dialogs keep Mattermost's byte limits and carry a signed state", () => {
+  it("dialogs keep Mattermost's byte limits and carry a signed state naming their control and post", () => {
     const long = {
       ...deploy,
+      id: "checks",
       header: "デプロイ先デプロイ先デプ",
       question: "x".repeat(400),
       multiSelect: true as const,
     };
-    const dialog = renderDialog(record([long, { ...deploy, id: "b" }]), "form", 0, target);
+    const control = { kind: "choose" as const, questionId: "ask_1", questionIndex: 1, optionIndex: 0 };
+    const dialog = renderDialog(record([deploy, long]), { control, postId: "p1" }, target);
     expect(Buffer.byteLength(dialog.title)).toBeLessThanOrEqual(24);
+    expect(dialog.elements.map((e) => [e.name, e.type, e.multiselect])).toEqual([
+      ["checks", "select", true],
+      ["checks:other", "text", undefined],
+    ]);
     for (const element of dialog.elements) {
       expect(Buffer.byteLength(element.display_name)).toBeLessThanOrEqual(24);
-      expect(Buffer.byteLength(element.help_text ?? "")).toBeLessThanOrEqual(150);
     }
-    expect(verifyContext(target.secret, JSON.parse(dialog.state))).toMatchObject({ option: "dialog" });
+    expect(verifyDialogState(target.secret, dialog.state)).toEqual({ control, postId: "p1" });
   });
 
   it("a submission becomes answers: chosen labels first, then the own answer; blanks and odd names dropped", () => {

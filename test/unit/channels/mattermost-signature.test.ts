@@ -1,9 +1,13 @@
 /**
- * Mattermost signs nothing, so Handraise signs its buttons and dialogs (docs/channels.md, "Mattermost"):
- * `context.sig = hex(HMAC-SHA256(MATTERMOST_ACTION_SECRET, "<questionId>|<sub>|<option>"))`. The expected
- * values below were computed independently with `openssl dgst -sha256 -hmac`.
+ * Mattermost signs nothing, so Handraise signs its buttons and dialogs (docs/channels.md, "Mattermost"): a
+ * button's context carries a control of the one codec and `hex(HMAC-SHA256(MATTERMOST_ACTION_SECRET,
+ * "action|<control>"))`; a dialog's state the control that opened it, its post and the HMAC of
+ * `"dialog|<control>|<post id>"`. The expected values below were computed independently with
+ * `openssl dgst -sha256 -hmac`.
  */
+import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import type { Control } from "#lib/channels/control-codec.ts";
 import {
   findMention,
   postText,
@@ -11,57 +15,65 @@ import {
   withoutLeadingMention,
 } from "#lib/channels/mattermost/mattermost-request.ts";
 import {
-  actionBasestring,
   parseTokenList,
-  signAction,
-  signContext,
+  signControl,
+  signDialogState,
   tokenFromAuthorization,
   tokenMatches,
-  verifyContext,
+  verifyControl,
+  verifyDialogState,
 } from "#lib/channels/mattermost/mattermost-signature.ts";
 
 const KEY = "mm-action-secret-0123456789";
 const QUESTION_ID = "ask_0123456789abcdef0123456789abcdef";
-const context = { questionId: QUESTION_ID, sub: 0, option: "1" };
-/** printf '%s' 'ask_0123…cdef|0|1' | openssl dgst -sha256 -hmac 'mm-action-secret-0123456789' */
-const EXPECTED_SIG = "612178737069cca7684da018527a3fbad126cb661622516a33c81fbb77ce0615";
-/** The same for option "dialog" (a dialog's state). */
-const EXPECTED_DIALOG_SIG = "54e1964ce44f5b8a146d1af8d446f8002b3b7dd7b1edc158af97a44d23ae76f6";
+const option1: Control = { kind: "option", questionId: QUESTION_ID, questionIndex: 0, optionIndex: 1 };
+const CONTROL = `o|0|1|${QUESTION_ID}`;
+/** printf '%s' 'action|o|0|1|ask_0123…cdef' | openssl dgst -sha256 -hmac 'mm-action-secret-0123456789' */
+const EXPECTED_SIG = "8fe3319e61fa008a600997fc9e81b06d6530fb4656ffc817c58e7dded909a91a";
+const other: Control = { kind: "other", questionId: QUESTION_ID, questionIndex: 0, optionIndex: 0 };
+/** printf '%s' 'dialog|x|0|0|ask_0123…cdef|p1' | openssl dgst -sha256 -hmac 'mm-action-secret-0123456789' */
+const EXPECTED_DIALOG_SIG = "843c2cbc0969b26882089e6919fc1e9350b40731035a8bcff37bd99b12833ef1";
 
 describe("the action signature (M1)", () => {
-  it("signs questionId|sub|option with HMAC-SHA256, lowercase hex", () => {
-    expect(actionBasestring(context)).toBe(`${QUESTION_ID}|0|1`);
-    expect(signAction(KEY, context)).toBe(EXPECTED_SIG);
-    expect(signAction(KEY, { ...context, option: "dialog" })).toBe(EXPECTED_DIALOG_SIG);
-    expect(signContext(KEY, context)).toEqual({ ...context, sig: EXPECTED_SIG });
-  });
-
-  it("accepts a valid signed context", () => {
-    expect(verifyContext(KEY, { ...context, sig: EXPECTED_SIG })).toEqual({ ...context, sig: EXPECTED_SIG });
+  it("a button's context is the codec's control and HMAC-SHA256 of action|<control>, lowercase hex", () => {
+    expect(signControl(KEY, option1)).toEqual({ control: CONTROL, sig: EXPECTED_SIG });
+    expect(verifyControl(KEY, { control: CONTROL, sig: EXPECTED_SIG })).toEqual(option1);
   });
 
   it("rejects a tampered context: another option, sub-question or question under the same signature", () => {
-    expect(verifyContext(KEY, { ...context, option: "0", sig: EXPECTED_SIG })).toBeUndefined();
-    expect(verifyContext(KEY, { ...context, sub: 1, sig: EXPECTED_SIG })).toBeUndefined();
-    expect(verifyContext(KEY, { ...context, questionId: "ask_other", sig: EXPECTED_SIG })).toBeUndefined();
-    expect(verifyContext(KEY, { ...context, sig: EXPECTED_SIG.toUpperCase() })).toBeUndefined();
-    expect(verifyContext(KEY, { ...context, sig: EXPECTED_SIG.slice(0, -1) })).toBeUndefined();
+    for (const control of [`o|0|0|${QUESTION_ID}`, `o|1|1|${QUESTION_ID}`, "o|0|1|ask_other"]) {
+      expect(verifyControl(KEY, { control, sig: EXPECTED_SIG })).toBeUndefined();
+    }
+    expect(verifyControl(KEY, { control: CONTROL, sig: EXPECTED_SIG.toUpperCase() })).toBeUndefined();
+    expect(verifyControl(KEY, { control: CONTROL, sig: EXPECTED_SIG.slice(0, -1) })).toBeUndefined();
   });
 
-  it("rejects a missing or non-string signature, a malformed context and a missing key", () => {
-    expect(verifyContext(KEY, context)).toBeUndefined();
-    expect(verifyContext(KEY, { ...context, sig: 42 })).toBeUndefined();
-    expect(
-      verifyContext(KEY, { ...context, option: "9", sig: signAction(KEY, { ...context, option: "9" }) }),
-    ).toBeUndefined();
-    expect(verifyContext(KEY, undefined)).toBeUndefined();
-    expect(verifyContext(undefined, { ...context, sig: EXPECTED_SIG })).toBeUndefined();
+  it("rejects a missing or non-string signature, a string that is no control, a missing or another key", () => {
+    expect(verifyControl(KEY, { control: CONTROL })).toBeUndefined();
+    expect(verifyControl(KEY, { control: CONTROL, sig: 42 })).toBeUndefined();
+    expect(verifyControl(KEY, undefined)).toBeUndefined();
+    expect(verifyControl(undefined, { control: CONTROL, sig: EXPECTED_SIG })).toBeUndefined();
+    expect(verifyControl(KEY, signControl("another-secret-0123456789", option1))).toBeUndefined();
+    // Signed, but not a control of the codec: refused all the same.
+    const odd = "z|0|1|ask_1";
+    const sig = createHmac("sha256", KEY).update(`action|${odd}`).digest("hex");
+    expect(verifyControl(KEY, { control: odd, sig })).toBeUndefined();
   });
 
-  it("rejects a context signed with another key", () => {
-    const forged = signContext("another-secret-0123456789", context);
-    expect(forged.sig).not.toBe(EXPECTED_SIG);
-    expect(verifyContext(KEY, forged)).toBeUndefined();
+  it("a dialog's state names its control and post under its own signature; a button's does not pass for one", () => {
+    const state = signDialogState(KEY, { control: other, postId: "p1" });
+    expect(JSON.parse(state)).toEqual({
+      control: `x|0|0|${QUESTION_ID}`,
+      postId: "p1",
+      sig: EXPECTED_DIALOG_SIG,
+    });
+    expect(verifyDialogState(KEY, state)).toEqual({ control: other, postId: "p1" });
+    // Another post under the same signature, or a button's context as a state.
+    expect(verifyDialogState(KEY, state.replace('"p1"', '"p2"'))).toBeUndefined();
+    const button = signControl(KEY, other);
+    expect(verifyDialogState(KEY, JSON.stringify({ ...button, postId: "p1" }))).toBeUndefined();
+    expect(verifyDialogState(KEY, "{not json")).toBeUndefined();
+    expect(verifyDialogState(undefined, state)).toBeUndefined();
   });
 });
 
@@ -92,6 +104,8 @@ describe("the command token", () => {
 
 describe("verification of a request, before anything is parsed", () => {
   const verification = { actionSecret: KEY, tokens: ["cmdtoken1234567890abcdefgh"] };
+  const read = (headers: Record<string, string>, body: Buffer, v = verification) =>
+    readMattermostRequest({ headers, body }, v);
   const tap = (ctx: unknown) =>
     Buffer.from(
       JSON.stringify({ user_id: "u1", channel_id: "c1", post_id: "p1", trigger_id: "t", context: ctx }),
@@ -99,69 +113,53 @@ describe("verification of a request, before anything is parsed", () => {
   const json = { "content-type": "application/json" };
   const form = { "content-type": "application/x-www-form-urlencoded" };
 
-  it("a signed tap passes; unsigned, tampered or foreign-key taps are 401", () => {
-    expect(readMattermostRequest(json, tap({ ...context, sig: EXPECTED_SIG }), verification)).toMatchObject({
+  it("a signed tap reads as its control; unsigned, tampered or foreign-key taps do not verify", () => {
+    expect(read(json, tap({ control: CONTROL, sig: EXPECTED_SIG }))).toMatchObject({
       kind: "action",
       userId: "u1",
-      context,
+      postId: "p1",
+      control: option1,
     });
     for (const ctx of [
-      context,
-      { ...context, option: "0", sig: EXPECTED_SIG },
-      signContext("x".repeat(20), context),
+      { control: CONTROL },
+      { control: `o|0|0|${QUESTION_ID}`, sig: EXPECTED_SIG },
+      signControl("x".repeat(20), option1),
     ]) {
-      expect(() => readMattermostRequest(json, tap(ctx), verification)).toThrow(
-        expect.objectContaining({ statusCode: 401 }),
-      );
+      expect(read(json, tap(ctx))).toBeUndefined();
     }
   });
 
-  it("a dialog state is only accepted when signed for option dialog; a button's signature is not a state", () => {
-    const submission = (state: unknown) =>
+  it("a dialog state is only accepted when signed as one; a button's signature is not a state", () => {
+    const submission = (state: string) =>
       Buffer.from(
         JSON.stringify({
           type: "dialog_submission",
           callback_id: "handraise",
-          state: JSON.stringify(state),
+          state,
           user_id: "u1",
           channel_id: "c1",
           submission: { deploy_target: "Production", "deploy_target:other": "" },
         }),
       );
-    const state = { ...context, option: "dialog", sig: EXPECTED_DIALOG_SIG };
-    expect(readMattermostRequest(json, submission(state), verification)).toMatchObject({
+    expect(read(json, submission(signDialogState(KEY, { control: other, postId: "p1" })))).toMatchObject({
       kind: "dialog",
+      state: { control: other, postId: "p1" },
       answers: { deploy_target: ["Production"] },
     });
-    expect(() =>
-      readMattermostRequest(json, submission({ ...context, sig: EXPECTED_SIG }), verification),
-    ).toThrow(expect.objectContaining({ statusCode: 401 }));
+    expect(read(json, submission(JSON.stringify(signControl(KEY, other))))).toBeUndefined();
   });
 
-  it("a slash command needs the token, from the header or the form; a wrong one is 401", () => {
+  it("a slash command needs the token, from the header or the form; a wrong one does not verify", () => {
     const body = (token: string) =>
       Buffer.from(`token=${token}&user_id=u1&channel_id=c1&command=%2Fhandraise&text=cancel&trigger_id=t`);
-    expect(readMattermostRequest(form, body("cmdtoken1234567890abcdefgh"), verification)).toMatchObject({
-      kind: "command",
-      text: "cancel",
-    });
-    expect(
-      readMattermostRequest(
-        { ...form, authorization: "Token cmdtoken1234567890abcdefgh" },
-        body(""),
-        verification,
-      ).kind,
-    ).toBe("command");
-    expect(() => readMattermostRequest(form, body("wrong"), verification)).toThrow(
-      expect.objectContaining({ statusCode: 401 }),
+    expect(read(form, body("cmdtoken1234567890abcdefgh"))).toMatchObject({ kind: "command", text: "cancel" });
+    expect(read({ ...form, authorization: "Token cmdtoken1234567890abcdefgh" }, body(""))?.kind).toBe(
+      "command",
     );
-    expect(() =>
-      readMattermostRequest(
-        { ...form, authorization: "Token wrong" },
-        body("cmdtoken1234567890abcdefgh"),
-        verification,
-      ),
-    ).toThrow(expect.objectContaining({ statusCode: 401 }));
+    expect(read(form, body("wrong"))).toBeUndefined();
+    expect(
+      read({ ...form, authorization: "Token wrong" }, body("cmdtoken1234567890abcdefgh")),
+    ).toBeUndefined();
   });
 
   it("an outgoing webhook (JSON or form) needs a configured token; the trigger word is not part of the answer", () => {
@@ -174,35 +172,26 @@ describe("verification of a request, before anything is parsed", () => {
       trigger_word: "answer",
     });
     const tokens = { ...verification, tokens: ["cmdtoken1234567890abcdefgh", "hooktoken234567890abcdefgh"] };
-    expect(
-      readMattermostRequest(json, Buffer.from(JSON.stringify(hook("hooktoken234567890abcdefgh"))), tokens),
-    ).toEqual({ kind: "message", userId: "u1", channelId: "c1", postId: "p1", triggerWord: "answer" });
+    expect(read(json, Buffer.from(JSON.stringify(hook("hooktoken234567890abcdefgh"))), tokens)).toEqual({
+      kind: "message",
+      userId: "u1",
+      channelId: "c1",
+      postId: "p1",
+      triggerWord: "answer",
+    });
     // The text is the post's, read back from the API; the trigger word is not part of the answer.
     expect(postText("answer Production", "answer")).toBe(" Production");
     expect(postText("Production", "")).toBe("Production");
-    expect(
-      readMattermostRequest(
-        form,
-        Buffer.from(new URLSearchParams(hook("hooktoken234567890abcdefgh")).toString()),
-        tokens,
-      ).kind,
-    ).toBe("message");
-    expect(() => readMattermostRequest(json, Buffer.from(JSON.stringify(hook("nope"))), tokens)).toThrow(
-      expect.objectContaining({ statusCode: 401 }),
-    );
+    const formBody = Buffer.from(new URLSearchParams(hook("hooktoken234567890abcdefgh")).toString());
+    expect(read(form, formBody, tokens)?.kind).toBe("message");
+    expect(read(json, Buffer.from(JSON.stringify(hook("nope"))), tokens)).toBeUndefined();
   });
 
-  it("a body that is neither is 401; a verified body of the wrong shape is 400", () => {
-    expect(() => readMattermostRequest(json, Buffer.from("{not json"), verification)).toThrow(
-      expect.objectContaining({ statusCode: 401 }),
-    );
-    expect(() => readMattermostRequest(json, Buffer.from("{}"), verification)).toThrow(
-      expect.objectContaining({ statusCode: 401 }),
-    );
-    const signedButBroken = Buffer.from(JSON.stringify({ context: { ...context, sig: EXPECTED_SIG } }));
-    expect(() => readMattermostRequest(json, signedButBroken, verification)).toThrow(
-      expect.objectContaining({ statusCode: 400 }),
-    );
+  it("a body that is neither does not verify; a verified body of the wrong shape is 400", () => {
+    expect(read(json, Buffer.from("{not json"))).toBeUndefined();
+    expect(read(json, Buffer.from("{}"))).toBeUndefined();
+    const signedButBroken = Buffer.from(JSON.stringify({ context: { control: CONTROL, sig: EXPECTED_SIG } }));
+    expect(() => read(json, signedButBroken)).toThrow(expect.objectContaining({ statusCode: 400 }));
   });
 });
 

@@ -221,6 +221,7 @@ describe("the platforms' own rate-limit answers", () => {
     const api = createSlackApi({
       apiBase: "http://slack",
       botToken: async () => "xoxb-secret",
+      now: h.deps.now,
       http: h.deps,
     });
     expect(await api.call("chat.postMessage", { channel: "C1" })).toMatchObject({ ts: "1.2" });

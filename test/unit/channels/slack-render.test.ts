@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { decodeControl } from "#lib/channels/control-codec.ts";
 import {
   commandOf,
   messageToInbound,
@@ -10,14 +11,13 @@ import {
 } from "#lib/channels/slack/slack-inbound.ts";
 import { fillSlackManifest } from "#lib/channels/slack/slack-manifest.ts";
 import {
-  actionId,
-  decodeActionId,
   escapeMrkdwn,
   fitMrkdwn,
+  readModalOrigin,
   renderBlocks,
+  renderModal,
   renderRetiredBlocks,
   renderText,
-  tapToAction,
 } from "#lib/channels/slack/slack-render.ts";
 import { normalizeAskUserArgs } from "#lib/questions/index.ts";
 import type { QuestionRecord } from "#lib/questions/question-record.ts";
@@ -64,26 +64,82 @@ describe("Slack rendering", () => {
     expect(renderText(long).length).toBeLessThanOrEqual(3000);
   });
 
-  it("one single-select question: buttons; one multi-select: checkboxes + Submit; several: a form button", () => {
-    const controls = (record: QuestionRecord) => {
-      const actions = renderBlocks(record).find((b) => b.type === "actions");
-      const elements = (actions?.elements ?? []) as { type: string; action_id: string }[];
+  it("one single-select question: buttons; one multi-select: checkboxes + Done; several: step 1 of the stepper", () => {
+    const id = "ask_0123456789abcdef0123456789abcdef";
+    const controls = (record: QuestionRecord, step?: number) => {
+      const actions = renderBlocks(record, undefined, step).find((b) => b.type === "actions");
+      const elements = (actions?.elements ?? []) as { type: string; action_id: string; value?: string }[];
+      for (const e of elements) if (e.value !== undefined) expect(e.value).toBe(e.action_id);
       return elements.map((e) => `${e.type}:${e.action_id}`);
     };
     expect(controls(recordOf([single]))).toEqual([
-      "button:hr|o|0|0",
-      "button:hr|o|0|1",
-      "button:hr|x|0|0",
-      "button:hr|s|0|0",
+      `button:o|0|0|${id}`,
+      `button:o|0|1|${id}`,
+      `button:x|0|0|${id}`,
+      `button:s|0|0|${id}`,
     ]);
     expect(controls(recordOf([multi]))).toEqual([
-      "checkboxes:hr|c|0|0",
-      "button:hr|d|0|0",
-      "button:hr|x|0|0",
-      "button:hr|s|0|0",
+      `checkboxes:c|0|0|${id}`,
+      `button:d|0|0|${id}`,
+      `button:x|0|0|${id}`,
+      `button:s|0|0|${id}`,
     ]);
-    expect(controls(recordOf([single, multi]))).toEqual(["button:hr|f|0|0", "button:hr|s|0|0"]);
+    // Several: the first question's own controls, no Back on step 1, then the whole form and Skip.
+    expect(controls(recordOf([single, multi]))).toEqual([
+      `button:o|0|0|${id}`,
+      `button:o|0|1|${id}`,
+      `button:x|0|0|${id}`,
+      `button:f|0|0|${id}`,
+      `button:s|0|0|${id}`,
+    ]);
+    expect(controls(recordOf([single, multi]), 1)).toEqual([
+      `checkboxes:c|1|0|${id}`,
+      `button:d|1|0|${id}`,
+      `button:x|1|0|${id}`,
+      `button:b|1|0|${id}`,
+      `button:f|0|0|${id}`,
+      `button:s|0|0|${id}`,
+    ]);
+    for (const control of controls(recordOf([single, multi]), 1)) {
+      expect(decodeControl(control.split(":")[1] as string)?.questionId).toBe(id);
+    }
     expect(renderText(recordOf([single]))).toContain("/handraise cancel to cancel.");
+  });
+
+  it("a step shows its header and question, its progress, and the draft's choice marked", () => {
+    const record = recordOf([single, multi], {
+      draft: { deploy_target: ["Production"], checks: ["Staging", "Production"] },
+    });
+    const first = renderBlocks(record, undefined, 0);
+    expect(types(first)).toEqual(["section", "context", "actions"]);
+    expect(first[0]).toEqual({ type: "section", text: { type: "mrkdwn", text: "*Deploy*\nWhere?" } });
+    expect(first[1]).toEqual({ type: "context", elements: [{ type: "plain_text", text: "1 of 2" }] });
+    const buttons = (first[2]?.elements ?? []) as { text: { text: string }; style?: string }[];
+    expect(buttons.slice(0, 2).map((b) => [b.text.text, b.style])).toEqual([
+      ["Staging", undefined],
+      ["✓ Production", "primary"],
+    ]);
+    const second = renderBlocks(record, undefined, 1);
+    const [checkboxes] = (second[2]?.elements ?? []) as { initial_options?: { value: string }[] }[];
+    expect(checkboxes?.initial_options?.map((o) => o.value)).toEqual(["0", "1"]);
+    // Another set of ticks is another block_id: Slack would otherwise keep the old ticks on screen.
+    const fresh = renderBlocks(recordOf([single, multi]), undefined, 1);
+    expect(fresh[2]?.block_id).not.toBe(second[2]?.block_id);
+  });
+
+  it("an Other… modal opened on a step remembers the step and the message; the whole form remembers neither", () => {
+    const record = recordOf([single, multi]);
+    const other = renderModal(record, { c: "C1", s: 1, m: "1700.1" }, 1);
+    expect(readModalOrigin(other.private_metadata as string)).toEqual({
+      q: record.id,
+      c: "C1",
+      s: 1,
+      m: "1700.1",
+    });
+    const form = renderModal(record, { c: "C1" });
+    expect(readModalOrigin(form.private_metadata as string)).toEqual({ q: record.id, c: "C1" });
+    expect(readModalOrigin("not json")).toBeUndefined();
+    expect(readModalOrigin(JSON.stringify({ q: 1, c: "C1" }))).toBeUndefined();
   });
 
   it("a retired question keeps its text, shows the outcome and has no controls", () => {
@@ -91,19 +147,6 @@ describe("Slack rendering", () => {
     const blocks = renderRetiredBlocks(answered);
     expect(types(blocks)).toEqual(["section"]);
     expect(JSON.stringify(blocks)).toContain("Answered — Deploy: &lt;b&gt; &amp; c");
-  });
-
-  it("decodes only its own action ids, and maps taps to control actions", () => {
-    expect(decodeActionId(actionId("o", 0, 3))).toEqual({ kind: "o", sub: 0, option: 3 });
-    expect(decodeActionId("hr|z|0|0")).toBeUndefined();
-    expect(decodeActionId("someone-elses-button")).toBeUndefined();
-    expect(tapToAction({ kind: "d", sub: 0, option: 0 }, [2, 0])).toEqual({
-      type: "choose",
-      questionIndex: 0,
-      optionIndexes: [0, 2],
-    });
-    expect(tapToAction({ kind: "c", sub: 0, option: 0 }, [1])).toBeUndefined();
-    expect(tapToAction({ kind: "f", sub: 0, option: 0 }, [])).toEqual({ type: "other", questionIndex: 0 });
   });
 });
 
@@ -160,10 +203,10 @@ describe("Slack inbound parsing", () => {
 
   it("reads ticked checkboxes and modal forms; a single-select with a choice and a text is an error", () => {
     const state = {
-      values: { b: { "hr|c|0|0": { type: "checkboxes", selected_options: [{ value: "2" }] } } },
+      values: { b: { "c|0|0|ask_1": { type: "checkboxes", selected_options: [{ value: "2" }] } } },
     };
-    expect(tickedOptions(state, 0)).toEqual([2]);
-    expect(tickedOptions(state, 1)).toEqual([]);
+    expect(tickedOptions(state, "c|0|0|ask_1")).toEqual([2]);
+    expect(tickedOptions(state, "c|1|0|ask_1")).toEqual([]);
     const form = {
       values: {
         "c|a": { choice: { type: "static_select", selected_option: { value: "Staging" } } },

@@ -1,12 +1,15 @@
 import { createHmac } from "node:crypto";
-import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import middy from "@middy/core";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import type { HandleInbound } from "#lib/app/handle-inbound.ts";
 import type { Inbound } from "#lib/channels/inbound.ts";
 import type { SlackApi } from "#lib/channels/slack/slack-api.ts";
-import { slackSignature, verifySlackSignature } from "#lib/channels/slack/slack-signature.ts";
+import { slackPrelude, slackSignature, verifySlackSignature } from "#lib/channels/slack/slack-signature.ts";
 import { createSlackWebhook } from "#lib/channels/slack/slack-webhook.ts";
 import { HttpError } from "#lib/http/http-errors.ts";
+import { MAX_WEBHOOK_BODY_BYTES } from "#lib/http/middlewares.ts";
+import { webhookPrelude } from "#lib/http/webhook-prelude.ts";
 import type { QuestionStore } from "#lib/store/question-store.ts";
 import vectors from "../../fixtures/signature-vectors.json" with { type: "json" };
 
@@ -56,8 +59,11 @@ describe("Slack request signatures (official vector S1)", () => {
   });
 });
 
-describe("the Slack webhook verifies before anything else, with its injected clock", () => {
-  /** The webhook with the clock frozen at `nowMs`, recording what reaches the pipeline, store and Slack. */
+describe("the Slack webhook behind its prelude verifies before anything else, with its injected clock", () => {
+  /**
+   * The webhook composed as functions/slack-webhook.ts composes it, with the clock frozen at `nowMs`,
+   * recording what reaches the pipeline, store and Slack.
+   */
   function webhookAt(nowMs: number, secret = vector.signing_secret) {
     const handled: Inbound[] = [];
     const apiCalls: string[] = [];
@@ -78,15 +84,26 @@ describe("the Slack webhook verifies before anything else, with its injected clo
       handled.push(inbound);
       return { kind: "no_pending" };
     }) as HandleInbound;
-    const webhook = createSlackWebhook({
-      signingSecret: async () => secret,
+    const bare = createSlackWebhook({
       api,
+      links: { urlFor: async () => undefined },
       store,
       handleInbound,
       now: () => nowMs,
       onError: () => {},
     });
-    return { webhook, handled, apiCalls, storeCalls };
+    const composed = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+      .use(
+        webhookPrelude(
+          slackPrelude(
+            async () => secret,
+            () => nowMs,
+          ),
+        ),
+      )
+      .handler(bare);
+    const webhook = (event: APIGatewayProxyEventV2) => composed(event, {} as Context);
+    return { webhook, bare, handled, apiCalls, storeCalls };
   }
   const eventOf = (body: string, headers: Record<string, string>, base64 = false) =>
     ({
@@ -120,10 +137,20 @@ describe("the Slack webhook verifies before anything else, with its injected clo
     await refusal(tampered.webhook(eventOf(`${vector.body}x`, vectorHeaders)));
     const other = webhookAt(signedAtMs, "another-signing-secret");
     await refusal(other.webhook(eventOf(vector.body, vectorHeaders)));
-    for (const { handled, apiCalls, storeCalls } of [late, tampered, other]) {
+    const huge = webhookAt(signedAtMs);
+    await expect(
+      huge.webhook(eventOf("x".repeat(MAX_WEBHOOK_BODY_BYTES + 1), vectorHeaders)),
+    ).rejects.toSatisfy((error) => error instanceof HttpError && error.statusCode === 413);
+    for (const { handled, apiCalls, storeCalls } of [late, tampered, other, huge]) {
       expect(handled).toEqual([]);
       expect(apiCalls).toEqual([]);
       expect(storeCalls).toEqual([]);
     }
+  });
+
+  it("the webhook without its prelude refuses to read the body at all (fails closed)", async () => {
+    const { bare, handled } = webhookAt(signedAtMs);
+    await expect(bare(eventOf(vector.body, vectorHeaders))).rejects.toThrow("without webhookPrelude");
+    expect(handled).toEqual([]);
   });
 });

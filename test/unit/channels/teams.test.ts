@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { activityToInbound, conversationOf, formAnswers } from "#lib/channels/teams/teams-activity.ts";
+import {
+  activityToInbound,
+  conversationOf,
+  formAnswers,
+  withInputs,
+} from "#lib/channels/teams/teams-activity.ts";
 import { createTeamsApi } from "#lib/channels/teams/teams-api.ts";
 import { createTeamsChannel, isTrustedServiceUrl } from "#lib/channels/teams/teams-channel.ts";
 import { escapeCardText, renderQuestionCard, renderRetiredCard } from "#lib/channels/teams/teams-render.ts";
@@ -53,8 +58,56 @@ describe("Teams cards", () => {
 
   it("show an option's description under the buttons, and in a choice's title", () => {
     expect(JSON.stringify(renderQuestionCard(record([deploy])))).toContain("Staging — safe");
-    const form = renderQuestionCard(record([deploy, checks]));
-    expect(JSON.stringify(form)).toContain('"title":"Staging — safe","value":"0"');
+    const multi = renderQuestionCard(record([checks, deploy]));
+    expect(JSON.stringify(multi)).toContain('"title":"Unit","value":"0"');
+    expect(JSON.stringify(renderQuestionCard(record([checks, deploy]), { step: 1 }))).toContain(
+      "Staging — safe",
+    );
+  });
+
+  it("at a step: its progress, the codec's data on every control, the draft's choice marked, Back", () => {
+    const stepped = record([deploy, checks], {
+      draft: { deploy_target: ["Production"], checks: ["Lint", "Fuzz"] },
+    });
+    const first: any = renderQuestionCard(stepped, { step: 0 });
+    expect(first.body[0]).toMatchObject({ type: "TextBlock", text: "1 of 2" });
+    const buttons = first.body.find((e: any) => e.type === "ActionSet").actions;
+    expect(buttons).toEqual([
+      {
+        type: "Action.Submit",
+        title: "Staging",
+        data: { handraise: "o|0|0|ask_1" },
+        associatedInputs: "none",
+      },
+      {
+        type: "Action.Submit",
+        title: "Production",
+        data: { handraise: "o|0|1|ask_1" },
+        associatedInputs: "none",
+        style: "positive",
+      },
+    ]);
+    expect(first.actions.map((a: any) => [a.title, a.data?.handraise])).toEqual([
+      ["Send", "x|0|0|ask_1"],
+      ["Skip", "s|0|0|ask_1"],
+    ]);
+    const second: any = renderQuestionCard(stepped, { step: 1, answerUrl: "https://h.example/answer/ask_1" });
+    expect(second.body[0]).toMatchObject({ text: "2 of 2" });
+    expect(second.body.find((e: any) => e.type === "Input.ChoiceSet")).toMatchObject({
+      id: "choice1",
+      isMultiSelect: true,
+      value: "2",
+    });
+    expect(second.body.find((e: any) => e.type === "Input.Text")).toMatchObject({
+      id: "other1",
+      value: "Fuzz",
+    });
+    expect(second.actions.map((a: any) => [a.type, a.title, a.data?.handraise])).toEqual([
+      ["Action.Submit", "Done", "d|1|0|ask_1"],
+      ["Action.Submit", "Back", "b|1|0|ask_1"],
+      ["Action.Submit", "Skip", "s|1|0|ask_1"],
+      ["Action.OpenUrl", "Answer in browser", undefined],
+    ]);
   });
 });
 
@@ -69,15 +122,45 @@ describe("Teams taps and messages", () => {
     conversation: { id: "19:chan@thread.tacv2;messageid=1700", conversationType: "channel" },
   };
 
-  it("read a form's choice sets (option indexes) and own-answer boxes against the question", () => {
+  it("read a step's choice set (option indexes) and own-answer box against its question only", () => {
     const r = record([deploy, checks]);
-    expect(formAnswers(r, { choice0: "1", other0: "", choice1: "0,2", other1: " Fuzz " })).toEqual({
-      deploy_target: ["Production"],
-      checks: ["Unit", "Lint", "Fuzz"],
+    const inputs = { choice0: "1", other0: "", choice1: "0,2", other1: " Fuzz " };
+    expect(formAnswers(r, 1, inputs)).toEqual({ checks: ["Unit", "Lint", "Fuzz"] });
+    expect(formAnswers(r, 0, inputs)).toEqual({ deploy_target: ["Production"] });
+    // Single-select: the typed text wins over a tick; nothing at all gives no answer.
+    expect(formAnswers(r, 0, { choice0: "0", other0: "Canary" })).toEqual({ deploy_target: ["Canary"] });
+    expect(formAnswers(r, 0, { choice0: "7,x" })).toEqual({});
+  });
+
+  it("read a tap's control string: option, Back and Skip are controls; Done and Send forms read by withInputs", () => {
+    const tapped = (handraise: string, inputs: Record<string, string> = {}) =>
+      activityToInbound({ ...base, replyToId: "card-1", value: { handraise, ...inputs } });
+    expect(tapped("o|0|1|ask_1")?.inbound).toMatchObject({
+      kind: "control",
+      questionId: "ask_1",
+      action: { type: "option", questionIndex: 0, optionIndex: 1 },
     });
-    // Single-select: the typed text wins over a tick; nothing at all leaves the question out.
-    expect(formAnswers(r, { choice0: "0", other0: "Canary" })).toEqual({ deploy_target: ["Canary"] });
-    expect(formAnswers(r, { choice0: "7,x" })).toEqual({});
+    expect(tapped("b|1|0|ask_1")?.inbound).toMatchObject({ action: { type: "back", questionIndex: 1 } });
+    expect(tapped("not|a|control")).toBeUndefined();
+    const r = record([deploy, checks]);
+    const done = tapped("d|1|0|ask_1", { choice1: "0,2" });
+    if (done?.inbound.kind !== "form" || !done.control) throw new Error("Done is not a form tap");
+    expect(withInputs(done.inbound, done.control, r, { choice1: "0,2" })).toMatchObject({
+      kind: "form",
+      answers: { checks: ["Unit", "Lint"] },
+      step: 1,
+    });
+    // Nothing ticked or typed: the control itself, so the pipeline checks the owner before anything is said.
+    expect(withInputs(done.inbound, done.control, r, { choice1: "" })).toMatchObject({
+      kind: "control",
+      action: { type: "choose", questionIndex: 1, optionIndexes: [] },
+    });
+    const send = tapped("x|0|0|ask_1");
+    if (send?.inbound.kind !== "form" || !send.control) throw new Error("Send is not a form tap");
+    expect(withInputs(send.inbound, send.control, r, { other0: " " })).toMatchObject({
+      kind: "control",
+      action: { type: "other", questionIndex: 0 },
+    });
   });
 
   it("take a channel thread's root from the conversation id, and count only mentions of the bot", () => {

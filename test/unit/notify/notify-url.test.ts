@@ -44,6 +44,10 @@ describe("notify URLs (SSRF)", () => {
     expect(isAllowedAddress("93.184.216.34", deployed)).toBe(true);
     expect(isAllowedAddress("2606:2800:220:1::1", deployed)).toBe(true);
     expect(isAllowedAddress("::ffff:169.254.169.254", deployed)).toBe(false);
+    // IPv4 inside IPv6 in its other forms: IPv4-compatible (::/96) and IPv4-translated (::ffff:0:0:0/96).
+    for (const address of ["::a00:1", "::7f00:1", "::a9fe:a9fe", "::ffff:0:a00:1", "::ffff:0:7f00:1"]) {
+      expect(isAllowedAddress(address, deployed), address).toBe(false);
+    }
     expect(isAllowedAddress("127.0.0.1", local)).toBe(true);
     expect(isAllowedAddress("10.0.0.1", local)).toBe(false);
   });
