@@ -23,7 +23,7 @@ import * as z from "#lib/zod.ts";
 const observability = createObservability("ask");
 const services = createServices(loadConfig(), "ask", observability);
 await services.ready();
-const { askQuestion } = services;
+const { askQuestion, now } = services;
 
 const askTaskEventSchema = z.object({
   taskToken: z.string().check(z.minLength(1), z.maxLength(4096)),
@@ -46,7 +46,7 @@ export const handler = middy()
     const { questions, timeoutSeconds, ...task } = askTaskEventSchema.parse(event);
     // No webhook is waiting on this function: delivering may wait out a platform's rate limit (or retry a
     // 5xx) for as long as its own time allows, rather than fail the question as delivery_failed.
-    const deadline = functionDeadline(context.getRemainingTimeInMillis());
+    const deadline = functionDeadline(context.getRemainingTimeInMillis(), now());
     const record = await withPlatformDeadline(deadline, () =>
       askQuestion({ ...task, args: { questions, timeoutSeconds } }),
     );

@@ -4,7 +4,6 @@
  */
 import middy from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { createWaitForQuestion } from "#lib/app/wait-for-question.ts";
 import { loadConfig } from "#lib/config.ts";
 import { apiKeyAuth, httpErrors } from "#lib/http/middlewares.ts";
 import { createMcpHttp } from "#lib/mcp/mcp-http.ts";
@@ -16,13 +15,12 @@ const observability = createUntracedObservability("mcp");
 const config = loadConfig();
 const services = createServices(config, "mcp", observability);
 await services.ready();
-const { secrets, store, askQuestion, resolve } = services;
-const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
+const { secrets, askQuestion, resolve, waitForQuestion } = services;
 
 const tools = createMcpTools({
   askQuestion,
   resolve,
-  waitForQuestion: createWaitForQuestion({ store, now: Date.now, sleep }),
+  waitForQuestion,
   waitSeconds: config.mcp.waitSeconds,
 });
 

@@ -18,7 +18,7 @@ const observability = createObservability("questionEvents");
 const services = createServices(loadConfig(), "questionEvents", observability);
 // Resuming runs needs no channel secret: a bad one is reported, and only its platform's copies stay unretired.
 await services.ready({ tolerate: true });
-const { handleQuestionChange } = services;
+const { handleQuestionChange, now } = services;
 
 export const handler = middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()
   .use(observability.middlewares)
@@ -29,13 +29,13 @@ export const handler = middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()
       const change = questionChangeFrom(
         record.dynamodb?.OldImage as never,
         record.dynamodb?.NewImage as never,
-        Date.now(),
+        now(),
       );
       if (!change) continue;
       try {
         // No webhook is waiting: retiring a copy may wait out a platform's rate limit within this
         // function's own time.
-        const deadline = functionDeadline(context.getRemainingTimeInMillis());
+        const deadline = functionDeadline(context.getRemainingTimeInMillis(), now());
         await withPlatformDeadline(deadline, () => handleQuestionChange(change));
       } catch (error) {
         observability.telemetry.failed("following a question's change (the stream retries it)", error, {

@@ -86,6 +86,7 @@ export function createSecrets(config: Config, fn: FunctionName, capture: Capture
       ? createSsmSecrets({
           prefix: config.secrets.prefix,
           maxAgeSeconds: config.secrets.maxAgeSeconds,
+          now,
           provider: new SSMProvider({ awsSdkV3Client: capture(new SSMClient({})) }),
         })
       : createEnvSecrets(config.secrets.values, config.secrets.modelKeys);
@@ -296,6 +297,8 @@ export function createServices(config: Config, fn: FunctionName, observability: 
     config,
     secrets,
     ready: core.ready,
+    now,
+    waitForQuestion,
     store,
     channels,
     /** The answer page's links, for a webhook that redraws a posted question (the stepper). */

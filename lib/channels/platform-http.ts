@@ -120,12 +120,14 @@ export function withPlatformDeadline<T>(
 
 /**
  * The deadline for the platform calls of a function that is not answering a webhook: its remaining time
- * (`context.getRemainingTimeInMillis()`) less what it needs after them.
+ * (`context.getRemainingTimeInMillis()`) less what it needs after them, from `nowMs` (epoch ms, the
+ * composition root's clock).
  *
  * @example
- * await withPlatformDeadline(functionDeadline(context.getRemainingTimeInMillis()), () => askQuestion(input));
+ * const deadline = functionDeadline(context.getRemainingTimeInMillis(), now());
+ * await withPlatformDeadline(deadline, () => askQuestion(input));
  */
-export function functionDeadline(remainingMs: number, nowMs = Date.now()): number {
+export function functionDeadline(remainingMs: number, nowMs: number): number {
   return nowMs + Math.max(0, remainingMs - FUNCTION_RESERVE_MS);
 }
 

@@ -11,7 +11,8 @@ export interface SsmSecretsOptions {
   maxAgeSeconds: number;
   /** Powertools' SSM provider (tests pass one with its own client); built on first use otherwise. */
   provider?: SSMProvider;
-  now?: () => number;
+  /** Epoch ms: when a missing parameter is read again. */
+  now: () => number;
 }
 
 /**
@@ -26,12 +27,11 @@ export interface SsmSecretsOptions {
 export function createSsmSecrets(options: SsmSecretsOptions): Secrets {
   let provider = options.provider;
   const prefix = options.prefix.replace(/\/+$/, "");
-  const now = options.now ?? Date.now;
   const missingUntil = new Map<SecretName, number>();
   return {
     async get(name: SecretName) {
       const path = `${prefix}/${name}`;
-      if ((missingUntil.get(name) ?? 0) > now()) return undefined;
+      if ((missingUntil.get(name) ?? 0) > options.now()) return undefined;
       provider ??= new SSMProvider();
       let value: string | undefined;
       try {
@@ -42,7 +42,7 @@ export function createSsmSecrets(options: SsmSecretsOptions): Secrets {
         });
       } catch (error) {
         if (error instanceof ParameterNotFoundError) {
-          missingUntil.set(name, now() + options.maxAgeSeconds * 1000);
+          missingUntil.set(name, options.now() + options.maxAgeSeconds * 1000);
           return undefined;
         }
         throw error;

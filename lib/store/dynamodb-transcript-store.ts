@@ -1,5 +1,6 @@
-import { type DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { Transcript, TranscriptStore } from "../agent/transcript.ts";
+import { createDynamoDbTable, ttlAfter } from "./dynamodb-table.ts";
 import { keys } from "./keys.ts";
 
 export interface DynamoDbTranscriptStoreOptions {
@@ -14,27 +15,21 @@ export interface DynamoDbTranscriptStoreOptions {
  * string stores exactly). A DynamoDB item holds 400 KB; longer conversations would need S3.
  */
 export function createDynamoDbTranscriptStore(options: DynamoDbTranscriptStoreOptions): TranscriptStore {
-  const { client, tableName: TableName, keepSeconds } = options;
+  const table = createDynamoDbTable(options);
   return {
     async load(runId) {
-      const out = await client.send(
-        new GetItemCommand({ TableName, Key: { pk: { S: keys.transcript(runId) } }, ConsistentRead: true }),
-      );
-      const body = out.Item?.body?.S;
-      return body === undefined ? undefined : (JSON.parse(body) as Transcript);
+      const item = await table.get<{ body?: unknown }>(keys.transcript(runId));
+      return typeof item?.body === "string" ? (JSON.parse(item.body) as Transcript) : undefined;
     },
     async save(runId, transcript, nowMs) {
-      await client.send(
-        new PutItemCommand({
-          TableName,
-          Item: {
-            pk: { S: keys.transcript(runId) },
-            entity: { S: "transcript" },
-            body: { S: JSON.stringify(transcript) },
-            expiresAt: { N: String(Math.ceil(nowMs / 1000) + keepSeconds) },
-          },
-        }),
-      );
+      await table.put({
+        Item: {
+          pk: { S: keys.transcript(runId) },
+          entity: { S: "transcript" },
+          body: { S: JSON.stringify(transcript) },
+          expiresAt: { N: String(ttlAfter(nowMs, options.keepSeconds)) },
+        },
+      });
     },
   };
 }

@@ -146,6 +146,7 @@ describe("secrets from SSM Parameter Store", () => {
     const secrets = createSsmSecrets({
       prefix: "/handraise/broken",
       maxAgeSeconds: 1,
+      now: () => 0,
       provider: new SSMProvider({
         awsSdkV3Client: new SSMClient({
           endpoint: ssm.url,

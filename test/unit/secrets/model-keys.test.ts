@@ -115,7 +115,12 @@ describe("reading a model key", () => {
         return KEY;
       },
     } as unknown as SSMProvider;
-    const secrets = createSsmSecrets({ prefix: "/handraise/prod/", maxAgeSeconds: 300, provider });
+    const secrets = createSsmSecrets({
+      prefix: "/handraise/prod/",
+      maxAgeSeconds: 300,
+      now: () => 0,
+      provider,
+    });
     await expect(secrets.get("models/team-openai")).resolves.toBe(KEY);
     expect(reads).toEqual([
       {

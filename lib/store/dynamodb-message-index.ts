@@ -1,0 +1,57 @@
+/**
+ * The message index (`MSG#<channel>#<chat>#<message>` → question id): each posted copy of a question is
+ * indexed by its chat and message id, so a reply to it, a thread under it or a tap on it routes by key.
+ * An index item lives as long as its question's item (the same TTL).
+ */
+import type { WriteRequest } from "@aws-sdk/client-dynamodb";
+import { marshall } from "@aws-sdk/util-dynamodb";
+import type { Delivery } from "../questions/question-record.ts";
+import type { DynamoDbTable } from "./dynamodb-table.ts";
+import { keys } from "./keys.ts";
+
+export interface DynamoDbMessageIndex {
+  /** Indexes each delivery that has a message id; `expiresAt` is the question item's TTL (epoch s). */
+  index(questionId: string, expiresAt: number, deliveries: Delivery[]): Promise<void>;
+  /** The question a posted message belongs to. */
+  find(channel: string, chatId: string, messageId: string): Promise<string | undefined>;
+}
+
+/** Sends of a batch's unprocessed items after the first, before giving up. */
+const BATCH_RETRIES = 6;
+
+export function createDynamoDbMessageIndex(table: DynamoDbTable): DynamoDbMessageIndex {
+  return {
+    async index(questionId, expiresAt, deliveries) {
+      let requests: WriteRequest[] = deliveries.flatMap((delivery) =>
+        delivery.messageId === undefined
+          ? []
+          : [
+              {
+                PutRequest: {
+                  Item: marshall({
+                    pk: keys.message(delivery.channel, delivery.chatId, delivery.messageId),
+                    entity: "messageIndex",
+                    questionId,
+                    expiresAt,
+                  }),
+                },
+              },
+            ],
+      );
+      // At most 10 targets per question, under BatchWriteItem's 25; unprocessed items are sent again after
+      // a growing pause (DynamoDB leaves items unprocessed when the table is throttled).
+      for (let attempt = 0; requests.length > 0; attempt++) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
+        requests = await table.batchWrite(requests);
+        if (attempt >= BATCH_RETRIES && requests.length > 0) {
+          throw new Error("could not index delivered messages");
+        }
+      }
+    },
+
+    async find(channel, chatId, messageId) {
+      const item = await table.get<{ questionId: string }>(keys.message(channel, chatId, messageId));
+      return item?.questionId;
+    },
+  };
+}

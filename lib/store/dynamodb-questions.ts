@@ -1,0 +1,286 @@
+/**
+ * The question item (`Q#<id>`, lib/store/question-item.ts): its every write is one conditional request, so
+ * the first answer wins, a draft or a late delivery never revives an ended question, and a retried task
+ * cannot take over another run's question.
+ */
+import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
+import type { QuestionRecord } from "../questions/question-record.ts";
+import { CONDITION_FAILED, conditionally, type DynamoDbTable, ttlAfter } from "./dynamodb-table.ts";
+import { CREATED_ORDER, INDEX, keys } from "./keys.ts";
+import { type QuestionItem, toRecord } from "./question-item.ts";
+import type { NewQuestion, Outcome, QuestionStore } from "./question-store.ts";
+
+export type PutQuestionResult = { kind: "written"; item: QuestionItem } | { kind: "id_taken" };
+
+/** The question store's calls that touch the question item alone, as the port describes them, and the store's own. */
+export interface DynamoDbQuestions
+  extends Pick<QuestionStore, "get" | "close" | "saveDraft" | "release" | "expire" | "recordResumeFailure"> {
+  /** Writes a new pending question; `id_taken` when an item with its id exists. */
+  put(question: NewQuestion): Promise<PutQuestionResult>;
+  /**
+   * A retried Step Functions task registers the same question again with a new token: the record, with
+   * the token taken, while it is the same run's and pending; undefined otherwise.
+   */
+  replaceToken(question: NewQuestion, nowMs: number): Promise<QuestionRecord | undefined>;
+  /** Deletes a question this process has just written and not yet delivered (its create is undone). */
+  remove(id: string): Promise<void>;
+  /** The stored item, task token included: for the store's own use, never returned to a caller. */
+  item(id: string): Promise<QuestionItem | undefined>;
+  /**
+   * `recordDeliveries`' write: each posted copy in place of its target, by position (the messages are
+   * indexed apart). Undefined when there is no such question.
+   */
+  replaceDeliveries: QuestionStore["recordDeliveries"];
+  /** `addDeliveries`' write: further copies appended. Undefined when there is no such question. */
+  appendDeliveries: QuestionStore["addDeliveries"];
+}
+
+export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: number): DynamoDbQuestions {
+  const itemOf = (attributes: Parameters<typeof unmarshall>[0] | undefined) =>
+    attributes ? (unmarshall(attributes) as QuestionItem) : undefined;
+
+  async function item(id: string): Promise<QuestionItem | undefined> {
+    const found = await table.get<QuestionItem>(keys.question(id));
+    return found?.entity === "question" ? found : undefined;
+  }
+
+  async function get(id: string, nowMs: number): Promise<QuestionRecord | undefined> {
+    const found = await item(id);
+    return found ? toRecord(found, nowMs) : undefined;
+  }
+
+  /** What a conditional write on a question that was not pending learns: how it is now, if it exists. */
+  async function notPending(id: string, nowMs: number) {
+    const current = await get(id, nowMs);
+    return current ? ({ kind: "not_pending", record: current } as const) : ({ kind: "not_found" } as const);
+  }
+
+  /** Updates the question only if it exists: the item after the write, or undefined when there is none. */
+  async function updateExisting(id: string, update: string, values: Record<string, unknown>, nowMs: number) {
+    const out = await conditionally(() =>
+      table.update(keys.question(id), {
+        UpdateExpression: update,
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeValues: marshall(values, { removeUndefinedValues: true }),
+        ReturnValues: "ALL_NEW",
+      }),
+    );
+    const after = out === CONDITION_FAILED ? undefined : itemOf(out.Attributes);
+    return after && toRecord(after, nowMs);
+  }
+
+  return {
+    async put(question) {
+      const expiresAtMs = question.createdAtMs + question.timeoutSeconds * 1000;
+      const written: QuestionItem = {
+        pk: keys.question(question.id),
+        entity: "question",
+        id: question.id,
+        status: "pending",
+        questions: question.questions,
+        owner: question.owner,
+        ...(question.sessionKey !== undefined && { sessionKey: question.sessionKey }),
+        ...(question.agentId !== undefined && { agentId: question.agentId }),
+        ...(question.runId !== undefined && { runId: question.runId }),
+        ...(question.taskToken !== undefined && { taskToken: question.taskToken }),
+        ...(question.notify !== undefined && { notify: question.notify }),
+        deliveries: question.deliverTo,
+        createdAtMs: question.createdAtMs,
+        expiresAtMs,
+        expiresAt: ttlAfter(expiresAtMs, retentionSeconds),
+        ...(question.remindAfterSeconds !== undefined &&
+          question.remindAfterSeconds.length > 0 && { remindAfterSeconds: question.remindAfterSeconds }),
+        ...(question.escalate !== undefined && { escalate: question.escalate }),
+      };
+      const indexKeys = {
+        [INDEX.pendingByOwner.partitionKey]: keys.ownerIndex(question.owner),
+        ...(question.sessionKey !== undefined && {
+          [INDEX.pendingBySession.partitionKey]: keys.sessionIndex(question.sessionKey),
+        }),
+        ...(question.agentId !== undefined && {
+          [INDEX.pendingByAgent.partitionKey]: keys.agentIndex(question.agentId),
+        }),
+        [CREATED_ORDER]: keys.createdOrder(question.createdAtMs, question.id),
+      };
+      const out = await conditionally(() =>
+        table.put({
+          Item: marshall({ ...written, ...indexKeys }, { removeUndefinedValues: true }),
+          ConditionExpression: "attribute_not_exists(pk)",
+        }),
+      );
+      return out === CONDITION_FAILED ? { kind: "id_taken" } : { kind: "written", item: written };
+    },
+
+    async replaceToken(question, nowMs) {
+      if (question.runId === undefined || question.taskToken === undefined) return undefined;
+      const out = await conditionally(() =>
+        table.update(keys.question(question.id), {
+          UpdateExpression: "SET taskToken = :token",
+          ConditionExpression: "#status = :pending AND runId = :runId AND expiresAtMs > :now",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: marshall({
+            ":token": question.taskToken,
+            ":pending": "pending",
+            ":runId": question.runId,
+            ":now": nowMs,
+          }),
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      const replaced = out === CONDITION_FAILED ? undefined : itemOf(out.Attributes);
+      return replaced && toRecord(replaced, nowMs);
+    },
+
+    remove: (id) => table.delete(keys.question(id)),
+    item,
+    get,
+
+    async close(id, outcome, nowMs) {
+      const { set, values } = closingUpdate(outcome, nowMs);
+      const out = await conditionally(() =>
+        table.update(keys.question(id), {
+          // Leaving the sparse indexes is what makes the question stop being listed as pending; the
+          // token leaves the item here (the stream's old image still has it for the durable resume).
+          UpdateExpression: `SET ${set.join(", ")} REMOVE ${LEAVE_PENDING_INDEXES}, taskToken, draft`,
+          ConditionExpression: STILL_PENDING,
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: marshall(values, { removeUndefinedValues: true }),
+          // The item before the write: its token is what resumes the run.
+          ReturnValues: "ALL_OLD",
+        }),
+      );
+      const before = out === CONDITION_FAILED ? undefined : itemOf(out.Attributes);
+      if (!before) return notPending(id, nowMs);
+      return {
+        kind: "closed",
+        record: toRecord(closedItem(before, outcome, nowMs), nowMs),
+        taskToken: before.taskToken,
+      };
+    },
+
+    async saveDraft(id, draft, nowMs) {
+      const out = await conditionally(() =>
+        table.update(keys.question(id), {
+          UpdateExpression: "SET draft = :draft",
+          ConditionExpression: STILL_PENDING,
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: marshall({ ":draft": draft, ":pending": "pending", ":now": nowMs }),
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      const after = out === CONDITION_FAILED ? undefined : itemOf(out.Attributes);
+      return after ? { kind: "saved", record: toRecord(after, nowMs) } : notPending(id, nowMs);
+    },
+
+    async release(id, outcome, nowMs, options = {}) {
+      const { set, values } = closingUpdate(outcome, nowMs);
+      if (options.taskToken !== undefined) values[":token"] = options.taskToken;
+      const out = await conditionally(() =>
+        table.update(keys.question(id), {
+          // No ReturnValues and the token untouched: the model step's role may write these attributes of
+          // question items and read none (serverless.yml, ModelStepRole). The dead token stays on the
+          // item until TTL removes it; nothing can use it.
+          UpdateExpression: `SET ${set.join(", ")} REMOVE ${LEAVE_PENDING_INDEXES}`,
+          ConditionExpression:
+            options.taskToken === undefined ? STILL_PENDING : `${STILL_PENDING} AND taskToken = :token`,
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: marshall(values, { removeUndefinedValues: true }),
+        }),
+      );
+      return out !== CONDITION_FAILED;
+    },
+
+    async expire(id, nowMs) {
+      const out = await conditionally(() =>
+        table.update(keys.question(id), {
+          // Like `release`: nothing returned and the token untouched, so the model step's role (which
+          // may write only these attributes and read none) can close the question of a timed-out task.
+          UpdateExpression: `SET #status = :expired, resolvedAtMs = :now REMOVE ${LEAVE_PENDING_INDEXES}`,
+          // The mirror of STILL_PENDING: exactly one of an answer and the expiry can win.
+          ConditionExpression: "#status = :pending AND expiresAtMs <= :now",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: marshall({
+            ":expired": "expired",
+            ":pending": "pending",
+            ":now": nowMs,
+          }),
+        }),
+      );
+      return out !== CONDITION_FAILED;
+    },
+
+    replaceDeliveries(id, posted, nowMs) {
+      // Each posted copy replaces its own target, by position: a copy appended meanwhile (a `/question`
+      // re-post) stays, and a target that refused keeps its entry without a message id.
+      const set = posted.map((p, i) => `deliveries[${p.index}] = :d${i}`);
+      const values = Object.fromEntries(posted.map((p, i) => [`:d${i}`, p.delivery]));
+      return updateExisting(id, `SET ${set.join(", ")}`, values, nowMs);
+    },
+
+    appendDeliveries(id, deliveries, nowMs) {
+      // The item as it is after the append: a question that ended meanwhile has these copies to retire.
+      return updateExisting(
+        id,
+        "SET deliveries = list_append(deliveries, :deliveries)",
+        { ":deliveries": deliveries },
+        nowMs,
+      );
+    },
+
+    async recordResumeFailure(id, failure) {
+      // Only a question that exists and has ended: this never creates an item or touches a pending one,
+      // and a question in neither state is left as it is.
+      await conditionally(() =>
+        table.update(keys.question(id), {
+          UpdateExpression: "SET resumeFailure = :failure",
+          ConditionExpression: "attribute_exists(pk) AND #status <> :pending",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: marshall({ ":failure": failure, ":pending": "pending" }),
+        }),
+      );
+    },
+  };
+}
+
+/** Leaving the sparse pending indexes is what makes a question stop being listed as pending. */
+const LEAVE_PENDING_INDEXES = [
+  INDEX.pendingByOwner.partitionKey,
+  INDEX.pendingBySession.partitionKey,
+  INDEX.pendingByAgent.partitionKey,
+].join(", ");
+
+/** First answer wins: only a pending question whose deadline has not passed can be closed (`expire` mirrors it). */
+const STILL_PENDING = "#status = :pending AND expiresAtMs > :now";
+
+/** The SET clauses and values that record an outcome. */
+function closingUpdate(outcome: Outcome, nowMs: number) {
+  const set = ["#status = :status", "resolvedAtMs = :now"];
+  const values: Record<string, unknown> = { ":status": outcome.status, ":pending": "pending", ":now": nowMs };
+  if (outcome.status === "answered") {
+    set.push("answers = :answers");
+    values[":answers"] = outcome.answers;
+  }
+  if (outcome.status === "cancelled") {
+    set.push("reason = :reason");
+    values[":reason"] = outcome.reason;
+  }
+  if (outcome.status !== "delivery_failed" && outcome.resolvedBy !== undefined) {
+    set.push("resolvedBy = :resolvedBy");
+    values[":resolvedBy"] = outcome.resolvedBy;
+  }
+  return { set, values };
+}
+
+/** The item as the closing write left it, from the item before it (the write returns the old image). */
+function closedItem(before: QuestionItem, outcome: Outcome, nowMs: number): QuestionItem {
+  const { taskToken: _token, draft: _draft, ...rest } = before;
+  return {
+    ...rest,
+    status: outcome.status,
+    resolvedAtMs: nowMs,
+    ...(outcome.status === "answered" && { answers: outcome.answers }),
+    ...(outcome.status === "cancelled" && { reason: outcome.reason }),
+    ...(outcome.status !== "delivery_failed" &&
+      outcome.resolvedBy !== undefined && { resolvedBy: outcome.resolvedBy }),
+  };
+}
