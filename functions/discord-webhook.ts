@@ -20,9 +20,8 @@ const observability = createObservability("discordWebhook");
 const { telemetry } = observability;
 const services = createServices(loadConfig(), "discordWebhook", observability);
 await services.ready();
-const { config, secrets, store, handleInbound, links } = services;
+const { config, secrets, store, handleInbound, links, now } = services;
 const discord = config.channels.discord;
-const now = () => Date.now();
 
 const http = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
   .use(observability.middlewares)
@@ -43,6 +42,7 @@ export const handler = discord
           api: createDiscordApi({
             apiBase: discord.apiBase,
             botToken: secretValue(secrets, "discord/bot-token"),
+            now,
           }),
           store,
           handleInbound,

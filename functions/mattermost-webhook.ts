@@ -17,7 +17,7 @@ const observability = createObservability("mattermostWebhook");
 const { telemetry } = observability;
 const services = createServices(loadConfig(), "mattermostWebhook", observability);
 await services.ready();
-const { config, secrets, store, handleInbound, links } = services;
+const { config, secrets, store, handleInbound, links, now } = services;
 const mattermost = config.channels.mattermost;
 
 const webhook =
@@ -29,13 +29,14 @@ const webhook =
     api: createMattermostApi({
       url: mattermost.url,
       botToken: secretValue(secrets, "mattermost/bot-token"),
+      now,
     }),
     store,
     handleInbound,
     links,
     onError: (error, context) => telemetry.failed(context, error),
     onRejected: (reason) => telemetry.webhookRejected("mattermost", 200, reason),
-    now: Date.now,
+    now,
   });
 
 const base = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
@@ -51,7 +52,7 @@ export const handler = webhook
           maxBytes: MAX_BODY_BYTES,
           verify: webhook.verify,
           refusal: MATTERMOST_REFUSAL,
-          now: Date.now,
+          now,
         }),
       )
       .handler(webhook.handler)

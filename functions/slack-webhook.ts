@@ -16,9 +16,8 @@ const observability = createObservability("slackWebhook");
 const { telemetry } = observability;
 const services = createServices(loadConfig(), "slackWebhook", observability);
 await services.ready();
-const { config, secrets, store, handleInbound, links } = services;
+const { config, secrets, store, handleInbound, links, now } = services;
 const slack = config.channels.slack;
-const now = () => Date.now();
 
 const base = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
   .use(observability.middlewares)

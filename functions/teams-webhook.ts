@@ -14,9 +14,8 @@ const observability = createObservability("teamsWebhook");
 const { telemetry, logger } = observability;
 const services = createServices(loadConfig(), "teamsWebhook", observability);
 await services.ready();
-const { config, secrets, store, handleInbound, links } = services;
+const { config, secrets, store, handleInbound, links, now } = services;
 const teams = config.channels.teams;
-const now = () => Date.now();
 /**
  * Teams sends an activity again when it has no answer within about 15 s: the replies and card edits made
  * while answering must be done well before that.

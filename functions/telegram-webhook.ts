@@ -16,9 +16,8 @@ const observability = createObservability("telegramWebhook");
 const { telemetry } = observability;
 const services = createServices(loadConfig(), "telegramWebhook", observability);
 await services.ready();
-const { config, secrets, store, handleInbound } = services;
+const { config, secrets, store, handleInbound, now } = services;
 const telegram = config.channels.telegram;
-const now = () => Date.now();
 
 const base = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
   .use(observability.middlewares)
@@ -36,6 +35,7 @@ export const handler = telegram
           api: createTelegramApi({
             apiBase: telegram.apiBase,
             botToken: secretValue(secrets, "telegram/bot-token"),
+            now,
           }),
           store,
           handleInbound,

@@ -138,6 +138,7 @@ export function createChannels(
         createTelegramApi({
           apiBase: telegram.apiBase,
           botToken: secretValue(secrets, "telegram/bot-token"),
+          now,
         }),
         links,
       ),
@@ -154,7 +155,11 @@ export function createChannels(
   if (discord && may.has("discord/bot-token")) {
     add(
       createDiscordChannel(
-        createDiscordApi({ apiBase: discord.apiBase, botToken: secretValue(secrets, "discord/bot-token") }),
+        createDiscordApi({
+          apiBase: discord.apiBase,
+          botToken: secretValue(secrets, "discord/bot-token"),
+          now,
+        }),
         links,
       ),
     );
@@ -162,7 +167,11 @@ export function createChannels(
   if (mattermost && may.has("mattermost/bot-token")) {
     add(
       createMattermostChannel(
-        createMattermostApi({ url: mattermost.url, botToken: secretValue(secrets, "mattermost/bot-token") }),
+        createMattermostApi({
+          url: mattermost.url,
+          botToken: secretValue(secrets, "mattermost/bot-token"),
+          now,
+        }),
         // Only delivering signs buttons; a function that only retires never reads the key.
         {
           url: mattermostWebhookUrl(mattermost.publicUrl),

@@ -19,7 +19,7 @@ if (!applicationId || !botToken) {
 }
 const apiBase = process.env.DISCORD_API_BASE ?? "https://discord.com/api/v10";
 const registered = await registerDiscordCommands(
-  createDiscordApi({ apiBase, botToken: async () => botToken }),
+  createDiscordApi({ apiBase, botToken: async () => botToken, now: Date.now }),
   {
     applicationId,
     guildId,

@@ -15,7 +15,7 @@ if (!webhookUrl || !botToken || !secret) {
   process.exit(2);
 }
 const apiBase = process.env.TELEGRAM_API_BASE ?? "https://api.telegram.org";
-await setUpTelegramBot(createTelegramApi({ apiBase, botToken: async () => botToken }), {
+await setUpTelegramBot(createTelegramApi({ apiBase, botToken: async () => botToken, now: Date.now }), {
   webhookUrl,
   secret,
 });

@@ -16,7 +16,11 @@ export function startTelegramPoller(options: {
   secret: string;
   onError: (message: string) => void;
 }): TelegramPoller {
-  const api = createTelegramApi({ apiBase: options.apiBase, botToken: async () => options.botToken });
+  const api = createTelegramApi({
+    apiBase: options.apiBase,
+    botToken: async () => options.botToken,
+    now: Date.now,
+  });
   let stopped = false;
   let offset: number | undefined;
 

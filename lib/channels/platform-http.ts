@@ -60,7 +60,7 @@ export interface PlatformRules {
 export interface PlatformHttpDeps {
   fetch?: typeof fetch;
   /** Epoch ms; the clock of `withPlatformDeadline`'s deadlines. */
-  now?: () => number;
+  now: () => number;
   sleep?: (ms: number) => Promise<void>;
   /** In [0, 1): the jitter of the backoff. */
   random?: () => number;
@@ -149,9 +149,9 @@ interface Failure {
   retryAfterMs?: number;
 }
 
-export function createPlatformHttp(rules: PlatformRules, deps: PlatformHttpDeps = {}): PlatformHttp {
+export function createPlatformHttp(rules: PlatformRules, deps: PlatformHttpDeps): PlatformHttp {
   const fetchFn = deps.fetch ?? fetch;
-  const now = deps.now ?? Date.now;
+  const { now } = deps;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const random = deps.random ?? Math.random;
   const fail = (request: PlatformRequest, status: number | undefined, message: string) =>

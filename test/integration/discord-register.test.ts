@@ -25,7 +25,8 @@ beforeEach(() => {
   discord.respond(echo);
 });
 
-const api = () => createDiscordApi({ apiBase: `${discord.url}/api/v10`, botToken: async () => BOT_TOKEN });
+const api = () =>
+  createDiscordApi({ apiBase: `${discord.url}/api/v10`, botToken: async () => BOT_TOKEN, now: Date.now });
 
 describe("npm run discord:register", () => {
   it("overwrites the application's commands with /question (optional answer) and /cancel, as the bot", async () => {

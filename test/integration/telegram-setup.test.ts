@@ -12,7 +12,8 @@ afterAll(async () => {
 });
 
 describe("npm run telegram:setup", () => {
-  const api = () => createTelegramApi({ apiBase: telegram.url, botToken: async () => "1:tok" });
+  const api = () =>
+    createTelegramApi({ apiBase: telegram.url, botToken: async () => "1:tok", now: Date.now });
 
   it("sets the webhook with the secret and only the updates Handraise reads, then the commands", async () => {
     await setUpTelegramBot(api(), {

@@ -32,7 +32,9 @@ const USER_AGENT = "DiscordBot (https://github.com/handraise/handraise, 0.1.0)";
 export function createDiscordApi(options: {
   apiBase: string;
   botToken: SecretValue;
-  http?: PlatformHttpDeps;
+  now: () => number;
+  /** Overrides of the HTTP client's parts (tests). */
+  http?: Partial<PlatformHttpDeps>;
 }): DiscordApi {
   const base = options.apiBase.replace(/\/+$/, "");
   /** Epoch ms until which a route's bucket (by `bucketOf`) is empty, or the whole bot is limited. */
@@ -66,7 +68,7 @@ export function createDiscordApi(options: {
         }
       },
     },
-    options.http,
+    { now: options.now, ...options.http },
   );
 
   return {

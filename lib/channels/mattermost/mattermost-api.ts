@@ -109,7 +109,9 @@ export interface MattermostApi {
 export function createMattermostApi(options: {
   url: string;
   botToken: SecretValue;
-  http?: PlatformHttpDeps;
+  now: () => number;
+  /** Overrides of the HTTP client's parts (tests). */
+  http?: Partial<PlatformHttpDeps>;
 }): MattermostApi {
   const base = `${options.url.replace(/\/+$/, "")}/api/v4`;
   const http = createPlatformHttp(
@@ -118,7 +120,7 @@ export function createMattermostApi(options: {
       retryAfterMs: (reply, nowMs) => retryAfterHeaderMs(reply.headers, nowMs),
       describe: messageOf,
     },
-    options.http,
+    { now: options.now, ...options.http },
   );
 
   async function call<T>(verb: "GET" | "POST" | "PUT", path: string, body?: unknown): Promise<T> {

@@ -26,7 +26,8 @@ export function createSlackApi(options: {
   apiBase: string;
   botToken: SecretValue;
   now: () => number;
-  http?: PlatformHttpDeps;
+  /** Overrides of the HTTP client's parts (tests). */
+  http?: Partial<PlatformHttpDeps>;
 }): SlackApi {
   const base = options.apiBase.replace(/\/+$/, "");
   const http = createPlatformHttp(

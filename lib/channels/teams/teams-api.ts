@@ -40,7 +40,8 @@ export interface TeamsApiOptions {
   /** `<login base>/<tenant>/oauth2/v2.0/token`: the Microsoft identity platform's token endpoint. */
   tokenUrl: string;
   now: () => number;
-  http?: PlatformHttpDeps;
+  /** Overrides of the HTTP client's parts (tests). */
+  http?: Partial<PlatformHttpDeps>;
 }
 
 /** The scope of a token for the Bot Connector (client-credentials grant of the v2 endpoint). */

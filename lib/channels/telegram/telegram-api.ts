@@ -30,7 +30,9 @@ const REPEATABLE = /^(get|edit|set|delete|answerCallbackQuery$)/;
 export function createTelegramApi(options: {
   apiBase: string;
   botToken: SecretValue;
-  http?: PlatformHttpDeps;
+  now: () => number;
+  /** Overrides of the HTTP client's parts (tests). */
+  http?: Partial<PlatformHttpDeps>;
 }): TelegramApi {
   const base = options.apiBase.replace(/\/+$/, "");
   const http = createPlatformHttp(
@@ -42,7 +44,7 @@ export function createTelegramApi(options: {
       },
       describe: (reply) => envelope(reply).description ?? `HTTP ${reply.status}`,
     },
-    options.http,
+    { now: options.now, ...options.http },
   );
   return {
     async call<T>(method: string, params: Record<string, unknown>): Promise<T> {

@@ -144,7 +144,7 @@ describe("the platform HTTP client", () => {
       )) as typeof fetch;
     const started = performance.now();
     const call = withPlatformDeadline(Date.now() + 300.5, () =>
-      createPlatformHttp(rules, { fetch: hanging }).send(post),
+      createPlatformHttp(rules, { fetch: hanging, now: Date.now }).send(post),
     );
     await expect(call).rejects.toThrow(/no answer within (2|3)\d\d ms/);
     expect(performance.now() - started).toBeLessThan(1_000);
@@ -180,7 +180,12 @@ describe("the platforms' own rate-limit answers", () => {
       },
       { status: 200, body: { ok: true, result: { message_id: 7 } } },
     ]);
-    const api = createTelegramApi({ apiBase: "http://tg", botToken: async () => token, http: h.deps });
+    const api = createTelegramApi({
+      apiBase: "http://tg",
+      botToken: async () => token,
+      now: h.deps.now,
+      http: h.deps,
+    });
     expect(await api.call("sendMessage", { chat_id: 1, text: "hi" })).toEqual({ message_id: 7 });
     expect(h.slept).toEqual([1_000]);
     expect(h.sent[0]?.url).toBe(`http://tg/bot${token}/sendMessage`);
@@ -191,7 +196,12 @@ describe("the platforms' own rate-limit answers", () => {
     ];
     for (const failure of failures) {
       const broken = harness([failure]);
-      const api = createTelegramApi({ apiBase: "http://tg", botToken: async () => token, http: broken.deps });
+      const api = createTelegramApi({
+        apiBase: "http://tg",
+        botToken: async () => token,
+        now: broken.deps.now,
+        http: broken.deps,
+      });
       const error = (await api
         .call("sendMessage", { chat_id: 1, text: "secret body" })
         .catch((e) => e)) as Error;
@@ -205,6 +215,7 @@ describe("the platforms' own rate-limit answers", () => {
     const error = await createTelegramApi({
       apiBase: "http://tg",
       botToken: async () => token,
+      now: refusedBody.deps.now,
       http: refusedBody.deps,
     })
       .call("sendMessage", { chat_id: 1, text: "secret body" })
@@ -245,6 +256,7 @@ describe("the platforms' own rate-limit answers", () => {
     const api = createDiscordApi({
       apiBase: "http://dc/api/v10",
       botToken: async () => "Bot-secret",
+      now: h.deps.now,
       http: h.deps,
     });
     expect(await api.request("POST", "/channels/1/messages", { content: "q" })).toEqual({ id: "9" });
