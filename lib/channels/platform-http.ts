@@ -17,6 +17,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { networkCode, parseJsonOrUndefined, retryAfterValueMs } from "../http/outbound.ts";
+import type { SecretValue } from "../secrets/secrets.ts";
 import { PLATFORM_CALL_TIMEOUT_MS, PlatformApiError } from "./platform-api-error.ts";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -64,6 +65,17 @@ export interface PlatformHttpDeps {
   sleep?: (ms: number) => Promise<void>;
   /** In [0, 1): the jitter of the backoff. */
   random?: () => number;
+}
+
+/** What every platform's API client is built from: where it is, its bot's token, the clock. */
+export interface PlatformApiOptions {
+  /** The API's base URL (the platform's own, or a local fake's: the `*_API_BASE` settings). */
+  apiBase: string;
+  /** Read per call (the secret store caches it): a rotated token is picked up without a restart. */
+  botToken: SecretValue;
+  now: () => number;
+  /** Overrides of the HTTP client's parts (tests). */
+  http?: Partial<PlatformHttpDeps>;
 }
 
 export interface PlatformHttp {

@@ -1,9 +1,8 @@
-import type { SecretValue } from "../../secrets/secrets.ts";
 import {
   createPlatformHttp,
   type HttpMethod,
   messageOf,
-  type PlatformHttpDeps,
+  type PlatformApiOptions,
   type PlatformReply,
   type PlatformRequest,
   retryAfterHeaderMs,
@@ -29,13 +28,7 @@ const USER_AGENT = "DiscordBot (https://github.com/handraise/handraise, 0.1.0)";
  * makes too many invalid requests. POST is the one verb not sent twice. Errors carry the method and the path,
  * never the token.
  */
-export function createDiscordApi(options: {
-  apiBase: string;
-  botToken: SecretValue;
-  now: () => number;
-  /** Overrides of the HTTP client's parts (tests). */
-  http?: Partial<PlatformHttpDeps>;
-}): DiscordApi {
+export function createDiscordApi(options: PlatformApiOptions): DiscordApi {
   const base = options.apiBase.replace(/\/+$/, "");
   /** Epoch ms until which a route's bucket (by `bucketOf`) is empty, or the whole bot is limited. */
   const emptyUntil = new Map<string, number>();

@@ -1,9 +1,8 @@
-import type { SecretValue } from "../../secrets/secrets.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
 import {
   createPlatformHttp,
   messageOf,
-  type PlatformHttpDeps,
+  type PlatformApiOptions,
   retryAfterHeaderMs,
 } from "../platform-http.ts";
 
@@ -106,13 +105,9 @@ export interface MattermostApi {
  * server's choice (off by default); when on, a 429 names its wait in `Retry-After`. POST (a post, a dialog)
  * is the one verb not sent twice.
  */
-export function createMattermostApi(options: {
-  url: string;
-  botToken: SecretValue;
-  now: () => number;
-  /** Overrides of the HTTP client's parts (tests). */
-  http?: Partial<PlatformHttpDeps>;
-}): MattermostApi {
+export function createMattermostApi(
+  options: Omit<PlatformApiOptions, "apiBase"> & { url: string },
+): MattermostApi {
   const base = `${options.url.replace(/\/+$/, "")}/api/v4`;
   const http = createPlatformHttp(
     {

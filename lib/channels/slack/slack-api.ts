@@ -1,8 +1,7 @@
-import type { SecretValue } from "../../secrets/secrets.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
 import {
   createPlatformHttp,
-  type PlatformHttpDeps,
+  type PlatformApiOptions,
   type PlatformReply,
   retryAfterHeaderMs,
 } from "../platform-http.ts";
@@ -22,13 +21,7 @@ const envelope = (reply: PlatformReply) => (reply.body ?? {}) as { ok?: boolean;
  * PlatformApiError naming the method and Slack's error code, never the token. A 429 names its wait in the
  * `Retry-After` header (seconds).
  */
-export function createSlackApi(options: {
-  apiBase: string;
-  botToken: SecretValue;
-  now: () => number;
-  /** Overrides of the HTTP client's parts (tests). */
-  http?: Partial<PlatformHttpDeps>;
-}): SlackApi {
+export function createSlackApi(options: PlatformApiOptions): SlackApi {
   const base = options.apiBase.replace(/\/+$/, "");
   const http = createPlatformHttp(
     {

@@ -1,6 +1,5 @@
-import type { SecretValue } from "../../secrets/secrets.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
-import { createPlatformHttp, type PlatformHttpDeps, type PlatformReply } from "../platform-http.ts";
+import { createPlatformHttp, type PlatformApiOptions, type PlatformReply } from "../platform-http.ts";
 
 export interface TelegramApi {
   call<T = unknown>(method: string, params: Record<string, unknown>): Promise<T>;
@@ -27,13 +26,7 @@ const REPEATABLE = /^(get|edit|set|delete|answerCallbackQuery$)/;
  * description}`). A 429 names its wait in `parameters.retry_after` (seconds). The token is part of the URL,
  * so errors name the method, never the URL.
  */
-export function createTelegramApi(options: {
-  apiBase: string;
-  botToken: SecretValue;
-  now: () => number;
-  /** Overrides of the HTTP client's parts (tests). */
-  http?: Partial<PlatformHttpDeps>;
-}): TelegramApi {
+export function createTelegramApi(options: PlatformApiOptions): TelegramApi {
   const base = options.apiBase.replace(/\/+$/, "");
   const http = createPlatformHttp(
     {
