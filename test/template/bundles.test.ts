@@ -14,6 +14,7 @@ import {
   type CfnTemplate,
   ensurePackage,
   loadTemplate,
+  PACKAGE_TIMEOUT_MS,
   type PackagedFunction,
   packagedFunctions,
 } from "./packaged.ts";
@@ -65,7 +66,7 @@ beforeAll(async () => {
   await ensurePackage();
   template = loadTemplate();
   functions = packagedFunctions(template);
-}, 180_000);
+}, PACKAGE_TIMEOUT_MS);
 
 /** `functions/ask.handler` → `functions/ask`. */
 const handlerModule = (fn: PackagedFunction) => String(fn.properties.Handler).replace(/\.[^.]+$/, "");
