@@ -1,8 +1,9 @@
 /**
  * 4. Cold start: each function of serverless.yml is bundled the way it deploys (serverless.yml
  * `custom.esbuild`, with scripts/esbuild-plugins.cjs: one minified, tree-shaken ES module with the
- * createRequire banner) in two builds — the AWS SDK external (as `custom.esbuild.exclude` has it today: loaded
- * from node_modules here, from the runtime's own copy on Lambda) and the AWS SDK bundled into the module —
+ * createRequire banner) in two builds — the AWS SDK external (`@aws-sdk/*` excluded: loaded from node_modules
+ * here, from the runtime's own copy on Lambda) and the AWS SDK bundled into the module, as serverless.yml
+ * ships it (no exclude; issue #17) —
  * then loaded in fresh Node processes with the deployed NODE_OPTIONS and the environment its configuration
  * needs. Measured per process: the import of the bundle (load, evaluate, build clients at module scope) and
  * the time from process start until the handler is ready. Each build has its own references — the DynamoDB and
@@ -102,7 +103,10 @@ export interface ColdStartBuild {
 export interface ColdStartResult {
   rounds: number;
   nodeOptions: string;
-  /** The build serverless.yml deploys (its `custom.esbuild.exclude`); the top-level figures are that build's. */
+  /**
+   * The build serverless.yml deploys: `external` if its `custom.esbuild.exclude` lists `@aws-sdk/*`, else
+   * `bundled`; the top-level figures are that build's.
+   */
   shipped: SdkBuild;
   /** Both builds, measured in the same rounds. */
   builds: ColdStartBuild[];

@@ -216,7 +216,9 @@ export function renderDetails(results: BenchResults): string {
         const other = externalFns.find((e) => e.function === fn.function);
         return other ? `${fn.function} ${x(fn.readyMs / other.readyMs)}` : `${fn.function} —`;
       })
-      .join(", ")}. Shipped: SDK ${coldStart.shipped} (serverless.yml custom.esbuild.exclude).`,
+      .join(
+        ", ",
+      )}. Shipped: SDK ${coldStart.shipped} (serverless.yml custom.esbuild ${coldStart.shipped === "external" ? "excludes @aws-sdk/*" : "excludes nothing: the SDK is in every bundle"}).`,
   );
   lines.push(
     `4. Median of ${coldStart.rounds} fresh processes per bundle, NODE_OPTIONS="${coldStart.nodeOptions}". import = \`await import(bundle)\`; ready = process start → handler ready.${coldStart.failed.length > 0 ? ` Not measured: ${coldStart.failed.map((f) => `${f.function} (${f.error})`).join("; ")}.` : ""}`,
@@ -245,7 +247,7 @@ export function renderDetails(results: BenchResults): string {
   );
   const models = results.modelClients;
   lines.push(
-    `6. The modelStep bundle as shipped (OpenAI and Anthropic over fetch, responses checked with zod) and the same bundle with those two adapters on the official SDKs (bench/model-sdk/), in the rounds of 4. Budget: ≤ ${kb(models.budget.bytes)} of JavaScript (test/template/bundles.test.ts) and import CPU ≤ ${models.budget.importCpuRatio}× the median of the other functions' in the same round (median over rounds). Bedrock is the AWS SDK either way (in the Lambda runtime, loaded on the first Bedrock call).`,
+    `6. The modelStep bundle as shipped (OpenAI and Anthropic over fetch, responses checked with zod) and the same bundle with those two adapters on the official SDKs (bench/model-sdk/), in the rounds of 4. Budget: ≤ ${kb(models.budget.bytes)} of JavaScript (test/template/bundles.test.ts) and import CPU ≤ ${models.budget.importCpuRatio}× the median of the other functions' in the same round (median over rounds). Bedrock is the AWS SDK either way (bundled, evaluated on the first Bedrock call).`,
   );
   return lines.join("\n");
 }

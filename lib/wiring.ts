@@ -237,7 +237,7 @@ export function createCoreServices(config: Config, fn: FunctionName, observabili
     stepFunctions: createSfnTaskCallbacks(sfn),
     // Built on first use (lib/callbacks/durable-callbacks.ts): most functions never complete a callback.
     durable: createDurableCallbacks(() => {
-      lambda ??= import("@aws-sdk/client-lambda").then((sdk) => capture(new sdk.LambdaClient({})));
+      lambda ??= import("./callbacks/lambda-sdk.ts").then((sdk) => capture(new sdk.LambdaClient({})));
       return lambda;
     }),
   });

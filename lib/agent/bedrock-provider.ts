@@ -1,6 +1,6 @@
 /**
- * Bedrock Converse with the AWS SDK (part of the Lambda runtime, so not in the bundle; loaded on the first
- * Bedrock call, so runs of other providers never pay for it). Credentials are the function's role; the
+ * Bedrock Converse with the AWS SDK (in the bundle, but evaluated on the first Bedrock call only, so runs of
+ * other providers never pay for it; bedrock-sdk.ts keeps the bundle to the client and Converse). Credentials are the function's role; the
  * endpoint follows the SDK's standard override `AWS_ENDPOINT_URL_BEDROCK_RUNTIME` (the tests point it at a
  * local fake). The SDK's own retries are off: model-retry.ts retries every provider the same way, within the
  * model step's time.
@@ -26,7 +26,7 @@ export type ConverseSend = (
 /** One client per region, built when first needed. */
 export function createConverseSend(): ConverseSend {
   const clients = new Map<string, Promise<BedrockRuntimeClient>>();
-  const sdk = () => import("@aws-sdk/client-bedrock-runtime");
+  const sdk = () => import("./bedrock-sdk.ts");
   return async (region, input, signal) => {
     const { ConverseCommand } = await sdk();
     let client = clients.get(region ?? "");

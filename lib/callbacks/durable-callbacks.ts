@@ -18,10 +18,10 @@ const FINAL_ERRORS = new Set([
 ]);
 
 /**
- * The Lambda client SDK, loaded on first use: most questions are waited on by Step Functions runs, and every
- * function that closes questions would otherwise load it at cold start (the runtime provides it).
+ * The Lambda client SDK's callback commands, loaded on first use: most questions are waited on by Step
+ * Functions runs, and every function that closes questions would otherwise evaluate them at cold start.
  */
-const lambdaSdk = () => import("@aws-sdk/client-lambda");
+const lambdaSdk = () => import("./lambda-sdk.ts");
 
 /**
  * TaskCallbacks on Lambda's durable-execution callback API, for questions a durable function waits on with

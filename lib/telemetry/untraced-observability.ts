@@ -1,7 +1,8 @@
 /**
- * Observability without X-Ray, for the functions whose own SDK leaves no room for the X-Ray SDK (≈ 114 KB
- * with cls-hooked and semver) within the 320 KB bundle budget: the MCP server (the MCP SDK and the full zod
- * it needs) and the durable agent (the durable execution SDK). Same logger, lifecycle lines and metrics as
+ * Observability without X-Ray, for the functions whose own SDK left no room for the X-Ray SDK (≈ 110 KB with
+ * cls-hooked and semver) within the 320 KB bundle budget of the time, when the AWS SDK was not bundled (it
+ * still adds that much code to load at every cold start): the MCP server (the MCP SDK and the full zod it
+ * needs) and the durable agent (the durable execution SDK). Same logger, lifecycle lines and metrics as
  * every function (lib/telemetry/observability.ts); their AWS SDK calls are simply not traced, and Lambda's
  * own trace segment still records each invocation.
  */

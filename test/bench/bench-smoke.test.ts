@@ -93,7 +93,8 @@ describe("npm run bench --smoke", () => {
     expect(shipped.withinBytes).toBe(true);
     expect(shipped.importCpuRatio).toBeGreaterThan(0);
     expect(officialSdks.withinBytes).toBe(false);
-    expect(results.modelClients.bytesRatio).toBeGreaterThan(2);
+    // With the AWS SDK in every bundle a ratio says little; what the official SDKs add is over 500 KB.
+    expect(officialSdks.bundle.bytes - shipped.bundle.bytes).toBeGreaterThan(500 * 1024);
 
     const table = renderTable(results);
     for (const row of [

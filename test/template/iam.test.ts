@@ -456,7 +456,7 @@ beforeAll(async () => {
   const stage = /^handraise-(.+)-agent$/.exec(agentName)?.[1];
   if (!stage) throw new Error(`unexpected agent state machine name ${agentName}`);
   IAM_TABLE = iamTable(stage);
-}, 180_000);
+}, 420_000);
 
 describe("IAM roles of the packaged template", () => {
   it("allow each function and state machine exactly its row of the table", () => {
@@ -491,7 +491,7 @@ describe("IAM roles of the packaged template", () => {
     } finally {
       copy.remove();
     }
-  }, 240_000);
+  }, 420_000);
 
   it("let an answer resume the agent's runs", () => {
     const prefix = "states:SendTaskSuccess on ";

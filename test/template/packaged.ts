@@ -29,6 +29,14 @@ import { listZipEntries, readZipEntry, type ZipEntry } from "./zip.ts";
 export type { CfnResource, CfnTemplate } from "../../scripts/lib/cloudformation.ts";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/**
+ * How long a test or hook that packages may take (the template tests write it out as 420_000). Packaging
+ * bundles the AWS SDK into each of the fifteen functions (esbuild parses ≈ 565 KB more of it per function than
+ * when the SDK stayed outside): seconds on an idle machine, but 2–4 minutes were measured on a 2-core machine
+ * loaded by other work.
+ */
+export const PACKAGE_TIMEOUT_MS = 420_000;
 export const PACKAGE_DIR = join(ROOT, ".serverless");
 
 /** Everything that goes into the package: a change to any of these makes `.serverless/` stale. */

@@ -27,7 +27,7 @@ let packageSeconds = 0;
 beforeAll(async () => {
   packageSeconds = await ensurePackage();
   template = loadTemplate();
-}, 180_000);
+}, 420_000);
 
 const lambdas = () => resourcesOfType(template, "AWS::Lambda::Function");
 const props = (logicalId: string) => resource(template, logicalId).Properties ?? {};
@@ -262,7 +262,7 @@ describe("secrets", () => {
     } finally {
       copy.remove();
     }
-  }, 180_000);
+  }, 420_000);
 });
 
 describe("operating the stack", () => {
@@ -378,7 +378,7 @@ describe("operating the stack", () => {
     } finally {
       copy.remove();
     }
-  }, 240_000);
+  }, 420_000);
 });
 
 describe("stack outputs", () => {
