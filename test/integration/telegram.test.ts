@@ -652,6 +652,9 @@ describe("Telegram: several questions, one step at a time", () => {
     const question = await questionOf(questionId);
     expect(question.status).toBe("pending");
     expect(question).not.toHaveProperty("draft");
-    expect(telegram.callsTo("editMessageText")).toEqual([]);
+    // Of this message: an earlier test's copies may still be edited in the background.
+    expect(
+      telegram.callsTo("editMessageText").filter((c) => String(c.body.message_id) === String(messageId)),
+    ).toEqual([]);
   });
 });
