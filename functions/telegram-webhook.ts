@@ -40,6 +40,7 @@ export const handler = telegram
           store,
           handleInbound,
           now,
+          onError: (error, context) => telemetry.failed(context, error),
         }),
       )
   : base.handler(channelDisabled("telegram"));

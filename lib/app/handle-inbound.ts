@@ -99,6 +99,11 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     actor: string,
     step?: number,
   ): Promise<InboundOutcome> {
+    const stepQuestion = step === undefined ? undefined : record.questions[step];
+    // A step submitted with nothing in it (a blank Other…) answers nothing and moves nowhere.
+    if (stepQuestion && Object.keys(given).length === 0) {
+      return { kind: "incomplete", record, missing: [stepQuestion] };
+    }
     const merged: Answers = { ...record.draft, ...given };
     const missing = record.questions.filter((q) => !Object.hasOwn(merged, q.id));
     const onLastStep = step === undefined || step >= record.questions.length - 1;
@@ -114,12 +119,20 @@ export function createHandleInbound(deps: HandleInboundDeps) {
       if (!(error instanceof InvalidAnswerError)) throw error;
       return { kind: "invalid", record, message: error.message };
     }
-    const saved = await store.saveDraft(record.id, { ...record.draft, ...checked }, now());
+    // From a step before the last, the stepper moves on; otherwise (the last step, a typed line, a form) it
+    // goes to the first question still open — the one "Still needed" names first, which a plain line answers.
+    const next = onLastStep ? record.questions.indexOf(missing[0] as Question) : (step as number) + 1;
+    const saved = await keepDraft(record, { ...record.draft, ...checked }, next);
+    if (saved.kind !== "step") return saved;
+    return step === undefined ? { kind: "incomplete", record: saved.record, missing } : saved;
+  }
+
+  /** Writes the draft and the step the stepper shows next (only while the question is still pending). */
+  async function keepDraft(record: QuestionRecord, draft: Answers, step: number): Promise<InboundOutcome> {
+    const saved = await store.saveDraft(record.id, draft, step, now());
     if (saved.kind === "not_found") return { kind: "ignored" };
     if (saved.kind === "not_pending") return { kind: "ended", record: saved.record };
-    if (step === undefined) return { kind: "incomplete", record: saved.record, missing };
-    const next = onLastStep ? record.questions.indexOf(missing[0] as Question) : step + 1;
-    return { kind: "step", record: saved.record, questionIndex: next };
+    return { kind: "step", record: saved.record, questionIndex: step };
   }
 
   async function answer(record: QuestionRecord, answers: Answers, actor: string): Promise<InboundOutcome> {
@@ -165,8 +178,9 @@ export function createHandleInbound(deps: HandleInboundDeps) {
         return contribute(record, { [question.id]: labels }, actor, action.questionIndex);
       }
       case "back":
+        // Written, so that a line typed next answers the step on screen (see the "text" case).
         return record.questions[action.questionIndex] && action.questionIndex > 0
-          ? { kind: "step", record, questionIndex: action.questionIndex - 1 }
+          ? keepDraft(record, record.draft ?? {}, action.questionIndex - 1)
           : { kind: "invalid", record, message: replies.controlDoesNotFit };
       case "skip":
         return cancel(record, "skipped", actor);
@@ -174,13 +188,18 @@ export function createHandleInbound(deps: HandleInboundDeps) {
         return record.questions[action.questionIndex]
           ? { kind: "needs_text", record, questionIndex: action.questionIndex }
           : { kind: "invalid", record, message: replies.controlDoesNotFit };
-      case "toggle":
+      case "toggle": {
+        const question = record.questions[action.questionIndex];
+        if (!question?.multiSelect || !question.options[action.optionIndex]) {
+          return { kind: "invalid", record, message: replies.controlDoesNotFit };
+        }
         return {
           kind: "toggled",
           record,
           questionIndex: action.questionIndex,
           optionIndex: action.optionIndex,
         };
+      }
     }
   }
 
@@ -203,13 +222,19 @@ export function createHandleInbound(deps: HandleInboundDeps) {
       case "control":
         return control(record, inbound.action, inbound.actor);
       case "form":
+        // A form of the whole prompt shows no draft: what it leaves blank is not filled from one unseen.
+        if (inbound.step === undefined) {
+          const { draft: _unseen, ...shown } = record;
+          return contribute(shown, inbound.answers, inbound.actor);
+        }
         return contribute(record, inbound.answers, inbound.actor, inbound.step);
       case "command":
         if (inbound.command === "cancel") return cancel(record, "cancelled", inbound.actor);
         return show(record, inbound);
       case "text": {
-        // What the stepper kept counts: a plain line answers the next question it has no value for.
-        const reply = interpretTypedReply(record.questions, inbound.text, record.draft);
+        // What the stepper kept counts, but for the step on screen: a plain line answers that step's question
+        // (after Back, the one shown again), keyed lines their own; the rest of the draft is merged after.
+        const reply = interpretTypedReply(record.questions, inbound.text, keptBesideStepShown(record));
         if (reply.kind === "answer") return answer(record, reply.answers, inbound.actor);
         if (reply.kind === "skip") return cancel(record, "skipped", inbound.actor);
         if (reply.kind === "cancel") return cancel(record, "cancelled", inbound.actor);
@@ -219,6 +244,15 @@ export function createHandleInbound(deps: HandleInboundDeps) {
         return { kind: "ignored" };
       }
     }
+  }
+
+  /**
+   * The draft less the question on screen: to the reply rules that question is open again, so a plain line
+   * answers it (after Back, the one shown again), and the next plain lines the questions still open.
+   */
+  function keptBesideStepShown(record: QuestionRecord): Answers {
+    const shown = record.questions[record.step ?? 0]?.id;
+    return Object.fromEntries(Object.entries(record.draft ?? {}).filter(([id]) => id !== shown));
   }
 
   async function show(record: QuestionRecord, inbound: Inbound): Promise<InboundOutcome> {

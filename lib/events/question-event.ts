@@ -14,7 +14,7 @@ export type QuestionEventType = "Question Requested" | "Question Resolved";
 export interface QuestionEvent {
   detailType: QuestionEventType;
   source: typeof EVENT_SOURCE;
-  detail: Omit<QuestionRecord, "notify" | "draft"> & { eventId: string };
+  detail: Omit<QuestionRecord, "notify" | "draft" | "step"> & { eventId: string };
 }
 
 /**
@@ -23,6 +23,6 @@ export interface QuestionEvent {
  */
 export function questionEvent(detailType: QuestionEventType, record: QuestionRecord): QuestionEvent {
   const transition = detailType === "Question Requested" ? "requested" : "resolved";
-  const { notify: _notify, draft: _draft, ...shown } = record;
+  const { notify: _notify, draft: _draft, step: _step, ...shown } = record;
   return { detailType, source: EVENT_SOURCE, detail: { ...shown, eventId: `${record.id}:${transition}` } };
 }

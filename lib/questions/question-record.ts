@@ -96,10 +96,15 @@ export interface QuestionRecord {
   answers?: z.infer<typeof answersSchema>;
   /**
    * What the owner has chosen so far in a chat's stepper (one question at a time), by question id. Never an
-   * answer: the last step submits all of them through the answer path, which alone sets `answers`. Dropped
-   * when the question closes.
+   * answer: the last step submits all of them through the answer path, which alone sets `answers`. Shown
+   * only while the question is pending; an answer or a cancel removes it from the item.
    */
   draft?: z.infer<typeof answersSchema>;
+  /**
+   * The stepper's step on screen when the draft was last written (a step answered, Back): a plain typed line
+   * answers that question, not the first one the draft has no value for.
+   */
+  step?: number;
   /** Set when cancelled: `cancelled` or `skipped`. */
   reason?: CancelReason;
   resolvedBy?: string;

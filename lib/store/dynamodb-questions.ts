@@ -141,9 +141,10 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
         table.update(keys.question(id), {
           // Leaving the sparse indexes is what makes the question stop being listed as pending; the
           // token leaves the item here (the stream's old image still has it for the durable resume).
-          UpdateExpression: `SET ${set.join(", ")} REMOVE ${LEAVE_PENDING_INDEXES}, taskToken, draft`,
+          // The stepper's draft goes too: once closed, only `answers` says what was answered.
+          UpdateExpression: `SET ${set.join(", ")} REMOVE ${LEAVE_PENDING_INDEXES}, taskToken, draft, #step`,
           ConditionExpression: STILL_PENDING,
-          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeNames: { "#status": "status", "#step": "step" },
           ExpressionAttributeValues: marshall(values, { removeUndefinedValues: true }),
           // The item before the write: its token is what resumes the run.
           ReturnValues: "ALL_OLD",
@@ -158,13 +159,18 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
       };
     },
 
-    async saveDraft(id, draft, nowMs) {
+    async saveDraft(id, draft, step, nowMs) {
       const out = await conditionally(() =>
         table.update(keys.question(id), {
-          UpdateExpression: "SET draft = :draft",
+          UpdateExpression: "SET draft = :draft, #step = :step",
           ConditionExpression: STILL_PENDING,
-          ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: marshall({ ":draft": draft, ":pending": "pending", ":now": nowMs }),
+          ExpressionAttributeNames: { "#status": "status", "#step": "step" },
+          ExpressionAttributeValues: marshall({
+            ":draft": draft,
+            ":step": step,
+            ":pending": "pending",
+            ":now": nowMs,
+          }),
           ReturnValues: "ALL_NEW",
         }),
       );
@@ -273,7 +279,7 @@ function closingUpdate(outcome: Outcome, nowMs: number) {
 
 /** The item as the closing write left it, from the item before it (the write returns the old image). */
 function closedItem(before: QuestionItem, outcome: Outcome, nowMs: number): QuestionItem {
-  const { taskToken: _token, draft: _draft, ...rest } = before;
+  const { taskToken: _token, draft: _draft, step: _step, ...rest } = before;
   return {
     ...rest,
     status: outcome.status,

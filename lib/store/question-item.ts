@@ -45,6 +45,7 @@ export function toListedRecord(item: QuestionItem, nowMs: number): QuestionRecor
     expiresAtMs: item.expiresAtMs,
     ...(item.answers !== undefined && { answers: item.answers }),
     ...(item.draft !== undefined && item.status === "pending" && { draft: item.draft }),
+    ...(item.step !== undefined && item.status === "pending" && { step: item.step }),
     ...(item.reason !== undefined && { reason: item.reason }),
     ...(item.resolvedBy !== undefined && { resolvedBy: item.resolvedBy }),
     ...(item.resolvedAtMs !== undefined && { resolvedAtMs: item.resolvedAtMs }),

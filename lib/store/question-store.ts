@@ -116,7 +116,7 @@ export interface QuestionStore {
    * conditional write on `status = pending` and the deadline, so a draft never lands on a question that has
    * ended. The caller merges: the whole draft is written (one person steps through one question at a time).
    */
-  saveDraft(id: string, draft: Answers, nowMs: number): Promise<SaveDraftResult>;
+  saveDraft(id: string, draft: Answers, step: number, nowMs: number): Promise<SaveDraftResult>;
   /**
    * Closes a question whose wait has ended outside Handraise, if it is still pending; changes nothing
    * otherwise. Unlike `close` it reads nothing back (so a caller that may not see task tokens can use it).

@@ -234,18 +234,19 @@ describe("DynamoDB question store", () => {
       const question = twoStepQuestion();
       await store.create(question, T0);
 
-      const saved = await store.saveDraft(question.id, { colour: ["Red"] }, T0 + 1);
+      const saved = await store.saveDraft(question.id, { colour: ["Red"] }, 1, T0 + 1);
       const read = await store.get(question.id, T0 + 2);
 
       expect(saved).toMatchObject({
         kind: "saved",
-        record: { status: "pending", draft: { colour: ["Red"] } },
+        record: { status: "pending", draft: { colour: ["Red"] }, step: 1 },
       });
       expect(read?.draft).toEqual({ colour: ["Red"] });
+      expect(read?.step).toBe(1);
       expect(saved.kind === "saved" && saved.record).toEqual(read);
       // The whole draft is replaced by the next step's, never merged in the table.
-      await store.saveDraft(question.id, { size: ["L"] }, T0 + 3);
-      expect((await store.get(question.id, T0 + 4))?.draft).toEqual({ size: ["L"] });
+      await store.saveDraft(question.id, { size: ["L"] }, 0, T0 + 3);
+      expect(await store.get(question.id, T0 + 4)).toMatchObject({ draft: { size: ["L"] }, step: 0 });
     });
 
     it.each([
@@ -267,7 +268,7 @@ describe("DynamoDB question store", () => {
       await end(question.id);
       const before = await storedItem(question.id);
 
-      const refused = await store.saveDraft(question.id, { colour: ["Red"] }, at);
+      const refused = await store.saveDraft(question.id, { colour: ["Red"] }, 0, at);
 
       expect(refused).toMatchObject({ kind: "not_pending", record: { id: question.id, status: ended } });
       expect(refused.kind === "not_pending" && refused.record.draft).toBeUndefined();
@@ -278,14 +279,14 @@ describe("DynamoDB question store", () => {
 
     it("says not_found for an id that was never asked, and creates no item", async () => {
       const id = `ask_unknown_${Date.now()}`;
-      expect(await store.saveDraft(id, { colour: ["Red"] }, T0)).toEqual({ kind: "not_found" });
+      expect(await store.saveDraft(id, { colour: ["Red"] }, 0, T0)).toEqual({ kind: "not_found" });
       expect(await storedItem(id)).toBeUndefined();
     });
 
     it("is dropped when the question closes: neither the closed record nor a later get has it", async () => {
       const question = twoStepQuestion();
       await store.create(question, T0);
-      await store.saveDraft(question.id, { colour: ["Red"] }, T0 + 1);
+      await store.saveDraft(question.id, { colour: ["Red"] }, 0, T0 + 1);
 
       const closed = await store.close(
         question.id,
@@ -297,13 +298,14 @@ describe("DynamoDB question store", () => {
       expect(closed.kind === "closed" && closed.record).not.toHaveProperty("draft");
       expect(await store.get(question.id, T0 + 3)).not.toHaveProperty("draft");
       expect(await storedItem(question.id)).not.toHaveProperty("draft");
+      expect(await storedItem(question.id)).not.toHaveProperty("step");
     });
 
     it("is not carried by a pending listing (the indexes do not project it)", async () => {
       const owner = `web:draft-listing-${Date.now()}`;
       const question = twoStepQuestion({ owner });
       await store.create(question, T0);
-      await store.saveDraft(question.id, { colour: ["Red"] }, T0 + 1);
+      await store.saveDraft(question.id, { colour: ["Red"] }, 0, T0 + 1);
 
       const listed = await store.listPending({ owner }, T0 + 2);
 
@@ -367,7 +369,7 @@ describe("DynamoDB question store", () => {
       await store.create(question, T0);
       const answered: Outcome = { status: "answered", answers: { colour: ["Red"], size: ["S"] } };
       expect(await requestsOf(() => store.get(question.id, T0))).toEqual(["GetItem"]);
-      expect(await requestsOf(() => store.saveDraft(question.id, { colour: ["Red"] }, T0 + 1))).toEqual([
+      expect(await requestsOf(() => store.saveDraft(question.id, { colour: ["Red"] }, 0, T0 + 1))).toEqual([
         "UpdateItem",
       ]);
       expect(await requestsOf(() => store.close(question.id, answered, T0 + 2))).toEqual(["UpdateItem"]);
@@ -375,7 +377,7 @@ describe("DynamoDB question store", () => {
         "UpdateItem",
         "GetItem",
       ]);
-      expect(await requestsOf(() => store.saveDraft(question.id, { colour: ["Red"] }, T0 + 3))).toEqual([
+      expect(await requestsOf(() => store.saveDraft(question.id, { colour: ["Red"] }, 0, T0 + 3))).toEqual([
         "UpdateItem",
         "GetItem",
       ]);

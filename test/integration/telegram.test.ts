@@ -641,6 +641,32 @@ describe("Telegram: several questions, one step at a time", () => {
     expect(await replyOf(executionArn)).toBe("answered||Productionsmoke tests");
   });
 
+  it("a redraw Telegram refuses does not fail the tap: it is answered, the step kept, the next tap draws again", async () => {
+    const { executionArn, posts, questionId } = await startRun([single, multi, note]);
+    const messageId = await postedMessageId(questionId);
+    // A double tap's edit is refused as "not modified"; a deleted message's with another 400.
+    for (const description of [
+      "Bad Request: message is not modified",
+      "Bad Request: message to edit not found",
+    ]) {
+      telegram.answerOnce((call) => call.method === "editMessageText", {
+        status: 400,
+        body: { ok: false, error_code: 400, description },
+      });
+    }
+    const first = posts[0] as RecordedCall;
+    expect((await tapButton(first, "Production", messageId)).status).toBe(200);
+    expect(telegram.callsTo("answerCallbackQuery").at(-1)?.body).not.toHaveProperty("text");
+    expect(await questionOf(questionId)).toMatchObject({ draft: { deploy_target: ["Production"] }, step: 1 });
+    expect((await tapButton(first, "Staging (Recommended)", messageId)).status).toBe(200);
+    expect(telegram.callsTo("answerCallbackQuery")).toHaveLength(2);
+    // The next tap's edit goes through and shows the step the record is on.
+    await tapButton(first, "Production", messageId);
+    expect(drawnStep(messageId).body.text).toContain("Checks (2 of 3)");
+    await post(text("1\nroutine", { replyTo: messageId }));
+    expect(await replyOf(executionArn)).toBe("answered||ProductionUnit");
+  });
+
   it("someone else's tap on a step gets the private alert, keeps nothing and redraws nothing", async () => {
     const { posts, questionId } = await startRun([single, multi, note]);
     const messageId = await postedMessageId(questionId);

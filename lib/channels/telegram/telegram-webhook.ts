@@ -15,7 +15,7 @@ import type { TelegramApi } from "./telegram-api.ts";
 import { answerUrlOf, renderKeyboard, renderPrompt, selectedToggles } from "./telegram-render.ts";
 import { keyboardOf, messageToInbound, type TelegramUpdate, updateSchema } from "./telegram-update.ts";
 
-export interface TelegramWebhookDeps extends Pick<ChatWebhookDeps, "store" | "handleInbound" | "now"> {
+export interface TelegramWebhookDeps extends Pick<ChatWebhookDeps, "store" | "handleInbound" | "now" | "onError"> {
   /** The bot token: its bot id prefixes the dedupe keys of updates. */
   botToken: SecretValue;
   api: TelegramApi;
@@ -99,7 +99,7 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
       case "duplicate":
         return; // this callback was answered the first time
       case "step":
-        await deps.api.call("editMessageText", {
+        await redraw("editMessageText", {
           chat_id: message.chat.id,
           message_id: message.message_id,
           ...renderPrompt(outcome.record, outcome.questionIndex, answerUrl),
@@ -108,7 +108,7 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
       case "toggled": {
         const selected = selectedToggles(keyboard);
         if (!selected.delete(outcome.optionIndex)) selected.add(outcome.optionIndex);
-        await deps.api.call("editMessageReplyMarkup", {
+        await redraw("editMessageReplyMarkup", {
           chat_id: message.chat.id,
           message_id: message.message_id,
           reply_markup: {
@@ -125,6 +125,21 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
         return answer(replies.chooseAtLeastOne);
       default:
         return answer(outcomeReplyText(outcome), ALERTED.has(outcome.kind));
+    }
+  }
+
+  /**
+   * Redraws the tapped message. Best effort: the step is already kept, and failing the update would only
+   * make Telegram send it again as a duplicate the pipeline ignores — leaving the tap unanswered. A double
+   * tap's "message is not modified" is no failure at all; anything else is reported, and the next tap draws
+   * the message again.
+   */
+  async function redraw(method: "editMessageText" | "editMessageReplyMarkup", params: Record<string, unknown>) {
+    try {
+      await deps.api.call(method, params);
+    } catch (error) {
+      if (error instanceof PlatformApiError && /message is not modified/i.test(error.message)) return;
+      deps.onError(error, `telegram ${method}`);
     }
   }
 

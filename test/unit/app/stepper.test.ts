@@ -50,13 +50,16 @@ function stepper(options: { closed?: boolean } = {}) {
   const store = {
     get: async () => record,
     findByMessage: async () => record.id,
-    listPendingPage: async () => ({ questions: [{ ...record, draft: undefined }] }),
+    listPendingPage: async () => {
+      const { draft: _draft, step: _step, ...listed } = record;
+      return { questions: [listed] };
+    },
     claimEvent: async () => true,
     releaseEvent: async () => undefined,
-    saveDraft: async (_id: string, draft: Answers): Promise<SaveDraftResult> => {
+    saveDraft: async (_id: string, draft: Answers, step: number): Promise<SaveDraftResult> => {
       if (options.closed) return { kind: "not_pending", record: { ...record, status: "answered" } };
       drafts.push(draft);
-      record = { ...record, draft };
+      record = { ...record, draft, step };
       return { kind: "saved", record };
     },
   } as unknown as QuestionStore;
@@ -102,11 +105,16 @@ describe("handleInbound: the stepper of a prompt with several questions", () => 
     expect(drafts).toHaveLength(2);
   });
 
-  it("Back shows the step before without writing; answering it again replaces the earlier choice", async () => {
-    const { tap, drafts, answered } = stepper();
+  it("Back shows the step before, its choice kept; answering it again replaces the earlier choice", async () => {
+    const { tap, drafts, answered, current } = stepper();
     await tap({ type: "option", questionIndex: 0, optionIndex: 0 });
-    expect(await tap({ type: "back", questionIndex: 1 })).toMatchObject({ kind: "step", questionIndex: 0 });
-    expect(drafts).toHaveLength(1);
+    expect(current().step).toBe(1);
+    expect(await tap({ type: "back", questionIndex: 1 })).toMatchObject({
+      kind: "step",
+      questionIndex: 0,
+      record: { draft: { target: ["Staging"] }, step: 0 },
+    });
+    expect(drafts).toEqual([{ target: ["Staging"] }, { target: ["Staging"] }]);
     expect(await tap({ type: "option", questionIndex: 0, optionIndex: 1 })).toMatchObject({
       kind: "step",
       questionIndex: 1,
@@ -174,6 +182,44 @@ describe("handleInbound: the stepper of a prompt with several questions", () => 
     });
   });
 
+  it("a step submitted with nothing in it (a blank Other…) answers nothing and stays on that step", async () => {
+    const { handle, drafts } = stepper();
+    const outcome = await handle({
+      platform: "telegram",
+      actor: "telegram:42",
+      chatId: "-100",
+      kind: "form",
+      questionId: "ask_3",
+      answers: {},
+      step: 0,
+    });
+    expect(outcome).toMatchObject({ kind: "incomplete", missing: [{ id: "target" }] });
+    expect(drafts).toEqual([]);
+  });
+
+  it("a toggle that names no multi-select option is refused", async () => {
+    const { tap } = stepper();
+    expect((await tap({ type: "toggle", questionIndex: 0, optionIndex: 0 })).kind).toBe("invalid");
+    expect((await tap({ type: "toggle", questionIndex: 1, optionIndex: 9 })).kind).toBe("invalid");
+    expect((await tap({ type: "toggle", questionIndex: 1, optionIndex: 2 })).kind).toBe("toggled");
+  });
+
+  it("a form of the whole prompt does not take blanks from a draft it did not show", async () => {
+    const { tap, handle, answered } = stepper();
+    await tap({ type: "option", questionIndex: 0, optionIndex: 0 });
+    await tap({ type: "choose", questionIndex: 1, optionIndexes: [0] });
+    const outcome = await handle({
+      platform: "telegram",
+      actor: "telegram:42",
+      chatId: "-100",
+      kind: "form",
+      questionId: "ask_3",
+      answers: { notify: ["Yes"] },
+    });
+    expect(outcome).toMatchObject({ kind: "incomplete", missing: [{ id: "target" }, { id: "checks" }] });
+    expect(answered).toEqual([]);
+  });
+
   it("a blank value on a step is invalid and keeps nothing", async () => {
     const { handle, drafts } = stepper();
     const outcome = await handle({
@@ -191,6 +237,20 @@ describe("handleInbound: the stepper of a prompt with several questions", () => 
 });
 
 describe("handleInbound: typed lines during the steps", () => {
+  it("after Back, a plain line answers the step on screen, not the first question without a value", async () => {
+    const { tap, type, answered, current } = stepper();
+    await tap({ type: "option", questionIndex: 0, optionIndex: 0 });
+    await tap({ type: "choose", questionIndex: 1, optionIndexes: [0] });
+    await tap({ type: "back", questionIndex: 2 });
+    await tap({ type: "back", questionIndex: 1 });
+    // "Target" is on screen again: "2" is its Production, not Notify's "No".
+    expect(await type("2")).toMatchObject({ kind: "incomplete", missing: [{ id: "notify" }] });
+    expect(current()).toMatchObject({ draft: { target: ["Production"], checks: ["Unit"] }, step: 2 });
+    // The next plain line answers what "Still needed" named.
+    expect((await type("1")).kind).toBe("resolved");
+    expect(answered).toEqual([{ target: ["Production"], checks: ["Unit"], notify: ["Yes"] }]);
+  });
+
   it("a line answering every question resolves at once, whatever step is shown", async () => {
     const { tap, type, answered } = stepper();
     await tap({ type: "option", questionIndex: 0, optionIndex: 0 });
