@@ -18,8 +18,8 @@ export type TypedReply =
  * only some of several questions is `incomplete`, never an error.
  *
  * `earlier` holds what earlier messages answered when the caller keeps a reply across messages (the
- * terminal does; a chat message stands alone): plain lines then answer the questions still open, and
- * `answer` / `incomplete` carry the earlier answers with this message's.
+ * terminal's earlier lines; in a chat, the question's draft less the step on screen): plain lines then answer
+ * the questions still open, and `answer` / `incomplete` carry the earlier answers with this message's.
  *
  * @example
  * interpretTypedReply(questions, "checks: 1")                    // → incomplete, missing deploy_target…

@@ -11,7 +11,7 @@ export const MAX_BODY_BYTES = 64 * 1024;
 
 /**
  * Largest body a chat webhook reads (Slack interaction payloads carry the whole message, so more than the
- * question API's limit). Checked before any signature work.
+ * question API's limit). Checked before any signature work (lib/http/webhook-prelude.ts).
  */
 export const MAX_WEBHOOK_BODY_BYTES = 128 * 1024;
 
@@ -36,19 +36,6 @@ export function rawBody(event: APIGatewayProxyEventV2): Buffer {
   // `== null`: API Gateway leaves the body out when there is none; some emulators send null.
   if (event.body == null) return Buffer.alloc(0);
   return Buffer.from(event.body, event.isBase64Encoded ? "base64" : "utf8");
-}
-
-/** A webhook's raw body; over MAX_WEBHOOK_BODY_BYTES → 413 before any verification or parsing. */
-export function webhookBody(event: APIGatewayProxyEventV2): Buffer {
-  // Decoded size is at most the encoded length: refuse an oversized body before decoding it.
-  if ((event.body?.length ?? 0) > MAX_WEBHOOK_BODY_BYTES * 4) throw webhookTooLarge();
-  const raw = rawBody(event);
-  if (raw.length > MAX_WEBHOOK_BODY_BYTES) throw webhookTooLarge();
-  return raw;
-}
-
-function webhookTooLarge(): HttpError {
-  return new HttpError(413, "PAYLOAD_TOO_LARGE", `The body is larger than ${MAX_WEBHOOK_BODY_BYTES} bytes.`);
 }
 
 /** Parses a JSON request body; absent body → `{}`. */

@@ -1,14 +1,9 @@
+import { firstOpenStep } from "../../questions/question-record.ts";
 import type { SecretValue } from "../../secrets/secrets.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import type { MattermostApi } from "./mattermost-api.ts";
-import {
-  type ActionTarget,
-  escapeMarkdown,
-  firstOpenStep,
-  renderPost,
-  retiredPost,
-} from "./mattermost-render.ts";
+import { type ActionTarget, escapeMarkdown, renderPost, retiredPost } from "./mattermost-render.ts";
 
 /**
  * Posts questions to Mattermost channels (as a thread reply when the target has a `threadId`, the root post

@@ -55,22 +55,14 @@ export function renderMessage(record: QuestionRecord): string {
 
 /**
  * What a pending question's post says at a step: one question, its prompt; several, the stepper's progress
- * ("2 of 3") over the prompt of the question at that step (a typed plain line answers the first question
- * without a value, which is that one as the steps go).
+ * ("2 of 3") over the prompt of the question at that step (a typed plain line answers the question on screen,
+ * lib/app/handle-inbound.ts).
  */
 export function stepMessage(record: QuestionRecord, step: number): string {
   const question = record.questions[step];
   if (record.questions.length === 1 || !question) return renderMessage(record);
   const progress = stepProgressText(step, record.questions.length);
   return `**${escapeMarkdown(progress)}**\n\n${escapeMarkdown(promptText([question]))}`;
-}
-
-/** Where the stepper starts when the prompt is posted (again): the first question the draft has no value for. */
-export function firstOpenStep(record: QuestionRecord): number {
-  return Math.max(
-    record.questions.findIndex((q) => !Object.hasOwn(record.draft ?? {}, q.id)),
-    0,
-  );
 }
 
 /**

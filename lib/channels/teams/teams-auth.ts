@@ -173,7 +173,10 @@ export function createTeamsAuth(options: TeamsAuthOptions) {
           if (!key) throw new TeamsAuthError("the token's key is not in the Bot Framework's key set");
           const { channelId } = activity;
           if (channelId !== undefined && !key.endorsements?.includes(channelId)) {
-            throw new TeamsAuthError(`the token's key is not endorsed for channel "${channelId}"`);
+            // The channel id is unverified input: named only as far as a channel id goes, never in full.
+            throw new TeamsAuthError(
+              `the token's key is not endorsed for channel "${channelId.slice(0, 32)}${channelId.length > 32 ? "…" : ""}"`,
+            );
           }
           // Only the RSA public key itself: whatever else the set says of the key (alg, use) is not trusted.
           const publicKey: JWK = { kty: "RSA" };

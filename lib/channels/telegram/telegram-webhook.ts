@@ -15,7 +15,8 @@ import type { TelegramApi } from "./telegram-api.ts";
 import { answerUrlOf, renderKeyboard, renderPrompt, selectedToggles } from "./telegram-render.ts";
 import { keyboardOf, messageToInbound, type TelegramUpdate, updateSchema } from "./telegram-update.ts";
 
-export interface TelegramWebhookDeps extends Pick<ChatWebhookDeps, "store" | "handleInbound" | "now" | "onError"> {
+export interface TelegramWebhookDeps
+  extends Pick<ChatWebhookDeps, "store" | "handleInbound" | "now" | "onError"> {
   /** The bot token: its bot id prefixes the dedupe keys of updates. */
   botToken: SecretValue;
   api: TelegramApi;
@@ -134,7 +135,10 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
    * tap's "message is not modified" is no failure at all; anything else is reported, and the next tap draws
    * the message again.
    */
-  async function redraw(method: "editMessageText" | "editMessageReplyMarkup", params: Record<string, unknown>) {
+  async function redraw(
+    method: "editMessageText" | "editMessageReplyMarkup",
+    params: Record<string, unknown>,
+  ) {
     try {
       await deps.api.call(method, params);
     } catch (error) {

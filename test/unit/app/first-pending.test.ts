@@ -47,4 +47,14 @@ describe("firstPending", () => {
     expect(await firstPending(store, { owner: "telegram:42" }, 0, inChat("none"))).toBeUndefined();
     expect(pages.map((page) => page.after?.id)).toEqual([undefined, "ask_24", "ask_49"]);
   });
+
+  it("looks among the oldest 100 at most: four bounded reads, whatever the owner has pending", async () => {
+    const { store, pages } = storeWith(10_000);
+    expect(await firstPending(store, { owner: "telegram:42" }, 0, inChat("none"))).toBeUndefined();
+    expect(pages).toHaveLength(4);
+    expect(await firstPending(store, { owner: "telegram:42" }, 0, inChat("99"))).toMatchObject({
+      id: "ask_99",
+    });
+    expect(await firstPending(store, { owner: "telegram:42" }, 0, inChat("100"))).toBeUndefined();
+  });
 });
