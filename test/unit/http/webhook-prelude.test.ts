@@ -11,6 +11,7 @@ const event = (body: string, headers: Record<string, string> = {}): APIGatewayPr
 /** A webhook behind the prelude that echoes the verified body; records what verification saw. */
 function webhook(options: { accept: boolean; maxBytes?: number; ackWithinMs?: number; nowMs?: number }) {
   const seen: WebhookRequest[] = [];
+  let handled = 0;
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
     .use({
       onError: async (request) => {
@@ -29,8 +30,11 @@ function webhook(options: { accept: boolean; maxBytes?: number; ackWithinMs?: nu
         now: () => options.nowMs ?? 1_000,
       }),
     )
-    .handler(async (e) => ({ statusCode: 200, body: verifiedWebhook(e).body.toString("utf8") }));
-  return { call: (e: APIGatewayProxyEventV2) => handler(e, {} as Context), seen };
+    .handler(async (e) => {
+      handled++;
+      return { statusCode: 200, body: verifiedWebhook(e).body.toString("utf8") };
+    });
+  return { call: (e: APIGatewayProxyEventV2) => handler(e, {} as Context), seen, handled: () => handled };
 }
 
 describe("webhookPrelude", () => {
@@ -45,22 +49,24 @@ describe("webhookPrelude", () => {
   });
 
   it("refuses what verification does not accept with a 401 and its message; the handler never runs", async () => {
-    const { call } = webhook({ accept: false });
+    const { call, handled } = webhook({ accept: false });
     const response = await call(event("{}"));
     expect(response.statusCode).toBe(401);
+    expect(handled()).toBe(0);
     expect(JSON.parse(response.body ?? "")).toEqual({
       error: { code: "UNAUTHORIZED", message: "Missing or wrong test signature." },
     });
   });
 
   it("refuses a body over the limit with a 413 before any verification", async () => {
-    const { call, seen } = webhook({ accept: true, maxBytes: 4 });
+    const { call, seen, handled } = webhook({ accept: true, maxBytes: 4 });
     expect((await call(event("12345"))).statusCode).toBe(413);
     // Base64 larger than four times the limit is refused before it is decoded.
     expect(
       (await call({ ...event(Buffer.alloc(64).toString("base64")), isBase64Encoded: true })).statusCode,
     ).toBe(413);
     expect(seen).toEqual([]);
+    expect(handled()).toBe(0);
   });
 
   it("a handler that reads a request the prelude did not verify fails closed", () => {
