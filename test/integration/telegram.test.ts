@@ -264,6 +264,11 @@ describe("Telegram end to end", () => {
       text: "This question has already been answered.",
       show_alert: true,
     });
+    // The copy tapped late is edited to the outcome again, in case it showed buttons (a step redrawn after
+    // the closing edit): the same edit, of that copy only.
+    const healed = telegram.callsTo("editMessageText").slice(edits.length);
+    expect(healed.map((e) => [e.body.chat_id, e.body.message_id])).toEqual([[String(CHAT_ID), messageId]]);
+    expect(healed[0]?.body).toMatchObject({ reply_markup: { inline_keyboard: [] } });
   });
 
   it("answered in the browser through the link button: the run resumes, every Telegram copy is retired", async () => {

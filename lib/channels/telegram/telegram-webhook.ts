@@ -12,6 +12,7 @@ import { PlatformApiError } from "../platform-api-error.ts";
 import { remembered } from "../remembered.ts";
 import { outcomeReplyText, replies, typeYourAnswerText } from "../replies.ts";
 import type { TelegramApi } from "./telegram-api.ts";
+import { createTelegramChannel } from "./telegram-channel.ts";
 import { answerUrlOf, renderKeyboard, renderPrompt, selectedToggles } from "./telegram-render.ts";
 import { keyboardOf, messageToInbound, type TelegramUpdate, updateSchema } from "./telegram-update.ts";
 
@@ -44,6 +45,8 @@ type TappedMessage = NonNullable<CallbackQuery["message"]>;
  * event's dedupe claim was given back).
  */
 export function createTelegramWebhook(deps: TelegramWebhookDeps) {
+  /** Edits a copy tapped after its question ended, as the closing edit would have. */
+  const telegramChannel = createTelegramChannel(deps.api);
   /**
    * The bot's @username, from getMe once per process and only when a message needs it (a mention or a
    * `/command@name` to check). A failed call is not cached: it fails this update — a 500, so Telegram
@@ -124,6 +127,22 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
       // A tap is incomplete only as Done with nothing ticked.
       case "incomplete":
         return answer(replies.chooseAtLeastOne);
+      case "ended": {
+        // The tapped copy still had buttons after its question ended (a step redrawn after the closing
+        // edit, or that edit missed): edit it to the outcome now, as the closing edit would have.
+        const tapped = outcome.record.deliveries.find(
+          (d) =>
+            d.channel === "telegram" &&
+            d.chatId === String(message.chat.id) &&
+            d.messageId === String(message.message_id),
+        );
+        if (tapped) {
+          await telegramChannel
+            .retire(outcome.record, tapped)
+            .catch((error: unknown) => deps.onError(error, "telegram retire of a tapped copy"));
+        }
+        return answer(outcomeReplyText(outcome), true);
+      }
       default:
         return answer(outcomeReplyText(outcome), ALERTED.has(outcome.kind));
     }
