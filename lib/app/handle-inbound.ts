@@ -60,18 +60,27 @@ const DEDUPE_TTL_SECONDS = 2 * 86_400;
 export function createHandleInbound(deps: HandleInboundDeps) {
   const { store, resolve, now } = deps;
 
-  async function route(inbound: Inbound): Promise<QuestionRecord | undefined> {
-    if (inbound.kind === "control" || inbound.kind === "form") return store.get(inbound.questionId, now());
+  /**
+   * The question an inbound event is about. `listed`: it was found in the pending listing, whose indexes
+   * project what a listing shows — not the stepper's draft.
+   */
+  async function route(inbound: Inbound): Promise<{ record?: QuestionRecord; listed?: true }> {
+    const byId = async (id: string) => {
+      const record = await store.get(id, now());
+      return record ? { record } : {};
+    };
+    if (inbound.kind === "control" || inbound.kind === "form") return byId(inbound.questionId);
     if (inbound.replyToMessageId !== undefined) {
       const id = await store.findByMessage(inbound.platform, inbound.chatId, inbound.replyToMessageId);
-      if (id !== undefined) return store.get(id, now());
+      if (id !== undefined) return byId(id);
     }
     // The one place the group rule holds for every platform: typed text that replies to no question answers
     // only when it was addressed to the bot. Commands always are.
-    if (inbound.kind === "text" && !inbound.addressed) return undefined;
-    return firstPending(store, { owner: inbound.actor }, now(), (record) =>
-      record.deliveries.some((d) => d.channel === inbound.platform && d.chatId === inbound.chatId),
+    if (inbound.kind === "text" && !inbound.addressed) return {};
+    const record = await firstPending(store, { owner: inbound.actor }, now(), (candidate) =>
+      candidate.deliveries.some((d) => d.channel === inbound.platform && d.chatId === inbound.chatId),
     );
+    return record ? { record, listed: true } : {};
   }
 
   /** Runs a resolution; losing a race to another answer reports the final state instead. */
@@ -203,14 +212,17 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     }
   }
 
-  async function handle(inbound: Inbound, routed: QuestionRecord | undefined): Promise<InboundOutcome> {
+  async function handle(
+    inbound: Inbound,
+    { record: routed, listed }: { record?: QuestionRecord; listed?: true },
+  ): Promise<InboundOutcome> {
     // A pending listing does not carry the draft (the indexes project what a listing shows): a prompt of
     // several questions routed that way is read whole before typed text is merged with its draft, or before
     // `/question` posts it again at its first step still open.
     const needsDraft =
       inbound.kind === "text" || (inbound.kind === "command" && inbound.command === "question");
     const record =
-      routed && needsDraft && routed.questions.length > 1 && routed.status === "pending"
+      routed && listed && needsDraft && routed.questions.length > 1 && routed.status === "pending"
         ? await store.get(routed.id, now())
         : routed;
     if (!record) return inbound.kind === "command" ? { kind: "no_pending" } : { kind: "ignored" };

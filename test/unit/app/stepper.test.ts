@@ -47,8 +47,12 @@ function stepper(options: { closed?: boolean } = {}) {
   };
   const drafts: Answers[] = [];
   const answered: Answers[] = [];
+  let reads = 0;
   const store = {
-    get: async () => record,
+    get: async () => {
+      reads++;
+      return record;
+    },
     findByMessage: async () => record.id,
     listPendingPage: async () => {
       const { draft: _draft, step: _step, ...listed } = record;
@@ -83,7 +87,7 @@ function stepper(options: { closed?: boolean } = {}) {
       addressed: true,
       replyToMessageId: "7",
     } satisfies Inbound);
-  return { tap, type, handle, drafts, answered, current: () => record };
+  return { tap, type, handle, drafts, answered, current: () => record, reads: () => reads };
 }
 
 describe("handleInbound: the stepper of a prompt with several questions", () => {
@@ -259,9 +263,12 @@ describe("handleInbound: typed lines during the steps", () => {
   });
 
   it("a partial line is kept with the steps' draft, and the next line only gives what is missing", async () => {
-    const { tap, type, answered, current } = stepper();
+    const { tap, type, answered, current, reads } = stepper();
     await tap({ type: "option", questionIndex: 0, optionIndex: 1 });
+    // A reply to the question's message reads the record once, whole (the draft with it).
+    const before = reads();
     expect(await type("checks: 2")).toMatchObject({ kind: "incomplete", missing: [{ id: "notify" }] });
+    expect(reads() - before).toBe(1);
     expect(current().draft).toEqual({ target: ["Production"], checks: ["E2E"] });
     expect((await type("2")).kind).toBe("resolved");
     expect(answered).toEqual([{ target: ["Production"], checks: ["E2E"], notify: ["No"] }]);
