@@ -2,7 +2,12 @@
 import middy from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { createTeamsAuth } from "#lib/channels/teams/teams-auth.ts";
-import { createTeamsWebhook, TEAMS_REFUSAL, teamsVerification } from "#lib/channels/teams/teams-webhook.ts";
+import {
+  createTeamsWebhook,
+  TEAMS_ACK_WITHIN_MS,
+  TEAMS_REFUSAL,
+  teamsVerification,
+} from "#lib/channels/teams/teams-webhook.ts";
 import { loadConfig } from "#lib/config.ts";
 import { channelDisabled } from "#lib/http/channel-disabled.ts";
 import { httpErrors } from "#lib/http/middlewares.ts";
@@ -16,11 +21,6 @@ const services = createServices(loadConfig(), "teamsWebhook", observability);
 await services.ready();
 const { config, secrets, store, handleInbound, links, now } = services;
 const teams = config.channels.teams;
-/**
- * Teams sends an activity again when it has no answer within about 15 s: the replies and card edits made
- * while answering must be done well before that.
- */
-const TEAMS_ACK_WITHIN_MS = 10_000;
 
 const http = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
   .use(observability.middlewares)

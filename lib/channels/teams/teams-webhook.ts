@@ -42,6 +42,12 @@ export function teamsVerification(
   };
 }
 
+/**
+ * Teams sends an activity again when it has no answer within about 15 s: the replies and card edits made
+ * while answering must be done well before that.
+ */
+export const TEAMS_ACK_WITHIN_MS = 10_000;
+
 export interface TeamsWebhookDeps extends ChatWebhookDeps {
   api: TeamsApi;
 }
