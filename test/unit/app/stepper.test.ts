@@ -87,7 +87,18 @@ function stepper(options: { closed?: boolean } = {}) {
       addressed: true,
       replyToMessageId: "7",
     } satisfies Inbound);
-  return { tap, type, handle, drafts, answered, current: () => record, reads: () => reads };
+  /** A form (an Other… modal, or the whole prompt's form without `step`) submitted by the owner. */
+  const submit = (answers: Answers, step?: number) =>
+    handle({
+      platform: "telegram",
+      actor: "telegram:42",
+      chatId: "-100",
+      kind: "form",
+      questionId: "ask_3",
+      answers,
+      ...(step !== undefined && { step }),
+    });
+  return { tap, type, submit, handle, drafts, answered, current: () => record, reads: () => reads };
 }
 
 describe("handleInbound: the stepper of a prompt with several questions", () => {
@@ -169,16 +180,8 @@ describe("handleInbound: the stepper of a prompt with several questions", () => 
   });
 
   it("an Other… form on a step keeps its text and moves to the next step", async () => {
-    const { handle } = stepper();
-    const outcome = await handle({
-      platform: "telegram",
-      actor: "telegram:42",
-      chatId: "-100",
-      kind: "form",
-      questionId: "ask_3",
-      answers: { target: ["Canary"] },
-      step: 0,
-    });
+    const { submit } = stepper();
+    const outcome = await submit({ target: ["Canary"] }, 0);
     expect(outcome).toMatchObject({
       kind: "step",
       questionIndex: 1,
@@ -187,16 +190,8 @@ describe("handleInbound: the stepper of a prompt with several questions", () => 
   });
 
   it("a step submitted with nothing in it (a blank Other…) answers nothing and stays on that step", async () => {
-    const { handle, drafts } = stepper();
-    const outcome = await handle({
-      platform: "telegram",
-      actor: "telegram:42",
-      chatId: "-100",
-      kind: "form",
-      questionId: "ask_3",
-      answers: {},
-      step: 0,
-    });
+    const { submit, drafts } = stepper();
+    const outcome = await submit({}, 0);
     expect(outcome).toMatchObject({ kind: "incomplete", missing: [{ id: "target" }] });
     expect(drafts).toEqual([]);
   });
@@ -209,32 +204,17 @@ describe("handleInbound: the stepper of a prompt with several questions", () => 
   });
 
   it("a form of the whole prompt does not take blanks from a draft it did not show", async () => {
-    const { tap, handle, answered } = stepper();
+    const { tap, submit, answered } = stepper();
     await tap({ type: "option", questionIndex: 0, optionIndex: 0 });
     await tap({ type: "choose", questionIndex: 1, optionIndexes: [0] });
-    const outcome = await handle({
-      platform: "telegram",
-      actor: "telegram:42",
-      chatId: "-100",
-      kind: "form",
-      questionId: "ask_3",
-      answers: { notify: ["Yes"] },
-    });
+    const outcome = await submit({ notify: ["Yes"] });
     expect(outcome).toMatchObject({ kind: "incomplete", missing: [{ id: "target" }, { id: "checks" }] });
     expect(answered).toEqual([]);
   });
 
   it("a blank value on a step is invalid and keeps nothing", async () => {
-    const { handle, drafts } = stepper();
-    const outcome = await handle({
-      platform: "telegram",
-      actor: "telegram:42",
-      chatId: "-100",
-      kind: "form",
-      questionId: "ask_3",
-      answers: { target: ["  "] },
-      step: 0,
-    });
+    const { submit, drafts } = stepper();
+    const outcome = await submit({ target: ["  "] }, 0);
     expect(outcome.kind).toBe("invalid");
     expect(drafts).toEqual([]);
   });
