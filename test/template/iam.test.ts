@@ -466,10 +466,11 @@ describe("IAM roles of the packaged template", () => {
   it("with channels on, let each function read exactly its parameters; a webhook only its platform's", async () => {
     const channels = ["telegram", "slack", "discord", "mattermost", "teams"];
     const key = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
-    const copy = await packageCopy({}, [
-      `--param=channels=${channels.join(",")}`,
-      `--param=secretsKmsKeyArn=${key}`,
-    ]);
+    const copy = await packageCopy(
+      {},
+      [`--param=channels=${channels.join(",")}`, `--param=secretsKmsKeyArn=${key}`],
+      { bundles: "reuse" },
+    );
     try {
       const enabled = loadTemplate(copy.dir);
       const stage = /^handraise-(.+)-agent$/.exec(agentName)?.[1] ?? "";
@@ -481,7 +482,7 @@ describe("IAM roles of the packaged template", () => {
         );
       }
       // Only Telegram: the Slack webhook reads nothing, the Telegram webhook only Telegram's two secrets.
-      const telegramOnly = await packageCopy({}, ["--param=channels=telegram"]);
+      const telegramOnly = await packageCopy({}, ["--param=channels=telegram"], { bundles: "reuse" });
       try {
         const only = loadTemplate(telegramOnly.dir);
         expect(iamProblems(only, subjects, iamTable(stage, ["telegram"]))).toEqual([]);

@@ -18,6 +18,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -76,10 +77,16 @@ export async function ensurePackage(): Promise<number> {
  * e.g. canary secrets, and extra `osls package` options (`--param=channels=telegram`), and returns the
  * copy's `.serverless/` folder. A copy, because packaging clears the project's own `.serverless/` that the
  * other test files are reading. `remove()` deletes the copy.
+ *
+ * `bundles: "reuse"` is for a test that reads the template only: the copy takes the project's zips (call
+ * `ensurePackage()` first) through serverless-esbuild's `skipBuild`, which packages in seconds where
+ * building fifteen bundles again costs half a minute of both cores. A test of what goes into a bundle (the
+ * secret canaries) builds them.
  */
 export async function packageCopy(
   env: Record<string, string>,
   options: string[] = [],
+  { bundles }: { bundles: "build" | "reuse" } = { bundles: "build" },
 ): Promise<{ dir: string; remove(): void }> {
   const copy = mkdtempSync(join(tmpdir(), "handraise-package-copy-"));
   const remove = () => rmSync(copy, { recursive: true, force: true });
@@ -88,6 +95,7 @@ export async function packageCopy(
       if (existsSync(join(ROOT, input))) cpSync(join(ROOT, input), join(copy, input), { recursive: true });
     }
     symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"), "dir");
+    if (bundles === "reuse") reuseBundles(copy);
     await run("npm", ["run", "--silent", "package", ...(options.length > 0 ? ["--", ...options] : [])], {
       cwd: copy,
       env: { ...process.env, ...env },
@@ -98,6 +106,23 @@ export async function packageCopy(
     remove();
     throw error;
   }
+}
+
+/** Puts the project's zips where serverless-esbuild's `skipBuild` takes them from, and turns it on. */
+function reuseBundles(copy: string): void {
+  mkdirSync(join(copy, ".serverless"));
+  for (const zip of readdirSync(PACKAGE_DIR).filter((name) => name.endsWith(".zip"))) {
+    cpSync(join(PACKAGE_DIR, zip), join(copy, ".serverless", zip));
+  }
+  const file = join(copy, "serverless.yml");
+  const section = /^ {2}esbuild:\n/m;
+  const yml = readFileSync(file, "utf8");
+  if (!section.test(yml))
+    throw new Error("serverless.yml has no custom.esbuild section to skip the build in");
+  writeFileSync(
+    file,
+    yml.replace(section, (line) => `${line}    skipBuild: true\n`),
+  );
 }
 
 export function loadTemplate(dir = PACKAGE_DIR): CfnTemplate {

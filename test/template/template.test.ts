@@ -353,13 +353,17 @@ describe("operating the stack", () => {
   it("in prod, with a topic, a table key and no reservations: protected, notified, encrypted, unreserved", async () => {
     const topic = "arn:aws:sns:us-east-1:123456789012:handraise-alarms";
     const key = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
-    const copy = await packageCopy({}, [
-      "--stage",
-      "prod",
-      `--param=alarmTopicArn=${topic}`,
-      `--param=tableKmsKeyArn=${key}`,
-      "--param=reservedConcurrency=off",
-    ]);
+    const copy = await packageCopy(
+      {},
+      [
+        "--stage",
+        "prod",
+        `--param=alarmTopicArn=${topic}`,
+        `--param=tableKmsKeyArn=${key}`,
+        "--param=reservedConcurrency=off",
+      ],
+      { bundles: "reuse" },
+    );
     try {
       const prod = loadTemplate(copy.dir);
       expect(prod.Resources.QuestionsTable?.Properties?.DeletionProtectionEnabled).toBe(true);
