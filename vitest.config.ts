@@ -18,15 +18,33 @@ const shared = {
   env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
 } as const;
 
+/**
+ * Unit tests start no stack and hold no state between files: they share one worker thread and its module
+ * cache (`isolate: false`), where a process per file spent four times their own CPU starting processes and
+ * loading the same modules again.
+ */
+const UNIT = ["test/unit/**/*.test.ts"];
+
 export default defineConfig({
   test: {
     projects: [
       {
         test: {
           ...shared,
+          name: "unit",
+          include: UNIT,
+          pool: "threads",
+          isolate: false,
+          maxWorkers: 1,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          ...shared,
           name: "suite",
           include: ["test/**/*.test.ts"],
-          exclude: ALONE,
+          exclude: [...ALONE, ...UNIT],
           // Most files wait on I/O (HTTP to the local stack, timers, a browser) far more than they compute:
           // on 2 cores, three at a time finish the suite in a fraction of one at a time (vitest's default
           // is one fewer than the cores).
