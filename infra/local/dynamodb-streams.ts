@@ -41,13 +41,17 @@ export interface StreamEmulatorOptions {
   onFailure?: (failed: FailedStreamRecord) => void;
   /** Consumers by table name. */
   consumers: (tableName: string) => StreamConsumer[];
-  /** First retry delay; doubles each attempt up to 2 s. */
+  /**
+   * First retry delay (default 100 ms); doubles each attempt up to 2 s. Read at each retry, so a stack can
+   * change it while it runs (LocalStack.setStreamRetryDelay).
+   */
   retryBaseMs?: number;
 }
 
 /** Attempts per record locally (the first delivery and its retries), whatever the mapping says. */
 export const MAX_LOCAL_ATTEMPTS = 16;
 const MAX_BACKOFF_MS = 2_000;
+const DEFAULT_RETRY_BASE_MS = 100;
 
 export interface StreamEmulator {
   /** Reports an item change (from the DynamoDB proxy). */
@@ -58,7 +62,6 @@ export interface StreamEmulator {
 }
 
 export function createStreamEmulator(options: StreamEmulatorOptions): StreamEmulator {
-  const retryBaseMs = options.retryBaseMs ?? 100;
   const streamLabel = new Date().toISOString().replace(/Z$/, "");
   let sequence = 0;
   let stopped = false;
@@ -92,6 +95,7 @@ export function createStreamEmulator(options: StreamEmulatorOptions): StreamEmul
       } catch {
         // The whole batch failed: Lambda retries it (the function logs its own error).
       }
+      const retryBaseMs = options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS;
       if (attempt < attempts) await sleep(Math.min(MAX_BACKOFF_MS, retryBaseMs * 2 ** (attempt - 1)));
     }
     if (!stopped) {

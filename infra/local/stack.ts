@@ -99,6 +99,12 @@ export interface LocalStack {
   streamsDrained(): Promise<void>;
   /** Switches the DynamoDB Streams emulation on or off (changes made while it is off are not delivered). */
   setStreams(on: boolean): void;
+  /**
+   * Sets the first retry delay of a failed stream record (doubling up to 2 s); undefined restores the
+   * default, 100 ms. A test whose record fails every attempt sets it short, so the eleven attempts take
+   * about a second instead of thirteen.
+   */
+  setStreamRetryDelay(firstMs: number | undefined): void;
   /** Stream records that failed every retry: what AWS sends to the mapping's on-failure queue. */
   streamFailures: FailedStreamRecord[];
   /**
@@ -141,12 +147,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await ensureTable(client, tableName);
     const streamConsumers: StreamConsumer[] = [];
     const streamFailures: FailedStreamRecord[] = [];
-    const streams = createStreamEmulator({
+    // Read by the emulator at each retry, so setStreamRetryDelay takes effect at once.
+    const streamOptions: Parameters<typeof createStreamEmulator>[0] = {
       region: REGION,
       account: ACCOUNT,
       onFailure: (failed) => streamFailures.push(failed),
       consumers: (table) => (table === tableName ? streamConsumers : []),
-    });
+    };
+    const streams = createStreamEmulator(streamOptions);
     const captureChange = (change: ItemChange) => streams.record(change);
     // Read by the proxy on every write, so switching it (setStreams) takes effect at once.
     const proxyOptions: Parameters<typeof startDynamoDbProxy>[0] = {
@@ -359,6 +367,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       setStreams: (on) => {
         if (on) proxyOptions.onChange = captureChange;
         else delete proxyOptions.onChange;
+      },
+      setStreamRetryDelay: (firstMs) => {
+        if (firstMs === undefined) delete streamOptions.retryBaseMs;
+        else streamOptions.retryBaseMs = firstMs;
       },
       streamFailures,
       durableCallbacks,

@@ -52,6 +52,7 @@ afterEach(() => {
   logs?.stop();
   logs = undefined;
   stack.faults.stepFunctions.clear();
+  stack.setStreamRetryDelay(undefined);
 });
 
 function startRun(owner: number, timeoutSeconds = 600) {
@@ -161,6 +162,9 @@ describe("lifecycle logs", () => {
 describe("metrics (CloudWatch EMF, namespace Handraise)", () => {
   it("count every outcome, and time answers", async () => {
     logs = captureLogs();
+    // An agent run whose question nobody answers: the task times out (1 s + 10 s grace), the question
+    // expires. Started first, so that wait runs while the other outcomes are made.
+    const expiring = await startRun(62_006, 1);
     const ask = async (owner: number) => {
       const created = await stack.api("POST", "/questions", {
         questions: [singleQuestion],
@@ -186,8 +190,6 @@ describe("metrics (CloudWatch EMF, namespace Handraise)", () => {
       owner: "telegram:62005",
       deliverTo: [{ channel: "telegram", chatId: "-1" }],
     });
-    // An agent run whose question nobody answers: the task times out (1 s + 10 s grace), the question expires.
-    const expiring = await startRun(62_006, 1);
     expect((await waitForExecutionEnd(stack, expiring.executionArn, 30_000)).status).toBe("SUCCEEDED");
 
     const total = (name: string) => logs?.metric(name).reduce((sum, m) => sum + m.value, 0);
@@ -269,6 +271,9 @@ describe("stream consumer failures", () => {
 
   it("a record that fails every retry goes to the on-failure destination, and the stream moves on", async () => {
     logs = captureLogs();
+    // The eleven attempts back off from 1 ms instead of 100 ms (what they are is checked, not how long they
+    // wait): about a second of backoff instead of thirteen.
+    stack.setStreamRetryDelay(1);
     const run = await startRun(63_004);
     const question = await questionOf(run.sessionKey);
     stack.faults.stepFunctions.failNext(10_000, {
