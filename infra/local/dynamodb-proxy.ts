@@ -5,15 +5,18 @@
  *   and status, before reaching dynalite, so nothing is written — as when DynamoDB throttles a request;
  * - change capture for the DynamoDB Streams emulation (dynamodb-streams.ts): around each write it reads the
  *   item before and after (consistent GetItem straight against dynalite) and reports what changed.
+ * It hands each request to dynalite in process (`LocalDynamoDb.serve`, dynamodb.ts), not over a second
+ * HTTP connection: every DynamoDB call of the handlers would otherwise cross HTTP twice.
  *
  * Differences from AWS, on purpose: writes through the proxy are serialized per item (so the before and
  * after images of a write are its own, as a stream's would be); a write made straight to dynalite (only
  * the stack's table creation does that) is not captured.
  */
 import { randomUUID } from "node:crypto";
-import { request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type AttributeValue, type DynamoDBClient, GetItemCommand } from "@aws-sdk/client-dynamodb";
+import type { AttributeValue } from "@aws-sdk/client-dynamodb";
+import type { DynamoDbWireResponse, LocalDynamoDb } from "./dynamodb.ts";
 import { createFaultSwitch, type FaultSwitch } from "./faults.ts";
 import { createServer } from "./local-server.ts";
 
@@ -33,12 +36,10 @@ export interface ItemChange {
 }
 
 export interface DynamoDbProxyOptions {
-  /** dynalite's URL. */
-  target: string;
+  /** dynalite, which serves every request the proxy lets through, and the image reads. */
+  dynamodb: Pick<LocalDynamoDb, "serve">;
   host?: string;
   port?: number;
-  /** Reads straight from dynalite (consistent GetItem), for the before and after images. */
-  client: DynamoDBClient;
   /** The key attribute names of each table (from infra/table.json). */
   keyAttributes: (tableName: string) => string[];
   /** Called after each successful write that changed an item; when absent, writes are not captured. */
@@ -51,46 +52,24 @@ export interface DynamoDbProxy {
   stop(): Promise<void>;
 }
 
-interface Forwarded {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
-
 async function readBody(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
 }
 
-function forward(target: URL, request: IncomingMessage, body: Buffer): Promise<Forwarded> {
-  return new Promise((resolve, reject) => {
-    const { host: _host, ...headers } = request.headers;
-    const outgoing = httpRequest(
-      {
-        hostname: target.hostname,
-        port: target.port,
-        method: request.method,
-        path: request.url,
-        headers: { ...headers, host: target.host, "content-length": String(body.length) },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () =>
-          resolve({
-            status: response.statusCode ?? 500,
-            headers: response.headers,
-            body: Buffer.concat(chunks),
-          }),
-        );
-        response.on("error", reject);
-      },
-    );
-    outgoing.on("error", reject);
-    outgoing.end(body);
-  });
-}
+/**
+ * The headers of the proxy's own GetItem for an image. dynalite requires a request to carry a SigV4
+ * Authorization header and a date, but checks neither the signature nor the credentials.
+ */
+const IMAGE_READ_HEADERS = {
+  "content-type": "application/x-amz-json-1.0",
+  "x-amz-target": `${TARGET_PREFIX}GetItem`,
+  "x-amz-date": "20200101T000000Z",
+  authorization:
+    "AWS4-HMAC-SHA256 Credential=local/20200101/us-east-1/dynamodb/aws4_request, " +
+    "SignedHeaders=content-type;host;x-amz-date;x-amz-target, Signature=local",
+};
 
 /** The members of the write requests the proxy reads (the wire form: attribute values as JSON). */
 interface WriteInput {
@@ -125,7 +104,6 @@ function touchedKeys(
 }
 
 export async function startDynamoDbProxy(options: DynamoDbProxyOptions): Promise<DynamoDbProxy> {
-  const target = new URL(options.target);
   const faults = createFaultSwitch();
   /** Per-item chains: a write waits for the previous write on the same item (see the header). */
   const itemLocks = new Map<string, Promise<void>>();
@@ -148,11 +126,25 @@ export async function startDynamoDbProxy(options: DynamoDbProxyOptions): Promise
   }
 
   async function image(tableName: string, keys: Item): Promise<Item | undefined> {
-    const out = await options.client.send(
-      new GetItemCommand({ TableName: tableName, Key: keys, ConsistentRead: true }),
-    );
-    return out.Item;
+    const response = await options.dynamodb.serve({
+      method: "POST",
+      url: "/",
+      headers: IMAGE_READ_HEADERS,
+      body: Buffer.from(JSON.stringify({ TableName: tableName, Key: keys, ConsistentRead: true })),
+    });
+    if (response.status !== 200) {
+      throw new Error(`reading ${tableName}'s item for its stream image failed: ${response.body.toString()}`);
+    }
+    return (JSON.parse(response.body.toString("utf8")) as { Item?: Item }).Item;
   }
+
+  const forward = (request: IncomingMessage, body: Buffer): Promise<DynamoDbWireResponse> =>
+    options.dynamodb.serve({
+      method: request.method ?? "GET",
+      url: request.url ?? "/",
+      headers: request.headers,
+      body,
+    });
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const body = await readBody(request);
@@ -173,9 +165,9 @@ export async function startDynamoDbProxy(options: DynamoDbProxyOptions): Promise
       return;
     }
     const onChange = options.onChange;
-    let forwarded: Forwarded;
+    let forwarded: DynamoDbWireResponse;
     if (!onChange || !WRITES.has(operation)) {
-      forwarded = await forward(target, request, body);
+      forwarded = await forward(request, body);
     } else {
       let touched: { tableName: string; keys: Item }[] = [];
       try {
@@ -192,7 +184,7 @@ export async function startDynamoDbProxy(options: DynamoDbProxyOptions): Promise
         const before = await Promise.all(
           touched.map((t) => image(t.tableName, t.keys).catch(() => undefined)),
         );
-        const result = await forward(target, request, body);
+        const result = await forward(request, body);
         if (result.status !== 200) return result;
         const after = await Promise.all(touched.map((t) => image(t.tableName, t.keys)));
         touched.forEach((t, i) => {
@@ -204,7 +196,7 @@ export async function startDynamoDbProxy(options: DynamoDbProxyOptions): Promise
         return result;
       });
     }
-    const { "transfer-encoding": _te, connection: _c, ...headers } = forwarded.headers;
+    const { "transfer-encoding": _te, ...headers } = forwarded.headers;
     response.writeHead(forwarded.status, { ...headers, "content-length": String(forwarded.body.length) });
     response.end(forwarded.body);
   }

@@ -2,13 +2,35 @@
  * The embedded DynamoDB of the local stack: dynalite (pure Node, DynamoDB's wire protocol), with the table
  * created from infra/table.json, the same definition serverless.yml deploys.
  */
+import { EventEmitter } from "node:events";
+import type { IncomingHttpHeaders, OutgoingHttpHeaders, RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
 import { CreateTableCommand, type CreateTableCommandInput, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import dynalite from "dynalite";
 import tableDefinition from "../table.json" with { type: "json" };
 
+/** A DynamoDB request as it arrives over HTTP (AWS JSON 1.0: `POST /`, X-Amz-Target, signed headers). */
+export interface DynamoDbWireRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+export interface DynamoDbWireResponse {
+  status: number;
+  headers: OutgoingHttpHeaders;
+  body: Buffer;
+}
+
 export interface LocalDynamoDb {
   url: string;
+  /**
+   * Serves one request in this process, exactly as dynalite serves it on its port but without a socket and
+   * a second HTTP round trip: the DynamoDB proxy (dynamodb-proxy.ts), which serves the stack's DynamoDB port,
+   * hands every request to dynalite this way.
+   */
+  serve(request: DynamoDbWireRequest): Promise<DynamoDbWireResponse>;
   stop(): Promise<void>;
 }
 
@@ -31,8 +53,32 @@ export async function startLocalDynamoDb(options: LocalDynamoDbOptions = {}): Pr
     server.listen(options.port ?? 8000, options.host ?? "127.0.0.1", () => resolve());
   });
   const { address, port } = server.address() as AddressInfo;
+  const listener = server.listeners("request")[0] as RequestListener;
   return {
     url: `http://${address}:${port}`,
+    serve: (request) =>
+      new Promise((resolve) => {
+        // dynalite's request listener reads the request's method, URL and headers, then its "data" and "end"
+        // events; it answers through statusCode, setHeader and end, which is all this response has.
+        const incoming = Object.assign(new EventEmitter(), {
+          method: request.method,
+          url: request.url,
+          headers: request.headers,
+        });
+        const headers: OutgoingHttpHeaders = {};
+        const response = {
+          statusCode: 200,
+          setHeader(name: string, value: string | number) {
+            headers[name.toLowerCase()] = value;
+          },
+          end(body?: string) {
+            resolve({ status: response.statusCode, headers, body: Buffer.from(body ?? "", "utf8") });
+          },
+        };
+        listener(incoming as never, response as never);
+        if (request.body.length > 0) incoming.emit("data", request.body);
+        incoming.emit("end");
+      }),
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

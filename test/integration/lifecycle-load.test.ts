@@ -6,6 +6,7 @@
 import {
   DescribeExecutionCommand,
   GetExecutionHistoryCommand,
+  ListExecutionsCommand,
   StartExecutionCommand,
 } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -98,7 +99,12 @@ describe("load", () => {
       );
       return executionArn as string;
     };
-    /** Each owner's pending questions, once every run below `upTo` is waiting on its question. */
+    /** How many of `runs` have asked: their question is stored, which the table's stream announces. */
+    const askedOf = (runs: ReadonlySet<string>) =>
+      stack.events.filter(
+        (event) => event["detail-type"] === "Question Requested" && runs.has(event.detail.runId as string),
+      ).length;
+    /** Each owner's pending questions, over the HTTP API, once every run below `upTo` waits on its question. */
     const pendingOf = async (upTo: number) =>
       (
         await pool(owners, IN_FLIGHT, (owner) =>
@@ -116,14 +122,23 @@ describe("load", () => {
     // Runs start in waves, each asked before the next starts, so that all of them end up waiting at once
     // without all of them asking at once: on AWS the model step's reserved concurrency spreads a burst of
     // starts out as well, while the local stack runs every invocation in this one process, where 2,000
-    // model steps at the same moment can outlast their 60 s task timeout on a busy machine.
+    // model steps at the same moment can outlast their 60 s task timeout on a busy machine. A wave has asked
+    // once the bus carries its questions' `Question Requested` events, which costs nothing to look at; the
+    // question API lists them once every wave has asked (polling 200 owners' listings every 250 ms while the
+    // runs asked made thousands of listings, each a handler call and a DynamoDB query).
     const t0 = performance.now();
     const arns: string[] = [];
-    let pending: { id: string; sessionKey: string; runId: string }[] = [];
     for (let first = 0; first < QUESTIONS; first += WAVE) {
-      arns.push(...(await pool(indexes.slice(first, first + WAVE), IN_FLIGHT, start)));
-      pending = await pendingOf(arns.length);
+      const started = await pool(indexes.slice(first, first + WAVE), IN_FLIGHT, start);
+      arns.push(...started);
+      const wave = new Set(started);
+      await waitFor(async () => (askedOf(wave) === started.length ? true : undefined), {
+        timeoutMs: LOAD_WAIT_MS,
+        intervalMs: 250,
+        what: `runs ${first}… to ask`,
+      });
     }
+    const pending = await pendingOf(arns.length);
     expect(pending).toHaveLength(QUESTIONS);
     const asked = performance.now();
 
@@ -139,16 +154,23 @@ describe("load", () => {
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
     const answered = performance.now();
 
+    // Every run has ended once none of the state machine's executions is running (this stack ran no other);
+    // then each run is described once. Polling 2,000 runs one by one would cost more than waiting on one list.
+    await waitFor(
+      async () => {
+        const running = await stack.sfn.send(
+          new ListExecutionsCommand({
+            stateMachineArn: stack.stateMachineArns.agent,
+            statusFilter: "RUNNING",
+            maxResults: 1,
+          }),
+        );
+        return running.executions?.length === 0 ? true : undefined;
+      },
+      { timeoutMs: LOAD_WAIT_MS, intervalMs: 250, what: "every run to end" },
+    );
     const outputs = await pool(indexes, IN_FLIGHT, (i) =>
-      waitFor(
-        async () => {
-          const execution = await stack.sfn.send(
-            new DescribeExecutionCommand({ executionArn: arns[i] as string }),
-          );
-          return execution.status === "RUNNING" ? undefined : execution;
-        },
-        { timeoutMs: LOAD_WAIT_MS, intervalMs: 100, what: `run ${i} to end` },
-      ),
+      stack.sfn.send(new DescribeExecutionCommand({ executionArn: arns[i] as string })),
     );
     const ended = performance.now();
     outputs.forEach((execution, i) => {

@@ -38,8 +38,7 @@ beforeAll(async () => {
     }),
   );
   proxy = await startDynamoDbProxy({
-    target: dynalite.url,
-    client: direct,
+    dynamodb: dynalite,
     keyAttributes: () => ["pk"],
     onChange: (change) => changes.push(change),
   });
