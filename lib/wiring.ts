@@ -227,7 +227,7 @@ export function createTeamsApiFor(config: Config, secrets: Secrets): TeamsApi {
  * bundle carries no chat channel, model step or question API — and theirs carry no page.
  *
  * @example
- * const observability = createObservability("answerPage");
+ * const observability = await createObservability("answerPage");
  * const { store, resolve, secrets, ready } = createCoreServices(loadConfig(), "answerPage", observability);
  */
 export function createCoreServices(config: Config, fn: FunctionName, observability: Observability) {
@@ -298,7 +298,7 @@ export function createCoreServices(config: Config, fn: FunctionName, observabili
  * Everything function `fn` needs, built once per process.
  *
  * @example
- * const observability = createObservability("telegramWebhook");
+ * const observability = await createObservability("telegramWebhook");
  * const { handleInbound, secrets } = createServices(loadConfig(), "telegramWebhook", observability);
  */
 export function createServices(config: Config, fn: FunctionName, observability: Observability) {
@@ -353,7 +353,7 @@ export function createServices(config: Config, fn: FunctionName, observability: 
  * createServices, so that only the modelStep bundle carries the provider adapters.
  *
  * @example
- * const observability = createObservability("modelStep");
+ * const observability = await createObservability("modelStep");
  * const modelStep = createModelStepService(loadConfig(), observability);
  */
 export function createModelStepService(config: Config, observability: Observability) {
