@@ -9,7 +9,7 @@ import { answerPageErrors, createAnswerPage } from "#lib/http/answer-page.ts";
 import { createObservability } from "#lib/telemetry/observability.ts";
 import { createCoreServices } from "#lib/wiring.ts";
 
-const observability = createObservability("answerPage");
+const observability = await createObservability("answerPage");
 // The core services only: the page posts nothing to any chat (the table's stream retires the copies).
 const { store, resolve, secrets, now, ready } = createCoreServices(loadConfig(), "answerPage", observability);
 await ready();

@@ -20,7 +20,7 @@ import { createObservability } from "#lib/telemetry/observability.ts";
 import { createServices } from "#lib/wiring.ts";
 import * as z from "#lib/zod.ts";
 
-const observability = createObservability("ask");
+const observability = await createObservability("ask");
 const services = createServices(loadConfig(), "ask", observability);
 await services.ready();
 const { askQuestion, now } = services;

@@ -16,7 +16,7 @@ import { secretValue } from "#lib/secrets/secrets.ts";
 import { createObservability } from "#lib/telemetry/observability.ts";
 import { createServices } from "#lib/wiring.ts";
 
-const observability = createObservability("discordWebhook");
+const observability = await createObservability("discordWebhook");
 const { telemetry } = observability;
 const services = createServices(loadConfig(), "discordWebhook", observability);
 await services.ready();

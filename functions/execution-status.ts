@@ -9,7 +9,7 @@ import { createObservability } from "#lib/telemetry/observability.ts";
 import { createServices } from "#lib/wiring.ts";
 import * as z from "#lib/zod.ts";
 
-const observability = createObservability("executionStatus");
+const observability = await createObservability("executionStatus");
 const { cancelStoppedRun } = createServices(loadConfig(), "executionStatus", observability);
 
 const detailSchema = z.object({

@@ -13,7 +13,7 @@ import { secretValue } from "#lib/secrets/secrets.ts";
 import { createObservability } from "#lib/telemetry/observability.ts";
 import { createServices } from "#lib/wiring.ts";
 
-const observability = createObservability("mattermostWebhook");
+const observability = await createObservability("mattermostWebhook");
 const { telemetry } = observability;
 const services = createServices(loadConfig(), "mattermostWebhook", observability);
 await services.ready();

@@ -6,7 +6,7 @@ import { loadConfig } from "#lib/config.ts";
 import { createObservability } from "#lib/telemetry/observability.ts";
 import { createModelStepService } from "#lib/wiring.ts";
 
-const observability = createObservability("modelStep");
+const observability = await createObservability("modelStep");
 const modelStep = createModelStepService(loadConfig(), observability);
 
 export const handler = middy()

@@ -19,7 +19,7 @@ import { questionChangeFrom } from "#lib/store/question-stream.ts";
 import { createObservability } from "#lib/telemetry/observability.ts";
 import { createCoreServices } from "#lib/wiring.ts";
 
-const observability = createObservability("notifier");
+const observability = await createObservability("notifier");
 const config = loadConfig();
 const { dynamodb, secrets, now, ready } = createCoreServices(config, "notifier", observability);
 await ready();

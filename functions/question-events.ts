@@ -14,7 +14,7 @@ import { questionChangeFrom } from "#lib/store/question-stream.ts";
 import { createObservability } from "#lib/telemetry/observability.ts";
 import { createServices } from "#lib/wiring.ts";
 
-const observability = createObservability("questionEvents");
+const observability = await createObservability("questionEvents");
 const services = createServices(loadConfig(), "questionEvents", observability);
 // Resuming runs needs no channel secret: a bad one is reported, and only its platform's copies stay unretired.
 await services.ready({ tolerate: true });

@@ -10,7 +10,7 @@ import { createObservability } from "#lib/telemetry/observability.ts";
 import { timerEventSchema } from "#lib/timers/timers.ts";
 import { createServices } from "#lib/wiring.ts";
 
-const observability = createObservability("questionTimer");
+const observability = await createObservability("questionTimer");
 const services = createServices(loadConfig(), "questionTimer", observability);
 // Expiry needs no channel secret: a bad one is reported, and only its platform's reminders are not posted.
 await services.ready({ tolerate: true });

@@ -6,7 +6,7 @@ import { apiKeyAuth, httpErrors } from "#lib/http/middlewares.ts";
 import { createObservability } from "#lib/telemetry/observability.ts";
 import { createServices } from "#lib/wiring.ts";
 
-const observability = createObservability("questionsApi");
+const observability = await createObservability("questionsApi");
 const services = createServices(loadConfig(), "questionsApi", observability);
 await services.ready();
 const { secrets, questionApi } = services;

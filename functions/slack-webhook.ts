@@ -12,7 +12,7 @@ import { secretValue } from "#lib/secrets/secrets.ts";
 import { createObservability } from "#lib/telemetry/observability.ts";
 import { createServices } from "#lib/wiring.ts";
 
-const observability = createObservability("slackWebhook");
+const observability = await createObservability("slackWebhook");
 const { telemetry } = observability;
 const services = createServices(loadConfig(), "slackWebhook", observability);
 await services.ready();

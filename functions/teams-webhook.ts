@@ -15,7 +15,7 @@ import { webhookPrelude } from "#lib/http/webhook-prelude.ts";
 import { createObservability } from "#lib/telemetry/observability.ts";
 import { createServices, createTeamsApiFor } from "#lib/wiring.ts";
 
-const observability = createObservability("teamsWebhook");
+const observability = await createObservability("teamsWebhook");
 const { telemetry, logger } = observability;
 const services = createServices(loadConfig(), "teamsWebhook", observability);
 await services.ready();

@@ -12,7 +12,7 @@ import { secretValue } from "#lib/secrets/secrets.ts";
 import { createObservability } from "#lib/telemetry/observability.ts";
 import { createServices } from "#lib/wiring.ts";
 
-const observability = createObservability("telegramWebhook");
+const observability = await createObservability("telegramWebhook");
 const { telemetry } = observability;
 const services = createServices(loadConfig(), "telegramWebhook", observability);
 await services.ready();

@@ -260,6 +260,16 @@ export interface McpSettings {
 }
 
 /**
+ * Whether Powertools' Tracer is switched off by its own setting, `POWERTOOLS_TRACE_ENABLED=false` (the
+ * local stack sets it: there is no X-Ray daemon there). Switched off, the Tracer would trace nothing, and
+ * lib/telemetry/observability.ts does not load it. Read apart from `loadConfig`: a function builds its
+ * observability before it loads its configuration.
+ */
+export function tracingSwitchedOff(env: Record<string, string | undefined> = process.env): boolean {
+  return env.POWERTOOLS_TRACE_ENABLED?.toLowerCase() === "false";
+}
+
+/**
  * Parses the environment. Empty strings count as unset, so a template can leave a variable blank.
  * @throws ConfigError naming every bad variable.
  */

@@ -4,7 +4,8 @@
  * still adds that much code to load at every cold start): the MCP server (the MCP SDK and the full zod it
  * needs) and the durable agent (the durable execution SDK). Same logger, lifecycle lines and metrics as
  * every function (lib/telemetry/observability.ts); their AWS SDK calls are simply not traced, and Lambda's
- * own trace segment still records each invocation.
+ * own trace segment still records each invocation. It is also every function's observability when tracing
+ * is switched off (lib/telemetry/observability.ts).
  */
 
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
