@@ -43,7 +43,7 @@ export interface BenchSizes {
 /**
  * The largest scale level: 10,000 pending by default. `BENCH_SCALE_PENDING=100000` adds a 100,000 level
  * (docs/benchmarks.md: on 2 cores its filler alone takes minutes to write and remove, so the levels are then
- * visited up and down once instead of four times).
+ * visited up and down once instead of four times, and `--only scale` measures it without the other sections).
  */
 const scalePending = Number(process.env.BENCH_SCALE_PENDING ?? 10_000);
 if (!Number.isInteger(scalePending) || scalePending < 10_000) {
