@@ -319,7 +319,7 @@ export async function measureColdStart(
       ...(entry.variant && { variant: true }),
     });
   }
-  log(`cold start: ${entries.length} bundles built in ${seconds(buildStarted)} s`);
+  log(`cold start: ${bundles.length} of ${entries.length} bundles built in ${seconds(buildStarted)} s`);
 
   const env = {
     PATH: process.env.PATH ?? "",
