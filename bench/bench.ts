@@ -19,6 +19,13 @@ import { type CostResult, type CostSizes, measureCost } from "./cost.ts";
 import { startBenchStack } from "./lib/bench-stack.ts";
 import { startFakeChat } from "./lib/fake-chat.ts";
 import { samplePairs } from "./lib/paired.ts";
+import {
+  checkEarlierResults,
+  completeResults,
+  SECTION_NAMES,
+  type Section,
+  type SectionResults,
+} from "./lib/sections.ts";
 import { MODEL_CLIENT_VARIANTS, type ModelClientsResult, modelClients } from "./model-clients.ts";
 import { measureScale, type ScaleResult, type ScaleSizes } from "./scale.ts";
 import { measureThroughput, type ThroughputResult, type ThroughputSizes } from "./throughput.ts";
@@ -36,7 +43,7 @@ export interface BenchSizes {
 /**
  * The largest scale level: 10,000 pending by default. `BENCH_SCALE_PENDING=100000` adds a 100,000 level
  * (docs/benchmarks.md: on 2 cores its filler alone takes minutes to write and remove, so the levels are then
- * visited up and down once instead of four times).
+ * visited up and down once instead of four times, and `--only scale` measures it without the other sections).
  */
 const scalePending = Number(process.env.BENCH_SCALE_PENDING ?? 10_000);
 if (!Number.isInteger(scalePending) || scalePending < 10_000) {
@@ -61,8 +68,11 @@ export const SMOKE: BenchSizes = {
   answerPaths: { countSamples: 1, tapPairs: 2 },
   throughput: { rounds: 1, serialAnswers: 3, concurrentAnswers: 20, concurrency: 20 },
   scale: { levels: [10, 20, 40], pairsPerLevel: 2, cycles: 1, batch: 2 },
-  // Three rounds: the modelStep cold-start budget (bench/model-clients.ts) is a median over rounds.
-  coldStart: { warmupRounds: 0, rounds: 3 },
+  // The functions the smoke test names, the references and the model-client variant, one round: every
+  // function of serverless.yml in both builds would be most of the smoke run (two builds of fifteen
+  // bundles, and a fresh process for each), and test/template/bundles.test.ts already loads every packaged
+  // bundle. modelStep's import budget (bench/model-clients.ts) is then judged against questionsApi and ask.
+  coldStart: { warmupRounds: 0, rounds: 1, functions: ["questionsApi", "ask", "modelStep"] },
   cost: { runs: 2, averageWaitSeconds: 300, pollSeconds: 10, timerQuestions: 2 },
 };
 
@@ -71,6 +81,11 @@ export interface BenchResults {
   startedAt: string;
   seconds: number;
   machine: { node: string; platform: string; cpus: number; cpuModel: string };
+  /**
+   * When the run that measured each section started: `startedAt` for every section, unless `--only`
+   * measured some again into these results (absent from results written before sections could be).
+   */
+  measuredAt?: Record<Section, string>;
   sizes: BenchSizes;
   overhead: OverheadResult;
   answerPaths: AnswerPathsResult;
@@ -82,11 +97,27 @@ export interface BenchResults {
 }
 
 export async function runBench(
-  options: { smoke?: boolean; log?: (line: string) => void } = {},
+  options: {
+    smoke?: boolean;
+    /**
+     * Measures only these sections and takes every other one from `previous` (an earlier run's results, of
+     * the same mode on the same machine), so one section can be measured again, or at a size that would make
+     * the whole run too long (the 100,000-pending scale level), without losing the others' figures.
+     */
+    only?: readonly Section[];
+    previous?: BenchResults;
+    log?: (line: string) => void;
+  } = {},
 ): Promise<BenchResults> {
   const mode = options.smoke ? "smoke" : "full";
   const sizes = options.smoke ? SMOKE : FULL;
   const log = options.log ?? (() => undefined);
+  const { only = SECTION_NAMES, previous } = options;
+  const measures = (section: Section) => only.includes(section);
+  const machine = thisMachine();
+  if (options.only && !previous)
+    throw new Error("measuring only some sections needs an earlier run's results");
+  if (previous) checkEarlierResults(previous, { mode, machine });
   const startedAt = new Date();
   const started = performance.now();
   const step = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
@@ -97,60 +128,66 @@ export async function runBench(
     return result;
   };
 
-  const chat = await startFakeChat();
-  const bench = await step("local stack", () => startBenchStack({ env: chatEnv(chat) }));
-  let scale: ScaleResult;
-  let overhead: OverheadResult;
-  let answerPaths: AnswerPathsResult;
-  let throughput: ThroughputResult;
-  let cost: CostResult;
-  try {
-    await step("warm-up", async () =>
-      samplePairs(bench, await bench.startWaitingRuns(sizes.warmupPairs * 2)),
-    );
-    // Scale first, on an otherwise empty table; its filler questions are removed when it ends.
-    scale = await step("scale", () => measureScale(bench, sizes.scale));
-    overhead = await step("answer overhead", () => measureAnswerOverhead(bench, sizes.overhead));
-    answerPaths = await step("answer paths", () => measureAnswerPaths(bench, sizes.answerPaths, chat));
-    throughput = await step("throughput", () => measureThroughput(bench, sizes.throughput));
-    cost = await step("cost", () => measureCost(bench, sizes.cost));
-  } finally {
-    await bench.stop();
-    await chat.stop();
+  const measured: Partial<SectionResults> = {};
+  if (SECTION_NAMES.some((section) => section !== "cold-start" && measures(section))) {
+    const chat = await startFakeChat();
+    const bench = await step("local stack", () => startBenchStack({ env: chatEnv(chat) }));
+    try {
+      await step("warm-up", async () =>
+        samplePairs(bench, await bench.startWaitingRuns(sizes.warmupPairs * 2)),
+      );
+      // Scale first, on an otherwise empty table; its filler questions are removed when it ends.
+      if (measures("scale")) {
+        measured.scale = await step("scale", () => measureScale(bench, sizes.scale, log));
+      }
+      if (measures("answer")) {
+        measured.overhead = await step("answer overhead", () => measureAnswerOverhead(bench, sizes.overhead));
+        measured.answerPaths = await step("answer paths", () =>
+          measureAnswerPaths(bench, sizes.answerPaths, chat),
+        );
+      }
+      if (measures("throughput")) {
+        measured.throughput = await step("throughput", () => measureThroughput(bench, sizes.throughput));
+      }
+      if (measures("cost")) measured.cost = await step("cost", () => measureCost(bench, sizes.cost));
+    } finally {
+      await bench.stop();
+      await chat.stop();
+    }
   }
-  // Not .esbuild/: serverless-esbuild clears that folder whenever anything packages. Under node_modules,
-  // `@aws-sdk/*` resolves from the project's node_modules, as the bundles expect.
-  const bundles = join(PROJECT_ROOT, "node_modules", ".cache", "handraise-bench", `${mode}-${process.pid}`);
-  let coldStart: ColdStartResult;
-  try {
-    coldStart = await step("cold start", () =>
-      measureColdStart(sizes.coldStart, bundles, MODEL_CLIENT_VARIANTS),
-    );
-  } finally {
-    rmSync(bundles, { recursive: true, force: true });
-    // The parent too, unless another run (the smoke test, say) is using it.
-    rmdirIfEmpty(dirname(bundles));
+  if (measures("cold-start")) {
+    // Not .esbuild/: serverless-esbuild clears that folder whenever anything packages. Under node_modules,
+    // `@aws-sdk/*` resolves from the project's node_modules, as the bundles expect.
+    const bundles = join(PROJECT_ROOT, "node_modules", ".cache", "handraise-bench", `${mode}-${process.pid}`);
+    try {
+      measured.coldStart = await step("cold start", () =>
+        measureColdStart(sizes.coldStart, bundles, MODEL_CLIENT_VARIANTS, log),
+      );
+      measured.modelClients = modelClients(measured.coldStart);
+    } finally {
+      rmSync(bundles, { recursive: true, force: true });
+      // The parent too, unless another run (the smoke test, say) is using it.
+      rmdirIfEmpty(dirname(bundles));
+    }
   }
 
-  const cpu = cpus();
-  return {
+  const run = {
     mode,
     startedAt: startedAt.toISOString(),
     seconds: (performance.now() - started) / 1000,
-    machine: {
-      node: process.version,
-      platform: `${process.platform}-${process.arch}`,
-      cpus: cpu.length,
-      cpuModel: cpu[0]?.model ?? "unknown",
-    },
+    machine,
     sizes,
-    overhead,
-    answerPaths,
-    throughput,
-    scale,
-    coldStart,
-    cost,
-    modelClients: modelClients(coldStart),
+  } as const;
+  return completeResults(run, measured, only, previous);
+}
+
+function thisMachine(): BenchResults["machine"] {
+  const cpu = cpus();
+  return {
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    cpus: cpu.length,
+    cpuModel: cpu[0]?.model ?? "unknown",
   };
 }
 

@@ -56,6 +56,11 @@ const REFERENCES = [EMPTY, SDK_ONLY, SDK_POWERTOOLS];
 export interface ColdStartSizes {
   warmupRounds: number;
   rounds: number;
+  /**
+   * The functions of serverless.yml to bundle and start (keys, e.g. `questionsApi`); every function when
+   * absent. The smoke run takes a few, since each costs a build of its own in both builds.
+   */
+  functions?: readonly string[];
 }
 
 export interface ColdStartBundle {
@@ -194,6 +199,7 @@ export async function measureColdStart(
   sizes: ColdStartSizes,
   outDir: string,
   variants: readonly ColdStartVariant[] = [],
+  log: (line: string) => void = () => undefined,
 ): Promise<ColdStartResult> {
   const doc = parse(readFileSync(join(PROJECT_ROOT, "serverless.yml"), "utf8"), {
     logLevel: "error",
@@ -213,7 +219,10 @@ export async function measureColdStart(
 
   const failed: ColdStartResult["failed"] = [];
   const bundles: Bundle[] = [];
-  const functions = readServerlessFunctions(PROJECT_ROOT);
+  const declared = readServerlessFunctions(PROJECT_ROOT);
+  const unknownFunctions = (sizes.functions ?? []).filter((key) => !declared.some((fn) => fn.key === key));
+  if (unknownFunctions.length > 0) throw new Error(`no function ${unknownFunctions} in serverless.yml`);
+  const functions = sizes.functions ? declared.filter((fn) => sizes.functions?.includes(fn.key)) : declared;
   const shipped: SdkBuild = (options.external ?? []).includes(SDK_PATTERN) ? "external" : "bundled";
   const externalFor = (build: SdkBuild) => {
     const others = (options.external ?? []).filter((name) => name !== SDK_PATTERN);
@@ -248,7 +257,7 @@ export async function measureColdStart(
       })),
     ]),
     ...variants.map((variant, i) => {
-      const fn = functions.find((f) => f.key === variant.function);
+      const fn = declared.find((f) => f.key === variant.function);
       if (!fn) throw new Error(`variant ${variant.name}: no function ${variant.function} in serverless.yml`);
       return {
         function: variant.name,
@@ -261,27 +270,56 @@ export async function measureColdStart(
       };
     }),
   ];
+  // One esbuild call per build (and per variant, which has plugins of its own) rather than one per bundle:
+  // without code splitting esbuild bundles every entry point on its own, so each output is what a build of
+  // that entry alone gives (as serverless-esbuild builds them), but the calls share the parsing of the
+  // dependencies every function imports. A call that fails is made again entry by entry, to tell which
+  // function failed.
+  const groups = new Map<SdkBuild | Plugin[], typeof entries>();
   for (const entry of entries) {
+    const key = entry.plugins ?? entry.build;
+    groups.set(key, [...(groups.get(key) ?? []), entry]);
+  }
+  const buildTogether = (group: typeof entries) => {
+    const [first] = group;
+    if (!first) return Promise.resolve();
+    return build({
+      ...options,
+      ...(first.plugins && { plugins: [...first.plugins, ...(options.plugins ?? [])] }),
+      external: externalFor(first.build),
+      entryPoints: group.map((entry) => ({ in: entry.entry, out: entry.out })),
+      outdir: outDir,
+    });
+  };
+  const built = new Set<(typeof entries)[number]>();
+  const buildStarted = performance.now();
+  for (const group of groups.values()) {
     try {
-      await build({
-        ...options,
-        ...(entry.plugins && { plugins: [...entry.plugins, ...(options.plugins ?? [])] }),
-        external: externalFor(entry.build),
-        entryPoints: [{ in: entry.entry, out: entry.out }],
-        outdir: outDir,
-      });
-      bundles.push({
-        function: entry.function,
-        file: join(outDir, `${entry.out}${options.outExtension?.[".js"] ?? ".js"}`),
-        exportName: entry.exportName,
-        build: entry.build,
-        ...(entry.variant && { variant: true }),
-      });
-    } catch (error) {
-      if (REFERENCES.includes(entry.function)) throw error;
-      failed.push({ function: `${entry.function} (${entry.build})`, error: firstLine(error) });
+      await buildTogether(group);
+      for (const entry of group) built.add(entry);
+    } catch {
+      for (const entry of group) {
+        try {
+          await buildTogether([entry]);
+          built.add(entry);
+        } catch (error) {
+          if (REFERENCES.includes(entry.function)) throw error;
+          failed.push({ function: `${entry.function} (${entry.build})`, error: firstLine(error) });
+        }
+      }
     }
   }
+  // In the order of `entries`, which the rounds below rotate through.
+  for (const entry of entries.filter((e) => built.has(e))) {
+    bundles.push({
+      function: entry.function,
+      file: join(outDir, `${entry.out}${options.outExtension?.[".js"] ?? ".js"}`),
+      exportName: entry.exportName,
+      build: entry.build,
+      ...(entry.variant && { variant: true }),
+    });
+  }
+  log(`cold start: ${bundles.length} of ${entries.length} bundles built in ${seconds(buildStarted)} s`);
 
   const env = {
     PATH: process.env.PATH ?? "",
@@ -303,6 +341,7 @@ export async function measureColdStart(
 
   const samples = new Map<Bundle, { importMs: number[]; readyMs: number[]; importCpuMs: number[] }>();
   let live = bundles;
+  const roundsStarted = performance.now();
   for (let round = 0; round < sizes.warmupRounds + sizes.rounds; round++) {
     // Round robin, starting one further each round, so drift of the machine is shared by every bundle.
     const order = live.map((_, i) => live[(i + round) % live.length]).filter((b): b is Bundle => !!b);
@@ -322,6 +361,10 @@ export async function measureColdStart(
       }
     }
   }
+
+  log(
+    `cold start: ${sizes.warmupRounds + sizes.rounds} rounds of ${bundles.length} fresh processes in ${seconds(roundsStarted)} s`,
+  );
 
   const describe = (bundle: Bundle, empty?: ColdStartBundle): ColdStartBundle => {
     const list = samples.get(bundle);
@@ -375,6 +418,10 @@ export async function measureColdStart(
     variants: live.filter((b) => b.variant).map((b) => describe(b, empty)),
     failed,
   };
+}
+
+function seconds(since: number): string {
+  return ((performance.now() - since) / 1000).toFixed(1);
 }
 
 function firstLine(error: unknown): string {

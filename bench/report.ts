@@ -10,6 +10,15 @@ const count = (value: number) => (Number.isInteger(value) ? String(value) : valu
 const met = (ok: boolean) => (ok ? "**met**" : "**not met**");
 const thousands = (value: number) => value.toLocaleString("en-US");
 
+/**
+ * The sections measured after the run itself (`npm run bench -- --only`), with their dates, to follow the
+ * run's own date: "" when every figure is from the run.
+ */
+export function laterSections(results: BenchResults): string {
+  const later = Object.entries(results.measuredAt ?? {}).filter(([, at]) => at !== results.startedAt);
+  return later.map(([section, at]) => `; ${section} measured again on ${at.slice(0, 10)} (--only)`).join("");
+}
+
 type Row = [measurement: string, result: string, baseline: string, ratio: string, target: string];
 
 export function renderTable(results: BenchResults): string {
@@ -185,7 +194,7 @@ export function renderDetails(results: BenchResults): string {
   const { overhead, throughput, scale, coldStart, cost } = results;
   const lines: string[] = [];
   lines.push(
-    `Machine: ${results.machine.cpus} × ${results.machine.cpuModel}, Node ${results.machine.node}; ${results.mode} run, ${results.seconds.toFixed(0)} s.`,
+    `Machine: ${results.machine.cpus} × ${results.machine.cpuModel}, Node ${results.machine.node}; ${results.mode} run, ${results.seconds.toFixed(0)} s${laterSections(results)}.`,
   );
   lines.push(
     `1. ${overhead.pairs} interleaved pairs (answer over HTTP, baseline over the SDK), each on its own waiting run. Answer path median, by part (medians; approximate):`,

@@ -2,17 +2,57 @@
  * `npm run bench`: runs the benchmarks against the local stack, prints the table and writes
  * bench/results/latest.json. `npm run bench -- --smoke` (or BENCH_SMOKE=1) runs every measurement on a
  * tiny size and writes bench/results/smoke.json instead.
+ *
+ * `--only scale,cost` (or BENCH_ONLY=scale,cost) measures only those sections (bench/lib/sections.ts) and
+ * writes them into the results file over the earlier run's, keeping every other section's figures.
+ * `--results <file>` reads and writes another results file than bench/results/latest.json (or smoke.json).
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runBench } from "./bench.ts";
+import { type BenchResults, runBench } from "./bench.ts";
+import { SECTION_NAMES, type Section } from "./lib/sections.ts";
 import { renderDetails, renderTable } from "./report.ts";
 
+/** The value after `--name` or in `--name=value`, else the environment variable. */
+function option(name: string, env: string): string | undefined {
+  const args = process.argv.slice(2);
+  const at = args.indexOf(`--${name}`);
+  if (at >= 0) {
+    const value = args[at + 1];
+    if (value === undefined || value.startsWith("--")) throw new Error(`--${name} needs a value`);
+    return value;
+  }
+  const inline = args.find((arg) => arg.startsWith(`--${name}=`));
+  return inline ? inline.slice(name.length + 3) : process.env[env];
+}
+
 const smoke = process.argv.includes("--smoke") || process.env.BENCH_SMOKE === "1";
-const results = await runBench({ smoke, log: (line) => process.stderr.write(`[bench] ${line}\n`) });
-const dir = fileURLToPath(new URL("./results/", import.meta.url));
-mkdirSync(dir, { recursive: true });
-const file = join(dir, smoke ? "smoke.json" : "latest.json");
+const onlyList = option("only", "BENCH_ONLY");
+const only = onlyList?.split(",").map((name) => name.trim());
+const unknown = only?.filter((name) => !(SECTION_NAMES as string[]).includes(name)) ?? [];
+if (unknown.length > 0 || only?.length === 0) {
+  throw new Error(`--only takes sections among ${SECTION_NAMES.join(", ")} (got ${onlyList})`);
+}
+const file = resolve(
+  option("results", "BENCH_RESULTS") ??
+    fileURLToPath(new URL(`./results/${smoke ? "smoke" : "latest"}.json`, import.meta.url)),
+);
+/** The results `--only` completes: the ones already in the file. */
+function earlierResults(): BenchResults {
+  if (!existsSync(file)) {
+    throw new Error(
+      `--only completes an earlier run's results, and ${file} has none: run every section first`,
+    );
+  }
+  return JSON.parse(readFileSync(file, "utf8")) as BenchResults;
+}
+
+const results = await runBench({
+  smoke,
+  ...(only && { only: only as Section[], previous: earlierResults() }),
+  log: (line) => process.stderr.write(`[bench] ${line}\n`),
+});
+mkdirSync(dirname(file), { recursive: true });
 writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
 process.stdout.write(`\n${renderTable(results)}\n\n${renderDetails(results)}\n\nWritten: ${file}\n`);

@@ -215,7 +215,11 @@ async function createFiller(bench: BenchStack) {
   };
 }
 
-export async function measureScale(bench: BenchStack, sizes: ScaleSizes): Promise<ScaleResult> {
+export async function measureScale(
+  bench: BenchStack,
+  sizes: ScaleSizes,
+  log: (line: string) => void = () => undefined,
+): Promise<ScaleResult> {
   if (sizes.batch % 2 !== 0) throw new Error("the batch of waiting runs must be even (pairs)");
   const levels = [...sizes.levels].sort((a, b) => a - b);
   // Up and back down (10, 1,000, 10,000, 10,000, 1,000, 10), `cycles` times, an equal share of the samples
@@ -249,34 +253,43 @@ export async function measureScale(bench: BenchStack, sizes: ScaleSizes): Promis
     // One visit not counted: in every full run so far the first one ran slow (13 ms against 5-10 ms later).
     await sampleVisit();
     for (const [visit, level] of visits.entries()) {
+      // Where a visit's time goes, for the log: at 100,000 pending the filler dominates.
+      const took: string[] = [];
+      const timed = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
+        const started = performance.now();
+        const result = await work();
+        took.push(`${what} ${((performance.now() - started) / 1000).toFixed(1)} s`);
+        return result;
+      };
       const fillers = Math.max(1, level - sizes.batch);
       if (fillers > filler.count) {
         const before = filler.count;
         const started = performance.now();
-        await filler.growTo(fillers);
+        await timed(`write ${fillers - before} filler`, () => filler.growTo(fillers));
         if (visit < levels.length) {
           fill.questions += filler.count - before;
           fill.seconds += (performance.now() - started) / 1000;
         }
-        if (visit === levels.length - 1) scan = await scanTable(bench);
+        if (visit === levels.length - 1) scan = await timed("scan", () => scanTable(bench));
         await filler.verify();
-      } else {
-        await filler.shrinkTo(fillers);
+      } else if (fillers < filler.count) {
+        await timed(`remove ${filler.count - fillers} filler`, () => filler.shrinkTo(fillers));
       }
       if (visit < levels.length && level === listingLevel && walk === undefined) {
         // The owner's pending questions are the filler (the measured runs are not waiting yet): exactly
         // `level` of them while the pages are walked.
         await filler.growTo(level);
-        walk = await walkPages(bench, level);
+        walk = await timed("listing", () => walkPages(bench, level));
         await filler.shrinkTo(Math.max(1, level - sizes.batch));
       }
       if (visit < levels.length && (level === levels[0] || level === levels.at(-1))) {
-        firstPage.set(level, await firstPageMedian(bench));
+        firstPage.set(level, await timed("first pages", () => firstPageMedian(bench)));
       }
       pendingAt.set(level, filler.count + sizes.batch);
       const collected = samples.get(level);
       if (!collected) throw new Error(`no samples for level ${level}`);
-      const visitSamples = await sampleVisit();
+      const visitSamples = await timed("answers", sampleVisit);
+      log(`scale: visit ${visit + 1} of ${visits.length}, ${level} pending: ${took.join(", ")}`);
       collected.subject.push(...visitSamples.subject);
       collected.baseline.push(...visitSamples.baseline);
       visitLog.push({
@@ -286,7 +299,9 @@ export async function measureScale(bench: BenchStack, sizes: ScaleSizes): Promis
       });
     }
   } finally {
+    const started = performance.now();
     await filler.clear();
+    log(`scale: filler cleared in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
   const summaries = levels.map((level) => {
     const collected = samples.get(level) ?? { subject: [], baseline: [] };
