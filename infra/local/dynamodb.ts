@@ -54,10 +54,16 @@ export async function startLocalDynamoDb(options: LocalDynamoDbOptions = {}): Pr
   });
   const { address, port } = server.address() as AddressInfo;
   const listener = server.listeners("request")[0] as RequestListener;
+  // Requests handed over in process and not answered yet. dynalite closes its database when its server
+  // closes, and a request still working then fails inside dynalite's own callbacks, where nothing can catch
+  // it: stop() lets them finish first, and a request after stop() is refused, as the closed port would be.
+  const inFlight = new Set<Promise<DynamoDbWireResponse>>();
+  let stopped = false;
   return {
     url: `http://${address}:${port}`,
-    serve: (request) =>
-      new Promise((resolve) => {
+    serve: (request) => {
+      if (stopped) return Promise.reject(new Error("the local DynamoDB is stopped"));
+      const answered = new Promise<DynamoDbWireResponse>((resolve) => {
         // dynalite's request listener reads the request's method, URL and headers, then its "data" and "end"
         // events; it answers through statusCode, setHeader and end, which is all this response has.
         const incoming = Object.assign(new EventEmitter(), {
@@ -78,8 +84,16 @@ export async function startLocalDynamoDb(options: LocalDynamoDbOptions = {}): Pr
         listener(incoming as never, response as never);
         if (request.body.length > 0) incoming.emit("data", request.body);
         incoming.emit("end");
-      }),
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+      });
+      inFlight.add(answered);
+      void answered.finally(() => inFlight.delete(answered));
+      return answered;
+    },
+    stop: async () => {
+      stopped = true;
+      await Promise.allSettled([...inFlight]);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }
 
