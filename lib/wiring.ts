@@ -77,10 +77,12 @@ export function setDynamoDbClientObserver(observer: DynamoDbClientObserver | und
 }
 
 /**
- * Every AWS SDK client's settings. `cacheMiddleware`: the client resolves its middleware stack once per
- * command class instead of on every request (a measurable share of each request's CPU on the answer path).
- * It only ignores middleware added after the first request, and every middleware here — the tracer's, the
- * local stack's observer — is added when the client is built.
+ * The settings of the clients built here. `cacheMiddleware`: the client resolves its middleware stack once
+ * per command class instead of on every request (a measurable share of each request's CPU on the answer
+ * path). It ignores middleware added after the first request — every middleware here (the tracer's,
+ * Powertools' user agent, the local stack's observer) is added when the client is built — and shares one
+ * handler context across concurrent calls of a command, harmless for clients whose endpoint and
+ * credentials do not depend on the request (not S3-style ones).
  */
 const SDK_CLIENT_CONFIG = { cacheMiddleware: true } as const;
 

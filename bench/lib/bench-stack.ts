@@ -130,8 +130,11 @@ export async function startBenchStack(options: { env?: Record<string, string> } 
     throw error;
   });
 
-  const dynamodb = new DynamoDBClient({ endpoint: stack.dynamodbUrl, region: "us-east-1", credentials });
-  const sfn = new SFNClient({ endpoint: stack.sfnUrl, region: "us-east-1", credentials });
+  // The baseline's clients are built as the handlers' are (lib/wiring.ts: middleware resolved once per
+  // command), so that the ratio compares the work, not the client settings.
+  const baselineClient = { region: "us-east-1", credentials, cacheMiddleware: true };
+  const dynamodb = new DynamoDBClient({ ...baselineClient, endpoint: stack.dynamodbUrl });
+  const sfn = new SFNClient({ ...baselineClient, endpoint: stack.sfnUrl });
   const TableName = stack.tableName;
 
   async function startRun(deliverTo: DeliveryTarget[], owner: string): Promise<WaitingRun> {

@@ -47,8 +47,10 @@ export function completeResults(
   run: RunInfo,
   measured: Partial<SectionResults>,
   only: readonly Section[] = SECTION_NAMES,
-  previous?: BenchResults,
+  earlier?: BenchResults,
 ): BenchResults {
+  // A run of every section is a whole run of its own: nothing of an earlier one is kept.
+  const previous = SECTION_NAMES.every((section) => only.includes(section)) ? undefined : earlier;
   const parts: Partial<SectionResults> = { ...(previous && pickParts(previous)), ...measured };
   const missing = SECTION_NAMES.flatMap((section) => SECTIONS[section]).filter((part) => !parts[part]);
   if (missing.length > 0) throw new Error(`no results for ${missing.join(", ")}`);

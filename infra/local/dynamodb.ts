@@ -5,6 +5,7 @@
 import { EventEmitter } from "node:events";
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { CreateTableCommand, type CreateTableCommandInput, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import dynalite from "dynalite";
 import tableDefinition from "../table.json" with { type: "json" };
@@ -40,6 +41,9 @@ export interface LocalDynamoDbOptions {
   /** Persist data in this folder across restarts; in memory when absent. */
   dataDir?: string | undefined;
 }
+
+/** How long stop() waits for requests still being served. */
+const STOP_GRACE_MS = 2_000;
 
 export async function startLocalDynamoDb(options: LocalDynamoDbOptions = {}): Promise<LocalDynamoDb> {
   const server = dynalite({
@@ -86,12 +90,17 @@ export async function startLocalDynamoDb(options: LocalDynamoDbOptions = {}): Pr
         incoming.emit("end");
       });
       inFlight.add(answered);
-      void answered.finally(() => inFlight.delete(answered));
+      const settled = () => inFlight.delete(answered);
+      answered.then(settled, settled);
       return answered;
     },
     stop: async () => {
       stopped = true;
-      await Promise.allSettled([...inFlight]);
+      // Bounded: a request dynalite fails by throwing in its own callback never answers.
+      await Promise.race([
+        Promise.allSettled([...inFlight]),
+        sleep(STOP_GRACE_MS, undefined, { ref: false }),
+      ]);
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

@@ -277,12 +277,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         }),
       HANDRAISE_PUBLIC_URL: process.env.HANDRAISE_PUBLIC_URL ?? gateway.url,
       HANDRAISE_CONSOLE_CHANNEL: "true",
-      // There is no X-Ray daemon here: the handlers' Tracer stays off (deployed, tracing is on).
+      // There is no X-Ray daemon here: the handlers' Tracer stays off, and is not even loaded (deployed,
+      // tracing is on; lib/telemetry/observability.ts).
       POWERTOOLS_TRACE_ENABLED: "false",
-      // With tracing off nothing reads the X-Ray SDK's context, but in its default (automatic) mode the SDK
-      // still installs an async hook at import that tracks the destruction of every promise in the process:
-      // about a third of the CPU of each request the local stack serves. Manual mode installs none.
-      AWS_XRAY_MANUAL_MODE: "true",
       ...options.env,
     });
 

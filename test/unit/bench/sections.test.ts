@@ -65,6 +65,13 @@ describe("a run of some sections (npm run bench -- --only)", () => {
     expect(again.modelClients).toBe(modelClients);
   });
 
+  it("keeps nothing of earlier results when it measured every section", () => {
+    const second = runOf("second", "2026-12-02T10:00:00.000Z");
+    const again = completeResults(second.run, second.measured, SECTION_NAMES, whole);
+    expect(again).toEqual(completeResults(second.run, second.measured));
+    expect(laterSections(again)).toBe("");
+  });
+
   it("dates the kept sections of results written before sections were dated with their run", () => {
     const { measuredAt: _, ...undated } = whole;
     const second = runOf("second", "2026-12-02T10:00:00.000Z");
