@@ -7,6 +7,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "#infra/local/stack.ts";
 import { startFakePlatform } from "../integration/support/fake-platform.ts";
 
+/**
+ * How long one expected line may take, and one test. Each test starts the whole stack in a child process
+ * (tsx, fifteen handlers, dynalite): seconds on an idle machine, but over 20 s was seen on 2 cores shared
+ * with the rest of the suite and a CPU-bound process. A wait ends as soon as its line is printed.
+ */
+const WAIT_MS = 60_000;
+const TEST_MS = 180_000;
+
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) {
@@ -41,7 +49,7 @@ function run(script: string, env: Record<string, string> = {}) {
     output += chunk.toString();
   });
   /** Waits for `pattern` in what was printed from offset `from` on. */
-  const waitFor = (pattern: RegExp, timeoutMs = 20_000, from = 0) =>
+  const waitFor = (pattern: RegExp, timeoutMs = WAIT_MS, from = 0) =>
     new Promise<RegExpExecArray>((resolve, reject) => {
       const started = Date.now();
       const timer = setInterval(() => {
@@ -59,7 +67,7 @@ function run(script: string, env: Record<string, string> = {}) {
   return { child, waitFor, exited, output: () => output };
 }
 
-describe("npm scripts", () => {
+describe("npm scripts", { timeout: TEST_MS }, () => {
   it("npm run local prints ready with the URL, serves the API, and stops cleanly on SIGINT", async () => {
     const local = run("local");
     const [, url] = await local.waitFor(/ready: (http:\/\/127\.0\.0\.1:\d+)/);
@@ -141,7 +149,7 @@ describe("npm scripts", () => {
     const typed = async (line: string, expected: RegExp) => {
       const printed = demo.output().length;
       demo.child.stdin?.write(`${line}\n`);
-      await demo.waitFor(expected, 20_000, printed);
+      await demo.waitFor(expected, WAIT_MS, printed);
     };
     await typed(
       "7",
