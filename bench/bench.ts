@@ -19,6 +19,7 @@ import { type CostResult, type CostSizes, measureCost } from "./cost.ts";
 import { startBenchStack } from "./lib/bench-stack.ts";
 import { startFakeChat } from "./lib/fake-chat.ts";
 import { samplePairs } from "./lib/paired.ts";
+import { secondsSince } from "./lib/progress.ts";
 import {
   checkEarlierResults,
   completeResults,
@@ -124,7 +125,7 @@ export async function runBench(
     const at = performance.now();
     log(`${name}…`);
     const result = await work();
-    log(`${name}: ${((performance.now() - at) / 1000).toFixed(1)} s`);
+    log(`${name}: ${secondsSince(at)} s`);
     return result;
   };
 

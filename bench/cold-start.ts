@@ -20,6 +20,7 @@ import { type BuildOptions, build, type Plugin } from "esbuild";
 import { parse } from "yaml";
 import { readServerlessFunctions } from "#infra/local/serverless-functions.ts";
 import { PROJECT_ROOT } from "#infra/local/stack.ts";
+import { secondsSince } from "./lib/progress.ts";
 import { median } from "./lib/stats.ts";
 
 const run = promisify(execFile);
@@ -319,7 +320,7 @@ export async function measureColdStart(
       ...(entry.variant && { variant: true }),
     });
   }
-  log(`cold start: ${bundles.length} of ${entries.length} bundles built in ${seconds(buildStarted)} s`);
+  log(`cold start: ${bundles.length} of ${entries.length} bundles built in ${secondsSince(buildStarted)} s`);
 
   const env = {
     PATH: process.env.PATH ?? "",
@@ -363,7 +364,7 @@ export async function measureColdStart(
   }
 
   log(
-    `cold start: ${sizes.warmupRounds + sizes.rounds} rounds of ${bundles.length} fresh processes in ${seconds(roundsStarted)} s`,
+    `cold start: ${sizes.warmupRounds + sizes.rounds} rounds of ${bundles.length} fresh processes in ${secondsSince(roundsStarted)} s`,
   );
 
   const describe = (bundle: Bundle, empty?: ColdStartBundle): ColdStartBundle => {
@@ -418,10 +419,6 @@ export async function measureColdStart(
     variants: live.filter((b) => b.variant).map((b) => describe(b, empty)),
     failed,
   };
-}
-
-function seconds(since: number): string {
-  return ((performance.now() - since) / 1000).toFixed(1);
 }
 
 function firstLine(error: unknown): string {

@@ -10,32 +10,24 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 import { type BenchResults, runBench } from "./bench.ts";
 import { SECTION_NAMES, type Section } from "./lib/sections.ts";
 import { renderDetails, renderTable } from "./report.ts";
 
-/** The value after `--name` or in `--name=value`, else the environment variable. */
-function option(name: string, env: string): string | undefined {
-  const args = process.argv.slice(2);
-  const at = args.indexOf(`--${name}`);
-  if (at >= 0) {
-    const value = args[at + 1];
-    if (value === undefined || value.startsWith("--")) throw new Error(`--${name} needs a value`);
-    return value;
-  }
-  const inline = args.find((arg) => arg.startsWith(`--${name}=`));
-  return inline ? inline.slice(name.length + 3) : process.env[env];
-}
-
-const smoke = process.argv.includes("--smoke") || process.env.BENCH_SMOKE === "1";
-const onlyList = option("only", "BENCH_ONLY");
+const { values: args } = parseArgs({
+  options: { smoke: { type: "boolean" }, only: { type: "string" }, results: { type: "string" } },
+});
+const smoke = args.smoke === true || process.env.BENCH_SMOKE === "1";
+const onlyList = args.only ?? process.env.BENCH_ONLY;
 const only = onlyList?.split(",").map((name) => name.trim());
 const unknown = only?.filter((name) => !(SECTION_NAMES as string[]).includes(name)) ?? [];
 if (unknown.length > 0 || only?.length === 0) {
   throw new Error(`--only takes sections among ${SECTION_NAMES.join(", ")} (got ${onlyList})`);
 }
 const file = resolve(
-  option("results", "BENCH_RESULTS") ??
+  args.results ??
+    process.env.BENCH_RESULTS ??
     fileURLToPath(new URL(`./results/${smoke ? "smoke" : "latest"}.json`, import.meta.url)),
 );
 /** The results `--only` completes: the ones already in the file. */

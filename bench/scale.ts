@@ -23,6 +23,7 @@ import { createDynamoDbQuestionStore } from "#lib/store/dynamodb-question-store.
 import { CREATED_ORDER, INDEX, keys } from "#lib/store/keys.ts";
 import { BENCH_OWNER, BENCH_TOOL_CALL, type BenchStack } from "./lib/bench-stack.ts";
 import { type PairedSamples, samplePairs } from "./lib/paired.ts";
+import { secondsSince } from "./lib/progress.ts";
 import { median, type Summary, summarize } from "./lib/stats.ts";
 
 export const SCALE_TARGET = 1.2;
@@ -258,7 +259,7 @@ export async function measureScale(
       const timed = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
         const started = performance.now();
         const result = await work();
-        took.push(`${what} ${((performance.now() - started) / 1000).toFixed(1)} s`);
+        took.push(`${what} ${secondsSince(started)} s`);
         return result;
       };
       const fillers = Math.max(1, level - sizes.batch);
@@ -301,7 +302,7 @@ export async function measureScale(
   } finally {
     const started = performance.now();
     await filler.clear();
-    log(`scale: filler cleared in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    log(`scale: filler cleared in ${secondsSince(started)} s`);
   }
   const summaries = levels.map((level) => {
     const collected = samples.get(level) ?? { subject: [], baseline: [] };

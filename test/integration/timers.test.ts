@@ -131,17 +131,20 @@ const messageOf = (record: Awaited<ReturnType<typeof ask>>, channel: string) =>
   record.deliveries.find((d) => d.channel === channel)?.messageId as string;
 
 /**
- * Nothing can fire for the question any more: every stream record has been handled (none can set a timer
- * again), no timer target is running, and the local Scheduler holds none of its timers. Waiting out the
- * timers' times instead would show the same thing seconds later: this stack fires only what it holds. A
- * target that ran while the stream drained may have written again, so the stream is drained once more.
+ * The question's timers are cleared, and nothing can fire for it any more: every stream record has been
+ * handled (none can set a timer again), no timer target is running, and the local Scheduler holds none of
+ * its timers. Waiting out the timers' times instead would show the same thing seconds later: this stack
+ * fires only what it holds. A target that ran while the stream drained may have written again, so the
+ * stream is drained once more.
  */
-async function expectNoTimerCanFire(id: string): Promise<void> {
+async function expectTimersClearedForGood(id: string): Promise<void> {
+  const held = () => stack.scheduler.schedules().filter((s) => s.name.startsWith(id));
+  await waitFor(async () => (held().length > 0 ? undefined : true), { what: "the timers cleared" });
   await stack.streamsDrained();
   await stack.scheduler.idle();
   await stack.streamsDrained();
   await stack.scheduler.idle();
-  expect(stack.scheduler.schedules().filter((s) => s.name.startsWith(id))).toEqual([]);
+  expect(held()).toEqual([]);
 }
 
 /** The stored status, not the one derived on read. */
@@ -288,11 +291,7 @@ describe("expiry", () => {
     });
     expect(answered.status).toBe(200);
     await stack.streamsDrained();
-    await waitFor(
-      async () => (stack.scheduler.schedules().some((s) => s.name.startsWith(record.id)) ? undefined : true),
-      { what: "the timers cleared" },
-    );
-    await expectNoTimerCanFire(record.id);
+    await expectTimersClearedForGood(record.id);
     expect(await storedStatus(record.id)).toBe("answered");
     expect(reminders(telegram, telegramIn(chat.telegram))).toEqual([]);
   });
@@ -370,11 +369,7 @@ describe("reminders", () => {
       { what: "the reminder timers set" },
     );
     await stack.api("POST", `/questions/${record.id}/answer`, { answers: { deploy_target: ["Staging"] } });
-    await waitFor(
-      async () => (stack.scheduler.schedules().some((s) => s.name.startsWith(record.id)) ? undefined : true),
-      { what: "the timers cleared" },
-    );
-    await expectNoTimerCanFire(record.id);
+    await expectTimersClearedForGood(record.id);
     expect(reminders(telegram, telegramIn(chat.telegram))).toEqual([]);
     expect(reminders(slack, slackIn(chat.slack))).toEqual([]);
     expect(reminders(discord, discordIn(chat.discord))).toEqual([]);
