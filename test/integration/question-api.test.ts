@@ -454,6 +454,17 @@ describe("POST /questions/{id}/answer", () => {
     });
   });
 
+  it("a value naming a label without its (Recommended) suffix is recorded as that label", async () => {
+    const created = await stack.api("POST", "/questions", askBody());
+    const answered = await stack.api("POST", `/questions/${created.body.id}/answer`, {
+      answers: { deploy_target: ["staging!"] },
+    });
+    expect(answered.body).toEqual({
+      status: "answered",
+      answers: { deploy_target: ["Staging (Recommended)"] },
+    });
+  });
+
   it("an invalid answer → 400 INVALID_ANSWER and the question stays pending", async () => {
     const created = await stack.api("POST", "/questions", askBody());
     for (const answers of [{ nope: ["x"] }, { deploy_target: [] }, { deploy_target: ["a", "b"] }, "text"]) {

@@ -44,10 +44,11 @@ describe("validateAnswers: valid envelopes", () => {
     expect(canonical).toEqual({ deploy_target: ["night-shift"] });
   });
 
-  it("keeps a partial label as free text (only an exact label is canonicalized)", () => {
-    const canonical = validateAnswers([deployTarget], { deploy_target: ["Staging"] });
-
-    expect(canonical).toEqual({ deploy_target: ["Staging"] });
+  it("reads a label without its (Recommended) suffix as that label; a partial label stays free text", () => {
+    expect(validateAnswers([deployTarget], { deploy_target: ["Staging"] })).toEqual({
+      deploy_target: ["Staging (Recommended)"],
+    });
+    expect(validateAnswers([deployTarget], { deploy_target: ["Stag"] })).toEqual({ deploy_target: ["Stag"] });
   });
 
   it("takes values, not option numbers: 2 stays the text 2", () => {
