@@ -36,6 +36,8 @@ export async function startLocalEventBus(options: {
   host: string;
   /** Where each event's line goes (default stdout). */
   print?: (line: string) => void;
+  /** Called with each event as it is published (after it is kept and printed). */
+  onEvent?: (event: PublishedEvent) => void;
 }): Promise<LocalEventBus> {
   const events: PublishedEvent[] = [];
   const faults = createFaultSwitch();
@@ -80,6 +82,7 @@ export async function startLocalEventBus(options: {
       };
       events.push(event);
       print(`event ${JSON.stringify({ "detail-type": event["detail-type"], source: event.source, detail })}`);
+      options.onEvent?.(event);
       results.push({ EventId: randomUUID() });
     }
     reply(200, { FailedEntryCount: results.filter((r) => r.ErrorCode).length, Entries: results });

@@ -57,6 +57,8 @@ export interface LocalStackOptions {
   onExecutionStatusChange?: (change: ExecutionStatusChange) => void | Promise<void>;
   /** Print each question event as an `event {…}` line on stdout (default on; the demo keeps its terminal quiet). */
   printEvents?: boolean;
+  /** Called with each question event as the bus takes it (the terminal follows the questions shown there). */
+  onEvent?: (event: PublishedEvent) => void;
   /** Called after each HTTP request the local API served (method, route, status, milliseconds). */
   onRequest?: (entry: RequestLogEntry) => void;
   /**
@@ -171,6 +173,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const eventBus = await startLocalEventBus({
       host,
       ...(options.printEvents === false && { print: () => {} }),
+      ...(options.onEvent && { onEvent: options.onEvent }),
     });
     stops.push(eventBus.stop);
 

@@ -1,12 +1,16 @@
 /**
- * Answering the demo run's question by typing in the terminal, one line at a time. The reply rules are the
- * library's (`interpretTypedReply`, the same as every chat channel's); what the terminal adds is memory
- * across lines: a line that answers only some questions is kept, so the next plain line answers the next
- * question still open. The answer itself goes through the HTTP API like any client's.
+ * Answering a question shown in the terminal by typing there, one line at a time: the demo run's in
+ * `npm start`, and in `npm run local` any question with a `console` target (asked over the API, `/mcp` or by
+ * a run). The reply rules are the library's (`interpretTypedReply`, the same as every chat channel's); what
+ * the terminal adds is memory across lines: a line that answers only some questions is kept, so the next
+ * plain line answers the next question still open. The answer itself goes through the HTTP API like any
+ * client's.
  */
 import { interpretTypedReply } from "#lib/app/typed-reply.ts";
+import { stillNeededText } from "#lib/channels/replies.ts";
 import type { QuestionRecord } from "#lib/questions/question-record.ts";
-import type { Answers } from "#lib/questions/schema.ts";
+import type { Answers, Question } from "#lib/questions/schema.ts";
+import type { PublishedEvent } from "./event-bus.ts";
 
 export interface TerminalAnswersDeps {
   /** The demo run's pending question, if one is waiting. */
@@ -51,9 +55,11 @@ export function createTerminalAnswers(deps: TerminalAnswersDeps): TerminalAnswer
       case "invalid":
         return deps.print(reply.message);
       case "incomplete": {
+        const fresh = newlyAnswered(question.questions, reply.answered, earlier);
         kept = { questionId: question.id, answers: reply.answered };
-        const missing = reply.missing.map((q) => `${q.header} [${q.id}]`).join(", ");
-        return deps.print(`Still needed: ${missing}. Type the next line (or "id: answer").`);
+        return deps.print(
+          `${fresh === "" ? "" : `Recorded: ${fresh}. `}${stillNeededText(reply.missing)} Type the next line (or "id: answer").`,
+        );
       }
     }
     kept = undefined;
@@ -74,6 +80,51 @@ export function createTerminalAnswers(deps: TerminalAnswersDeps): TerminalAnswer
     onLine,
     runEnded(status) {
       ended = status;
+    },
+  };
+}
+
+/** What this line added to the kept answers, as "Header: values; …" (empty when it added nothing). */
+function newlyAnswered(questions: readonly Question[], answered: Answers, earlier: Answers): string {
+  return questions
+    .filter((q) => answered[q.id] !== undefined && earlier[q.id] === undefined)
+    .map((q) => `${q.header}: ${(answered[q.id] ?? []).join(", ")}`)
+    .join("; ");
+}
+
+/**
+ * The questions shown in this terminal — those with a `console` target — followed from the stack's question
+ * events, oldest first: a typed line answers the oldest one still waiting.
+ *
+ * @example
+ * const shown = createConsoleQuestions((id) => readQuestion(id));
+ * startLocalStack({ onEvent: shown.observe });
+ * createTerminalAnswers({ pendingQuestion: shown.oldestPending, … });
+ */
+export function createConsoleQuestions(read: (id: string) => Promise<QuestionRecord | undefined>) {
+  const ids: string[] = [];
+  return {
+    observe(event: PublishedEvent): void {
+      const detail = event.detail as Partial<QuestionRecord>;
+      if (typeof detail.id !== "string") return;
+      if (event["detail-type"] === "Question Resolved") {
+        const at = ids.indexOf(detail.id);
+        if (at >= 0) ids.splice(at, 1);
+        return;
+      }
+      const shownHere = detail.deliveries?.some((delivery) => delivery.channel === "console");
+      if (event["detail-type"] === "Question Requested" && shownHere && !ids.includes(detail.id)) {
+        ids.push(detail.id);
+      }
+    },
+    /** The oldest question shown here that still waits (ended ones are forgotten on the way). */
+    async oldestPending(): Promise<QuestionRecord | undefined> {
+      while (ids.length > 0) {
+        const record = await read(ids[0] as string);
+        if (record?.status === "pending") return record;
+        ids.shift();
+      }
+      return undefined;
     },
   };
 }

@@ -3,6 +3,8 @@
  * SIGINT; `npm start` runs the demo agent, takes typed answers on stdin and prints the run's reply.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "#infra/local/stack.ts";
 import { startFakePlatform } from "../integration/support/fake-platform.ts";
@@ -68,14 +70,52 @@ function run(script: string, env: Record<string, string> = {}) {
 }
 
 describe("npm scripts", { timeout: TEST_MS }, () => {
-  it("npm run local prints ready with the URL, serves the API, and stops cleanly on SIGINT", async () => {
+  it("npm run local prints ready with the URL, serves the API, answers an MCP client's question typed in its terminal, and stops cleanly on SIGINT", async () => {
     const local = run("local");
     const [, url] = await local.waitFor(/ready: (http:\/\/127\.0\.0\.1:\d+)/);
+    expect(local.output()).toContain(`HTTP API:           ${url}\n`);
+    expect(local.output()).toContain(`X-Handraise-Deliver-To: console:terminal`);
     const response = await fetch(`${url}/questions?owner=web:a`, {
       headers: { authorization: "Bearer local-api-key-change-me" },
     });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ questions: [] });
+
+    // An MCP client with the banner's headers: its question is printed here, and a typed line answers it.
+    const client = new Client({ name: "e2e", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+        requestInit: {
+          headers: {
+            authorization: "Bearer local-api-key-change-me",
+            "x-handraise-owner": "console:you",
+            "x-handraise-deliver-to": "console:terminal",
+          },
+        },
+      }),
+    );
+    const from = local.output().length;
+    const asked = client.callTool({
+      name: "ask_user",
+      arguments: {
+        questions: [
+          {
+            id: "target",
+            header: "Target",
+            question: "Where should it go?",
+            options: [{ label: "Staging (Recommended)" }, { label: "Production" }],
+          },
+        ],
+      },
+    });
+    await local.waitFor(/\[ask_[0-9a-f]+\] Question for you:[\s\S]*Where should it go\?/, WAIT_MS, from);
+    local.child.stdin?.write("staging\n");
+    const result = (await asked) as { content: { text: string }[] };
+    expect(JSON.parse(result.content[0]?.text.split("\n").at(-1) ?? "{}")).toMatchObject({
+      status: "answered",
+      answers: { target: ["Staging (Recommended)"] },
+    });
+    await client.close();
     pressCtrlC(local.child);
     await local.exited;
     await local.waitFor(/stopping the local stack/);
