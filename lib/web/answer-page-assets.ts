@@ -134,9 +134,23 @@ export const PAGE_SCRIPT = `
     });
   }
 
+  // Skip throws away what the earlier steps chose: with something chosen it asks once, in the page (no
+  // dialog), and the second Skip skips.
+  var skipNote = document.getElementById("skip-note");
+  var skipAsked = false;
+  var anyAnswered = function () { return steps.some(answered); };
+
   form.addEventListener("submit", function (event) {
     if (sent) { event.preventDefault(); return; }
-    if (!(event.submitter && event.submitter.value === "skip")) {
+    var skipping = Boolean(event.submitter && event.submitter.value === "skip");
+    if (skipping && !skipAsked && skipNote && anyAnswered()) {
+      event.preventDefault();
+      skipAsked = true;
+      skipNote.textContent = form.getAttribute("data-skip-confirm");
+      skipNote.hidden = false;
+      return;
+    }
+    if (!skipping) {
       for (var j = 0; j < steps.length; j++) {
         if (!answered(steps[j])) {
           event.preventDefault();

@@ -42,6 +42,9 @@ export const PAGE_TEXT = {
   checkAnswers: "Some answers need your attention.",
   tooLongTogether: "Your answers are too long together. Shorten your own answers, then submit again.",
   notSent: "Your answer was not sent: this question had already ended.",
+  /** Shown (by the script) when Skip is pressed after some questions were answered; a second Skip skips. */
+  skipConfirm:
+    "Skip the whole prompt? The answers you chose here will not be sent. Press Skip again to skip.",
 } as const;
 
 const PROBLEM_TEXT: Record<FieldProblem, string> = {
@@ -140,7 +143,7 @@ export function renderFormPage(view: FormView): string {
       : "",
     // No action: the form posts to the page's own URL, signature included, wherever the API is mounted.
     `<form method="post" id="answer-form" novalidate data-missing="${escapeHtml(PROBLEM_TEXT.missing)}" ` +
-      `data-of="${escapeHtml(PAGE_TEXT.of)}">`,
+      `data-of="${escapeHtml(PAGE_TEXT.of)}" data-skip-confirm="${escapeHtml(PAGE_TEXT.skipConfirm)}">`,
     `<input type="hidden" name="sig" value="${escapeHtml(view.sig)}">`,
     '<p class="stepper" id="stepper" aria-live="polite" hidden></p>',
     ...record.questions.map((question, index) =>
@@ -153,6 +156,7 @@ export function renderFormPage(view: FormView): string {
     `<button type="submit" id="submit" class="primary" name="action" value="submit">${PAGE_TEXT.submit}</button>`,
     `<button type="submit" id="skip" class="skip" name="action" value="skip" formnovalidate>${PAGE_TEXT.skip}</button>`,
     "</div>",
+    '<p class="alert" id="skip-note" role="alert" hidden></p>',
     "</form>",
   ].join("\n");
   return document(title, body, true);

@@ -229,6 +229,26 @@ describe("answering in the browser, with the page's script", () => {
     expectClean(opened);
   });
 
+  it("Skip after answering some steps asks once in the page; the second Skip skips", async () => {
+    const run = await startDemoRun();
+    const opened = await openPage(run.answerUrl);
+    await opened.page.getByRole("radio", { name: /Production/ }).check();
+    await button(opened.page, "Next").click();
+    await button(opened.page, "Skip").click();
+    await opened.page
+      .getByRole("alert")
+      .filter({ hasText: "Skip the whole prompt? The answers you chose here will not be sent." })
+      .waitFor();
+    // Asked, not skipped: the question still waits, and the step on screen is the same.
+    expect((await recordOf(run.id)).status).toBe("pending");
+    expect(await stepper(opened.page).textContent()).toBe("2 of 3");
+    await button(opened.page, "Skip").click();
+    await opened.page.getByRole("heading", { name: "Skipped", exact: true }).waitFor();
+    expect(await recordOf(run.id)).toMatchObject({ status: "cancelled", reason: "skipped" });
+    expect(await replyOf(stack, run.executionArn)).toContain("reason=skipped");
+    expectClean(opened);
+  });
+
   it("keyboard alone: Tab, arrows, Space and Enter answer every question, with a visible focus", async () => {
     const run = await startDemoRun();
     const opened = await openPage(run.answerUrl);
