@@ -114,7 +114,13 @@ const SECRETS: Record<string, Record<string, string[]>> = {
   discordWebhook: { "*": ["link-secret"], discord: ["discord/bot-token"] },
   mattermostWebhook: {
     "*": ["link-secret"],
-    mattermost: ["mattermost/bot-token", "mattermost/action-secret", "mattermost/command-token"],
+    // Slash commands and outgoing webhooks each have their own tokens; only this webhook reads either.
+    mattermost: [
+      "mattermost/bot-token",
+      "mattermost/action-secret",
+      "mattermost/command-token",
+      "mattermost/outgoing-token",
+    ],
   },
   teamsWebhook: { "*": ["link-secret"], teams: ["teams/app-password"] },
   questionEvents: {

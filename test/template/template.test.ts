@@ -233,6 +233,7 @@ describe("secrets", () => {
         "MATTERMOST_BOT_TOKEN",
         "MATTERMOST_ACTION_SECRET",
         "MATTERMOST_COMMAND_TOKEN",
+        "MATTERMOST_OUTGOING_TOKEN",
         "HANDRAISE_NOTIFY_SECRET",
       ].map((name) => [name, `canary-${name.toLowerCase()}-7f3a9c`]),
     );

@@ -137,6 +137,26 @@ describe("channels are all-or-nothing", () => {
     ]) {
       expect(message).toContain(`${name} is required: the mattermost channel is on`);
     }
+    // Optional: without it, no typed message is read.
+    expect(message).not.toContain("MATTERMOST_OUTGOING_TOKEN");
+  });
+
+  it("keeps Mattermost's outgoing-webhook tokens apart from the command token, and needs none", () => {
+    const without = loadConfig({ ...TABLE, ...MATTERMOST });
+    expect([...without.enabledChannels]).toEqual(["mattermost"]);
+    expect(without.secrets).toMatchObject({ kind: "env" });
+    const values = without.secrets.kind === "env" ? without.secrets.values : {};
+    expect(values["mattermost/command-token"]).toBe(MATTERMOST.MATTERMOST_COMMAND_TOKEN);
+    expect(values["mattermost/outgoing-token"]).toBeUndefined();
+    const withHooks = loadConfig({
+      ...TABLE,
+      ...MATTERMOST,
+      MATTERMOST_OUTGOING_TOKEN: "hooktoken234567890abcdefgh, hooktoken2nd567890abcdefgh",
+    });
+    expect(withHooks.secrets.kind === "env" && withHooks.secrets.values).toMatchObject({
+      "mattermost/command-token": MATTERMOST.MATTERMOST_COMMAND_TOKEN,
+      "mattermost/outgoing-token": "hooktoken234567890abcdefgh, hooktoken2nd567890abcdefgh",
+    });
   });
 
   it("turns Teams on with its app password, and then needs its app id and tenant", () => {
@@ -184,6 +204,7 @@ describe("channels are all-or-nothing", () => {
     ["DISCORD_BOT_TOKEN", "placeholder", DISCORD],
     ["MATTERMOST_ACTION_SECRET", "----------------", MATTERMOST],
     ["MATTERMOST_COMMAND_TOKEN", "tbd", MATTERMOST],
+    ["MATTERMOST_OUTGOING_TOKEN", "unset", MATTERMOST],
   ])("refuses %s=%s as a placeholder, naming the variable", (name, value, channel) => {
     expect(problemsOf({ ...TABLE, ...channel, [name]: value })).toContain(`${name} is a placeholder`);
   });
@@ -196,6 +217,8 @@ describe("channels are all-or-nothing", () => {
     ["DISCORD_PUBLIC_KEY", "abc", DISCORD, /64 hexadecimal/],
     ["DISCORD_APPLICATION_ID", "app-1", DISCORD, /digits/],
     ["MATTERMOST_URL", "chat.example.com", MATTERMOST, /http\(s\) URL/],
+    ["MATTERMOST_COMMAND_TOKEN", "cmd token", MATTERMOST, /Mattermost tokens/],
+    ["MATTERMOST_OUTGOING_TOKEN", "hook;token", MATTERMOST, /Mattermost tokens/],
   ])("refuses a malformed %s", (name, value, channel, rule) => {
     const message = problemsOf({ ...TABLE, ...channel, [name]: value });
     expect(message).toContain(name);
