@@ -117,6 +117,11 @@ export interface LocalStack {
   queuesDrained(): Promise<void>;
   /** Messages that failed every receive (what AWS moves to the dead-letter queue). */
   deadLetters: DeadLetter[];
+  /**
+   * Invokes a function of serverless.yml (its key, e.g. `questionTimer`) in process with `event`, as
+   * `aws lambda invoke` would, and resolves with its result: how a test fires a timer out of turn.
+   */
+  invoke(functionKey: string, event: unknown): Promise<unknown>;
   stop(): Promise<void>;
 }
 
@@ -376,6 +381,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       durableCallbacks,
       queuesDrained: () => sqs.drained(),
       deadLetters: sqs.deadLetters,
+      invoke: async (functionKey, event) => {
+        const handler = lambdas[functionName(functionKey)];
+        if (!handler) throw new Error(`no local function ${functionKey}`);
+        return handler(event, lambdaContext(functionName(functionKey)));
+      },
       stop,
     };
   } catch (error) {
