@@ -316,16 +316,21 @@ describe("operating the stack", () => {
     expect(resource(template, "QuestionEventsFailureQueue").Type).toBe("AWS::SQS::Queue");
   });
 
-  it("reserves concurrency for every function, and bounds the long-poll route", () => {
+  it("reserves concurrency for every function, and bounds the routes that hold an execution up to 25 s", () => {
     for (const [id, key] of functionKeys()) {
       expect(props(id).ReservedConcurrentExecutions, key).toEqual(expect.any(Number));
     }
-    expect(props("HttpApiStage").RouteSettings).toEqual({
-      "GET /questions/{id}/wait": {
-        ThrottlingRateLimit: expect.any(Number),
-        ThrottlingBurstLimit: expect.any(Number),
-      },
-    });
+    const routeSettings = props("HttpApiStage").RouteSettings as Record<string, Record<string, unknown>>;
+    expect(Object.keys(routeSettings).sort()).toEqual(["GET /questions/{id}/wait", "POST /mcp"]);
+    for (const [route, settings] of Object.entries(routeSettings)) {
+      // Below the stage's own throttle (50/s, burst 100): each request may hold a function 25 s.
+      expect(settings, route).toEqual({ ThrottlingRateLimit: 1, ThrottlingBurstLimit: 10 });
+    }
+    // The keys are routes of the API (a misspelt key would throttle nothing).
+    const routeKeys = resourcesOfType(template, "AWS::ApiGatewayV2::Route").map(
+      ([, route]) => route.Properties?.RouteKey,
+    );
+    for (const route of Object.keys(routeSettings)) expect(routeKeys).toContain(route);
   });
 
   it("alarms on errors and throttles of every function, the stream, the on-failure and dead-letter queues, failed runs and 5xx", () => {
