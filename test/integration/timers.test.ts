@@ -297,6 +297,34 @@ describe("expiry", () => {
   });
 });
 
+describe("what the timers cannot do is kept", () => {
+  it("every schedule names the timers' dead-letter queue and a retry policy", async () => {
+    const chat = threeChats();
+    const record = await ask({
+      owner: `telegram:${OWNER}`,
+      timeoutSeconds: 900,
+      remindAfterSeconds: [600],
+      escalate: {
+        afterSeconds: 700,
+        owner: `telegram:${SECOND}`,
+        deliverTo: [{ channel: "telegram", chatId: chat.telegram }],
+      },
+      deliverTo: [{ channel: "telegram", chatId: chat.telegram }],
+    });
+    const held = () => stack.scheduler.schedules().filter((s) => s.name.startsWith(record.id));
+    await waitFor(async () => (held().length === 3 ? true : undefined), { what: "the timers set" });
+    for (const schedule of held()) {
+      expect(schedule.target, schedule.name).toMatchObject({
+        // The local stack's stand-in for serverless.yml's QuestionTimerDeadLetterQueue.
+        deadLetterArn: "arn:aws:sqs:us-east-1:000000000000:QuestionTimerDeadLetterQueue",
+        retryPolicy: { MaximumEventAgeInSeconds: 3600, MaximumRetryAttempts: 10 },
+      });
+    }
+    await stack.api("POST", `/questions/${record.id}/cancel`, {});
+    await expectTimersClearedForGood(record.id);
+  });
+});
+
 describe("reminders", () => {
   it("come once in each chat, as a reply to the question, before the deadline, saying how long is left", async () => {
     const chat = threeChats();

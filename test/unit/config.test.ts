@@ -78,25 +78,36 @@ describe("loadConfig", () => {
     expect(problemsOf({ ...TABLE, HANDRAISE_REMIND_AFTER_SECONDS: "1,2,3,4,5,6" })).toMatch(/at most 5/);
   });
 
-  it("turns the question timers on with all three settings, off with none, and refuses a part", () => {
+  it("turns the question timers on with all four settings, off with none, and refuses a part", () => {
     const timers = {
       HANDRAISE_SCHEDULE_GROUP: "handraise-prod",
       HANDRAISE_TIMER_FUNCTION_ARN:
         "arn:aws:lambda:us-east-1:123456789012:function:handraise-prod-questionTimer",
       HANDRAISE_TIMER_ROLE_ARN:
         "arn:aws:iam::123456789012:role/handraise-prod-QuestionTimerSchedulerRole-1AB",
+      HANDRAISE_TIMER_DEAD_LETTER_ARN:
+        "arn:aws:sqs:us-east-1:123456789012:handraise-prod-QuestionTimerDeadLetterQueue-1AB",
     };
     expect(loadConfig(TABLE).timers).toBeUndefined();
     expect(loadConfig({ ...TABLE, ...timers }).timers).toEqual({
       group: "handraise-prod",
       targetArn: timers.HANDRAISE_TIMER_FUNCTION_ARN,
       roleArn: timers.HANDRAISE_TIMER_ROLE_ARN,
+      deadLetterArn: timers.HANDRAISE_TIMER_DEAD_LETTER_ARN,
     });
     expect(problemsOf({ ...TABLE, HANDRAISE_SCHEDULE_GROUP: "handraise-prod" })).toMatch(
-      /HANDRAISE_TIMER_FUNCTION_ARN, HANDRAISE_TIMER_ROLE_ARN are required/,
+      /HANDRAISE_TIMER_FUNCTION_ARN, HANDRAISE_TIMER_ROLE_ARN, HANDRAISE_TIMER_DEAD_LETTER_ARN are required/,
+    );
+    // No timer without a dead-letter queue: what Scheduler cannot deliver must be kept.
+    const { HANDRAISE_TIMER_DEAD_LETTER_ARN: _, ...withoutQueue } = timers;
+    expect(problemsOf({ ...TABLE, ...withoutQueue })).toMatch(
+      /HANDRAISE_TIMER_DEAD_LETTER_ARN is required: question timers need all four/,
     );
     expect(problemsOf({ ...TABLE, ...timers, HANDRAISE_TIMER_ROLE_ARN: "role" })).toMatch(
       /HANDRAISE_TIMER_ROLE_ARN must be an IAM role ARN/,
+    );
+    expect(problemsOf({ ...TABLE, ...timers, HANDRAISE_TIMER_DEAD_LETTER_ARN: "queue" })).toMatch(
+      /HANDRAISE_TIMER_DEAD_LETTER_ARN must be an SQS queue ARN/,
     );
   });
 
