@@ -17,6 +17,8 @@ await ready();
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
   .use(observability.middlewares)
   .use(
-    answerPageErrors((error) => observability.telemetry.failed("unexpected error on the answer page", error)),
+    answerPageErrors((error) =>
+      observability.telemetry.internalError("unexpected error on the answer page", error),
+    ),
   )
   .handler(createAnswerPage({ store, resolve, linkKey: () => secrets.get("link-secret"), now }));

@@ -25,6 +25,7 @@ const webhook =
   createMattermostWebhook({
     actionSecret: secretValue(secrets, "mattermost/action-secret"),
     commandTokens: secretValue(secrets, "mattermost/command-token"),
+    outgoingTokens: () => secrets.get("mattermost/outgoing-token"),
     webhookUrl: mattermostWebhookUrl(mattermost.publicUrl),
     api: createMattermostApi({
       url: mattermost.url,

@@ -22,6 +22,7 @@ const tools = createMcpTools({
   resolve,
   waitForQuestion,
   waitSeconds: config.mcp.waitSeconds,
+  telemetry: observability.telemetry,
 });
 
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()

@@ -116,8 +116,9 @@ const envSchema = z
     HANDRAISE_REMIND_AFTER_SECONDS: z.optional(reminderList),
     /**
      * The question timers (expiry, reminders, escalation) on EventBridge Scheduler: the stack's schedule group,
-     * the question-timer function the schedules invoke, and the role Scheduler invokes it with. All three, or
-     * none (no timers: expiry is derived on read and closed by the model step when an AskUser task times out).
+     * the question-timer function the schedules invoke, the role Scheduler invokes it with, and the queue a
+     * timer Scheduler could not deliver is kept in. All four, or none (no timers: expiry is derived on read
+     * and closed by the model step when an AskUser task times out).
      */
     HANDRAISE_SCHEDULE_GROUP: z.optional(
       z.string().check(z.regex(/^[0-9a-zA-Z_.-]{1,64}$/, "must be a schedule group name")),
@@ -129,6 +130,9 @@ const envSchema = z
     ),
     HANDRAISE_TIMER_ROLE_ARN: z.optional(
       z.string().check(z.regex(/^arn:[\w-]+:iam::\d{12}:role\/[\w+=,.@/-]+$/, "must be an IAM role ARN")),
+    ),
+    HANDRAISE_TIMER_DEAD_LETTER_ARN: z.optional(
+      z.string().check(z.regex(/^arn:[\w-]+:sqs:[\w-]+:\d{12}:[\w-]{1,80}$/, "must be an SQS queue ARN")),
     ),
     /** How long a secret read from SSM is reused: a rotated value is picked up within this. */
     HANDRAISE_SECRETS_MAX_AGE_SECONDS: seconds(300, 3600),
@@ -214,6 +218,8 @@ export interface TimerSettings {
   targetArn: string;
   /** The role Scheduler assumes to invoke it. */
   roleArn: string;
+  /** The SQS queue where Scheduler keeps a timer it could not deliver (every schedule's dead-letter queue). */
+  deadLetterArn: string;
 }
 
 export type SecretSource =
@@ -392,19 +398,25 @@ const TIMER_VARIABLES = [
   "HANDRAISE_SCHEDULE_GROUP",
   "HANDRAISE_TIMER_FUNCTION_ARN",
   "HANDRAISE_TIMER_ROLE_ARN",
+  "HANDRAISE_TIMER_DEAD_LETTER_ARN",
 ] as const;
 
-/** The timers' settings: all three, or none (timers off). */
+/** The timers' settings: all four, or none (timers off). A timer without a dead-letter queue is not set. */
 function timerSettings(e: Env, problems: string[]): TimerSettings | undefined {
   const { HANDRAISE_SCHEDULE_GROUP: group, HANDRAISE_TIMER_FUNCTION_ARN: targetArn } = e;
-  const roleArn = e.HANDRAISE_TIMER_ROLE_ARN;
-  if (group !== undefined && targetArn !== undefined && roleArn !== undefined) {
-    return { group, targetArn, roleArn };
+  const { HANDRAISE_TIMER_ROLE_ARN: roleArn, HANDRAISE_TIMER_DEAD_LETTER_ARN: deadLetterArn } = e;
+  if (
+    group !== undefined &&
+    targetArn !== undefined &&
+    roleArn !== undefined &&
+    deadLetterArn !== undefined
+  ) {
+    return { group, targetArn, roleArn, deadLetterArn };
   }
   const missing = TIMER_VARIABLES.filter((name) => e[name] === undefined);
   if (missing.length < TIMER_VARIABLES.length) {
     problems.push(
-      `${missing.join(", ")} ${missing.length > 1 ? "are" : "is"} required: question timers need all three`,
+      `${missing.join(", ")} ${missing.length > 1 ? "are" : "is"} required: question timers need all four`,
     );
   }
   return undefined;

@@ -49,6 +49,7 @@ import {
   type FunctionName,
   fixedSecrets,
   functionSecrets,
+  OPTIONAL_SECRETS,
   type SecretGrant,
 } from "./secrets/secret-catalog.ts";
 import { limitSecrets, preloadSecrets, type Secrets, secretValue } from "./secrets/secrets.ts";
@@ -279,11 +280,11 @@ export function createCoreServices(config: Config, fn: FunctionName, observabili
      */
     ready: async (options: { tolerate?: boolean } = {}) => {
       try {
+        // The optional ones (infra/secrets.json): without the link secret the answer page is off, without
+        // the notify secret each notification attempt fails and says why, and so on.
         await preloadSecrets(secrets, fixedSecrets(secretNames), [
           ...(config.secrets.kind === "env" ? (["api-key"] as const) : []),
-          "link-secret",
-          // Read by the notifier only; without it, each notification attempt fails and says why.
-          "notify-secret",
+          ...OPTIONAL_SECRETS,
         ]);
       } catch (error) {
         if (!options.tolerate) throw error;

@@ -1,8 +1,8 @@
 /**
  * `npm run secrets:put -- --stage prod --channels telegram,slack`: stores the secrets a deployment needs as
  * SSM Parameter Store SecureStrings under `/handraise/<stage>/` (the names of infra/secrets.json): the API
- * key, and every secret of each channel it enables. Values come from the environment variables of the same
- * table (TELEGRAM_BOT_TOKEN, …), so they never appear on a command line or in shell history; a missing,
+ * key, and every secret of each channel it enables (a channel's optional ones when their variable is set).
+ * Values come from the environment variables of the same table (TELEGRAM_BOT_TOKEN, …), so they never appear on a command line or in shell history; a missing,
  * malformed or placeholder value stops the script before anything is written. The API key is stored only when
  * HANDRAISE_API_KEY is set, or when the stage has none yet (then a new one is made and printed once): adding
  * a channel later never replaces the key clients use. The answer page's link secret is stored when
@@ -24,6 +24,7 @@ import { ParameterAlreadyExists, PutParameterCommand, SSMClient } from "@aws-sdk
 import {
   CHANNEL_NAMES,
   channelSecrets,
+  optionalChannelSecrets,
   parseChannelList,
   type SecretName,
   SSM_PATH,
@@ -64,6 +65,10 @@ const names: SecretName[] = [
     ? (["notify-secret"] as const)
     : []),
   ...channels.flatMap((channel) => channelSecrets(channel)),
+  // A channel's optional secrets (Mattermost's outgoing-webhook tokens) are stored when their variable is set.
+  ...channels.flatMap((channel) =>
+    optionalChannelSecrets(channel).filter((name) => process.env[secretEnvName(name)]),
+  ),
 ];
 let generatedApiKey: string | undefined;
 let generatedNotifySecret: string | undefined;

@@ -78,6 +78,32 @@ function alarms(topicArn) {
       Threshold: 1,
     },
   );
+  // One alarm for the asynchronous work's dead-letter queues (the question timer's, the run-status handler's):
+  // the deepest of them, so a message in either fires it.
+  const depth = (Id, queue) => ({
+    Id,
+    ReturnData: false,
+    MetricStat: {
+      Metric: {
+        Namespace: "AWS/SQS",
+        MetricName: "ApproximateNumberOfMessagesVisible",
+        Dimensions: [{ Name: "QueueName", Value: { "Fn::GetAtt": [queue, "QueueName"] } }],
+      },
+      Period: 300,
+      Stat: "Maximum",
+    },
+  });
+  Resources.AsyncDeadLettersAlarm = alarm(
+    "Handraise: a question timer or a run-status event failed every retry and was kept in its dead-letter queue (a question may not have expired, reminded, escalated or been cancelled).",
+    {
+      Threshold: 1,
+      Metrics: [
+        depth("timer", "QuestionTimerDeadLetterQueue"),
+        depth("runStatus", "ExecutionStatusDeadLetterQueue"),
+        { Id: "deadLetters", Expression: "MAX([timer, runStatus])", Label: "dead letters", ReturnData: true },
+      ],
+    },
+  );
   Resources.ResumeAbandonedAlarm = alarm(
     "Handraise: a closed question's run could not be resumed and never will be (a final error, e.g. access denied).",
     {

@@ -6,12 +6,16 @@
  * (`at(yyyy-mm-ddThh:mm:ss)`, UTC) runs on this process's clock: when it is due, its target function is
  * invoked in process with the schedule's input, as Scheduler invokes a Lambda function (asynchronously: a
  * failed invocation is retried twice, as Lambda retries an asynchronous one), then deleted
- * (`ActionAfterCompletion: DELETE`).
+ * (`ActionAfterCompletion: DELETE`). A target that fails every attempt is kept in the schedule's dead-letter
+ * queue (`Target.DeadLetterConfig`), with the schedule's input as the message.
  *
  * Differences from AWS, kept small on purpose: only one-time `at()` schedules in UTC; a schedule fires at its
  * second, where AWS fires within its minute; the retries come after 1 and 2 seconds, not minutes; the
- * target role is not assumed (any role ARN goes); schedules are in memory, so a restart forgets them (a
- * question persisted with HANDRAISE_DATA_DIR still reads as expired past its deadline).
+ * target role is not assumed (any role ARN goes); `Target.RetryPolicy` is kept, not applied (the invocation
+ * itself never fails here); on AWS a function that fails goes to the function's on-failure destination
+ * (serverless.yml makes it the same queue) and Scheduler's own dead letters are the schedules it could not
+ * invoke; schedules are in memory, so a restart forgets them (a question persisted with HANDRAISE_DATA_DIR
+ * still reads as expired past its deadline).
  */
 
 import type { AddressInfo } from "node:net";
@@ -24,7 +28,15 @@ export interface LocalSchedule {
   expression: string;
   /** When it fires (epoch ms). */
   atMs: number;
-  target: { arn: string; roleArn: string; input: string };
+  target: {
+    arn: string;
+    roleArn: string;
+    input: string;
+    /** `Target.DeadLetterConfig.Arn`: the SQS queue a target that failed every attempt is sent to. */
+    deadLetterArn?: string | undefined;
+    /** `Target.RetryPolicy`, as given. */
+    retryPolicy?: { MaximumEventAgeInSeconds?: number; MaximumRetryAttempts?: number } | undefined;
+  };
   deleteAfterCompletion: boolean;
 }
 
@@ -48,10 +60,16 @@ export interface LocalSchedulerOptions {
   invoke: (arn: string, input: unknown) => Promise<void>;
   /** Where a target's final failure is reported (default stderr, one JSON line). */
   onFailure?: (schedule: LocalSchedule, error: unknown) => void;
+  /**
+   * Sends a target's final failure to the schedule's dead-letter queue (an SQS queue ARN): the message body is
+   * the schedule's input. Without it, or without a queue, the failure is only reported.
+   */
+  deadLetter?: (queueArn: string, body: string, attempts: number) => void;
 }
 
 const NAME = /^[0-9a-zA-Z_.-]{1,64}$/;
 const AT = /^at\((\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\)$/;
+const SQS_ARN = /^arn:[\w-]+:sqs:[\w-]+:\d{12}:[\w-]{1,80}$/;
 /** Lambda retries a failed asynchronous invocation twice; here after these delays. */
 const RETRY_DELAYS_MS = [1_000, 2_000];
 /** setTimeout's longest delay: a schedule further out is re-armed when this passes. */
@@ -114,6 +132,8 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
           const delay = RETRY_DELAYS_MS[attempt];
           if (delay === undefined || stopped) {
             (options.onFailure ?? reportFailure)(schedule, error);
+            const queue = schedule.target.deadLetterArn;
+            if (queue !== undefined) options.deadLetter?.(queue, schedule.target.input, attempt + 1);
             break;
           }
           await sleep(delay);
@@ -149,9 +169,23 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
     if (!Number.isFinite(atMs) || atMs < Math.floor(Date.now() / 1000) * 1000) {
       throw new SchedulerError(400, "ValidationException", `The schedule time ${at} has passed.`);
     }
-    const target = (body.Target ?? {}) as { Arn?: unknown; RoleArn?: unknown; Input?: unknown };
+    const target = (body.Target ?? {}) as {
+      Arn?: unknown;
+      RoleArn?: unknown;
+      Input?: unknown;
+      DeadLetterConfig?: { Arn?: unknown };
+      RetryPolicy?: LocalSchedule["target"]["retryPolicy"];
+    };
     if (typeof target.Arn !== "string" || typeof target.RoleArn !== "string") {
       throw new SchedulerError(400, "ValidationException", "Target.Arn and Target.RoleArn are required.");
+    }
+    const deadLetterArn = target.DeadLetterConfig?.Arn;
+    if (deadLetterArn !== undefined && (typeof deadLetterArn !== "string" || !SQS_ARN.test(deadLetterArn))) {
+      throw new SchedulerError(
+        400,
+        "ValidationException",
+        "Target.DeadLetterConfig.Arn must be an SQS queue ARN.",
+      );
     }
     if ((body.FlexibleTimeWindow as { Mode?: unknown } | undefined)?.Mode === undefined) {
       throw new SchedulerError(400, "ValidationException", "FlexibleTimeWindow is required.");
@@ -165,6 +199,8 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
         arn: target.Arn,
         roleArn: target.RoleArn,
         input: typeof target.Input === "string" ? target.Input : "",
+        ...(deadLetterArn !== undefined && { deadLetterArn }),
+        ...(target.RetryPolicy !== undefined && { retryPolicy: target.RetryPolicy }),
       },
       deleteAfterCompletion: body.ActionAfterCompletion === "DELETE",
     };
@@ -195,7 +231,15 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
       State: "ENABLED",
       FlexibleTimeWindow: { Mode: "OFF" },
       ActionAfterCompletion: schedule.deleteAfterCompletion ? "DELETE" : "NONE",
-      Target: { Arn: schedule.target.arn, RoleArn: schedule.target.roleArn, Input: schedule.target.input },
+      Target: {
+        Arn: schedule.target.arn,
+        RoleArn: schedule.target.roleArn,
+        Input: schedule.target.input,
+        ...(schedule.target.deadLetterArn !== undefined && {
+          DeadLetterConfig: { Arn: schedule.target.deadLetterArn },
+        }),
+        ...(schedule.target.retryPolicy !== undefined && { RetryPolicy: schedule.target.retryPolicy }),
+      },
     };
   }
 

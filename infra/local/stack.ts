@@ -117,8 +117,16 @@ export interface LocalStack {
   durableCallbacks: LocalDurableCallbacks;
   /** The SQS emulation: resolves once no message waits or is being handled. */
   queuesDrained(): Promise<void>;
-  /** Messages that failed every receive (what AWS moves to the dead-letter queue). */
+  /**
+   * Messages that failed every receive (what AWS moves to the dead-letter queue), and timers whose function
+   * failed every attempt (what lands in QuestionTimerDeadLetterQueue).
+   */
   deadLetters: DeadLetter[];
+  /**
+   * Invokes a function of serverless.yml (its key, e.g. `questionTimer`) in process with `event`, as
+   * `aws lambda invoke` would, and resolves with its result: how a test fires a timer out of turn.
+   */
+  invoke(functionKey: string, event: unknown): Promise<unknown>;
   stop(): Promise<void>;
 }
 
@@ -221,6 +229,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         if (!handler) throw new Error(`no local function ${arn}`);
         await handler(input as never, lambdaContext(name));
       },
+      // A timer that failed every attempt is kept as a dead letter of its queue (by the queue's name).
+      deadLetter: (queueArn, body, attempts) =>
+        sqs.deadLetters.push({ queue: queueArn.split(":").at(-1) ?? queueArn, body, receives: attempts }),
     });
     stops.push(scheduler.stop);
 
@@ -263,6 +274,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       HANDRAISE_SCHEDULE_GROUP: "handraise-local",
       HANDRAISE_TIMER_FUNCTION_ARN: functionArns.QuestionTimerLambdaFunction ?? "",
       HANDRAISE_TIMER_ROLE_ARN: `arn:aws:iam::${ACCOUNT}:role/handraise-local-scheduler`,
+      // serverless.yml's QuestionTimerDeadLetterQueue: a timer that fails every attempt is kept there.
+      HANDRAISE_TIMER_DEAD_LETTER_ARN: `arn:aws:sqs:${REGION}:${ACCOUNT}:QuestionTimerDeadLetterQueue`,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
       HANDRAISE_TABLE: tableName,
       // Read from SSM instead when the handlers are pointed at it (a secret may not be in both places).
@@ -379,6 +392,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       durableCallbacks,
       queuesDrained: () => sqs.drained(),
       deadLetters: sqs.deadLetters,
+      invoke: async (functionKey, event) => {
+        const handler = lambdas[functionName(functionKey)];
+        if (!handler) throw new Error(`no local function ${functionKey}`);
+        return handler(event, lambdaContext(functionName(functionKey)));
+      },
       stop,
     };
   } catch (error) {

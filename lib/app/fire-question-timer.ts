@@ -47,8 +47,9 @@ const CLAIM_TTL_SECONDS = 2 * 86_400;
  * - `remind`: while it waits, posts a reminder in each chat where it was posted, saying how long is left.
  * - `escalate`: while it waits, from the escalation time, posts it to the escalation owner's targets and
  *   records those copies with the others (they are retired with them).
- * Reminders and escalations are claimed once (a timer is at least once); a failure gives the claim back and
- * is thrown, so the invocation is retried.
+ * Reminders and escalations are claimed once (a timer is at least once), and only once they are due: an
+ * invocation before the time changes nothing and keeps nothing, so the one at the time still fires. A
+ * failure gives the claim back and is thrown, so the invocation is retried.
  *
  * @example
  * const fire = createFireQuestionTimer({ store, channels, telemetry, now, sleep });
@@ -82,17 +83,14 @@ export function createFireQuestionTimer(deps: FireQuestionTimerDeps) {
   }
 
   /**
-   * A reminder the record itself asks for, once its time has come: the time is the record's, not the
-   * event's, so an invocation naming another index or time posts nothing the question did not ask for.
+   * When the record says a reminder or escalation is due; undefined when it asks for none. The time is the
+   * record's, not the event's, so an invocation naming another index or time posts nothing the question did
+   * not ask for.
    */
-  async function remindOnTime(record: QuestionRecord, index: number | undefined): Promise<TimerOutcome> {
-    const seconds = index === undefined ? undefined : record.remindAfterSeconds?.[index];
-    if (seconds === undefined) return "ended";
-    const wait = await waitUntil(record.createdAtMs + seconds * 1000);
-    if (wait === "early") return "not_due";
-    const current = wait === "waited" ? await store.get(record.id, now()) : record;
-    if (current?.status !== "pending") return "ended";
-    return remind(current);
+  function dueAtMs(record: QuestionRecord, event: TimerEvent): number | undefined {
+    if (event.kind === "escalate") return escalationAtMs(record);
+    const seconds = event.index === undefined ? undefined : record.remindAfterSeconds?.[event.index];
+    return seconds === undefined ? undefined : record.createdAtMs + seconds * 1000;
   }
 
   async function remind(record: QuestionRecord): Promise<TimerOutcome> {
@@ -116,15 +114,9 @@ export function createFireQuestionTimer(deps: FireQuestionTimerDeps) {
     return "reminded";
   }
 
-  async function escalate(asRead: QuestionRecord): Promise<TimerOutcome> {
-    const at = escalationAtMs(asRead);
-    if (at === undefined) return "ended";
-    const wait = await waitUntil(at);
-    if (wait === "early") return "not_due";
-    // Read again after waiting: the question may have ended meanwhile.
-    const record = wait === "waited" ? await store.get(asRead.id, now()) : asRead;
-    const escalation = record?.escalate;
-    if (!record || !escalation || record.status !== "pending") return "ended";
+  async function escalate(record: QuestionRecord): Promise<TimerOutcome> {
+    const escalation = record.escalate;
+    if (!escalation) return "ended";
     const attempts = await Promise.allSettled(
       // async: a target on a channel this deployment lacks is one refused delivery, not the others' loss.
       escalation.deliverTo.map(async (target) => {
@@ -158,10 +150,18 @@ export function createFireQuestionTimer(deps: FireQuestionTimerDeps) {
     if (!record) return "not_found";
     if (event.kind === "expire") return expire(record);
     if (record.status !== "pending") return "ended";
+    const dueAt = dueAtMs(record, event);
+    if (dueAt === undefined) return "ended";
+    // Before its time the timer changes nothing and claims nothing: the invocation at the time still fires.
+    const wait = await waitUntil(dueAt);
+    if (wait === "early") return "not_due";
+    // Read again after waiting: the question may have ended meanwhile.
+    const current = wait === "waited" ? await store.get(record.id, now()) : record;
+    if (current?.status !== "pending") return "ended";
     const claim = `timer:${timerName(event)}`;
     if (!(await store.claimEvent(claim, CLAIM_TTL_SECONDS, now()))) return "duplicate";
     try {
-      return event.kind === "remind" ? await remindOnTime(record, event.index) : await escalate(record);
+      return event.kind === "remind" ? await remind(current) : await escalate(current);
     } catch (error) {
       await store.releaseEvent(claim);
       throw error;

@@ -38,12 +38,18 @@ export function rawBody(event: APIGatewayProxyEventV2): Buffer {
   return Buffer.from(event.body, event.isBase64Encoded ? "base64" : "utf8");
 }
 
-/** Parses a JSON request body; absent body → `{}`. */
-export function parseJsonBody(event: APIGatewayProxyEventV2): unknown {
+/** The raw body bytes, refused with 413 PAYLOAD_TOO_LARGE when over MAX_BODY_BYTES, before anything reads them. */
+export function boundedBody(event: APIGatewayProxyEventV2): Buffer {
   const raw = rawBody(event);
   if (raw.length > MAX_BODY_BYTES) {
     throw new HttpError(413, "PAYLOAD_TOO_LARGE", `The body is larger than ${MAX_BODY_BYTES} bytes.`);
   }
+  return raw;
+}
+
+/** Parses a JSON request body; absent body → `{}`. */
+export function parseJsonBody(event: APIGatewayProxyEventV2): unknown {
+  const raw = boundedBody(event);
   if (raw.length === 0) return {};
   try {
     return JSON.parse(raw.toString("utf8"));
@@ -54,15 +60,15 @@ export function parseJsonBody(event: APIGatewayProxyEventV2): unknown {
 
 /**
  * Turns every thrown error into a response through the one mapper, and reports it: an unexpected error in
- * full (name and message, never the event), a webhook's refusal (4xx) as `webhook rejected` with its status
- * and code only — the body of a refused request is never logged. Used right after the observability
- * middlewares, so its response is the one they see.
+ * full (name and message, never the event) and counted, a webhook's refusal (4xx) as `webhook rejected` with
+ * its status and code only — the body of a refused request is never logged. Used right after the
+ * observability middlewares, so its response is the one they see.
  */
 export function httpErrors(telemetry: Telemetry, options: { platform?: string } = {}): HttpMiddleware {
   return {
     onError: async (request) => {
       const response = toHttpResponse(request.error, (error) =>
-        telemetry.failed(`unexpected error in ${request.event.routeKey ?? "a request"}`, error),
+        telemetry.internalError(`unexpected error in ${request.event.routeKey ?? "a request"}`, error),
       );
       request.response = response;
       const status = response.statusCode ?? 500;

@@ -9,7 +9,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { rawBody } from "../http/middlewares.ts";
+import { boundedBody } from "../http/middlewares.ts";
 import { askerOf } from "./asker.ts";
 import type { McpTools } from "./mcp-tools.ts";
 
@@ -32,6 +32,8 @@ export function createMcpHttp(deps: McpHttpDeps) {
     if (event.requestContext.http.method !== "POST") {
       return { statusCode: 405, headers: { allow: "POST" }, body: "" };
     }
+    // Over the limit → 413 before the SDK parses a byte of it (a tool call's arguments are a few KiB).
+    const body = boundedBody(event);
     const headers = event.headers ?? {};
     const asker = askerOf(headers, deps.defaults);
     const server = new Server(SERVER_INFO, {
@@ -47,7 +49,6 @@ export function createMcpHttp(deps: McpHttpDeps) {
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
     await server.connect(transport);
     try {
-      const body = rawBody(event);
       const request = new Request(`https://${event.requestContext.domainName}${event.rawPath}`, {
         method: "POST",
         headers: Object.entries(headers).flatMap(([name, value]) =>

@@ -17,6 +17,7 @@ import { formatToolResult, ToolInputError } from "../questions/index.ts";
 import { type QuestionRecord, RECORD_ID_PATTERN } from "../questions/question-record.ts";
 import { ASK_USER_TOOL_NAME } from "../questions/schema.ts";
 import { ASK_USER_TOOL_DESCRIPTION, askUserToolDefinitions } from "../questions/tool-definitions.ts";
+import type { Telemetry } from "../telemetry/telemetry.ts";
 import type { Asker } from "./asker.ts";
 
 /** The most a tool call waits for the answer, whatever it asks for: under API Gateway's 30 s. */
@@ -28,7 +29,16 @@ export interface McpToolDeps {
   waitForQuestion: (id: string, timeoutMs: number) => Promise<QuestionRecord>;
   /** The default wait of a call (HANDRAISE_MCP_WAIT_SECONDS). */
   waitSeconds: number;
+  /** Where an unexpected error goes (logged and counted): the client is told only that one happened. */
+  telemetry: Pick<Telemetry, "internalError">;
 }
+
+/**
+ * What the client is told of an unexpected error (DynamoDB refusing, a bug): that it happened, never its
+ * message, which may name roles, tables or accounts.
+ */
+export const INTERNAL_ERROR_MESSAGE =
+  "Handraise could not complete this call because of an internal error. It has been logged; try again later.";
 
 /** An MCP `tools/call` result. */
 export interface ToolCallResult {
@@ -137,7 +147,10 @@ function questionArgs(args: unknown): { questionId: string; waitSeconds?: number
   };
 }
 
-/** Runs one tool call for `asker`. Expected failures become tool errors (`isError`); others are thrown. */
+/**
+ * Runs one tool call for `asker`. Expected failures become tool errors with their codes (`isError`); an
+ * unexpected one becomes the opaque `INTERNAL` tool error, and is reported.
+ */
 export function createMcpTools(deps: McpToolDeps) {
   const waitMs = (seconds = deps.waitSeconds) => Math.min(seconds, MAX_MCP_WAIT_SECONDS) * 1000;
 
@@ -179,7 +192,8 @@ export function createMcpTools(deps: McpToolDeps) {
       if (error instanceof NotFoundError || error instanceof SessionBusyError) {
         return toolError(error.code, error.message);
       }
-      throw error;
+      deps.telemetry.internalError("unexpected error in an MCP tool call", error, { tool: name });
+      return toolError("INTERNAL", INTERNAL_ERROR_MESSAGE);
     }
   }
 

@@ -24,6 +24,8 @@ export type ChannelName = (typeof CHANNEL_NAMES)[number];
 interface SecretEntry {
   env: string;
   channel?: string;
+  /** May be absent: what needs it is off (the answer page, notifications, Mattermost's typed replies). */
+  optional?: boolean;
   about: string;
 }
 const parameters: Record<FixedSecretName, SecretEntry> = catalog.parameters;
@@ -106,9 +108,22 @@ export function fixedSecrets(grants: readonly SecretGrant[]): FixedSecretName[] 
   return grants.filter((grant): grant is FixedSecretName => grant !== "models/*");
 }
 
+/** Whether a secret may be absent (`optional` in infra/secrets.json): what needs it is then off. */
+export function isOptionalSecret(name: SecretName): boolean {
+  return isFixedSecretName(name) && parameters[name].optional === true;
+}
+
+/** The secrets that may be absent: a function starts without them. */
+export const OPTIONAL_SECRETS = SECRET_NAMES.filter(isOptionalSecret);
+
 /** Every secret a channel needs once it is on: all of them, or the channel refuses to start. */
 export function channelSecrets(channel: ChannelName): FixedSecretName[] {
-  return SECRET_NAMES.filter((name) => secretChannel(name) === channel);
+  return SECRET_NAMES.filter((name) => secretChannel(name) === channel && !isOptionalSecret(name));
+}
+
+/** The secrets a channel may use when they are set, and does without otherwise. */
+export function optionalChannelSecrets(channel: ChannelName): FixedSecretName[] {
+  return SECRET_NAMES.filter((name) => secretChannel(name) === channel && isOptionalSecret(name));
 }
 
 /**
@@ -152,6 +167,12 @@ export function isPlaceholder(value: string): boolean {
   );
 }
 
+/** Tokens Mattermost generates (letters and digits), several while one replaces another. */
+const TOKEN_LIST = {
+  pattern: /^[A-Za-z0-9]+(?:\s*,\s*[A-Za-z0-9]+)*$/,
+  rule: "one or more Mattermost tokens (letters and digits), comma-separated",
+};
+
 /** Each secret's own format, as the platform issues it (a looser check would let a typo through). */
 const FORMATS: Partial<Record<FixedSecretName, { pattern: RegExp; rule: string }>> = {
   "api-key": { pattern: /^\S{16,}$/, rule: "at least 16 characters, no spaces" },
@@ -170,10 +191,8 @@ const FORMATS: Partial<Record<FixedSecretName, { pattern: RegExp; rule: string }
     pattern: /^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/,
     rule: "whsec_ followed by the base64 of 24 to 64 random bytes",
   },
-  "mattermost/command-token": {
-    pattern: /^[A-Za-z0-9]+(?:\s*,\s*[A-Za-z0-9]+)*$/,
-    rule: "one or more Mattermost tokens (letters and digits), comma-separated",
-  },
+  "mattermost/command-token": TOKEN_LIST,
+  "mattermost/outgoing-token": TOKEN_LIST,
 };
 const ANY_TOKEN = { pattern: /^\S+$/, rule: "one word, without spaces" };
 

@@ -117,5 +117,9 @@ export function createPowertoolsTelemetry({
     failed(context, error, fields = {}) {
       logger.error(context, { ...known(fields), ...errorFields(error) });
     },
+    internalError(context, error, fields = {}) {
+      logger.error(context, { ...known(fields), ...errorFields(error) });
+      metrics.addMetric("InternalErrors", MetricUnit.Count, 1);
+    },
   };
 }

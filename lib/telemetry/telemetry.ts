@@ -57,6 +57,11 @@ export interface Telemetry {
   webhookRejected(platform: string, status: number, reason: string): void;
   /** Something that does not change the outcome failed (a copy not retired, a notice not sent). */
   failed(context: string, error: unknown, fields?: LogFields): void;
+  /**
+   * An unexpected error the caller was answered opaquely (an HTTP 500, an MCP `INTERNAL` tool error): logged
+   * with the error, since the caller never sees it, and counted.
+   */
+  internalError(context: string, error: unknown, fields?: LogFields): void;
 }
 
 /** Extra fields of a log line: ids, names and counts only. */
@@ -96,4 +101,5 @@ export const silentTelemetry: Telemetry = {
   resumeAbandoned() {},
   webhookRejected() {},
   failed() {},
+  internalError() {},
 };

@@ -13,10 +13,19 @@ export interface SchedulerTimersOptions {
   group: string;
   /** The question-timer function every schedule invokes. */
   targetArn: string;
-  /** The role Scheduler assumes to invoke it (it may invoke that function and nothing else). */
+  /** The role Scheduler assumes to invoke it (it may invoke that function and send to the queue below). */
   roleArn: string;
+  /** The SQS queue where Scheduler keeps a timer it could not deliver (the schedules' dead-letter queue). */
+  deadLetterArn: string;
   now: () => number;
 }
+
+/**
+ * How long Scheduler keeps trying to invoke the function when it cannot (throttled, unavailable) before it
+ * puts the timer in the dead-letter queue: an hour late still expires, reminds or escalates; later than
+ * that, an operator decides (docs/operating.md). A failure inside the function is Lambda's to retry.
+ */
+export const SCHEDULE_RETRY_POLICY = { MaximumEventAgeInSeconds: 3600, MaximumRetryAttempts: 10 };
 
 /**
  * Scheduler refuses a one-time schedule whose time has passed: a timer that is already due, or nearly (the
@@ -37,7 +46,8 @@ export function atExpression(atMs: number): string {
  * Timers as EventBridge Scheduler one-time schedules (`at(…)` UTC, flexible window off, deleted by Scheduler
  * once they have run), each invoking the question-timer function with its event as input. Scheduler fires
  * within the minute of its time, so a timer may come up to a minute early or late; the function waits for
- * the times that are rules (the deadline, the escalation time). A schedule that exists already is kept (a
+ * the times that are rules (the deadline, the escalation time). A timer Scheduler cannot deliver within its
+ * retry policy goes to the dead-letter queue, never nowhere. A schedule that exists already is kept (a
  * retried stream record sets it again); one that is gone is no error to clear.
  */
 export function createSchedulerTimers(options: SchedulerTimersOptions): Timers {
@@ -61,7 +71,13 @@ export function createSchedulerTimers(options: SchedulerTimersOptions): Timers {
             ScheduleExpressionTimezone: "UTC",
             FlexibleTimeWindow: { Mode: "OFF" },
             ActionAfterCompletion: "DELETE",
-            Target: { Arn: options.targetArn, RoleArn: options.roleArn, Input: JSON.stringify(event) },
+            Target: {
+              Arn: options.targetArn,
+              RoleArn: options.roleArn,
+              Input: JSON.stringify(event),
+              RetryPolicy: SCHEDULE_RETRY_POLICY,
+              DeadLetterConfig: { Arn: options.deadLetterArn },
+            },
           }),
         );
       } catch (error) {

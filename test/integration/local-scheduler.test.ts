@@ -14,12 +14,15 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalScheduler, startLocalScheduler } from "#infra/local/scheduler.ts";
 import { atExpression } from "#lib/timers/scheduler-timers.ts";
+import { waitFor } from "./support/test-stack.ts";
 
 const TARGET = "arn:aws:lambda:us-east-1:000000000000:function:handraise-local-questionTimer";
 let scheduler: LocalScheduler;
 let client: SchedulerClient;
 const invoked: { arn: string; input: unknown; at: number }[] = [];
 let failures = 0;
+const deadLetters: { queue: string; body: string; attempts: number }[] = [];
+const QUEUE = "arn:aws:sqs:us-east-1:000000000000:QuestionTimerDeadLetterQueue";
 
 beforeAll(async () => {
   scheduler = await startLocalScheduler({
@@ -33,6 +36,7 @@ beforeAll(async () => {
       }
     },
     onFailure: () => undefined,
+    deadLetter: (queue, body, attempts) => deadLetters.push({ queue, body, attempts }),
   });
   client = new SchedulerClient({
     endpoint: scheduler.url,
@@ -45,7 +49,12 @@ afterAll(async () => {
   await scheduler?.stop();
 });
 
-const create = (name: string, atMs: number, input: unknown = { name }) =>
+const create = (
+  name: string,
+  atMs: number,
+  input: unknown = { name },
+  deadLetter: { DeadLetterConfig?: { Arn: string } } = {},
+) =>
   client.send(
     new CreateScheduleCommand({
       Name: name,
@@ -54,7 +63,12 @@ const create = (name: string, atMs: number, input: unknown = { name }) =>
       ScheduleExpressionTimezone: "UTC",
       FlexibleTimeWindow: { Mode: "OFF" },
       ActionAfterCompletion: "DELETE",
-      Target: { Arn: TARGET, RoleArn: "arn:aws:iam::000000000000:role/r", Input: JSON.stringify(input) },
+      Target: {
+        Arn: TARGET,
+        RoleArn: "arn:aws:iam::000000000000:role/r",
+        Input: JSON.stringify(input),
+        ...deadLetter,
+      },
     }),
   );
 
@@ -101,5 +115,21 @@ describe("the local Scheduler", () => {
       CreateSchedule: expect.any(Number),
       invocations: expect.any(Number),
     });
+  });
+
+  it("keeps a target that failed every attempt in the schedule's dead-letter queue, with its input", async () => {
+    const input = { name: "q4-remind-0", fail: 3 };
+    failures = 0;
+    await create("q4-remind-0", Date.now() + 1_000, input, { DeadLetterConfig: { Arn: QUEUE } });
+    expect(scheduler.schedules().find((s) => s.name === "q4-remind-0")?.target.deadLetterArn).toBe(QUEUE);
+    await waitFor(async () => (deadLetters.length > 0 ? true : undefined), {
+      timeoutMs: 15_000,
+      what: "the dead letter",
+    });
+    expect(deadLetters).toEqual([{ queue: QUEUE, body: JSON.stringify(input), attempts: 3 }]);
+    // A dead-letter queue must be an SQS queue, as AWS says.
+    await expect(
+      create("q4-bad", Date.now() + 60_000, {}, { DeadLetterConfig: { Arn: "arn:aws:sns:us-east-1:0:t" } }),
+    ).rejects.toBeInstanceOf(ValidationException);
   });
 });

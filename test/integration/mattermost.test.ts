@@ -106,7 +106,8 @@ beforeAll(async () => {
     MATTERMOST_URL: mattermost.url,
     MATTERMOST_BOT_TOKEN: BOT_TOKEN,
     MATTERMOST_ACTION_SECRET: ACTION_SECRET,
-    MATTERMOST_COMMAND_TOKEN: `${COMMAND_TOKEN},${HOOK_TOKEN}`,
+    MATTERMOST_COMMAND_TOKEN: COMMAND_TOKEN,
+    MATTERMOST_OUTGOING_TOKEN: HOOK_TOKEN,
     HANDRAISE_PUBLIC_URL: PUBLIC_URL,
   });
 });
@@ -378,6 +379,55 @@ describe("Mattermost webhook verification", () => {
     expect((await sendForm({ token: COMMAND_TOKEN, command: "/handraise", text: "cancel" })).status).toBe(
       400,
     );
+  });
+});
+
+describe("Mattermost tokens: each proves one kind of request", () => {
+  /** A slash command whose token travels in the form only (Mattermost sends it in both places). */
+  const slashInForm = (text: string, token: string) =>
+    sendForm({ token, user_id: OWNER, channel_id: channel, command: "/handraise", text });
+
+  it("the outgoing webhook's token is refused as a slash command's: 401, nothing changes; the command's own token cancels", async () => {
+    const { questionId, executionArn } = await startRun([single]);
+    const before = await allItems(stack);
+    const calls = mattermost.calls.length;
+    for (const response of [
+      await slash("cancel", HOOK_TOKEN),
+      await slashInForm("cancel", HOOK_TOKEN),
+      await slash("question", HOOK_TOKEN),
+    ]) {
+      expect(response.status).toBe(401);
+      expect(response.body.error.code).toBe("UNAUTHORIZED");
+    }
+    await expectUnchanged(before, questionId, executionArn);
+    // Refused before anything was asked of Mattermost.
+    expect(mattermost.calls.slice(calls)).toEqual([]);
+
+    expect((await slash("cancel", COMMAND_TOKEN)).body.text).toBe("Cancelled\\.");
+    expect(await replyOf(executionArn)).toBe("no_answer|cancelled||");
+  });
+
+  it("the slash command's token is refused as an outgoing webhook's: 401, nothing changes; the webhook's own token answers", async () => {
+    const { post, questionId, executionArn } = await startRun([single]);
+    const before = await allItems(stack);
+    const calls = mattermost.calls.length;
+    const asForm = await typed("2", { rootId: post.id, token: COMMAND_TOKEN });
+    expect(asForm.status).toBe(401);
+    const asJson = await sendJson({
+      token: COMMAND_TOKEN,
+      user_id: OWNER,
+      channel_id: channel,
+      post_id: newId("userpost"),
+      text: "2",
+      trigger_word: "",
+    });
+    expect(asJson.status).toBe(401);
+    await expectUnchanged(before, questionId, executionArn);
+    // Refused before anything was read back from Mattermost.
+    expect(mattermost.calls.slice(calls)).toEqual([]);
+
+    expect((await typed("2", { rootId: post.id, token: HOOK_TOKEN })).status).toBe(200);
+    expect(await replyOf(executionArn)).toBe("answered||Production|");
   });
 });
 

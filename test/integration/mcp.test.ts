@@ -5,15 +5,21 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { INTERNAL_ERROR_MESSAGE } from "#lib/mcp/mcp-tools.ts";
 import { askUserToolDefinitions } from "#lib/questions/index.ts";
+import { captureLogs } from "./support/captured-logs.ts";
 import { singleQuestion, unique } from "./support/sample-questions.ts";
 import { allItems, startTestStack, TEST_API_KEY, type TestStack, waitFor } from "./support/test-stack.ts";
 
 let stack: TestStack;
 
 beforeAll(async () => {
-  // A tool call waits 1 s here (20 s deployed), so "pending" comes quickly.
-  stack = await startTestStack({ HANDRAISE_MCP_WAIT_SECONDS: "1" });
+  stack = await startTestStack({
+    // A tool call waits 1 s here (20 s deployed), so "pending" comes quickly.
+    HANDRAISE_MCP_WAIT_SECONDS: "1",
+    // The metrics an operator graphs, as deployed (an unexpected error is counted).
+    POWERTOOLS_METRICS_DISABLED: "false",
+  });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -204,6 +210,84 @@ describe("MCP server", () => {
     });
     expect(response.status).toBe(401);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("UNAUTHORIZED");
+  });
+
+  it("an unexpected error in a tool is an opaque INTERNAL tool error: the client never sees its message; it is logged and counted", async () => {
+    const client = await connect({ "x-handraise-owner": `web:${unique("mcp-fault")}` });
+    // What DynamoDB answers a role that lacks a permission: the role and the table are in the message.
+    const denied =
+      "User: arn:aws:sts::123456789012:assumed-role/handraise-prod-McpRole/handraise-prod-mcp is not authorized to perform: dynamodb:GetItem on resource: arn:aws:dynamodb:us-east-1:123456789012:table/handraise-prod-QuestionsTable";
+    const logs = captureLogs();
+    try {
+      stack.faults.dynamodb.failNext(1, {
+        code: "AccessDeniedException",
+        status: 400,
+        operations: ["GetItem"],
+        message: denied,
+      });
+      const result = await call(client, "get_answer", {
+        questionId: `ask_${"0".repeat(32)}`,
+        waitSeconds: 0,
+      });
+      expect(stack.faults.dynamodb.clear()).toBe(0);
+      expect(result.isError).toBe(true);
+      const body = { error: { code: "INTERNAL", message: INTERNAL_ERROR_MESSAGE } };
+      expect(jsonOf(result)).toEqual(body);
+      expect(result.structuredContent).toEqual(body);
+      for (const leak of ["arn:", "AccessDenied", "McpRole", "QuestionsTable", "123456789012"]) {
+        expect(JSON.stringify(result)).not.toContain(leak);
+      }
+      expect(logs.logged("unexpected error in an MCP tool call")).toEqual([
+        expect.objectContaining({
+          level: "ERROR",
+          tool: "get_answer",
+          error: { name: "AccessDeniedException", message: denied },
+        }),
+      ]);
+      expect(logs.metric("InternalErrors")).toEqual([
+        { value: 1, unit: "Count", dimensions: { service: "handraise" } },
+      ]);
+    } finally {
+      logs.stop();
+    }
+    // Known errors keep their codes, and are not counted as internal.
+    const notFound = await call(client, "get_answer", {
+      questionId: `ask_${"0".repeat(32)}`,
+      waitSeconds: 0,
+    });
+    expect(jsonOf(notFound).error.code).toBe("NOT_FOUND");
+    await client.close();
+  });
+
+  it("refuses a body over 64 KiB with 413 PAYLOAD_TOO_LARGE before the MCP SDK reads it; nothing is stored", async () => {
+    const owner = `web:${unique("mcp-big")}`;
+    const post = (body: string) =>
+      fetch(`${stack.httpUrl}/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${TEST_API_KEY}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "x-handraise-owner": owner,
+        },
+        body,
+      });
+    const toolCall = (question: string) =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "ask_user", arguments: { questions: [{ ...singleQuestion, question }] } },
+      });
+    const big = toolCall("x".repeat(65 * 1024));
+    expect(Buffer.byteLength(big)).toBeGreaterThan(64 * 1024);
+    const refused = await post(big);
+    expect(refused.status).toBe(413);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("PAYLOAD_TOO_LARGE");
+    // Not JSON at all: still 413, so the SDK never parsed it (it answers a parse error to what it reads).
+    expect((await post(`{${"x".repeat(65 * 1024)}`)).status).toBe(413);
+    expect((await post(`{${"x".repeat(1024)}`)).status).toBe(400);
+    expect((await stack.api("GET", `/questions?owner=${owner}`)).body.questions).toEqual([]);
   });
 
   it("is stateless: no session id, and GET (no SSE stream) and DELETE (no session) answer 405", async () => {

@@ -162,6 +162,30 @@ describe("npm run secrets:put", { timeout: 120_000 }, () => {
     expect(ssm.calls).toEqual([]);
   });
 
+  it("stores Mattermost's outgoing-webhook tokens when given, apart from the command token; needs none", async () => {
+    const mattermost = {
+      HANDRAISE_API_KEY: "prod-api-key-0123456789abcdef",
+      MATTERMOST_BOT_TOKEN: "mmbottoken0123456789abcdef",
+      MATTERMOST_ACTION_SECRET: "mm-action-secret-0123456789",
+      MATTERMOST_COMMAND_TOKEN: "cmdtoken1234567890abcdefgh",
+    };
+    const without = await secretsPut(["--stage", "mm", "--channels", "mattermost"], mattermost);
+    expect(without.code, without.output).toBe(0);
+    expect(ssm.parameters.has("/handraise/mm/mattermost/command-token")).toBe(true);
+    expect(ssm.parameters.has("/handraise/mm/mattermost/outgoing-token")).toBe(false);
+    const withHooks = await secretsPut(["--stage", "mm", "--channels", "mattermost"], {
+      ...mattermost,
+      MATTERMOST_OUTGOING_TOKEN: "hooktoken234567890abcdefgh",
+    });
+    expect(withHooks.code, withHooks.output).toBe(0);
+    expect(ssm.parameters.get("/handraise/mm/mattermost/outgoing-token")?.value).toBe(
+      "hooktoken234567890abcdefgh",
+    );
+    expect(ssm.parameters.get("/handraise/mm/mattermost/command-token")?.value).toBe(
+      "cmdtoken1234567890abcdefgh",
+    );
+  });
+
   it("refuses an unknown channel", async () => {
     const { code, output } = await secretsPut(["--channels", "whatsapp"], {});
     expect(code).toBe(1);

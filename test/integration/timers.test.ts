@@ -12,7 +12,7 @@ import { keys } from "#lib/store/keys.ts";
 import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
 import { singleQuestion as single, unique } from "./support/sample-questions.ts";
-import { posted, replyOf, startTestStack, type TestStack, waitFor } from "./support/test-stack.ts";
+import { allItems, posted, replyOf, startTestStack, type TestStack, waitFor } from "./support/test-stack.ts";
 
 const TG_SECRET = vectors.telegram_generated.secret_token;
 const TG_HEADER = vectors.telegram_generated.header.toLowerCase();
@@ -297,6 +297,34 @@ describe("expiry", () => {
   });
 });
 
+describe("what the timers cannot do is kept", () => {
+  it("every schedule names the timers' dead-letter queue and a retry policy", async () => {
+    const chat = threeChats();
+    const record = await ask({
+      owner: `telegram:${OWNER}`,
+      timeoutSeconds: 900,
+      remindAfterSeconds: [600],
+      escalate: {
+        afterSeconds: 700,
+        owner: `telegram:${SECOND}`,
+        deliverTo: [{ channel: "telegram", chatId: chat.telegram }],
+      },
+      deliverTo: [{ channel: "telegram", chatId: chat.telegram }],
+    });
+    const held = () => stack.scheduler.schedules().filter((s) => s.name.startsWith(record.id));
+    await waitFor(async () => (held().length === 3 ? true : undefined), { what: "the timers set" });
+    for (const schedule of held()) {
+      expect(schedule.target, schedule.name).toMatchObject({
+        // The local stack's stand-in for serverless.yml's QuestionTimerDeadLetterQueue.
+        deadLetterArn: "arn:aws:sqs:us-east-1:000000000000:QuestionTimerDeadLetterQueue",
+        retryPolicy: { MaximumEventAgeInSeconds: 3600, MaximumRetryAttempts: 10 },
+      });
+    }
+    await stack.api("POST", `/questions/${record.id}/cancel`, {});
+    await expectTimersClearedForGood(record.id);
+  });
+});
+
 describe("reminders", () => {
   it("come once in each chat, as a reply to the question, before the deadline, saying how long is left", async () => {
     const chat = threeChats();
@@ -373,6 +401,44 @@ describe("reminders", () => {
     expect(reminders(telegram, telegramIn(chat.telegram))).toEqual([]);
     expect(reminders(slack, slackIn(chat.slack))).toEqual([]);
     expect(reminders(discord, discordIn(chat.discord))).toEqual([]);
+  });
+
+  it("invoked before their time change nothing and keep no claim: the schedule still waits to fire", async () => {
+    const chat = threeChats();
+    const record = await ask({
+      owner: `telegram:${OWNER}`,
+      timeoutSeconds: 900,
+      // Far more than the minute a timer may come early: the invocation below is not due.
+      remindAfterSeconds: [600],
+      escalate: {
+        afterSeconds: 600,
+        owner: `telegram:${SECOND}`,
+        deliverTo: [{ channel: "telegram", chatId: chat.telegram }],
+      },
+      deliverTo: [{ channel: "telegram", chatId: chat.telegram }],
+    });
+    const names = [`${record.id}-remind-0`, `${record.id}-escalate`];
+    const held = () => stack.scheduler.schedules().filter((s) => names.includes(s.name));
+    await waitFor(async () => (held().length === 2 ? true : undefined), { what: "the timers set" });
+    await stack.streamsDrained();
+    const before = await allItems(stack);
+    const calls = telegram.calls.length;
+    for (const event of [
+      { questionId: record.id, kind: "remind", index: 0, dueAtMs: record.createdAtMs + 600_000 },
+      { questionId: record.id, kind: "escalate", dueAtMs: record.createdAtMs + 600_000 },
+    ]) {
+      expect(await stack.invoke("questionTimer", event)).toEqual({ outcome: "not_due" });
+    }
+    // Nothing posted, nothing stored (no claim that would make the real one a duplicate), both still set.
+    expect(telegram.calls.slice(calls)).toEqual([]);
+    expect(await allItems(stack)).toEqual(before);
+    expect(
+      held()
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual([...names].sort());
+    await stack.api("POST", `/questions/${record.id}/cancel`, {});
+    await expectTimersClearedForGood(record.id);
   });
 
   it("at or past the deadline are refused with 400 INVALID_ARGUMENT at their path, and nothing is stored", async () => {

@@ -114,7 +114,13 @@ const SECRETS: Record<string, Record<string, string[]>> = {
   discordWebhook: { "*": ["link-secret"], discord: ["discord/bot-token"] },
   mattermostWebhook: {
     "*": ["link-secret"],
-    mattermost: ["mattermost/bot-token", "mattermost/action-secret", "mattermost/command-token"],
+    // Slash commands and outgoing webhooks each have their own tokens; only this webhook reads either.
+    mattermost: [
+      "mattermost/bot-token",
+      "mattermost/action-secret",
+      "mattermost/command-token",
+      "mattermost/outgoing-token",
+    ],
   },
   teamsWebhook: { "*": ["link-secret"], teams: ["teams/app-password"] },
   questionEvents: {
@@ -304,6 +310,8 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
     { actions: ["dynamodb:GetItem", "dynamodb:UpdateItem"], resources: [TABLE] },
     { actions: ["dynamodb:Query"], resources: [`${TABLE}/index/pendingBySession`] },
     { actions: ["states:SendTaskFailure"], resources: [resumableStateMachines(stage)] },
+    // An event it failed on every retry goes to its own dead-letter queue (its on-failure destination).
+    { actions: ["sqs:SendMessage"], resources: ["ExecutionStatusDeadLetterQueue.Arn"] },
   ],
   questionEvents: [
     { actions: LOGS, resources: ["QuestionEventsLogGroup.Arn"] },
@@ -421,9 +429,15 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
   questionTimer: [
     { actions: LOGS, resources: ["QuestionTimerLogGroup.Arn"] },
     { actions: QUESTION_ITEM_ACTIONS, resources: [TABLE] },
+    // A timer it failed on every retry goes to the timers' dead-letter queue (its on-failure destination).
+    { actions: ["sqs:SendMessage"], resources: ["QuestionTimerDeadLetterQueue.Arn"] },
   ],
-  // EventBridge Scheduler may invoke the timer function, and nothing else.
-  [SCHEDULER_ROLE]: [{ actions: ["lambda:InvokeFunction"], resources: ["QuestionTimerLambdaFunction.Arn"] }],
+  // EventBridge Scheduler may invoke the timer function and keep what it could not deliver in the timers'
+  // dead-letter queue, and nothing else.
+  [SCHEDULER_ROLE]: [
+    { actions: ["lambda:InvokeFunction"], resources: ["QuestionTimerLambdaFunction.Arn"] },
+    { actions: ["sqs:SendMessage"], resources: ["QuestionTimerDeadLetterQueue.Arn"] },
+  ],
   AgentStateMachine: [
     {
       actions: ["lambda:InvokeFunction"],
@@ -505,7 +519,7 @@ describe("IAM roles of the packaged template", () => {
     expect(resumable.some(matches), `${resumable.join(", ")} should match ${agentArn}`).toBe(true);
   });
 
-  it("run the question timers with a role only Scheduler assumes, for this stack's schedule group, that invokes one function", () => {
+  it("run the question timers with a role only Scheduler assumes, for this stack's schedule group, that invokes one function and keeps dead letters in one queue", () => {
     expect(Object.keys(serviceRoles(template, "scheduler.amazonaws.com"))).toEqual([SCHEDULER_ROLE]);
     expect(trustedServices(template, SCHEDULER_ROLE)).toEqual(["scheduler.amazonaws.com"]);
     const trust = template.Resources[SCHEDULER_ROLE]?.Properties?.AssumeRolePolicyDocument as {
@@ -524,8 +538,9 @@ describe("IAM roles of the packaged template", () => {
         },
       },
     ]);
-    expect(roleGrants(template, SCHEDULER_ROLE).grants).toEqual([
+    expect(roleGrants(template, SCHEDULER_ROLE).grants.sort()).toEqual([
       "lambda:InvokeFunction on QuestionTimerLambdaFunction.Arn",
+      "sqs:SendMessage on QuestionTimerDeadLetterQueue.Arn",
     ]);
     // The schedules live in the stack's own group; the stream consumer is told which one, and the target.
     expect(template.Resources.QuestionTimerScheduleGroup).toMatchObject({

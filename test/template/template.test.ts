@@ -13,6 +13,7 @@ import {
   render,
   resource,
   resourcesOfType,
+  roleGrants,
   secretProblems,
   stateMachineDefinition,
   ttlProblems,
@@ -233,6 +234,7 @@ describe("secrets", () => {
         "MATTERMOST_BOT_TOKEN",
         "MATTERMOST_ACTION_SECRET",
         "MATTERMOST_COMMAND_TOKEN",
+        "MATTERMOST_OUTGOING_TOKEN",
         "HANDRAISE_NOTIFY_SECRET",
       ].map((name) => [name, `canary-${name.toLowerCase()}-7f3a9c`]),
     );
@@ -315,16 +317,88 @@ describe("operating the stack", () => {
     expect(resource(template, "QuestionEventsFailureQueue").Type).toBe("AWS::SQS::Queue");
   });
 
-  it("reserves concurrency for every function, and bounds the long-poll route", () => {
+  it("keeps what asynchronous work fails: each async function's on-failure queue, the rule's and the schedules' dead-letter queue and retry policy", () => {
+    // Invoked asynchronously: by an EventBridge rule, or by Scheduler (through the role it runs schedules with).
+    const ruleTargets = resourcesOfType(template, "AWS::Events::Rule").flatMap(([, rule]) =>
+      ((rule.Properties?.Targets ?? []) as Record<string, unknown>[]).map((target) => ({ rule, target })),
+    );
+    const scheduled = roleGrants(template, "QuestionTimerSchedulerRole")
+      .grants.filter((g) => g.startsWith("lambda:InvokeFunction on "))
+      .map((g) => g.slice("lambda:InvokeFunction on ".length).replace(/\.Arn$/, ""));
+    const asyncFunctions = [
+      ...ruleTargets.map(({ target }) => render(target.Arn).replace(/\.Arn$/, "")),
+      ...scheduled,
+    ];
+    expect(asyncFunctions.sort()).toEqual(["ExecutionStatusLambdaFunction", "QuestionTimerLambdaFunction"]);
+    const queueOf: Record<string, string> = {
+      ExecutionStatusLambdaFunction: "ExecutionStatusDeadLetterQueue",
+      QuestionTimerLambdaFunction: "QuestionTimerDeadLetterQueue",
+    };
+    const invokeConfigs = Object.fromEntries(
+      resourcesOfType(template, "AWS::Lambda::EventInvokeConfig").map(([, config]) => [
+        render(config.Properties?.FunctionName),
+        config.Properties ?? {},
+      ]),
+    );
+    for (const fn of asyncFunctions) {
+      const queue = queueOf[fn] ?? "";
+      const config = invokeConfigs[fn] as { DestinationConfig?: { OnFailure?: { Destination?: unknown } } };
+      expect(render(config?.DestinationConfig?.OnFailure?.Destination), fn).toBe(`${queue}.Arn`);
+      expect(invokeConfigs[fn]?.MaximumRetryAttempts, fn).toBe(2);
+      // An SQS queue, encrypted, that keeps a message 14 days (the longest SQS allows).
+      expect(resource(template, queue).Type).toBe("AWS::SQS::Queue");
+      expect(props(queue), queue).toEqual({ MessageRetentionPeriod: 1_209_600, SqsManagedSseEnabled: true });
+    }
+    // The rule's target: retried for at most an hour, then its dead-letter queue.
+    for (const { target } of ruleTargets) {
+      expect(render((target.DeadLetterConfig as { Arn: unknown }).Arn)).toBe(
+        "ExecutionStatusDeadLetterQueue.Arn",
+      );
+      expect(target.RetryPolicy).toEqual({ MaximumEventAgeInSeconds: 3600, MaximumRetryAttempts: 10 });
+    }
+    // The schedules' target: the stream consumer that sets them is told the timers' queue (each schedule names
+    // it as its dead-letter queue: test/unit/timers/timers.test.ts).
+    const variables = (
+      props("QuestionEventsLambdaFunction").Environment as { Variables: Record<string, unknown> }
+    ).Variables;
+    expect(render(variables.HANDRAISE_TIMER_DEAD_LETTER_ARN)).toBe("QuestionTimerDeadLetterQueue.Arn");
+  });
+
+  it("lets EventBridge send to the run-status dead-letter queue for that one rule only, and no one else by policy", () => {
+    const policies = resourcesOfType(template, "AWS::SQS::QueuePolicy");
+    expect(policies.map(([id]) => id)).toEqual(["ExecutionStatusDeadLetterQueuePolicy"]);
+    const policy = props("ExecutionStatusDeadLetterQueuePolicy");
+    expect((policy.Queues as unknown[]).map(render)).toEqual(["ExecutionStatusDeadLetterQueue"]);
+    const [[, rule] = []] = resourcesOfType(template, "AWS::Events::Rule");
+    const statements = (policy.PolicyDocument as { Statement: Record<string, any>[] }).Statement;
+    expect(statements).toHaveLength(1);
+    const [statement] = statements;
+    expect(statement).toMatchObject({
+      Effect: "Allow",
+      Principal: { Service: "events.amazonaws.com" },
+      Action: "sqs:SendMessage",
+    });
+    expect(render(statement?.Resource)).toBe("ExecutionStatusDeadLetterQueue.Arn");
+    expect(render(statement?.Condition.ArnEquals["aws:SourceArn"])).toBe(
+      `arn:AWS::Partition:events:AWS::Region:AWS::AccountId:rule/${rule?.Properties?.Name}`,
+    );
+  });
+
+  it("reserves concurrency for every function, and bounds the routes that hold an execution up to 25 s", () => {
     for (const [id, key] of functionKeys()) {
       expect(props(id).ReservedConcurrentExecutions, key).toEqual(expect.any(Number));
     }
-    expect(props("HttpApiStage").RouteSettings).toEqual({
-      "GET /questions/{id}/wait": {
-        ThrottlingRateLimit: expect.any(Number),
-        ThrottlingBurstLimit: expect.any(Number),
-      },
-    });
+    const routeSettings = props("HttpApiStage").RouteSettings as Record<string, Record<string, unknown>>;
+    expect(Object.keys(routeSettings).sort()).toEqual(["GET /questions/{id}/wait", "POST /mcp"]);
+    for (const [route, settings] of Object.entries(routeSettings)) {
+      // Below the stage's own throttle (50/s, burst 100): each request may hold a function 25 s.
+      expect(settings, route).toEqual({ ThrottlingRateLimit: 1, ThrottlingBurstLimit: 10 });
+    }
+    // The keys are routes of the API (a misspelt key would throttle nothing).
+    const routeKeys = resourcesOfType(template, "AWS::ApiGatewayV2::Route").map(
+      ([, route]) => route.Properties?.RouteKey,
+    );
+    for (const route of Object.keys(routeSettings)) expect(routeKeys).toContain(route);
   });
 
   it("alarms on errors and throttles of every function, the stream, the on-failure and dead-letter queues, failed runs and 5xx", () => {
@@ -346,6 +420,27 @@ describe("operating the stack", () => {
     );
     const fiveXx = alarms.find((alarm) => JSON.stringify(alarm?.Metrics ?? []).includes('"5xx"'));
     expect(fiveXx?.Metrics).toBeDefined();
+    // The asynchronous work's dead-letter queues share one alarm: the deepest of them, from one message on.
+    const deadLetterAlarms = alarms.filter((alarm) =>
+      /QuestionTimerDeadLetterQueue|ExecutionStatusDeadLetterQueue/.test(JSON.stringify(alarm)),
+    );
+    expect(deadLetterAlarms).toHaveLength(1);
+    const [deadLetters] = deadLetterAlarms;
+    const queries = deadLetters?.Metrics as Record<string, any>[];
+    expect(
+      queries
+        .filter((query) => query.MetricStat)
+        .map(
+          (query) =>
+            `${query.MetricStat.Metric.MetricName} ${render(query.MetricStat.Metric.Dimensions[0].Value)}`,
+        )
+        .sort(),
+    ).toEqual([
+      "ApproximateNumberOfMessagesVisible ExecutionStatusDeadLetterQueue.QueueName",
+      "ApproximateNumberOfMessagesVisible QuestionTimerDeadLetterQueue.QueueName",
+    ]);
+    expect(queries.find((query) => query.ReturnData)?.Expression).toBe("MAX([timer, runStatus])");
+    expect(deadLetters).toMatchObject({ Threshold: 1, ComparisonOperator: "GreaterThanOrEqualToThreshold" });
     // Without a topic nothing is notified; with one, every alarm is (below).
     for (const alarm of alarms) expect(alarm?.AlarmActions).toBeUndefined();
   });

@@ -78,25 +78,36 @@ describe("loadConfig", () => {
     expect(problemsOf({ ...TABLE, HANDRAISE_REMIND_AFTER_SECONDS: "1,2,3,4,5,6" })).toMatch(/at most 5/);
   });
 
-  it("turns the question timers on with all three settings, off with none, and refuses a part", () => {
+  it("turns the question timers on with all four settings, off with none, and refuses a part", () => {
     const timers = {
       HANDRAISE_SCHEDULE_GROUP: "handraise-prod",
       HANDRAISE_TIMER_FUNCTION_ARN:
         "arn:aws:lambda:us-east-1:123456789012:function:handraise-prod-questionTimer",
       HANDRAISE_TIMER_ROLE_ARN:
         "arn:aws:iam::123456789012:role/handraise-prod-QuestionTimerSchedulerRole-1AB",
+      HANDRAISE_TIMER_DEAD_LETTER_ARN:
+        "arn:aws:sqs:us-east-1:123456789012:handraise-prod-QuestionTimerDeadLetterQueue-1AB",
     };
     expect(loadConfig(TABLE).timers).toBeUndefined();
     expect(loadConfig({ ...TABLE, ...timers }).timers).toEqual({
       group: "handraise-prod",
       targetArn: timers.HANDRAISE_TIMER_FUNCTION_ARN,
       roleArn: timers.HANDRAISE_TIMER_ROLE_ARN,
+      deadLetterArn: timers.HANDRAISE_TIMER_DEAD_LETTER_ARN,
     });
     expect(problemsOf({ ...TABLE, HANDRAISE_SCHEDULE_GROUP: "handraise-prod" })).toMatch(
-      /HANDRAISE_TIMER_FUNCTION_ARN, HANDRAISE_TIMER_ROLE_ARN are required/,
+      /HANDRAISE_TIMER_FUNCTION_ARN, HANDRAISE_TIMER_ROLE_ARN, HANDRAISE_TIMER_DEAD_LETTER_ARN are required/,
+    );
+    // No timer without a dead-letter queue: what Scheduler cannot deliver must be kept.
+    const { HANDRAISE_TIMER_DEAD_LETTER_ARN: _, ...withoutQueue } = timers;
+    expect(problemsOf({ ...TABLE, ...withoutQueue })).toMatch(
+      /HANDRAISE_TIMER_DEAD_LETTER_ARN is required: question timers need all four/,
     );
     expect(problemsOf({ ...TABLE, ...timers, HANDRAISE_TIMER_ROLE_ARN: "role" })).toMatch(
       /HANDRAISE_TIMER_ROLE_ARN must be an IAM role ARN/,
+    );
+    expect(problemsOf({ ...TABLE, ...timers, HANDRAISE_TIMER_DEAD_LETTER_ARN: "queue" })).toMatch(
+      /HANDRAISE_TIMER_DEAD_LETTER_ARN must be an SQS queue ARN/,
     );
   });
 
@@ -137,6 +148,26 @@ describe("channels are all-or-nothing", () => {
     ]) {
       expect(message).toContain(`${name} is required: the mattermost channel is on`);
     }
+    // Optional: without it, no typed message is read.
+    expect(message).not.toContain("MATTERMOST_OUTGOING_TOKEN");
+  });
+
+  it("keeps Mattermost's outgoing-webhook tokens apart from the command token, and needs none", () => {
+    const without = loadConfig({ ...TABLE, ...MATTERMOST });
+    expect([...without.enabledChannels]).toEqual(["mattermost"]);
+    expect(without.secrets).toMatchObject({ kind: "env" });
+    const values = without.secrets.kind === "env" ? without.secrets.values : {};
+    expect(values["mattermost/command-token"]).toBe(MATTERMOST.MATTERMOST_COMMAND_TOKEN);
+    expect(values["mattermost/outgoing-token"]).toBeUndefined();
+    const withHooks = loadConfig({
+      ...TABLE,
+      ...MATTERMOST,
+      MATTERMOST_OUTGOING_TOKEN: "hooktoken234567890abcdefgh, hooktoken2nd567890abcdefgh",
+    });
+    expect(withHooks.secrets.kind === "env" && withHooks.secrets.values).toMatchObject({
+      "mattermost/command-token": MATTERMOST.MATTERMOST_COMMAND_TOKEN,
+      "mattermost/outgoing-token": "hooktoken234567890abcdefgh, hooktoken2nd567890abcdefgh",
+    });
   });
 
   it("turns Teams on with its app password, and then needs its app id and tenant", () => {
@@ -184,6 +215,7 @@ describe("channels are all-or-nothing", () => {
     ["DISCORD_BOT_TOKEN", "placeholder", DISCORD],
     ["MATTERMOST_ACTION_SECRET", "----------------", MATTERMOST],
     ["MATTERMOST_COMMAND_TOKEN", "tbd", MATTERMOST],
+    ["MATTERMOST_OUTGOING_TOKEN", "unset", MATTERMOST],
   ])("refuses %s=%s as a placeholder, naming the variable", (name, value, channel) => {
     expect(problemsOf({ ...TABLE, ...channel, [name]: value })).toContain(`${name} is a placeholder`);
   });
@@ -196,6 +228,8 @@ describe("channels are all-or-nothing", () => {
     ["DISCORD_PUBLIC_KEY", "abc", DISCORD, /64 hexadecimal/],
     ["DISCORD_APPLICATION_ID", "app-1", DISCORD, /digits/],
     ["MATTERMOST_URL", "chat.example.com", MATTERMOST, /http\(s\) URL/],
+    ["MATTERMOST_COMMAND_TOKEN", "cmd token", MATTERMOST, /Mattermost tokens/],
+    ["MATTERMOST_OUTGOING_TOKEN", "hook;token", MATTERMOST, /Mattermost tokens/],
   ])("refuses a malformed %s", (name, value, channel, rule) => {
     const message = problemsOf({ ...TABLE, ...channel, [name]: value });
     expect(message).toContain(name);

@@ -1,9 +1,9 @@
 /**
  * Everything Mattermost sends to `POST /webhooks/mattermost`, told apart by content type and shape, verified,
  * then parsed (docs/channels.md, "Mattermost"): button taps (JSON with `context`), dialog submissions (JSON,
- * `type: "dialog_submission"`), slash commands (form with `command`) and outgoing-webhook messages (form or
- * JSON with `token`). The webhook prelude refuses what fails verification (401); a verified body of the wrong
- * shape → 400.
+ * `type: "dialog_submission"`), slash commands (form with `command`, a command token) and outgoing-webhook
+ * messages (form or JSON with `token`, an outgoing webhook's token). The webhook prelude refuses what fails
+ * verification (401); a verified body of the wrong shape → 400.
  */
 
 import { HttpError } from "../../http/http-errors.ts";
@@ -37,11 +37,17 @@ export type MattermostRequest =
       triggerWord: string;
     });
 
+/**
+ * What proves each kind of request. A token proves one kind only: a slash command's token never passes for
+ * an outgoing webhook's, nor the reverse, so whoever holds one cannot send the other kind.
+ */
 export interface Verification {
   /** MATTERMOST_ACTION_SECRET: taps and dialog submissions must carry a context signed with it. */
   actionSecret: string | undefined;
-  /** The slash command's and outgoing webhooks' tokens; empty: no command or message is accepted. */
-  tokens: readonly string[];
+  /** MATTERMOST_COMMAND_TOKEN: slash commands' tokens; empty: no command is accepted. */
+  commandTokens: readonly string[];
+  /** MATTERMOST_OUTGOING_TOKEN: outgoing webhooks' tokens; empty: no message is accepted. */
+  outgoingTokens: readonly string[];
 }
 
 /** Mattermost ids are 26 lowercase letters and digits; they go into index keys and URL paths, so be strict. */
@@ -82,10 +88,10 @@ export function readMattermostRequest(
     const form = Object.fromEntries(new URLSearchParams(text));
     if (form.command !== undefined) {
       const presented = tokenFromAuthorization(headers.authorization) ?? form.token;
-      if (!tokenMatches(presented, verification.tokens)) return undefined;
+      if (!tokenMatches(presented, verification.commandTokens)) return undefined;
       return command(form);
     }
-    return tokenMatches(form.token, verification.tokens) ? message(form) : undefined;
+    return tokenMatches(form.token, verification.outgoingTokens) ? message(form) : undefined;
   }
 
   let fields: unknown;
@@ -120,7 +126,7 @@ export function readMattermostRequest(
       triggerId: body.trigger_id || undefined,
     };
   }
-  if (typeof token === "string" && tokenMatches(token, verification.tokens)) return message(fields);
+  if (typeof token === "string" && tokenMatches(token, verification.outgoingTokens)) return message(fields);
   return undefined;
 }
 

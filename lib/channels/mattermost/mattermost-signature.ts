@@ -5,7 +5,8 @@
  * `sig = hex(HMAC-SHA256(MATTERMOST_ACTION_SECRET, "action|<control>"))`; every dialog's `state` carries the
  * control that opened it, the post it was opened from and `sig` over `"dialog|<control>|<post id>"`, so a
  * button's context never passes for a dialog's state. Slash commands and outgoing webhooks present a token
- * Mattermost generated, compared timing-safely. Pure functions of their inputs.
+ * Mattermost generated, compared timing-safely against the tokens of their own kind only. Pure functions of
+ * their inputs.
  */
 import { createHmac } from "node:crypto";
 import { safeEqual } from "../../http/safe-equal.ts";
@@ -86,9 +87,8 @@ export function verifyDialogState(secret: string | undefined, state: unknown): D
 }
 
 /**
- * MATTERMOST_COMMAND_TOKEN: the slash command's token, and — comma-separated after it — the tokens of
- * outgoing webhooks whose messages Handraise reads (Mattermost generates each token; one value cannot serve
- * both).
+ * MATTERMOST_COMMAND_TOKEN (slash commands) or MATTERMOST_OUTGOING_TOKEN (outgoing webhooks) → its tokens:
+ * comma-separated, since Mattermost generates one per command or webhook and a rotation holds two a while.
  */
 export function parseTokenList(value: string | undefined): string[] {
   return (value ?? "")

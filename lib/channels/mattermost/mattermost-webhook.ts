@@ -34,8 +34,13 @@ import { parseTokenList } from "./mattermost-signature.ts";
 export interface MattermostWebhookDeps extends ChatWebhookDeps {
   /** MATTERMOST_ACTION_SECRET: verifies taps and dialog submissions, and signs the buttons and dialogs drawn here. */
   actionSecret: SecretValue;
-  /** MATTERMOST_COMMAND_TOKEN: the slash command's token, then any outgoing webhook's (comma-separated). */
+  /** MATTERMOST_COMMAND_TOKEN: the slash command's tokens (comma-separated); they prove commands only. */
   commandTokens: SecretValue;
+  /**
+   * MATTERMOST_OUTGOING_TOKEN: the outgoing webhooks' tokens (comma-separated), which prove messages only;
+   * undefined when none is configured (then no typed message is read).
+   */
+  outgoingTokens: () => Promise<string | undefined>;
   /** The webhook's own URL: buttons and dialogs drawn here post back to it. */
   webhookUrl: string;
   /** With the bot token: confirms who sent a request, and where, before anything is handled. */
@@ -85,7 +90,8 @@ const tapAction = (control: Control): ControlAction =>
  * so everything verified is answered 200 unless Handraise itself failed.
  *
  * Who acted, and where, is believed only as far as Mattermost's API confirms it. Mattermost signs nothing it
- * sends: a command's or outgoing webhook's token is one secret shared by every request, and the `user_id`
+ * sends: a command's or outgoing webhook's token is one secret shared by every request of its kind (and
+ * proves that kind only: an outgoing webhook's token never passes for a command's), and the `user_id`
  * and `channel_id` beside a signed button context are not covered by its signature. So, with the bot token
  * and before anything is handled: a message's post is read back (its author, channel, thread and text are
  * the post's, never the body's); the sender of a command, tap or dialog must be a member of the channel; a
@@ -103,7 +109,23 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
   const username = remembered(() => deps.api.getMe().then((me) => me.username));
 
   async function verification(): Promise<Verification> {
-    return { actionSecret: await deps.actionSecret(), tokens: parseTokenList(await deps.commandTokens()) };
+    const [actionSecret, command, outgoing] = await Promise.all([
+      deps.actionSecret(),
+      deps.commandTokens().then(parseTokenList),
+      deps.outgoingTokens().then(parseTokenList),
+    ]);
+    // A token configured as both kinds would prove either: it proves neither (fail closed), and says so.
+    const shared = command.filter((token) => outgoing.includes(token));
+    if (shared.length === 0) return { actionSecret, commandTokens: command, outgoingTokens: outgoing };
+    deps.onError(
+      new Error("a token is in both MATTERMOST_COMMAND_TOKEN and MATTERMOST_OUTGOING_TOKEN; it is refused"),
+      "reading the Mattermost tokens",
+    );
+    return {
+      actionSecret,
+      commandTokens: command.filter((token) => !shared.includes(token)),
+      outgoingTokens: outgoing.filter((token) => !shared.includes(token)),
+    };
   }
 
   /**

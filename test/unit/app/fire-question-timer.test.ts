@@ -102,7 +102,12 @@ function setup(record: QuestionRecord | undefined, start = T0, answeredWhilePost
     closed,
     expired,
     added,
+    claims,
     stored: () => stored,
+    /** Moves the clock to `ms` (a later invocation of the same timer). */
+    at: (ms: number) => {
+      clock = ms;
+    },
   };
 }
 
@@ -135,6 +140,9 @@ describe("an expiry timer", () => {
     const tooEarly = setup(pending(), T0 - 1);
     expect(await tooEarly.fire(expire)).toBe("not_due");
     expect(tooEarly.expired).toEqual([]);
+    // The invocation at the deadline still closes it.
+    tooEarly.at(T0 + 60_000);
+    expect(await tooEarly.fire(expire)).toBe("expired");
   });
 
   it("changes nothing on a question answered first, or gone", async () => {
@@ -166,6 +174,21 @@ describe("a reminder timer", () => {
     const early = setup(pending({ remindAfterSeconds: [3_000], expiresAtMs: T0 + 6_000_000 }), T0 + 1_000);
     expect(await early.fire({ ...remind, dueAtMs: T0 })).toBe("not_due");
     expect(early.did).toEqual([]);
+  });
+
+  it("invoked early, changes nothing and claims nothing: the invocation at its time still reminds, once", async () => {
+    const record = pending({ remindAfterSeconds: [3_000], expiresAtMs: T0 + 6_000_000 });
+    const { fire, did, claims, at, stored } = setup(record, T0 + 1_000);
+    const event = { ...remind, dueAtMs: T0 + 3_000_000 };
+    expect(await fire(event)).toBe("not_due");
+    expect(did).toEqual([]);
+    expect(claims.size).toBe(0);
+    expect(stored()).toEqual(record);
+    at(T0 + 3_000_000);
+    expect(await fire(event)).toBe("reminded");
+    expect(did).toHaveLength(2);
+    expect(await fire(event)).toBe("duplicate");
+    expect(did).toHaveLength(2);
   });
 
   it("fires once (a second firing is a duplicate), and never for a question that has ended", async () => {
@@ -215,6 +238,26 @@ describe("an escalation timer", () => {
     expect(await fire(escalate)).toBe("escalated");
     expect(did).toEqual(["deliver telegram 7 at 20000"]);
     expect(added).toEqual([[{ channel: "telegram", chatId: "7", messageId: "99" }]]);
+  });
+
+  it("invoked early, changes nothing and claims nothing: the invocation at its time still escalates", async () => {
+    const record = pending({
+      expiresAtMs: T0 + 6_000_000,
+      escalate: {
+        afterSeconds: 600,
+        owner: "telegram:77",
+        deliverTo: [{ channel: "telegram", chatId: "7" }],
+      },
+    });
+    const { fire, did, added, claims, at, stored } = setup(record, T0);
+    const event = { ...escalate, dueAtMs: T0 + 600_000 };
+    expect(await fire(event)).toBe("not_due");
+    expect([did, added, claims.size]).toEqual([[], [], 0]);
+    expect(stored()).toEqual(record);
+    at(T0 + 600_000);
+    expect(await fire(event)).toBe("escalated");
+    expect(did).toEqual(["deliver telegram 7 at 600000"]);
+    expect(await fire(event)).toBe("duplicate");
   });
 
   it("posts nothing for a question that ended while the early timer waited for its time", async () => {

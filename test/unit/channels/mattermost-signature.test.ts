@@ -77,10 +77,10 @@ describe("the action signature (M1)", () => {
   });
 });
 
-describe("the command token", () => {
+describe("the command and outgoing tokens", () => {
   const tokens = parseTokenList(" cmdtoken1234567890abcdefgh , hooktoken234567890abcdefgh ,");
 
-  it("reads the slash command token and, comma-separated, outgoing webhook tokens", () => {
+  it("reads a comma-separated list of tokens", () => {
     expect(tokens).toEqual(["cmdtoken1234567890abcdefgh", "hooktoken234567890abcdefgh"]);
     expect(parseTokenList(undefined)).toEqual([]);
   });
@@ -103,7 +103,11 @@ describe("the command token", () => {
 });
 
 describe("verification of a request, before anything is parsed", () => {
-  const verification = { actionSecret: KEY, tokens: ["cmdtoken1234567890abcdefgh"] };
+  const verification = {
+    actionSecret: KEY,
+    commandTokens: ["cmdtoken1234567890abcdefgh"],
+    outgoingTokens: ["hooktoken234567890abcdefgh"],
+  };
   const read = (headers: Record<string, string>, body: Buffer, v = verification) =>
     readMattermostRequest({ headers, body }, v);
   const tap = (ctx: unknown) =>
@@ -171,8 +175,7 @@ describe("verification of a request, before anything is parsed", () => {
       text: "answer Production",
       trigger_word: "answer",
     });
-    const tokens = { ...verification, tokens: ["cmdtoken1234567890abcdefgh", "hooktoken234567890abcdefgh"] };
-    expect(read(json, Buffer.from(JSON.stringify(hook("hooktoken234567890abcdefgh"))), tokens)).toEqual({
+    expect(read(json, Buffer.from(JSON.stringify(hook("hooktoken234567890abcdefgh"))))).toEqual({
       kind: "message",
       userId: "u1",
       channelId: "c1",
@@ -183,8 +186,23 @@ describe("verification of a request, before anything is parsed", () => {
     expect(postText("answer Production", "answer")).toBe(" Production");
     expect(postText("Production", "")).toBe("Production");
     const formBody = Buffer.from(new URLSearchParams(hook("hooktoken234567890abcdefgh")).toString());
-    expect(read(form, formBody, tokens)?.kind).toBe("message");
-    expect(read(json, Buffer.from(JSON.stringify(hook("nope"))), tokens)).toBeUndefined();
+    expect(read(form, formBody)?.kind).toBe("message");
+    expect(read(json, Buffer.from(JSON.stringify(hook("nope"))))).toBeUndefined();
+    // Without outgoing tokens, no message verifies.
+    expect(read(form, formBody, { ...verification, outgoingTokens: [] })).toBeUndefined();
+  });
+
+  it("a token proves its own kind only: a command token is no outgoing webhook's, nor the reverse", () => {
+    const command = (token: string) =>
+      Buffer.from(`token=${token}&user_id=u1&channel_id=c1&command=%2Fhandraise&text=cancel&trigger_id=t`);
+    const message = (token: string) => ({ token, channel_id: "c1", user_id: "u1", post_id: "p1", text: "2" });
+    // The outgoing webhook's token, as a command: in the form, in the header, or both.
+    expect(read(form, command("hooktoken234567890abcdefgh"))).toBeUndefined();
+    expect(read({ ...form, authorization: "Token hooktoken234567890abcdefgh" }, command(""))).toBeUndefined();
+    // The command's token, as an outgoing webhook's message: form or JSON.
+    const asForm = Buffer.from(new URLSearchParams(message("cmdtoken1234567890abcdefgh")).toString());
+    expect(read(form, asForm)).toBeUndefined();
+    expect(read(json, Buffer.from(JSON.stringify(message("cmdtoken1234567890abcdefgh"))))).toBeUndefined();
   });
 
   it("a body that is neither does not verify; a verified body of the wrong shape is 400", () => {

@@ -78,6 +78,7 @@ const settings = {
   group: "handraise-prod",
   targetArn: "arn:aws:lambda:us-east-1:123456789012:function:handraise-prod-questionTimer",
   roleArn: "arn:aws:iam::123456789012:role/handraise-prod-scheduler",
+  deadLetterArn: "arn:aws:sqs:us-east-1:123456789012:handraise-prod-QuestionTimerDeadLetterQueue-1A2B3C",
 };
 const meta = { $metadata: {}, message: "x", Message: "x" };
 
@@ -85,7 +86,7 @@ describe("Scheduler timers", () => {
   const [expire] = timersOf(record);
   if (!expire) throw new Error("no expiry timer");
 
-  it("create a one-time schedule in the group: at the due time, UTC, no window, deleted once run", async () => {
+  it("create a one-time schedule in the group: at the due time, UTC, no window, deleted once run, with a dead-letter queue and retry policy", async () => {
     const { client, sent } = fakeClient();
     await createSchedulerTimers({ client, ...settings, now: () => T0 }).set(expire);
     expect(sent).toHaveLength(1);
@@ -97,7 +98,14 @@ describe("Scheduler timers", () => {
       ScheduleExpressionTimezone: "UTC",
       FlexibleTimeWindow: { Mode: "OFF" },
       ActionAfterCompletion: "DELETE",
-      Target: { Arn: settings.targetArn, RoleArn: settings.roleArn, Input: JSON.stringify(expire.event) },
+      Target: {
+        Arn: settings.targetArn,
+        RoleArn: settings.roleArn,
+        Input: JSON.stringify(expire.event),
+        // What Scheduler cannot deliver within an hour is kept in the queue, never dropped.
+        RetryPolicy: { MaximumEventAgeInSeconds: 3600, MaximumRetryAttempts: 10 },
+        DeadLetterConfig: { Arn: settings.deadLetterArn },
+      },
     });
   });
 
