@@ -11,6 +11,8 @@ import type { Question } from "../questions/schema.ts";
 /** The fixed sentences and labels. */
 export const replies = {
   notYours: "This question is not yours to answer.",
+  /** Handed privately with the tapper's own answer link (never posted in a shared conversation). */
+  yourOwnLink: "Your own link to answer in a browser. It works for you alone: do not share it.",
   gone: "This question no longer exists.",
   nothingWaiting: "No question is waiting for you here.",
   gotIt: "Got it.",
@@ -159,5 +161,7 @@ export function outcomeReplyText(outcome: InboundOutcome): string | undefined {
     case "toggled":
     case "step":
       return undefined;
+    case "private_link":
+      return replies.yourOwnLink;
   }
 }

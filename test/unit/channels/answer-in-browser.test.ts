@@ -1,6 +1,6 @@
 /** Every platform's rendering of the answer page's link: present on a pending question, on every shape. */
 import { describe, expect, it } from "vitest";
-import { isLoopbackUrl } from "#lib/channels/answer-in-browser.ts";
+import { browserEntry, isLoopbackUrl } from "#lib/channels/answer-in-browser.ts";
 import { createConsoleChannel } from "#lib/channels/console-channel.ts";
 import { renderComponents } from "#lib/channels/discord/discord-render.ts";
 import { renderPost, retiredPost } from "#lib/channels/mattermost/mattermost-render.ts";
@@ -8,6 +8,7 @@ import { renderBlocks, renderRetiredBlocks } from "#lib/channels/slack/slack-ren
 import { answerUrlOf, renderKeyboard, renderText } from "#lib/channels/telegram/telegram-render.ts";
 import type { Question } from "#lib/questions/index.ts";
 import type { QuestionRecord } from "#lib/questions/question-record.ts";
+import { type AnswerLinks, NO_ANSWER_LINKS } from "#lib/web/answer-link.ts";
 
 const single: Question = {
   id: "deploy_target",
@@ -92,15 +93,46 @@ describe("the Answer in browser link", () => {
     );
   });
 
-  it("the terminal: printed under the prompt", async () => {
+  it("the terminal (a private target): the answerer's own link, printed under the prompt", async () => {
     let printed = "";
+    const made: (string | undefined)[] = [];
     const channel = createConsoleChannel(
       (text) => {
         printed += text;
       },
-      { urlFor: async () => ANSWER_URL },
+      {
+        isOn: async () => true,
+        urlFor: async (_question, answerer) => {
+          made.push(answerer);
+          return ANSWER_URL;
+        },
+      },
     );
-    await channel.deliver(record([single, multi]), { channel: "console", chatId: "terminal" });
+    const delivery = await channel.deliver(
+      record([single, multi]),
+      { channel: "console", chatId: "terminal" },
+      "console:ops",
+    );
     expect(printed).toContain(`\nAnswer in browser: ${ANSWER_URL}\n`);
+    expect(made).toEqual(["console:ops"]);
+    expect(delivery.privateTo).toBe("console:ops");
+  });
+});
+
+describe("what a copy offers for the answer page", () => {
+  const links: AnswerLinks = {
+    isOn: async () => true,
+    urlFor: async (question, answerer = question.owner) => `https://x.test/${question.id}/${answerer}`,
+  };
+  it("a private copy: the link of the person it was posted to, never the owner's", async () => {
+    expect(await browserEntry(links, record([single]), "slack:T1:U2")).toEqual({
+      kind: "link",
+      url: "https://x.test/ask_1/slack:T1:U2",
+    });
+  });
+  it("a shared copy: the control, which carries no link; nothing when the page is off", async () => {
+    expect(await browserEntry(links, record([single]), undefined)).toEqual({ kind: "control" });
+    expect(await browserEntry(NO_ANSWER_LINKS, record([single]), undefined)).toEqual({ kind: "none" });
+    expect(await browserEntry(NO_ANSWER_LINKS, record([single]), "web:ann")).toEqual({ kind: "none" });
   });
 });
