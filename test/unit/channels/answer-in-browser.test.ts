@@ -2,10 +2,12 @@
 import { describe, expect, it } from "vitest";
 import { browserEntry, isLoopbackUrl } from "#lib/channels/answer-in-browser.ts";
 import { createConsoleChannel } from "#lib/channels/console-channel.ts";
+import { decodeControl } from "#lib/channels/control-codec.ts";
 import { renderComponents } from "#lib/channels/discord/discord-render.ts";
 import { renderPost, retiredPost } from "#lib/channels/mattermost/mattermost-render.ts";
 import { renderBlocks, renderRetiredBlocks } from "#lib/channels/slack/slack-render.ts";
-import { answerUrlOf, renderKeyboard, renderText } from "#lib/channels/telegram/telegram-render.ts";
+import { isPrivateChatOf } from "#lib/channels/telegram/telegram-channel.ts";
+import { renderKeyboard, renderOwnLink, renderPrompt } from "#lib/channels/telegram/telegram-render.ts";
 import type { Question } from "#lib/questions/index.ts";
 import type { QuestionRecord } from "#lib/questions/question-record.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "#lib/web/answer-link.ts";
@@ -32,26 +34,60 @@ const LOCAL = `http://127.0.0.1:3000/answer/ask_1?sig=${"s".repeat(43)}`;
 const SHAPES = [[single], [multi], [single, multi]];
 
 describe("the Answer in browser link", () => {
-  it("Telegram: a ANSWER_URL button before Skip on every shape, kept when the keyboard is drawn again", () => {
+  it("Telegram, a private copy: its answerer's link as a URL button before Skip on every shape", () => {
     for (const questions of SHAPES) {
-      const keyboard = renderKeyboard(record(questions), new Set(), ANSWER_URL);
+      const drawn = renderPrompt(record(questions), 0, { kind: "link", url: ANSWER_URL });
+      const keyboard = drawn.reply_markup.inline_keyboard;
       expect(keyboard.at(-2)).toEqual([{ text: "Answer in browser", url: ANSWER_URL }]);
       expect(keyboard.at(-1)?.[0]?.text).toBe("Skip");
-      expect(answerUrlOf(keyboard)).toBe(ANSWER_URL);
-      expect(renderText(record(questions), ANSWER_URL)).not.toContain(ANSWER_URL);
+      expect(drawn.text).not.toContain(ANSWER_URL);
     }
-    expect(answerUrlOf(renderKeyboard(record([single])))).toBeUndefined();
+  });
+
+  it("Telegram, a shared copy: a callback button of the browser control before Skip, no link anywhere", () => {
+    for (const questions of SHAPES) {
+      for (const step of questions.map((_, i) => i)) {
+        const drawn = renderPrompt(record(questions), step, { kind: "control" });
+        const row = drawn.reply_markup.inline_keyboard.at(-2) ?? [];
+        expect(row).toHaveLength(1);
+        const control = row[0] && "callback_data" in row[0] ? decodeControl(row[0].callback_data) : undefined;
+        expect(row[0]?.text).toBe("Answer in browser");
+        expect(control).toMatchObject({ kind: "browser", questionId: "ask_1", questionIndex: step });
+        expect(JSON.stringify(drawn)).not.toContain("/answer/");
+      }
+    }
+    const none = renderKeyboard(record([single]));
+    expect(none.flat().map((b) => b.text)).not.toContain("Answer in browser");
   });
 
   it("Telegram: a link to this machine goes into the text (Telegram refuses such a button)", () => {
     expect(isLoopbackUrl(LOCAL)).toBe(true);
     expect(isLoopbackUrl("http://localhost:3000/x")).toBe(true);
     expect(isLoopbackUrl(ANSWER_URL)).toBe(false);
-    const keyboard = renderKeyboard(record([single]), new Set(), LOCAL);
-    expect(keyboard.flat().some((button) => "url" in button)).toBe(false);
-    expect(renderText(record([single]), LOCAL)).toMatch(
-      new RegExp(`\\n\\nAnswer in browser: ${LOCAL.replace(/[?.]/g, "\\$&")}$`),
-    );
+    const drawn = renderPrompt(record([single]), 0, { kind: "link", url: LOCAL });
+    expect(drawn.reply_markup.inline_keyboard.flat().some((button) => "url" in button)).toBe(false);
+    expect(drawn.text).toMatch(new RegExp(`\\n\\nAnswer in browser: ${LOCAL.replace(/[?.]/g, "\\$&")}$`));
+  });
+
+  it("Telegram: a chat is the answerer's private chat exactly when its id is their user id", () => {
+    const target = (chatId: string) => ({ channel: "telegram", chatId });
+    expect(isPrivateChatOf(target("42"), "telegram:42")).toBe(true);
+    expect(isPrivateChatOf({ ...target("42"), threadId: "7" }, "telegram:42")).toBe(true);
+    expect(isPrivateChatOf(target("42"), "telegram:43")).toBe(false);
+    expect(isPrivateChatOf(target("-1001234567890"), "telegram:-1001234567890")).toBe(false);
+    expect(isPrivateChatOf(target("42"), "slack:T1:42")).toBe(false);
+    expect(isPrivateChatOf(target("42"), "web:42")).toBe(false);
+  });
+
+  it("Telegram: the own-link message in the private chat — the sentence, the link as a button or in the text", () => {
+    expect(renderOwnLink(ANSWER_URL)).toEqual({
+      text: "Your own link to answer in a browser. It works for you alone: do not share it.",
+      reply_markup: { inline_keyboard: [[{ text: "Answer in browser", url: ANSWER_URL }]] },
+      protect_content: true,
+    });
+    const local = renderOwnLink(LOCAL);
+    expect(local.reply_markup).toBeUndefined();
+    expect(local.text).toMatch(new RegExp(`\\n\\nAnswer in browser: ${LOCAL.replace(/[?.]/g, "\\$&")}$`));
   });
 
   it("Slack: a button with the url (a tap Handraise ignores), before Skip; none once retired", () => {
