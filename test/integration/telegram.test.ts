@@ -486,6 +486,21 @@ describe("Telegram: Answer in browser — a link only in its answerer's private 
     await stack.api("POST", `/questions/${questionId}/cancel`, {});
   });
 
+  it("/question posts the prompt again as its chat allows: the owner's link in their private chat, the control in a group", async () => {
+    const me = ++privateChats;
+    const { questionId } = await startRun([single], { owner: me, chats: [me, CHAT_ID] });
+    await post(text("/question", { from: me, chatId: me, chatType: "private" }));
+    const inPrivate = telegram.callsTo("sendMessage").at(-1) as RecordedCall;
+    expect(inPrivate.body.chat_id).toBe(String(me));
+    expect(linkButton(inPrivate)?.url).toMatch(new RegExp(`/answer/${questionId}\\?sig=`));
+    await post(text("/question", { from: me }));
+    const inGroup = telegram.callsTo("sendMessage").at(-1) as RecordedCall;
+    expect(inGroup.body.chat_id).toBe(String(CHAT_ID));
+    expect(button(inGroup, "Answer in browser")).toBe(`w|0|0|${questionId}`);
+    expectNoLink(inGroup);
+    await stack.api("POST", `/questions/${questionId}/cancel`, {});
+  });
+
   it("the owner's tap in a group opens the bot's private chat; /start there hands them their own link once, which answers as them", async () => {
     const { executionArn, questionId } = await startRun([single]);
     const messageId = await postedMessageId(questionId);
