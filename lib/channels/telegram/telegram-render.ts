@@ -135,16 +135,10 @@ export function renderText(record: QuestionRecord): string {
  * `/start <token>`): the sentence, and the link as a URL button — or in the text, on this machine.
  * Protected content: Telegram offers no forwarding or saving of it.
  */
-export function renderOwnLink(url: string): {
-  text: string;
-  reply_markup?: { inline_keyboard: InlineKeyboard };
-  protect_content: true;
-} {
-  const link: BrowserEntry = { kind: "link", url };
-  const keyboard = isLoopbackUrl(url) ? [] : [[{ text: ANSWER_IN_BROWSER, url }]];
+export function renderOwnLink(url: string) {
   return {
-    text: withLink(replies.yourOwnLink, link),
-    ...(keyboard.length > 0 && { reply_markup: { inline_keyboard: keyboard } }),
+    text: withLink(replies.yourOwnLink, { kind: "link", url }),
+    ...(!isLoopbackUrl(url) && { reply_markup: { inline_keyboard: [[{ text: ANSWER_IN_BROWSER, url }]] } }),
     protect_content: true,
   };
 }
