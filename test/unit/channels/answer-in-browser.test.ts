@@ -116,14 +116,21 @@ describe("the Answer in browser link", () => {
     }
   });
 
-  it("Mattermost: a Markdown link in the message; none once retired", () => {
+  it("Mattermost: a private copy's link in the message, a shared copy's button before Skip; none once retired", () => {
     const target = { url: "https://api.example.com/webhooks/mattermost", secret: "s".repeat(16) };
+    const names = (post: ReturnType<typeof renderPost>) =>
+      (post.props.attachments[0]?.actions ?? []).map((a) => a.name);
     for (const questions of SHAPES) {
-      expect(renderPost(record(questions), target, ANSWER_URL).message).toMatch(
+      const link = renderPost(record(questions), target, { kind: "link", url: ANSWER_URL });
+      expect(link.message).toMatch(
         /\n\n\[Answer in browser\]\(https:\/\/api\.example\.com\/answer\/ask_1\?sig=s{43}\)$/,
       );
+      expect(names(link)).not.toContain("Answer in browser");
+      const shared = renderPost(record(questions), target, { kind: "control" });
+      expect(JSON.stringify(shared)).not.toContain("/answer/");
+      expect(names(shared).slice(-2)).toEqual(["Answer in browser", "Skip"]);
     }
-    expect(renderPost(record([single]), target).message).not.toContain("Answer in browser");
+    expect(JSON.stringify(renderPost(record([single]), target))).not.toContain("Answer in browser");
     expect(retiredPost({ ...record([single]), status: "expired" }).message).not.toContain(
       "Answer in browser",
     );
