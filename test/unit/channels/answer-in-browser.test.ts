@@ -2,9 +2,11 @@
 import { describe, expect, it } from "vitest";
 import { browserEntry, isLoopbackUrl } from "#lib/channels/answer-in-browser.ts";
 import { createConsoleChannel } from "#lib/channels/console-channel.ts";
+import { decodeControl } from "#lib/channels/control-codec.ts";
 import { renderComponents } from "#lib/channels/discord/discord-render.ts";
 import { renderPost, retiredPost } from "#lib/channels/mattermost/mattermost-render.ts";
-import { renderBlocks, renderRetiredBlocks } from "#lib/channels/slack/slack-render.ts";
+import { replies } from "#lib/channels/replies.ts";
+import { renderBlocks, renderOwnLink, renderRetiredBlocks } from "#lib/channels/slack/slack-render.ts";
 import { answerUrlOf, renderKeyboard, renderText } from "#lib/channels/telegram/telegram-render.ts";
 import type { Question } from "#lib/questions/index.ts";
 import type { QuestionRecord } from "#lib/questions/question-record.ts";
@@ -54,11 +56,14 @@ describe("the Answer in browser link", () => {
     );
   });
 
-  it("Slack: a button with the url (a tap Handraise ignores), before Skip; none once retired", () => {
+  it("Slack, a private copy: a button with its answerer's url (a tap Handraise ignores), before Skip; none once retired", () => {
     for (const questions of SHAPES) {
-      const actions = renderBlocks(record(questions), ANSWER_URL).find((block) => block.type === "actions");
-      const elements = actions?.elements as Record<string, unknown>[];
-      expect(elements.at(-2)).toMatchObject({
+      const blocks = renderBlocks(record(questions), { kind: "link", url: ANSWER_URL });
+      const elements = blocks.find((block) => block.type === "actions")?.elements as Record<
+        string,
+        unknown
+      >[];
+      expect(elements.at(-2)).toEqual({
         type: "button",
         action_id: "hr_link",
         text: { type: "plain_text", text: "Answer in browser" },
@@ -68,6 +73,46 @@ describe("the Answer in browser link", () => {
     }
     expect(JSON.stringify(renderBlocks(record([single])))).not.toContain("Answer in browser");
     expect(JSON.stringify(renderRetiredBlocks(record([single])))).not.toContain(ANSWER_URL);
+  });
+
+  it("Slack, a shared copy: the browser control (no url) before Skip; the tapper's own link comes in an ephemeral message", () => {
+    for (const questions of SHAPES) {
+      const blocks = renderBlocks(record(questions), { kind: "control" });
+      const elements = blocks.find((block) => block.type === "actions")?.elements as Record<
+        string,
+        unknown
+      >[];
+      const browser = elements.at(-2) as Record<string, unknown>;
+      expect(browser).toEqual({
+        type: "button",
+        action_id: "w|0|0|ask_1",
+        text: { type: "plain_text", text: "Answer in browser" },
+        value: "w|0|0|ask_1",
+      });
+      expect(decodeControl(browser.action_id as string)).toMatchObject({
+        kind: "browser",
+        questionId: "ask_1",
+      });
+      expect(elements.at(-1)).toMatchObject({ text: { text: "Skip" } });
+      expect(JSON.stringify(blocks)).not.toContain("/answer/");
+    }
+    expect(renderOwnLink(ANSWER_URL)).toEqual({
+      text: replies.yourOwnLink,
+      blocks: [
+        { type: "section", text: { type: "mrkdwn", text: replies.yourOwnLink } },
+        {
+          type: "actions",
+          elements: [
+            {
+              type: "button",
+              action_id: "hr_link",
+              text: { type: "plain_text", text: "Answer in browser" },
+              url: ANSWER_URL,
+            },
+          ],
+        },
+      ],
+    });
   });
 
   it("Discord: a link button (style 5, no custom_id) before Skip", () => {
