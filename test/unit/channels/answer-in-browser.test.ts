@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { browserEntry, isLoopbackUrl } from "#lib/channels/answer-in-browser.ts";
 import { createConsoleChannel } from "#lib/channels/console-channel.ts";
 import { decodeControl } from "#lib/channels/control-codec.ts";
-import { renderComponents } from "#lib/channels/discord/discord-render.ts";
+import { ownLinkMessage, renderComponents } from "#lib/channels/discord/discord-render.ts";
 import { renderPost, retiredPost } from "#lib/channels/mattermost/mattermost-render.ts";
 import { replies } from "#lib/channels/replies.ts";
 import { renderBlocks, renderOwnLink, renderRetiredBlocks } from "#lib/channels/slack/slack-render.ts";
@@ -115,14 +115,41 @@ describe("the Answer in browser link", () => {
     });
   });
 
-  it("Discord: a link button (style 5, no custom_id) before Skip", () => {
+  it("Discord, a private copy: a link button (style 5, no custom_id) with its answerer's url, before Skip", () => {
     for (const questions of SHAPES) {
-      const rows = renderComponents(record(questions), ANSWER_URL);
+      const rows = renderComponents(record(questions), { kind: "link", url: ANSWER_URL });
       const last = rows.at(-1)?.components as Record<string, unknown>[];
       expect(last.at(-2)).toEqual({ type: 2, style: 5, label: "Answer in browser", url: ANSWER_URL });
       expect(last.at(-1)).toMatchObject({ label: "Skip" });
       expect(last.length).toBeLessThanOrEqual(5);
     }
+    expect(JSON.stringify(renderComponents(record([single])))).not.toContain("Answer in browser");
+  });
+
+  it("Discord, a shared copy: a button (style 2) whose custom_id is the browser control, before Skip; the tapper's own link comes in a reply", () => {
+    for (const [index, questions] of SHAPES.entries()) {
+      // The last shape drawn at its second step: Back is there too, and the row still fits Discord's 5.
+      const step = index === SHAPES.length - 1 ? 1 : 0;
+      const rows = renderComponents(record(questions), { kind: "control" }, step);
+      const last = rows.at(-1)?.components as Record<string, unknown>[];
+      expect(last.at(-2)).toEqual({
+        type: 2,
+        style: 2,
+        label: "Answer in browser",
+        custom_id: `w|${step}|0|ask_1`,
+      });
+      expect(decodeControl(`w|${step}|0|ask_1`)).toMatchObject({ kind: "browser", questionId: "ask_1" });
+      expect(last.at(-1)).toMatchObject({ label: "Skip" });
+      expect(last.length).toBeLessThanOrEqual(5);
+      expect(JSON.stringify(rows)).not.toContain("/answer/");
+    }
+    expect(ownLinkMessage(ANSWER_URL)).toEqual({
+      content: replies.yourOwnLink,
+      components: [
+        { type: 1, components: [{ type: 2, style: 5, label: "Answer in browser", url: ANSWER_URL }] },
+      ],
+      allowed_mentions: { parse: [] },
+    });
   });
 
   it("Mattermost: a Markdown link in the message; none once retired", () => {

@@ -1,9 +1,11 @@
 /**
- * Slack decides from what it says whether a target is the app's one-to-one conversation with the person a
- * question is posted for — only there does the copy carry that person's answer link — and fails closed:
- * anything unconfirmed is posted as in a shared conversation.
+ * Slack and Discord decide from what the platform says whether a target is the bot's one-to-one
+ * conversation with the person a question is posted for — only there does the copy carry that person's
+ * answer link — and fail closed: anything unconfirmed is posted as in a shared conversation.
  */
 import { describe, expect, it } from "vitest";
+import type { DiscordApi } from "#lib/channels/discord/discord-api.ts";
+import { createDiscordChannel } from "#lib/channels/discord/discord-channel.ts";
 import { PlatformApiError } from "#lib/channels/platform-api-error.ts";
 import type { SlackApi } from "#lib/channels/slack/slack-api.ts";
 import { createSlackChannel } from "#lib/channels/slack/slack-channel.ts";
@@ -103,5 +105,85 @@ describe("Slack: the app's DM with the answerer", () => {
     expect(lookups()).toEqual(["D2", "D9"]);
     await channel.deliver(record(OWNER), { channel: "slack", chatId: "D9" }, OWNER);
     expect(lookups()).toEqual(["D2", "D9", "D9"]);
+  });
+});
+
+describe("Discord: the bot's DM with the answerer", () => {
+  const OWNER = "discord:11";
+  /** A fake Discord: 1 is a DM with user 11, 2 a DM with 22, 3 a group DM, 4 a guild channel, 9 fails. */
+  function discord() {
+    const calls: { method: string; path: string; body?: unknown }[] = [];
+    const channels: Record<string, unknown> = {
+      "1": { id: "1", type: 1, recipients: [{ id: "11" }] },
+      "2": { id: "2", type: 1, recipients: [{ id: "22" }] },
+      "3": { id: "3", type: 3, recipients: [{ id: "11" }, { id: "22" }] },
+      "4": { id: "4", type: 0, guild_id: "7" },
+    };
+    const api: DiscordApi = {
+      request: async (method, path, body) => {
+        calls.push({ method, path, body });
+        if (method === "POST") return { id: "100" } as never;
+        const id = path.split("/")[2] ?? "";
+        if (!(id in channels))
+          throw new PlatformApiError("discord", "GET /channels/{id}", 404, "Unknown Channel");
+        return channels[id] as never;
+      },
+    };
+    const reads = () => calls.filter((c) => c.method === "GET").map((c) => c.path);
+    const posted = () => calls.filter((c) => c.method === "POST").map((c) => c.body);
+    return { channel: createDiscordChannel(api, links), reads, posted };
+  }
+  const browserOf = (body: unknown) =>
+    ((body as { components: { components: Record<string, unknown>[] }[] }).components ?? [])
+      .flatMap((row) => row.components)
+      .find((c) => c.label === "Answer in browser");
+
+  it("a DM (type 1) whose one recipient is the answerer: their link, and the copy says whose", async () => {
+    const { channel, posted, reads } = discord();
+    const delivery = await channel.deliver(record(OWNER), { channel: "discord", chatId: "1" }, OWNER);
+    expect(delivery).toMatchObject({ chatId: "1", messageId: "100", privateTo: OWNER });
+    expect(browserOf(posted()[0])).toEqual({
+      type: 2,
+      style: 5,
+      label: "Answer in browser",
+      url: `https://x.test/ask_1/${OWNER}`,
+    });
+    expect(reads()).toEqual(["/channels/1"]);
+    // The escalation owner's DM: their link.
+    const escalated = await channel.deliver(record(OWNER), { channel: "discord", chatId: "2" }, "discord:22");
+    expect(escalated.privateTo).toBe("discord:22");
+    expect(browserOf(posted()[1])?.url).toBe("https://x.test/ask_1/discord:22");
+  });
+
+  it("what Discord described is remembered (a channel's kind never changes); a failed read is not", async () => {
+    const { channel, reads } = discord();
+    for (const chatId of ["1", "4", "9", "1", "4", "9"]) {
+      await channel.deliver(record(OWNER), { channel: "discord", chatId }, OWNER);
+    }
+    expect(reads()).toEqual(["/channels/1", "/channels/4", "/channels/9", "/channels/9"]);
+  });
+
+  it("anything else gets the button and no privateTo: someone else's DM, a group DM, a guild channel, a channel Discord does not describe, an answerer not of Discord", async () => {
+    const { channel, posted } = discord();
+    const cases: [string, string][] = [
+      ["2", OWNER],
+      ["3", OWNER],
+      ["4", OWNER],
+      ["9", OWNER],
+      ["1", "slack:T1:U1"],
+    ];
+    for (const [chatId, answerer] of cases) {
+      const delivery = await channel.deliver(record(OWNER), { channel: "discord", chatId }, answerer);
+      expect(delivery, chatId).not.toHaveProperty("privateTo");
+    }
+    for (const body of posted()) {
+      expect(browserOf(body)).toEqual({
+        type: 2,
+        style: 2,
+        label: "Answer in browser",
+        custom_id: "w|0|0|ask_1",
+      });
+      expect(JSON.stringify(body)).not.toContain("https://x.test");
+    }
   });
 });
