@@ -3,9 +3,14 @@ import { describe, expect, it } from "vitest";
 import { browserEntry, isLoopbackUrl } from "#lib/channels/answer-in-browser.ts";
 import { createConsoleChannel } from "#lib/channels/console-channel.ts";
 import { decodeControl } from "#lib/channels/control-codec.ts";
-import { renderComponents } from "#lib/channels/discord/discord-render.ts";
+import { ownLinkMessage, renderComponents } from "#lib/channels/discord/discord-render.ts";
 import { renderPost, retiredPost } from "#lib/channels/mattermost/mattermost-render.ts";
-import { renderBlocks, renderRetiredBlocks } from "#lib/channels/slack/slack-render.ts";
+import { replies } from "#lib/channels/replies.ts";
+import {
+  renderBlocks,
+  renderRetiredBlocks,
+  renderOwnLink as slackOwnLink,
+} from "#lib/channels/slack/slack-render.ts";
 import { isPrivateChatOf } from "#lib/channels/telegram/telegram-channel.ts";
 import { renderKeyboard, renderOwnLink, renderPrompt } from "#lib/channels/telegram/telegram-render.ts";
 import type { Question } from "#lib/questions/index.ts";
@@ -90,11 +95,14 @@ describe("the Answer in browser link", () => {
     expect(local.text).toMatch(new RegExp(`\\n\\nAnswer in browser: ${LOCAL.replace(/[?.]/g, "\\$&")}$`));
   });
 
-  it("Slack: a button with the url (a tap Handraise ignores), before Skip; none once retired", () => {
+  it("Slack, a private copy: a button with its answerer's url (a tap Handraise ignores), before Skip; none once retired", () => {
     for (const questions of SHAPES) {
-      const actions = renderBlocks(record(questions), ANSWER_URL).find((block) => block.type === "actions");
-      const elements = actions?.elements as Record<string, unknown>[];
-      expect(elements.at(-2)).toMatchObject({
+      const blocks = renderBlocks(record(questions), { kind: "link", url: ANSWER_URL });
+      const elements = blocks.find((block) => block.type === "actions")?.elements as Record<
+        string,
+        unknown
+      >[];
+      expect(elements.at(-2)).toEqual({
         type: "button",
         action_id: "hr_link",
         text: { type: "plain_text", text: "Answer in browser" },
@@ -106,14 +114,81 @@ describe("the Answer in browser link", () => {
     expect(JSON.stringify(renderRetiredBlocks(record([single])))).not.toContain(ANSWER_URL);
   });
 
-  it("Discord: a link button (style 5, no custom_id) before Skip", () => {
+  it("Slack, a shared copy: the browser control (no url) before Skip; the tapper's own link comes in an ephemeral message", () => {
     for (const questions of SHAPES) {
-      const rows = renderComponents(record(questions), ANSWER_URL);
+      const blocks = renderBlocks(record(questions), { kind: "control" });
+      const elements = blocks.find((block) => block.type === "actions")?.elements as Record<
+        string,
+        unknown
+      >[];
+      const browser = elements.at(-2) as Record<string, unknown>;
+      expect(browser).toEqual({
+        type: "button",
+        action_id: "w|0|0|ask_1",
+        text: { type: "plain_text", text: "Answer in browser" },
+        value: "w|0|0|ask_1",
+      });
+      expect(decodeControl(browser.action_id as string)).toMatchObject({
+        kind: "browser",
+        questionId: "ask_1",
+      });
+      expect(elements.at(-1)).toMatchObject({ text: { text: "Skip" } });
+      expect(JSON.stringify(blocks)).not.toContain("/answer/");
+    }
+    expect(slackOwnLink(ANSWER_URL)).toEqual({
+      text: replies.yourOwnLink,
+      blocks: [
+        { type: "section", text: { type: "mrkdwn", text: replies.yourOwnLink } },
+        {
+          type: "actions",
+          elements: [
+            {
+              type: "button",
+              action_id: "hr_link",
+              text: { type: "plain_text", text: "Answer in browser" },
+              url: ANSWER_URL,
+            },
+          ],
+        },
+      ],
+    });
+  });
+
+  it("Discord, a private copy: a link button (style 5, no custom_id) with its answerer's url, before Skip", () => {
+    for (const questions of SHAPES) {
+      const rows = renderComponents(record(questions), { kind: "link", url: ANSWER_URL });
       const last = rows.at(-1)?.components as Record<string, unknown>[];
       expect(last.at(-2)).toEqual({ type: 2, style: 5, label: "Answer in browser", url: ANSWER_URL });
       expect(last.at(-1)).toMatchObject({ label: "Skip" });
       expect(last.length).toBeLessThanOrEqual(5);
     }
+    expect(JSON.stringify(renderComponents(record([single])))).not.toContain("Answer in browser");
+  });
+
+  it("Discord, a shared copy: a button (style 2) whose custom_id is the browser control, before Skip; the tapper's own link comes in a reply", () => {
+    for (const [index, questions] of SHAPES.entries()) {
+      // The last shape drawn at its second step: Back is there too, and the row still fits Discord's 5.
+      const step = index === SHAPES.length - 1 ? 1 : 0;
+      const rows = renderComponents(record(questions), { kind: "control" }, step);
+      const last = rows.at(-1)?.components as Record<string, unknown>[];
+      expect(last.at(-2)).toEqual({
+        type: 2,
+        style: 2,
+        label: "Answer in browser",
+        custom_id: `w|${step}|0|ask_1`,
+      });
+      expect(decodeControl(`w|${step}|0|ask_1`)).toMatchObject({ kind: "browser", questionId: "ask_1" });
+      expect(last.at(-1)).toMatchObject({ label: "Skip" });
+      expect(last.length).toBeLessThanOrEqual(5);
+      expect(JSON.stringify(rows)).not.toContain("/answer/");
+    }
+    expect(ownLinkMessage(ANSWER_URL)).toEqual({
+      content: replies.yourOwnLink,
+      components: [
+        { type: 1, components: [{ type: 2, style: 5, label: "Answer in browser", url: ANSWER_URL }] },
+      ],
+      allowed_mentions: { parse: [] },
+    });
   });
 
   it("Mattermost: a private copy's link in the message, a shared copy's button before Skip; none once retired", () => {
