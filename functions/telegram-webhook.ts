@@ -1,6 +1,7 @@
-/** `POST /webhooks/telegram`: Telegram updates (typed replies, button taps, /cancel, /question). */
+/** `POST /webhooks/telegram`: Telegram updates (typed replies, button taps, /cancel, /question, /start <token>). */
 import middy from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { createLinkHandover } from "#lib/app/link-handover.ts";
 import { createTelegramApi } from "#lib/channels/telegram/telegram-api.ts";
 import { telegramSecretTokenCheck } from "#lib/channels/telegram/telegram-secret-token.ts";
 import { createTelegramWebhook } from "#lib/channels/telegram/telegram-webhook.ts";
@@ -16,7 +17,7 @@ const observability = await createObservability("telegramWebhook");
 const { telemetry } = observability;
 const services = createServices(loadConfig(), "telegramWebhook", observability);
 await services.ready();
-const { config, secrets, store, handleInbound, now } = services;
+const { config, secrets, store, handleInbound, links, now } = services;
 const telegram = config.channels.telegram;
 
 const base = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
@@ -39,6 +40,8 @@ export const handler = telegram
           }),
           store,
           handleInbound,
+          links,
+          handover: createLinkHandover({ store, links, now }),
           now,
           onError: (error, context) => telemetry.failed(context, error),
         }),

@@ -329,7 +329,7 @@ export function createServices(config: Config, fn: FunctionName, observability: 
     channels,
     /** The answer page's links, for a webhook that redraws a posted question (the stepper). */
     links,
-    handleInbound: createHandleInbound({ store, resolve, channels, now }),
+    handleInbound: createHandleInbound({ store, resolve, channels, links, now }),
     cancelStoppedRun: createCancelStoppedRun({ store, resolve, now }),
     handleQuestionChange: createHandleQuestionChange({
       events: createEvents(config, capture),

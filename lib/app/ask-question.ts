@@ -71,7 +71,7 @@ export function createAskQuestion(deps: AskQuestionDeps) {
         // Checked before anything was stored: every target's channel is in the registry.
         const channel = channels.get(target.channel);
         if (!channel) throw new Error(`channel "${target.channel}" is not enabled`);
-        return channel.deliver(record, target);
+        return channel.deliver(record, target, record.owner);
       }),
     );
     const delivered: Posted[] = [];

@@ -122,7 +122,7 @@ export function createFireQuestionTimer(deps: FireQuestionTimerDeps) {
       escalation.deliverTo.map(async (target) => {
         const channel = channels.get(target.channel);
         if (!channel) throw new Error(`channel "${target.channel}" is not enabled`);
-        return channel.deliver(record, target);
+        return channel.deliver(record, target, escalation.owner);
       }),
     );
     const posted: Delivery[] = [];

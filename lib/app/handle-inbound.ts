@@ -6,6 +6,7 @@ import { InvalidAnswerError } from "../questions/errors.ts";
 import { mayAnswer, type QuestionRecord } from "../questions/question-record.ts";
 import type { Answers, Question } from "../questions/schema.ts";
 import type { QuestionStore } from "../store/question-store.ts";
+import type { AnswerLinks } from "../web/answer-link.ts";
 import { AlreadyResolvedError } from "./errors.ts";
 import { firstPending } from "./first-pending.ts";
 import type { ResolveQuestion } from "./resolve-question.ts";
@@ -36,12 +37,19 @@ export type InboundOutcome =
    * The stepper moved (a step answered and kept in `record.draft`, or Back): the adapter shows sub-question
    * `questionIndex` of the prompt, with what the draft holds for it already chosen.
    */
-  | { kind: "step"; record: QuestionRecord; questionIndex: number };
+  | { kind: "step"; record: QuestionRecord; questionIndex: number }
+  /**
+   * "Answer in browser" tapped on a shared copy by someone who may answer: `url` is their own link (made for
+   * them alone), which the adapter hands them privately — never in the conversation.
+   */
+  | { kind: "private_link"; record: QuestionRecord; url: string };
 
 export interface HandleInboundDeps {
   store: QuestionStore;
   resolve: ResolveQuestion;
   channels: ChannelRegistry;
+  /** Makes the link a tapper of "Answer in browser" is handed. */
+  links: AnswerLinks;
   now: () => number;
 }
 
@@ -193,6 +201,13 @@ export function createHandleInbound(deps: HandleInboundDeps) {
           : { kind: "invalid", record, message: replies.controlDoesNotFit };
       case "skip":
         return cancel(record, "skipped", actor);
+      case "browser": {
+        // Made for the tapper, never the owner: a link acts only as the person it was made for.
+        const url = await deps.links.urlFor(record, actor);
+        return url === undefined
+          ? { kind: "invalid", record, message: replies.controlDoesNotFit }
+          : { kind: "private_link", record, url };
+      }
       case "other":
         return record.questions[action.questionIndex]
           ? { kind: "needs_text", record, questionIndex: action.questionIndex }
@@ -270,7 +285,9 @@ export function createHandleInbound(deps: HandleInboundDeps) {
   async function show(record: QuestionRecord, inbound: Inbound): Promise<InboundOutcome> {
     const channel = deps.channels.get(inbound.platform);
     if (!channel) throw new Error(`channel "${inbound.platform}" is not configured`);
-    const delivery = await channel.deliver(record, { channel: inbound.platform, chatId: inbound.chatId });
+    // For the person who asked for it (an answerer: checked before), in the chat they asked in.
+    const target = { channel: inbound.platform, chatId: inbound.chatId };
+    const delivery = await channel.deliver(record, target, inbound.actor);
     await store.addDeliveries(record.id, [delivery], now());
     return { kind: "shown", record: { ...record, deliveries: [...record.deliveries, delivery] } };
   }

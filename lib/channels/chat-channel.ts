@@ -5,15 +5,20 @@ import type { Delivery, DeliveryTarget, QuestionRecord } from "../questions/ques
  * controls, post it, and later edit every posted copy to show the outcome without controls.
  *
  * @example
- * const delivery = await channel.deliver(record, { channel: "telegram", chatId: "42" });
+ * const delivery = await channel.deliver(record, { channel: "telegram", chatId: "42" }, "telegram:42");
  * // … while it waits: await channel.remind(record, delivery, "Still waiting for your answer — 5 min left");
  * // … once the question has ended:
  * await channel.retire(closedRecord, delivery);
  */
 export interface ChatChannel {
   readonly name: string;
-  /** Posts the question; throws when the platform refuses it. */
-  deliver(question: QuestionRecord, target: DeliveryTarget): Promise<Delivery>;
+  /**
+   * Posts the question for `answerer` (the owner, or an escalation owner, or the person who asked for it
+   * again); throws when the platform refuses it. Only when the target is a one-to-one conversation between
+   * the bot and that answerer does the copy carry their answer link (and `privateTo` say so); anywhere else
+   * it carries an "Answer in browser" control that hands each tapper their own link privately.
+   */
+  deliver(question: QuestionRecord, target: DeliveryTarget, answerer: string): Promise<Delivery>;
   /**
    * Edits a posted copy to show the outcome (answered, skipped, cancelled, expired) and drop every control
    * (option buttons, "Answer in browser" and all).

@@ -6,8 +6,8 @@ import { outcomeText } from "./replies.ts";
 
 /**
  * The terminal of the local stack as a chat: the prompt is written as text and answered by typing (see the
- * demo), with the answer page's link when the page is on. Meant for local use: deployed, its output would
- * land in the function's logs.
+ * demo), with the answerer's answer page link when the page is on — the terminal is the person's own, a
+ * private target. Meant for local use: deployed, its output would land in the function's logs.
  */
 export function createConsoleChannel(
   write: (text: string) => void,
@@ -15,11 +15,11 @@ export function createConsoleChannel(
 ): ChatChannel {
   return {
     name: "console",
-    async deliver(question, target) {
-      const url = await links.urlFor(question);
+    async deliver(question, target, answerer) {
+      const url = await links.urlFor(question, answerer);
       const link = url === undefined ? "" : `\n${ANSWER_IN_BROWSER}: ${url}\n`;
       write(`\n[${question.id}] ${renderPromptText(question.questions)}\n${link}`);
-      return { ...target, messageId: question.id };
+      return { ...target, messageId: question.id, privateTo: answerer };
     },
     async retire(question) {
       write(`[${question.id}] ${outcomeText(question)}\n`);

@@ -26,7 +26,9 @@ export type ControlKind =
   | "form"
   /** The stepper's Back. */
   | "back"
-  | "skip";
+  | "skip"
+  /** "Answer in browser" in a shared conversation: the tapper is handed their own link privately. */
+  | "browser";
 
 export interface Control {
   kind: ControlKind;
@@ -48,13 +50,14 @@ const CODE: Record<ControlKind, string> = {
   form: "f",
   back: "b",
   skip: "s",
+  browser: "w",
 };
 const KIND_OF = new Map<string, ControlKind>(
   Object.entries(CODE).map(([kind, code]) => [code, kind as ControlKind]),
 );
 
 /** `<kind>|<sub-question>|<option>|<question id>`; a toggle's kind carries its state (`t0` / `t1`). */
-const CONTROL = /^([odcxfbs]|t[01])\|(\d{1,2})\|(\d{1,2})\|([A-Za-z0-9_-]{1,48})$/;
+const CONTROL = /^([odcxfbsw]|t[01])\|(\d{1,2})\|(\d{1,2})\|([A-Za-z0-9_-]{1,48})$/;
 
 /** At most 57 characters: the question id is at most 48 (RECORD_ID_PATTERN). */
 export function encodeControl(control: Control): string {
@@ -101,5 +104,7 @@ export function controlAction(control: Control, chosen: readonly number[] = []):
       return { type: "back", questionIndex };
     case "skip":
       return { type: "skip" };
+    case "browser":
+      return { type: "browser" };
   }
 }

@@ -27,7 +27,9 @@ export type ControlAction =
   | { type: "toggle"; questionIndex: number; optionIndex: number }
   /** The stepper's Back on sub-question `questionIndex`: show the one before it again, its choice kept. */
   | { type: "back"; questionIndex: number }
-  | { type: "skip" };
+  | { type: "skip" }
+  /** "Answer in browser" on a shared copy: the tapper, if they may answer, gets their own link privately. */
+  | { type: "browser" };
 
 export type Inbound =
   | (InboundBase & {

@@ -7,10 +7,18 @@
 import type { InboundOutcome } from "../app/handle-inbound.ts";
 import type { QuestionRecord } from "../questions/question-record.ts";
 import type { Question } from "../questions/schema.ts";
+import { ANSWER_IN_BROWSER } from "./answer-in-browser.ts";
 
 /** The fixed sentences and labels. */
 export const replies = {
   notYours: "This question is not yours to answer.",
+  /** Handed privately with the tapper's own answer link (never posted in a shared conversation). */
+  yourOwnLink: "Your own link to answer in a browser. It works for you alone: do not share it.",
+  /**
+   * A request for one's own link that hands nothing over (a used, expired or unknown token, or someone else's):
+   * the same words in every case, so they say nothing about any question.
+   */
+  noLinkHere: `This link is used up or no longer valid. Tap “${ANSWER_IN_BROWSER}” on the question again for a new one.`,
   gone: "This question no longer exists.",
   nothingWaiting: "No question is waiting for you here.",
   gotIt: "Got it.",
@@ -159,5 +167,7 @@ export function outcomeReplyText(outcome: InboundOutcome): string | undefined {
     case "toggled":
     case "step":
       return undefined;
+    case "private_link":
+      return replies.yourOwnLink;
   }
 }

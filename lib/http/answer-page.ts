@@ -1,15 +1,17 @@
 /**
- * `GET` / `POST /answer/{id}?sig=…`: the answer page (docs/channels.md, "The answer page").
+ * `GET` / `POST /answer/{id}?[as=<answerer>&]sig=…`: the answer page (docs/channels.md, "The answer page").
  *
- * - The link is the capability: `sig` must be this question's signature (lib/web/answer-link.ts) — an
- *   unknown id, a malformed or altered signature all get the same 403 page, which says nothing about any
- *   question (not even whether it exists).
+ * - The link is the capability: `sig` must be this question's signature for the link's answerer — the owner,
+ *   or the identity in `as` (lib/web/answer-link.ts). An unknown id, a malformed or altered signature, an
+ *   answerer the link was not made for all get the same 403 page, which says nothing about any question (not
+ *   even whether it exists). A genuine link whose answerer may not answer (yet) is told so and changes
+ *   nothing.
  * - `GET` never changes anything (mail scanners and link previews follow links): a waiting question shows its
  *   form, an ended one its outcome.
  * - `POST` answers (or, with Skip, cancels as `skipped`) through the same use case as every other path,
- *   as the question's owner: the conditional write, validateAnswers, the run's resume and the retiring of
- *   every chat copy are the same. The record says `resolvedBy: "web:<name>"` for an owner `web:<name>` and
- *   `web:<owner>` for any other owner (`web:telegram:42`): a chat-qualified value always means the platform
+ *   as the link's answerer: the conditional write, validateAnswers, the run's resume and the retiring of
+ *   every chat copy are the same. The record says `resolvedBy: "web:<name>"` for an answerer `web:<name>` and
+ *   `web:<answerer>` for any other (`web:telegram:42`): a chat-qualified value always means the platform
  *   itself vouched for the person, and this one came through a link.
  * - Cross-site requests: the form posts the link's `sig` back in its body, and it must match the URL's; a
  *   browser's `Sec-Fetch-Site` other than `same-origin` or `none` is refused. Another site can neither make
@@ -22,7 +24,12 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import { AlreadyResolvedError, NotFoundError } from "../app/errors.ts";
 import type { ResolveOptions, ResolveQuestion } from "../app/resolve-question.ts";
 import { InvalidAnswerError } from "../questions/errors.ts";
-import { type QuestionRecord, RECORD_ID_PATTERN } from "../questions/question-record.ts";
+import {
+  mayAnswer,
+  ownerSchema,
+  type QuestionRecord,
+  RECORD_ID_PATTERN,
+} from "../questions/question-record.ts";
 import type { QuestionStore } from "../store/question-store.ts";
 import { type FieldProblem, type FormState, readAnswerForm } from "../web/answer-form.ts";
 import { SIGNATURE_PATTERN, verifyAnswerLink } from "../web/answer-link.ts";
@@ -73,8 +80,20 @@ const messagePage = (statusCode: number, message: MessagePage) =>
 const invalidLink = () => messagePage(403, MESSAGE_PAGES.invalidLink);
 
 /** The audit value of a web answer (see above). */
-export function webResolvedBy(owner: string): string {
-  return owner.startsWith("web:") ? owner : `web:${owner}`;
+export function webResolvedBy(answerer: string): string {
+  return answerer.startsWith("web:") ? answerer : `web:${answerer}`;
+}
+
+/** The link's query: the answerer it names (absent: the owner) and its signature. */
+interface LinkQuery {
+  /** `as` as it was given: well-formed as an identity, or undefined for the owner's link. */
+  as: string | undefined;
+  sig: string;
+}
+
+/** The query string the page links back to itself with (the redirect after an answer). */
+function linkQueryString(link: LinkQuery): string {
+  return `?${link.as === undefined ? "" : `as=${encodeURIComponent(link.as)}&`}sig=${link.sig}`;
 }
 
 /** The reason an InvalidAnswerError gives, as the page words it. */
@@ -90,14 +109,14 @@ export function createAnswerPage(deps: AnswerPageDeps) {
   function formPage(
     statusCode: number,
     record: QuestionRecord,
-    sig: string,
+    link: LinkQuery,
     problems?: { state: FormState; fields?: Record<string, FieldProblem>; form?: string },
   ): Result {
     return page(
       statusCode,
       renderFormPage({
         record,
-        sig,
+        sig: link.sig,
         remainingMs: remaining(record),
         state: problems?.state,
         problems: problems?.fields,
@@ -112,25 +131,26 @@ export function createAnswerPage(deps: AnswerPageDeps) {
     return page(409, renderOutcomePage(current, { notSent: true }));
   }
 
-  async function post(event: APIGatewayProxyEventV2, record: QuestionRecord, sig: string): Promise<Result> {
+  async function post(
+    event: APIGatewayProxyEventV2,
+    record: QuestionRecord,
+    link: LinkQuery,
+    answerer: string,
+  ): Promise<Result> {
     const site = event.headers?.["sec-fetch-site"];
     if (site !== undefined && site !== "same-origin" && site !== "none") {
       return messagePage(403, MESSAGE_PAGES.crossSite);
     }
     const fields = formFields(event);
-    if (!safeEqual(fields.get("sig") ?? "", sig)) return invalidLink();
+    if (!safeEqual(fields.get("sig") ?? "", link.sig)) return invalidLink();
     if (record.status !== "pending") return page(409, renderOutcomePage(record, { notSent: true }));
 
     // The record this request read to check the link: resolving reads it no second time.
-    const options: ResolveOptions = {
-      actor: record.owner,
-      resolvedBy: webResolvedBy(record.owner),
-      loaded: record,
-    };
+    const options: ResolveOptions = { actor: answerer, resolvedBy: webResolvedBy(answerer), loaded: record };
     // After the write, the page is fetched again (303): a reload shows the outcome, it does not post again.
     const done = (): Result => ({
       statusCode: 303,
-      headers: { ...PAGE_HEADERS, location: `?sig=${sig}` },
+      headers: { ...PAGE_HEADERS, location: linkQueryString(link) },
       body: "",
     });
     try {
@@ -140,14 +160,14 @@ export function createAnswerPage(deps: AnswerPageDeps) {
       }
       const reading = readAnswerForm(record.questions, fields);
       if (reading.kind === "problems") {
-        return formPage(400, record, sig, { state: reading.state, fields: reading.problems });
+        return formPage(400, record, link, { state: reading.state, fields: reading.problems });
       }
       try {
         await deps.resolve.answer(record.id, reading.answers, options);
       } catch (error) {
         if (!(error instanceof InvalidAnswerError)) throw error;
         // Only a whole envelope over the size limit has no question id (the form makes every other shape).
-        return formPage(400, record, sig, {
+        return formPage(400, record, link, {
           state: reading.state,
           ...(error.questionId === undefined
             ? { form: PAGE_TEXT.tooLongTogether }
@@ -167,12 +187,19 @@ export function createAnswerPage(deps: AnswerPageDeps) {
     if (key === undefined) return messagePage(404, MESSAGE_PAGES.off);
     const id = event.pathParameters?.id ?? "";
     const sig = event.queryStringParameters?.sig ?? "";
+    const as = event.queryStringParameters?.as;
     // Checked before anything is read: a malformed link costs no database read.
     if (!RECORD_ID_PATTERN.test(id) || !SIGNATURE_PATTERN.test(sig)) return invalidLink();
+    if (as !== undefined && !ownerSchema.safeParse(as).success) return invalidLink();
     const record = await deps.store.get(id, deps.now());
-    if (!record || !verifyAnswerLink(key, record, sig)) return invalidLink();
-    if (event.requestContext.http.method === "POST") return post(event, record, sig);
-    return record.status === "pending" ? formPage(200, record, sig) : page(200, renderOutcomePage(record));
+    const answerer = as ?? record?.owner;
+    if (!record || answerer === undefined) return invalidLink();
+    if (!verifyAnswerLink(key, { id, answerer, expiresAtMs: record.expiresAtMs }, sig)) return invalidLink();
+    // A link made for someone who may not answer (yet): genuine, so it may be told so, but it opens nothing.
+    if (!mayAnswer(record, answerer, deps.now())) return messagePage(403, MESSAGE_PAGES.notYours);
+    const link = { as, sig };
+    if (event.requestContext.http.method === "POST") return post(event, record, link, answerer);
+    return record.status === "pending" ? formPage(200, record, link) : page(200, renderOutcomePage(record));
   };
 }
 

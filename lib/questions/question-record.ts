@@ -23,6 +23,12 @@ export type DeliveryTarget = z.infer<typeof deliveryTargetSchema>;
 /** Where a copy of the prompt was posted, so it can be edited when the question ends. */
 export const deliverySchema = z.extend(deliveryTargetSchema, {
   messageId: z.optional(z.string().check(z.minLength(1))),
+  /**
+   * The answerer this copy was posted to in a one-to-one conversation with the bot: only such a copy shows
+   * that person's answer link (redrawn at each step of the stepper). Absent: a shared conversation (or one
+   * Handraise could not confirm as private), whose copy has an "Answer in browser" control instead.
+   */
+  privateTo: z.optional(z.string().check(z.minLength(1))),
 });
 export type Delivery = z.infer<typeof deliverySchema>;
 

@@ -2,13 +2,15 @@
  * QuestionStore on one DynamoDB table (infra/table.json), composed of one module per item kind over the keys
  * of lib/store/keys.ts: the question item (dynamodb-questions.ts) and its listing over the pending indexes
  * (dynamodb-pending-listing.ts), the session slot (dynamodb-session-slots.ts), the message index
- * (dynamodb-message-index.ts) and the dedupe claim (dynamodb-event-claims.ts). No transactions: each step is
+ * (dynamodb-message-index.ts), the dedupe claim (dynamodb-event-claims.ts) and the link token
+ * (dynamodb-link-tokens.ts). No transactions: each step is
  * a single conditional write, and a crash between two steps heals itself (a stale session slot is taken over
  * once its question has ended or expired).
  */
 import type { ConsumedCapacity, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { Delivery } from "../questions/question-record.ts";
 import { createDynamoDbEventClaims } from "./dynamodb-event-claims.ts";
+import { createDynamoDbLinkTokens } from "./dynamodb-link-tokens.ts";
 import { createDynamoDbMessageIndex } from "./dynamodb-message-index.ts";
 import { createDynamoDbPendingListing } from "./dynamodb-pending-listing.ts";
 import { createDynamoDbQuestions } from "./dynamodb-questions.ts";
@@ -33,6 +35,7 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
   const slots = createDynamoDbSessionSlots(table, options.retentionSeconds, questions.item);
   const messages = createDynamoDbMessageIndex(table);
   const events = createDynamoDbEventClaims(table);
+  const linkTokens = createDynamoDbLinkTokens(table);
 
   /** Indexes the posted messages of a question that exists; its item, or undefined when there is none. */
   async function indexMessages(id: string, deliveries: Delivery[]) {
@@ -85,6 +88,8 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
     findByMessage: messages.find,
     claimEvent: events.claim,
     releaseEvent: events.release,
+    saveLinkToken: linkTokens.save,
+    takeLinkToken: linkTokens.take,
     recordResumeFailure: questions.recordResumeFailure,
   };
 }

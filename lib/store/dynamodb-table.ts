@@ -9,6 +9,7 @@ import {
   ConditionalCheckFailedException,
   type ConsumedCapacity,
   DeleteItemCommand,
+  type DeleteItemCommandInput,
   type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
@@ -40,6 +41,11 @@ export interface DynamoDbTable {
   put(input: ItemInput<PutItemCommandInput>): Promise<void>;
   update(pk: string, input: ItemInput<UpdateItemCommandInput>): Promise<UpdateItemCommandOutput>;
   delete(pk: string): Promise<void>;
+  /**
+   * Deletes the item under `pk` on `input`'s condition and returns it as it was; undefined when there was
+   * none. A condition that does not hold throws, as for every write here (see `conditionally`).
+   */
+  take<T>(pk: string, input: ItemInput<Omit<DeleteItemCommandInput, "ReturnValues">>): Promise<T | undefined>;
   query(input: ItemInput<QueryCommandInput>): Promise<QueryCommandOutput>;
   /** Writes a batch of puts; returns those DynamoDB left unprocessed (to send again). */
   batchWrite(requests: WriteRequest[]): Promise<WriteRequest[]>;
@@ -77,6 +83,14 @@ export function createDynamoDbTable(options: DynamoDbTableOptions): DynamoDbTabl
     },
     async delete(pk) {
       track(await client.send(new DeleteItemCommand({ TableName, Key: key(pk), ...capacity })));
+    },
+    async take<T>(pk: string, input: ItemInput<Omit<DeleteItemCommandInput, "ReturnValues">>) {
+      const out = track(
+        await client.send(
+          new DeleteItemCommand({ TableName, Key: key(pk), ...input, ReturnValues: "ALL_OLD", ...capacity }),
+        ),
+      );
+      return out.Attributes ? (unmarshall(out.Attributes) as T) : undefined;
     },
     async query(input) {
       return track(await client.send(new QueryCommand({ TableName, ...input, ...capacity })));

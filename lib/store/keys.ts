@@ -24,7 +24,8 @@ export type Entity =
   | "transcript"
   | "messageIndex"
   | "inboundEvent"
-  | "notification";
+  | "notification"
+  | "linkToken";
 
 export const keys = {
   question: (id: string) => `Q#${id}`,
@@ -37,6 +38,8 @@ export const keys = {
   inboundEvent: (dedupeKey: string) => `EVENT#${dedupeKey}`,
   /** A question's notification the receiver accepted (lib/notify): a repeat is not sent again. */
   notification: (questionId: string) => `NOTIFY#${questionId}`,
+  /** A one-time token that hands a person their own answer link in a private chat (dynamodb-link-tokens.ts). */
+  linkToken: (token: string) => `LINK#${token}`,
   ownerIndex: (owner: string) => `OWNER#${owner}`,
   sessionIndex: (sessionKey: string) => `SESSION#${sessionKey}`,
   agentIndex: (agentId: string) => `AGENT#${agentId}`,

@@ -59,6 +59,18 @@ export type SaveDraftResult =
   | { kind: "not_pending"; record: QuestionRecord }
   | { kind: "not_found" };
 
+/**
+ * A one-time token that hands `answerer` their own answer link in a private conversation they open
+ * themselves (lib/app/link-handover.ts): it names the person and the question, never the link.
+ */
+export interface LinkToken {
+  token: string;
+  questionId: string;
+  answerer: string;
+  /** The question's deadline: the token ends with it. */
+  expiresAtMs: number;
+}
+
 export type PendingFilter = { owner: string } | { sessionKey: string } | { agentId: string };
 
 /** Filters of a paged listing, combined with AND: at least one, any of the others too. */
@@ -156,6 +168,14 @@ export interface QuestionStore {
   claimEvent(dedupeKey: string, ttlSeconds: number, nowMs: number): Promise<boolean>;
   /** Gives a claim back when handling the event failed, so the platform's retry is handled. */
   releaseEvent(dedupeKey: string): Promise<void>;
+  /** Stores a new link token (never over another: a token is random, a clash is an error). */
+  saveLinkToken(token: LinkToken): Promise<void>;
+  /**
+   * Takes a link token for `answerer`: one conditional delete that holds only for the answerer it was made
+   * for, before its deadline, so it is used once without a transaction. Undefined — and nothing changed —
+   * for an unknown, used or expired token, or one made for someone else.
+   */
+  takeLinkToken(token: string, answerer: string, nowMs: number): Promise<LinkToken | undefined>;
   /**
    * Notes on a closed question that its run could not be resumed and never will be (the error's code and
    * when): the stream consumer gives up on it, and whoever investigates finds why on the record.

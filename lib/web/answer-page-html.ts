@@ -68,6 +68,7 @@ export const MESSAGE_PAGES = {
     text: "Answers are accepted only from the answer page itself. Open the link from your message and answer there.",
   },
   off: { title: "Not found", text: "There is no answer page here." },
+  notYours: { title: NOT_ACCEPTED, text: "This question is not yours to answer." },
   /** A request the page refuses (too large, not its form): the text is the error's own message. */
   refused: { title: NOT_ACCEPTED, text: "" },
   failed: {

@@ -257,6 +257,10 @@ describe("npm scripts", { timeout: TEST_MS }, () => {
         chat_id: "4242",
         text: expect.stringContaining("Question for you:"),
       });
+      // The owner's private chat (its id is theirs) shows their link: in the text, as it is on this machine.
+      expect(post?.body.text).toMatch(
+        /\n\nAnswer in browser: http:\/\/127\.0\.0\.1:\d+\/answer\/ask_\w+\?sig=/,
+      );
       expect(telegram.callsTo("editMessageText")[0]?.body).toMatchObject({ chat_id: "4242", message_id: 77 });
       pressCtrlC(demo.child);
       await demo.exited;

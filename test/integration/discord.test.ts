@@ -6,6 +6,7 @@ import { PLATFORM_CALL_TIMEOUT_MS } from "#lib/channels/platform-api-error.ts";
 import { MAX_WEBHOOK_BODY_BYTES } from "#lib/http/middlewares.ts";
 import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
+import { answerThroughLink } from "./support/link-answer.ts";
 import { multiQuestion as multi, singleQuestion as single, unique } from "./support/sample-questions.ts";
 import { discordSignature } from "./support/signing.ts";
 import {
@@ -43,10 +44,25 @@ const editsMessage = (call: RecordedCall) =>
  */
 const editsOf = (messageId: string) => (call: RecordedCall) =>
   editsMessage(call) && call.path.endsWith(`/messages/${messageId}`);
+const readsChannel = (call: RecordedCall) => call.verb === "GET" && /^\/channels\/\d+$/.test(call.path);
+/** The bot's DM channels the fake Discord knows: channel id → the one user it is with. */
+const dms = new Map<string, string>();
+/** Group DMs (type 3) the fake Discord knows: channel id → its users. */
+const groupDms = new Map<string, string[]>();
+/** A channel as `GET /channels/{id}` describes it: a DM, a group DM, else a guild text channel. */
+function channelObject(id: string) {
+  const dm = dms.get(id);
+  if (dm !== undefined) return { id, type: 1, recipients: [{ id: dm, username: "ann" }] };
+  const group = groupDms.get(id);
+  if (group !== undefined) return { id, type: 3, recipients: group.map((user) => ({ id: user })) };
+  return { id, type: 0, guild_id: GUILD_ID, name: "dev" };
+}
 const fastDiscord = (call: RecordedCall) =>
   postsMessage(call)
     ? { body: { id: nextSnowflake(), channel_id: call.path.split("/")[2] } }
-    : { body: { id: call.method } };
+    : readsChannel(call)
+      ? { body: channelObject(call.method) }
+      : { body: { id: call.method } };
 
 beforeAll(async () => {
   discord = await startFakePlatform(fastDiscord);
@@ -69,7 +85,10 @@ beforeEach(() => {
 
 const DEFAULT_REPLY = "{{c1.status}}|{{c1.reason}}|{{c1.deploy_target}}{{c1.checks}}";
 
-async function startRun(questions: unknown[], options: { channels?: string[]; reply?: string } = {}) {
+async function startRun(
+  questions: unknown[],
+  options: { channels?: string[]; reply?: string; escalate?: unknown } = {},
+) {
   const sessionKey = unique("dc");
   const channels = options.channels ?? [CHANNEL];
   const before = discord.calls.filter(postsMessage).length;
@@ -78,6 +97,7 @@ async function startRun(questions: unknown[], options: { channels?: string[]; re
       stateMachineArn: stack.stateMachineArns.agent,
       input: JSON.stringify({
         sessionKey,
+        ...(options.escalate !== undefined && { escalate: options.escalate }),
         owner: `discord:${OWNER_ID}`,
         deliverTo: channels.map((chatId) => ({ channel: "discord", chatId })),
         prompt: "test",
@@ -189,16 +209,22 @@ function tap(
 }
 
 /** A submitted modal (Label components, as Discord sends them) opened from a button on `messageId`. */
-function submit(customId: string, messageId: string, fields: Record<string, string>, options: Actor = {}) {
+function submit(
+  customId: string,
+  messageId: string,
+  fields: Record<string, string>,
+  options: Actor & { channel?: string } = {},
+) {
+  const channel = options.channel ?? CHANNEL;
   return {
     id: nextSnowflake(),
     application_id: APPLICATION_ID,
     type: 5,
     token: "aW50ZXJhY3Rpb24tdG9rZW4",
     version: 1,
-    channel_id: CHANNEL,
+    channel_id: channel,
     ...who(options),
-    message: { id: messageId, channel_id: CHANNEL, content: "…", components: [] },
+    message: { id: messageId, channel_id: channel, content: "…", components: [] },
     data: {
       custom_id: customId,
       components: Object.entries(fields).map(([id, value], index) => ({
@@ -210,14 +236,14 @@ function submit(customId: string, messageId: string, fields: Record<string, stri
   };
 }
 
-function command(name: string, options: Actor & { answer?: string } = {}) {
+function command(name: string, options: Actor & { answer?: string; channel?: string } = {}) {
   return {
     id: nextSnowflake(),
     application_id: APPLICATION_ID,
     type: 2,
     token: "aW50ZXJhY3Rpb24tdG9rZW4",
     version: 1,
-    channel_id: CHANNEL,
+    channel_id: options.channel ?? CHANNEL,
     ...who(options),
     data: {
       id: "1",
@@ -311,18 +337,12 @@ describe("Discord end to end", () => {
       ["Staging (Recommended)", "Production"],
       ["Other…", "Answer in browser", "Skip"],
     ]);
-    // A link button: style 5 with the page's URL and no custom_id (Discord sends no interaction for it).
-    const link = controls(post).find((c) => c.label === "Answer in browser");
-    expect(link).toEqual({
-      type: 2,
-      style: 5,
-      label: "Answer in browser",
-      url: expect.stringMatching(
-        new RegExp(`^${stack.httpUrl}/answer/${questionId}\\?sig=[A-Za-z0-9_-]{43}$`),
-      ),
-    });
+    // In a guild channel, "Answer in browser" is a button like the others, not a link.
+    const browser = controls(post).find((c) => c.label === "Answer in browser");
+    expect(browser).toEqual({ type: 2, style: 2, label: "Answer in browser", custom_id: expect.any(String) });
+    expect(decodeControl(browser?.custom_id ?? "")).toMatchObject({ kind: "browser", questionId });
+    expect(JSON.stringify(post.body)).not.toContain("/answer/");
     for (const control of controls(post)) {
-      if (control === link) continue;
       expect(control.custom_id?.length).toBeLessThanOrEqual(100);
       expect(control.custom_id).toContain(questionId);
     }
@@ -550,7 +570,6 @@ describe("Discord stepper (a prompt of several questions, one step at a time)", 
     });
     expect(all.length).toBeGreaterThan(0);
     for (const control of all) {
-      if (control.style === 5) continue; // Answer in browser: a link, no custom_id.
       expect(control.custom_id?.length).toBeLessThanOrEqual(100);
       expect(decodeControl(control.custom_id ?? "")).toMatchObject({ questionId, questionIndex: step });
     }
@@ -748,6 +767,216 @@ describe("Discord stepper (a prompt of several questions, one step at a time)", 
     expect(await replyOf(executionArn)).toBe(
       "deploy=Production | checks=Unit (Recommended) | note=Routine (Recommended)",
     );
+  });
+});
+
+describe("Discord: an answer link shows only in the bot's DM with its answerer", () => {
+  const OWN_LINK = "Your own link to answer in a browser. It works for you alone: do not share it.";
+  const ownerLink = (questionId: string) =>
+    new RegExp(`^${stack.httpUrl}/answer/${questionId}\\?sig=[A-Za-z0-9_-]{43}$`);
+  /** A new DM channel of the bot with `user`, as Discord would open it. */
+  function newDm(user: string): string {
+    const id = nextSnowflake();
+    dms.set(id, user);
+    return id;
+  }
+  const postIn = (posts: RecordedCall[], chatId: string) => {
+    const found = posts.find((post) => post.path === `/channels/${chatId}/messages`);
+    if (!found) throw new Error(`nothing posted to ${chatId}`);
+    return found;
+  };
+  const componentsOf = (message: { components: Component[] }) =>
+    message.components.flatMap((row) => row.components ?? []);
+  /** A copy with the button: "Answer in browser" is the codec's browser control, and no link anywhere. */
+  function expectButton(message: { components: Component[] }, questionId: string) {
+    const browser = componentsOf(message).find((c) => c.label === "Answer in browser");
+    expect(browser).toMatchObject({ type: 2, style: 2 });
+    expect(decodeControl(browser?.custom_id ?? "")).toMatchObject({ kind: "browser", questionId });
+    expect(JSON.stringify(message)).not.toContain("/answer/");
+  }
+  /** A copy with a link: "Answer in browser" is a link button (style 5, no custom_id) with that link. */
+  function linkOf(message: { components: Component[] }): string {
+    const browser = componentsOf(message).find((c) => c.label === "Answer in browser");
+    expect(browser).toEqual({ type: 2, style: 5, label: "Answer in browser", url: expect.any(String) });
+    return browser?.url as string;
+  }
+  const copiesOf = async (questionId: string) =>
+    (await stack.api("GET", `/questions/${questionId}`)).body.question.deliveries as {
+      chatId: string;
+      messageId: string;
+      privateTo?: string;
+    }[];
+
+  it("a guild channel's copy has the Answer in browser button and no link; a DM with the owner carries the owner's link; a DM with someone else, a group DM or a channel Discord does not describe, the button", async () => {
+    const ownerDm = newDm(OWNER_ID);
+    const otherDm = newDm(OTHER_USER_ID);
+    const group = nextSnowflake();
+    groupDms.set(group, [OWNER_ID, OTHER_USER_ID]);
+    const undescribed = nextSnowflake();
+    discord.answerOnce((call) => readsChannel(call) && call.method === undescribed, {
+      status: 404,
+      body: { message: "Unknown Channel", code: 10003 },
+    });
+    const { posts, questionId } = await startRun([single], {
+      channels: [CHANNEL, ownerDm, otherDm, group, undescribed],
+    });
+    expectButton(postIn(posts, CHANNEL).body, questionId);
+    expect(linkOf(postIn(posts, ownerDm).body)).toMatch(ownerLink(questionId));
+    for (const shared of [otherDm, group, undescribed]) expectButton(postIn(posts, shared).body, questionId);
+    // Each target was described by Discord (GET /channels/{id} with the bot token) before the post.
+    const reads = discord.calls.filter(readsChannel);
+    expect(reads.map((call) => call.method).sort()).toEqual(
+      [CHANNEL, ownerDm, otherDm, group, undescribed].sort(),
+    );
+    for (const read of reads) expect(read.headers.authorization).toBe(`Bot ${BOT_TOKEN}`);
+    const copies = await copiesOf(questionId);
+    expect(Object.fromEntries(copies.map((d) => [d.chatId, d.privateTo ?? null]))).toEqual({
+      [CHANNEL]: null,
+      [ownerDm]: `discord:${OWNER_ID}`,
+      [otherDm]: null,
+      [group]: null,
+      [undescribed]: null,
+    });
+  });
+
+  it("the owner's tap on Answer in browser in a guild channel gets an ephemeral reply with their own link; nothing is posted or edited; the link answers as them", async () => {
+    const { executionArn, posts, questionId, messageIn } = await startRun([single]);
+    const browser = customId(postIn(posts, CHANNEL), "Answer in browser");
+    const before = discord.calls.length;
+    const response = await send(tap(browser, messageIn(CHANNEL)));
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      type: 4,
+      data: {
+        content: OWN_LINK,
+        flags: 64,
+        allowed_mentions: { parse: [] },
+        components: [{ type: 1, components: [expect.objectContaining({ type: 2, style: 5 })] }],
+      },
+    });
+    const url = linkOf(response.body.data);
+    expect(url).toMatch(ownerLink(questionId));
+    // Handed over in the response alone: no message posted in the channel, none edited.
+    expect(discord.calls.slice(before)).toEqual([]);
+
+    expect((await fetch(url)).status).toBe(200);
+    expect((await answerThroughLink(url, { deploy_target: "1" })).status).toBe(303);
+    expect(await replyOf(executionArn)).toBe("answered||Production");
+    expect((await stack.api("GET", `/questions/${questionId}`)).body.question).toMatchObject({
+      status: "answered",
+      resolvedBy: `web:discord:${OWNER_ID}`,
+    });
+  });
+
+  it("someone else's tap on Answer in browser gets the ephemeral not-yours notice, with no link anywhere", async () => {
+    const { posts, questionId, messageIn } = await startRun([single]);
+    const browser = customId(postIn(posts, CHANNEL), "Answer in browser");
+    const before = discord.calls.length;
+    const response = await send(tap(browser, messageIn(CHANNEL), { user: OTHER_USER_ID }));
+    expect(response.body).toEqual({
+      type: 4,
+      data: { content: "This question is not yours to answer.", flags: 64, allowed_mentions: { parse: [] } },
+    });
+    expect(discord.calls.slice(before)).toEqual([]);
+    expect(JSON.stringify(discord.calls.map((call) => call.body))).not.toContain("/answer/");
+    expect(await statusOf(questionId)).toBe("pending");
+  });
+
+  it("an escalation owner gets a link of their own — on their copy in their DM, and when they tap Answer in browser in the channel — which answers as them", async () => {
+    const escalation = `discord:${OTHER_USER_ID}`;
+    const theirDm = newDm(OTHER_USER_ID);
+    const { executionArn, posts, questionId, messageIn } = await startRun([single], {
+      escalate: { afterSeconds: 2, owner: escalation, deliverTo: [{ channel: "discord", chatId: theirDm }] },
+    });
+    const theirLink = new RegExp(
+      `^${stack.httpUrl}/answer/${questionId}\\?as=${encodeURIComponent(escalation)}&sig=[A-Za-z0-9_-]{43}$`,
+    );
+    // At the escalation time the question is posted in their DM, with their link (not the owner's).
+    const escalated = await waitFor(
+      async () =>
+        discord.calls.find((call) => postsMessage(call) && call.path === `/channels/${theirDm}/messages`),
+      { what: "the escalated copy" },
+    );
+    const linkInDm = linkOf(escalated.body);
+    expect(linkInDm).toMatch(theirLink);
+    const recorded = await waitFor(
+      async () => (await copiesOf(questionId)).find((d) => d.chatId === theirDm && d.messageId !== undefined),
+      { what: "the escalated copy recorded" },
+    );
+    expect(recorded.privateTo).toBe(escalation);
+
+    // In the guild channel, their tap is handed the same link of theirs, privately.
+    const browser = customId(postIn(posts, CHANNEL), "Answer in browser");
+    const response = await send(tap(browser, messageIn(CHANNEL), { user: OTHER_USER_ID }));
+    expect(response.body).toMatchObject({ type: 4, data: { content: OWN_LINK, flags: 64 } });
+    expect(linkOf(response.body.data)).toBe(linkInDm);
+
+    expect((await answerThroughLink(linkInDm, { deploy_target: "0" })).status).toBe(303);
+    expect(await replyOf(executionArn)).toBe("answered||Staging (Recommended)");
+    expect((await stack.api("GET", `/questions/${questionId}`)).body.question.resolvedBy).toBe(
+      `web:${escalation}`,
+    );
+  });
+
+  it("the stepper's redraws keep the rule: in the guild channel every step has the button, in the owner's DM their link — after a tap, Back and an Other… answer", async () => {
+    const ownerDm = newDm(OWNER_ID);
+    const { posts, questionId, messageIn } = await startRun([single, multi], {
+      channels: [CHANNEL, ownerDm],
+    });
+    const inDm = { channel: ownerDm, dm: true };
+    /** The prompt redrawn in place by the response (UPDATE_MESSAGE). */
+    const redraw = async (interaction: unknown) => {
+      const response = await send(interaction);
+      expect(response.body.type).toBe(7);
+      return response.body.data as { components: Component[]; content: string };
+    };
+    const idIn = (message: { components: Component[] }, label: string) =>
+      componentsOf(message).find((c) => c.label === label)?.custom_id ?? "";
+
+    const guildSecond = await redraw(tap(customId(postIn(posts, CHANNEL), "Production"), messageIn(CHANNEL)));
+    expect(guildSecond.content).toContain("2 of 2");
+    expectButton(guildSecond, questionId);
+    const dmPost = postIn(posts, ownerDm);
+    expect(linkOf(dmPost.body)).toMatch(ownerLink(questionId));
+    const dmSecond = await redraw(tap(customId(dmPost, "Production"), messageIn(ownerDm), inDm));
+    expect(linkOf(dmSecond)).toMatch(ownerLink(questionId));
+
+    expectButton(await redraw(tap(idIn(guildSecond, "Back"), messageIn(CHANNEL))), questionId);
+    const dmFirst = await redraw(tap(idIn(dmSecond, "Back"), messageIn(ownerDm), inDm));
+    expect(dmFirst.content).toContain("1 of 2");
+    expect(linkOf(dmFirst)).toMatch(ownerLink(questionId));
+
+    // Other… on the DM's first step: the modal holds no link; its answer redraws the DM copy, with the link.
+    const opened = await send(tap(idIn(dmFirst, "Other…"), messageIn(ownerDm), inDm));
+    expect(opened.body.type).toBe(9);
+    expect(JSON.stringify(opened.body)).not.toContain("/answer/");
+    const input = opened.body.data.components[0].component.custom_id as string;
+    const dmAgain = await redraw(
+      submit(opened.body.data.custom_id, messageIn(ownerDm), { [input]: "blue-green" }, inDm),
+    );
+    expect(dmAgain.content).toContain("2 of 2");
+    expect(linkOf(dmAgain)).toMatch(ownerLink(questionId));
+  });
+
+  it("/question posts the question again by the same rule: the owner's link in their DM, the button in a guild channel", async () => {
+    const ownerDm = newDm(OWNER_ID);
+    const { questionId } = await startRun([single], { channels: [CHANNEL, ownerDm] });
+    expect((await send(command("question", { channel: ownerDm, dm: true }))).body).toMatchObject(
+      privateNotice("Posted the question again."),
+    );
+    const again = discord.calls.filter(postsMessage).at(-1) as RecordedCall;
+    expect(again.path).toBe(`/channels/${ownerDm}/messages`);
+    expect(linkOf(again.body)).toMatch(ownerLink(questionId));
+
+    expect((await send(command("question"))).body).toMatchObject(privateNotice("Posted the question again."));
+    const inGuild = discord.calls.filter(postsMessage).at(-1) as RecordedCall;
+    expect(inGuild.path).toBe(`/channels/${CHANNEL}/messages`);
+    expectButton(inGuild.body, questionId);
+    const copies = await copiesOf(questionId);
+    expect(copies.filter((d) => d.privateTo === `discord:${OWNER_ID}`).map((d) => d.chatId)).toEqual([
+      ownerDm,
+      ownerDm,
+    ]);
   });
 });
 

@@ -55,6 +55,8 @@ const BOT_USER_ID = "botuserid00000000000000001";
 const BOT_USERNAME = "handraise";
 /** `<channel id>:<user id>` pairs that are not channel members (everyone else is a member of every channel). */
 const outsiders = new Set<string>();
+/** Direct channels: id → the name Mattermost gives one (`<user id>__<user id>`); every other is open. */
+const directChannels = new Map<string, string>();
 /** Per test: answers a call before the fake's usual routes do (an outage, a slow server). */
 let fault: ((call: RecordedCall) => ReturnType<Responder> | undefined) | undefined;
 
@@ -96,6 +98,12 @@ beforeAll(async () => {
       return outsiders.has(`${channelId}:${userId}`)
         ? { status: 404, body: { message: "not a member" } }
         : { body: { channel_id: channelId, user_id: userId, roles: "channel_user" } };
+    }
+    const channelRead = /^\/api\/v4\/channels\/([a-z0-9]+)$/.exec(call.path);
+    if (call.verb === "GET" && channelRead?.[1]) {
+      const id = channelRead[1];
+      const name = directChannels.get(id);
+      return { body: name ? { id, type: "D", name } : { id, type: "O", name: "town-square" } };
     }
     if (call.verb === "GET" && call.path === "/api/v4/users/me") {
       return { body: { id: BOT_USER_ID, username: BOT_USERNAME, is_bot: true } };
@@ -228,13 +236,18 @@ function lastDialog(): RecordedCall {
   if (!opened) throw new Error("no dialog was opened");
   return opened;
 }
-const submitDialog = (opened: RecordedCall, submission: Record<string, unknown>, user = OWNER) =>
+const submitDialog = (
+  opened: RecordedCall,
+  submission: Record<string, unknown>,
+  user = OWNER,
+  channelId = channel,
+) =>
   sendJson({
     type: "dialog_submission",
     callback_id: opened.body.dialog.callback_id,
     state: opened.body.dialog.state,
     user_id: user,
-    channel_id: channel,
+    channel_id: channelId,
     team_id: "team0000000000000000000001",
     submission,
     cancelled: false,
@@ -432,7 +445,7 @@ describe("Mattermost tokens: each proves one kind of request", () => {
 });
 
 describe("Mattermost end to end", () => {
-  it("posts the escaped prompt with signed buttons to the webhook URL, Other… and Skip, and no task token", async () => {
+  it("posts the escaped prompt with signed buttons to the webhook URL, Other…, Answer in browser and Skip, and no task token", async () => {
     const { post, questionId } = await startRun([
       {
         ...single,
@@ -445,23 +458,20 @@ describe("Mattermost end to end", () => {
     expect(post.body.channel_id).toBe(channel);
     expect(post.body.root_id).toBeUndefined();
     expect(post.body.message).toContain("Ship \\*it\\* to @\u200bchannel?");
-    // The answer page's link, as a Markdown link under the prompt.
-    expect(post.body.message).toMatch(
-      new RegExp(
-        `\\n\\n\\[Answer in browser\\]\\(${PUBLIC_URL}/answer/${questionId}\\?sig=[A-Za-z0-9_-]{43}\\)$`,
-      ),
-    );
+    // A channel is shared: no answer link in it, a button that hands each tapper their own instead.
+    expect(JSON.stringify(post.body)).not.toContain("/answer/");
     expect(actionsOf(post).map((a) => a.name)).toEqual([
       "Staging (Recommended)",
       "Production",
       "Other…",
+      "Answer in browser",
       "Skip",
     ]);
     for (const a of actionsOf(post)) {
       expect(a.integration.url).toBe(`${PUBLIC_URL}/webhooks/mattermost`);
       // The one control codec's string, signed.
       expect(a.integration.context).toEqual({
-        control: expect.stringMatching(new RegExp(`^[oxs]\\|0\\|[01]\\|${questionId}$`)),
+        control: expect.stringMatching(new RegExp(`^[oxsw]\\|0\\|[01]\\|${questionId}$`)),
         sig: expect.stringMatching(/^[0-9a-f]{64}$/),
       });
     }
@@ -513,7 +523,7 @@ describe("Mattermost end to end", () => {
 
   it("multi-select: Choose… opens a dialog with a multiselect, and its submission answers", async () => {
     const { executionArn, post } = await startRun([multi]);
-    expect(actionsOf(post).map((a) => a.name)).toEqual(["Choose one or more…", "Skip"]);
+    expect(actionsOf(post).map((a) => a.name)).toEqual(["Choose one or more…", "Answer in browser", "Skip"]);
     const triggerId = Buffer.from(unique("trigger")).toString("base64");
     expect((await tap(post, "Choose one or more…", { triggerId })).body).toEqual({});
     const opened = lastDialog();
@@ -627,7 +637,8 @@ describe("Mattermost stepper: a prompt of several questions, one step at a time"
   const styleOf = (post: { body: any }, name: string) => action(post, name).style;
   const draftOf = async (questionId: string) =>
     (await stack.api("GET", `/questions/${questionId}`)).body.question.draft;
-  const LINK = new RegExp(`\\n\\n\\[Answer in browser\\]\\(${PUBLIC_URL}/answer/`);
+  /** The answer link: never in a channel's post, whose steps keep the Answer in browser button instead. */
+  const LINK = /\/answer\//;
 
   it("three questions answered step by step — option, Choose… dialog, Other… dialog — resume the run with all three", async () => {
     const { executionArn, post, questionId } = await startRun([single, multi, note]);
@@ -635,8 +646,14 @@ describe("Mattermost stepper: a prompt of several questions, one step at a time"
     expect(post.body.message).toMatch(/^\*\*1 of 3\*\*\n\n/);
     expect(post.body.message).toContain("Where should it go?");
     expect(post.body.message).not.toContain("Which checks?");
-    expect(post.body.message).toMatch(LINK);
-    expect(names(post)).toEqual(["Staging (Recommended)", "Production", "Other…", "Skip"]);
+    expect(JSON.stringify(post.body)).not.toMatch(LINK);
+    expect(names(post)).toEqual([
+      "Staging (Recommended)",
+      "Production",
+      "Other…",
+      "Answer in browser",
+      "Skip",
+    ]);
 
     const first = await tap(post, "Production");
     expect(first.status).toBe(200);
@@ -649,13 +666,13 @@ describe("Mattermost stepper: a prompt of several questions, one step at a time"
       },
     });
     expect(first.body.update.message).toContain("Which checks?");
-    expect(first.body.update.message).toMatch(LINK);
+    expect(JSON.stringify(first.body)).not.toMatch(LINK);
     const step2 = redrawn(post, first.body.update);
-    expect(names(step2)).toEqual(["Choose one or more…", "Back", "Skip"]);
+    expect(names(step2)).toEqual(["Choose one or more…", "Back", "Answer in browser", "Skip"]);
     for (const a of actionsOf(step2)) {
       expect(a.integration.url).toBe(`${PUBLIC_URL}/webhooks/mattermost`);
       expect(a.integration.context).toEqual({
-        control: expect.stringMatching(new RegExp(`^[cbs]\\|[01]\\|0\\|${questionId}$`)),
+        control: expect.stringMatching(new RegExp(`^[cbws]\\|[01]\\|0\\|${questionId}$`)),
         sig: expect.stringMatching(/^[0-9a-f]{64}$/),
       });
     }
@@ -676,7 +693,15 @@ describe("Mattermost stepper: a prompt of several questions, one step at a time"
     expect(patched.body.message).toMatch(/^\*\*3 of 3\*\*\n\n/);
     expect(patched.body.message).toContain("What kind of release note?");
     const step3 = redrawn(post, patched.body);
-    expect(names(step3)).toEqual(["Routine (Recommended)", "Urgent", "Other…", "Back", "Skip"]);
+    expect(JSON.stringify(patched.body)).not.toMatch(LINK);
+    expect(names(step3)).toEqual([
+      "Routine (Recommended)",
+      "Urgent",
+      "Other…",
+      "Back",
+      "Answer in browser",
+      "Skip",
+    ]);
     expect(await draftOf(questionId)).toEqual({ deploy_target: ["Production"], checks: ["Unit", "Lint"] });
 
     // Step 3: Other… opens a free-text dialog; the last step submits every answer.
@@ -707,7 +732,13 @@ describe("Mattermost stepper: a prompt of several questions, one step at a time"
     expect(Object.keys(back.body)).toEqual(["update"]);
     const again = redrawn(post, back.body.update);
     expect(again.body.message).toMatch(/^\*\*1 of 2\*\*/);
-    expect(names(again)).toEqual(["Staging (Recommended)", "Production", "Other…", "Skip"]);
+    expect(names(again)).toEqual([
+      "Staging (Recommended)",
+      "Production",
+      "Other…",
+      "Answer in browser",
+      "Skip",
+    ]);
     expect(styleOf(again, "Production")).toBe("primary");
     expect(styleOf(again, "Staging (Recommended)")).toBeUndefined();
     // Back writes nothing.
@@ -741,7 +772,14 @@ describe("Mattermost stepper: a prompt of several questions, one step at a time"
     expect((await slash("question")).body.text).toBe("Posted the question again\\.");
     const again = created.at(-1) as (typeof created)[number];
     expect(again.body.message).toMatch(/^\*\*3 of 3\*\*\n\n/);
-    expect(names(again)).toEqual(["Routine (Recommended)", "Urgent", "Other…", "Back", "Skip"]);
+    expect(names(again)).toEqual([
+      "Routine (Recommended)",
+      "Urgent",
+      "Other…",
+      "Back",
+      "Answer in browser",
+      "Skip",
+    ]);
     expect((await typed("release_note: 2", { rootId: post.id })).body).toEqual({});
     expect(await replyOf(executionArn)).toBe("answered||ProductionE2E|Urgent");
   });
@@ -901,5 +939,152 @@ describe("Mattermost: typed text in a channel counts only in the question's thre
     });
     await typed("2", { rootId: thread });
     expect(await replyOf(executionArn)).toBe("answered||Production|");
+  });
+});
+
+describe("Mattermost: an answer link only where its answerer alone can read it", () => {
+  /** The answer link of a Markdown "Answer in browser" link. */
+  const linkIn = (text: string) =>
+    /\[Answer in browser\]\((https:\/\/handraise\.test\/answer\/[^)\s]+)\)/.exec(text)?.[1];
+  const ownerLink = (questionId: string) =>
+    new RegExp(`^${PUBLIC_URL}/answer/${questionId}\\?sig=[A-Za-z0-9_-]{43}$`);
+  const names = (post: { body: any }) => actionsOf(post).map((a) => a.name);
+  const sentBodies = () => JSON.stringify(mattermost.calls.map((c) => c.body));
+  const deliveriesOf = async (questionId: string) =>
+    (await stack.api("GET", `/questions/${questionId}`)).body.question.deliveries.map(
+      (d: { chatId: string; privateTo?: string }) => [d.chatId, d.privateTo],
+    );
+
+  /** Answers through the answer page at a link, as a browser posts its form (the link names the public URL). */
+  function answerThroughLink(url: string, fields: [string, string][]) {
+    const link = new URL(url);
+    return fetch(`${stack.httpUrl}${link.pathname}${link.search}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams([
+        ["sig", link.searchParams.get("sig") ?? ""],
+        ...fields,
+        ["action", "submit"],
+      ]),
+    });
+  }
+
+  it("a channel's post has no link; the owner's tap on Answer in browser gets their own link as ephemeral text, which answers as them", async () => {
+    const { post, questionId, executionArn } = await startRun([single]);
+    expect(sentBodies()).not.toContain("/answer/");
+    expect(await deliveriesOf(questionId)).toEqual([[channel, undefined]]);
+    const postsBefore = created.length;
+
+    const response = await tap(post, "Answer in browser");
+    expect(response.status).toBe(200);
+    // Only the tapper sees it; the post is not updated.
+    expect(Object.keys(response.body)).toEqual(["ephemeral_text"]);
+    expect(response.body.ephemeral_text).toMatch(
+      /^Your own link to answer in a browser\\\. It works for you alone: do not share it\\\.\n\n\[Answer in browser\]\(/,
+    );
+    const url = linkIn(response.body.ephemeral_text) ?? "";
+    expect(url).toMatch(ownerLink(questionId));
+    expect(created.length).toBe(postsBefore);
+    expect(patches()).toHaveLength(0);
+    expect(sentBodies()).not.toContain("/answer/");
+
+    expect((await answerThroughLink(url, [["a.deploy_target", "1"]])).status).toBe(303);
+    expect(await replyOf(executionArn)).toBe("answered||Production|");
+    expect((await stack.api("GET", `/questions/${questionId}`)).body.question.resolvedBy).toBe(
+      `web:mattermost:${OWNER}`,
+    );
+  });
+
+  it("someone else's tap on Answer in browser is told it is not theirs, and no link is handed anywhere", async () => {
+    const { post, questionId } = await startRun([single]);
+    const postsBefore = created.length;
+    const response = await tap(post, "Answer in browser", { user: OTHER_USER });
+    expect(response).toEqual({
+      status: 200,
+      body: { ephemeral_text: "This question is not yours to answer\\." },
+    });
+    expect(sentBodies()).not.toContain("/answer/");
+    expect(created.length).toBe(postsBefore);
+    expect(patches()).toHaveLength(0);
+    expect(await statusOf(questionId)).toBe("pending");
+  });
+
+  it("the bot's direct channel with the owner gets the owner's link at every step; a channel's copy keeps the button", async () => {
+    const dm = `dm${channel}`;
+    directChannels.set(dm, `${BOT_USER_ID}__${OWNER}`);
+    const { posts, questionId, executionArn } = await startRun([single, multi, note], {
+      targets: [
+        { channel: "mattermost", chatId: dm },
+        { channel: "mattermost", chatId: channel },
+      ],
+    });
+    const direct = posts.find((p) => p.body.channel_id === dm) as (typeof posts)[number];
+    const shared = posts.find((p) => p.body.channel_id === channel) as (typeof posts)[number];
+    expect(mattermost.calls.some((c) => c.verb === "GET" && c.path === `/api/v4/channels/${dm}`)).toBe(true);
+    expect(linkIn(direct.body.message)).toMatch(ownerLink(questionId));
+    expect(names(direct)).not.toContain("Answer in browser");
+    expect(JSON.stringify(shared.body)).not.toContain("/answer/");
+    expect(names(shared)).toContain("Answer in browser");
+    expect(await deliveriesOf(questionId)).toEqual([
+      [dm, `mattermost:${OWNER}`],
+      [channel, undefined],
+    ]);
+
+    // A tap's redraw of the direct post keeps its link…
+    const step2 = await tap(direct, "Production");
+    expect(linkIn(step2.body.update.message)).toMatch(ownerLink(questionId));
+    expect(names({ body: step2.body.update })).toEqual(["Choose one or more…", "Back", "Skip"]);
+    // …and so does a dialog's (the post is patched).
+    await tap({ id: direct.id, body: { channel_id: dm, ...step2.body.update } }, "Choose one or more…");
+    expect(await submitDialog(lastDialog(), { checks: ["Unit"] }, OWNER, dm)).toEqual({
+      status: 200,
+      body: {},
+    });
+    const patched = patches().at(-1) as RecordedCall;
+    expect(patched.path).toBe(`/api/v4/posts/${direct.id}/patch`);
+    expect(patched.body.message).toMatch(/^\*\*3 of 3\*\*/);
+    expect(linkIn(patched.body.message)).toMatch(ownerLink(questionId));
+
+    // The channel's copy, redrawn at a step, has the button and no link.
+    const sharedStep = await tap(shared, "Production");
+    expect(JSON.stringify(sharedStep.body)).not.toContain("/answer/");
+    expect(names({ body: sharedStep.body.update })).toEqual([
+      "Choose one or more…",
+      "Back",
+      "Answer in browser",
+      "Skip",
+    ]);
+    const link = linkIn(direct.body.message) ?? "";
+    const answers: [string, string][] = [
+      ["a.deploy_target", "1"],
+      ["a.checks", "0"],
+      ["a.release_note", "1"],
+    ];
+    expect((await answerThroughLink(link, answers)).status).toBe(303);
+    expect(await replyOf(executionArn)).toBe("answered||ProductionUnit|Urgent");
+  });
+
+  it("a direct channel the API does not confirm as the bot's with the owner — someone else's, two people's, an error — gets the button, not the link", async () => {
+    const others = `dmothers${channel}`;
+    const people = `dmpeople${channel}`;
+    const failing = `dmfailing${channel}`;
+    directChannels.set(others, `${BOT_USER_ID}__${OTHER_USER}`);
+    directChannels.set(people, `${OTHER_USER}__${OWNER}`);
+    directChannels.set(failing, `${BOT_USER_ID}__${OWNER}`);
+    fault = (call) =>
+      call.path === `/api/v4/channels/${failing}`
+        ? { status: 403, body: { message: "forbidden" } }
+        : undefined;
+    const targets = [others, people, failing].map((chatId) => ({ channel: "mattermost", chatId }));
+    const { posts, questionId } = await startRun([single], { targets });
+    expect(posts).toHaveLength(3);
+    for (const post of posts) expect(names(post)).toContain("Answer in browser");
+    expect(sentBodies()).not.toContain("/answer/");
+    expect((await deliveriesOf(questionId)).map(([, privateTo]: unknown[]) => privateTo)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 });

@@ -316,6 +316,69 @@ describe("DynamoDB question store", () => {
     });
   });
 
+  describe("link tokens (one person's link, handed over once)", () => {
+    const DEADLINE = T0 + 60_000;
+    const tokenFor = (answerer = "telegram:42") => ({
+      token: `tok_${++counter}_${Date.now()}`,
+      questionId: "ask_linked",
+      answerer,
+      expiresAtMs: DEADLINE,
+    });
+    const storedToken = async (token: string) => {
+      const out = await client.send(
+        new GetItemCommand({
+          TableName: TABLE,
+          Key: { pk: { S: keys.linkToken(token) } },
+          ConsistentRead: true,
+        }),
+      );
+      return out.Item && unmarshall(out.Item);
+    };
+
+    it("is stored as its own item, removed by TTL at the question's deadline", async () => {
+      const token = tokenFor();
+      await store.saveLinkToken(token);
+      expect(await storedToken(token.token)).toEqual({
+        pk: keys.linkToken(token.token),
+        entity: "linkToken",
+        questionId: "ask_linked",
+        answerer: "telegram:42",
+        expiresAtMs: DEADLINE,
+        expiresAt: DEADLINE / 1000,
+      });
+    });
+
+    it("is taken once, by the answerer it was made for; someone else's take changes nothing", async () => {
+      const token = tokenFor();
+      await store.saveLinkToken(token);
+      expect(await store.takeLinkToken(token.token, "telegram:99", T0)).toBeUndefined();
+      expect(await storedToken(token.token)).toBeDefined();
+      const takes = await Promise.all(
+        Array.from({ length: 10 }, () => store.takeLinkToken(token.token, "telegram:42", T0)),
+      );
+      expect(takes.filter((t) => t !== undefined)).toEqual([token]);
+      expect(await storedToken(token.token)).toBeUndefined();
+      expect(await store.takeLinkToken(token.token, "telegram:42", T0)).toBeUndefined();
+    });
+
+    it("is not taken at or after its deadline, nor when it was never made", async () => {
+      const token = tokenFor();
+      await store.saveLinkToken(token);
+      expect(await store.takeLinkToken(token.token, "telegram:42", DEADLINE)).toBeUndefined();
+      expect(await storedToken(token.token)).toBeDefined();
+      const never = `never_${Date.now()}`;
+      expect(await store.takeLinkToken(never, "telegram:42", T0)).toBeUndefined();
+      expect(await storedToken(never)).toBeUndefined();
+    });
+
+    it("is never written over: saving a token that exists fails and keeps the first", async () => {
+      const token = tokenFor();
+      await store.saveLinkToken(token);
+      await expect(store.saveLinkToken({ ...token, answerer: "telegram:99" })).rejects.toThrow();
+      expect((await storedToken(token.token))?.answerer).toBe("telegram:42");
+    });
+  });
+
   /*
    * Each call's requests, in order: a request is a round trip, and the benchmark (bench/answer-paths.ts)
    * judges the answer paths by how many come before a response. A refactor of the store must keep these.
@@ -429,6 +492,25 @@ describe("DynamoDB question store", () => {
       expect(await requestsOf(() => store.claimEvent(key, 60, T0))).toEqual(["PutItem"]);
       expect(await requestsOf(() => store.claimEvent(key, 60, T0))).toEqual(["PutItem"]);
       expect(await requestsOf(() => store.releaseEvent(key))).toEqual(["DeleteItem"]);
+    });
+
+    it("link tokens: one put to save, one conditional delete to take (taken or not)", async () => {
+      const token = {
+        token: `req_${Date.now()}`,
+        questionId: "ask_r",
+        answerer: "telegram:1",
+        expiresAtMs: T0 + 1,
+      };
+      expect(await requestsOf(() => store.saveLinkToken(token))).toEqual(["PutItem"]);
+      expect(await requestsOf(() => store.takeLinkToken(token.token, "telegram:2", T0))).toEqual([
+        "DeleteItem",
+      ]);
+      expect(await requestsOf(() => store.takeLinkToken(token.token, "telegram:1", T0))).toEqual([
+        "DeleteItem",
+      ]);
+      expect(await requestsOf(() => store.takeLinkToken(token.token, "telegram:1", T0))).toEqual([
+        "DeleteItem",
+      ]);
     });
   });
 

@@ -8,6 +8,7 @@ import { withPlatformDeadline } from "#lib/channels/platform-http.ts";
 import { createSlackApi } from "#lib/channels/slack/slack-api.ts";
 import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
+import { answerThroughLink } from "./support/link-answer.ts";
 import { multiQuestion as multi, singleQuestion as single, unique } from "./support/sample-questions.ts";
 import { slackSignature } from "./support/signing.ts";
 import {
@@ -34,11 +35,33 @@ let proxy: Server;
 let seq = 100;
 const nextTs = () => `1700000000.${String(++seq).padStart(6, "0")}`;
 
+/** The app's IMs (direct conversations) the fake Slack knows: IM id → the user it is with. */
+const ims = new Map<string, string>();
+/** A new IM of the app with `user`, as Slack would open it. */
+function newIm(user: string): string {
+  const id = `D${String(++channelCounter).padStart(9, "0")}`;
+  ims.set(id, user);
+  return id;
+}
+/** The IM a post to a user id lands in (chat.postMessage with `channel: U…` answers with the IM's id). */
+const imOfUser = (user: string) => [...ims].find(([, withUser]) => withUser === user)?.[0] ?? newIm(user);
+
 beforeAll(async () => {
   slack = await startFakePlatform((call) => {
     switch (call.method) {
-      case "chat.postMessage":
-        return { body: { ok: true, channel: call.body.channel, ts: nextTs(), message: {} } };
+      case "chat.postMessage": {
+        const channel = String(call.body.channel);
+        const posted = /^[UW]/.test(channel) ? imOfUser(channel) : channel;
+        return { body: { ok: true, channel: posted, ts: nextTs(), message: {} } };
+      }
+      case "conversations.info": {
+        // Slack's read methods take their arguments in the query string.
+        const id = call.query.channel ?? "";
+        if (ims.has(id)) return { body: { ok: true, channel: { id, is_im: true, user: ims.get(id) } } };
+        if (id.startsWith("C"))
+          return { body: { ok: true, channel: { id, is_channel: true, is_im: false } } };
+        return { body: { ok: false, error: "channel_not_found" } };
+      }
       case "chat.update":
         return { body: { ok: true, channel: call.body.channel, ts: call.body.ts } };
       case "chat.postEphemeral":
@@ -84,12 +107,12 @@ async function startSlowProxy(target: string): Promise<Server> {
       return;
     }
     const upstream = await fetch(`${target}${req.url}`, {
-      method: "POST",
+      method: req.method ?? "POST",
       headers: {
-        "content-type": req.headers["content-type"] ?? "application/json",
+        ...(req.headers["content-type"] !== undefined && { "content-type": req.headers["content-type"] }),
         authorization: req.headers.authorization ?? "",
       },
-      body: Buffer.concat(chunks),
+      ...(req.method !== "GET" && { body: Buffer.concat(chunks) }),
     });
     res.writeHead(upstream.status, { "content-type": "application/json" }).end(await upstream.text());
   });
@@ -108,7 +131,10 @@ const note = {
   options: [{ label: "Routine (Recommended)" }, { label: "Urgent" }],
 };
 
-async function startRun(questions: unknown[], options: { channels?: string[]; sessionKey?: string } = {}) {
+async function startRun(
+  questions: unknown[],
+  options: { channels?: string[]; sessionKey?: string; escalate?: unknown } = {},
+) {
   const sessionKey = options.sessionKey ?? unique("slack");
   const channels = options.channels ?? [CHANNEL];
   const before = slack.callsTo("chat.postMessage").length;
@@ -119,6 +145,7 @@ async function startRun(questions: unknown[], options: { channels?: string[]; se
         sessionKey,
         owner: `slack:${TEAM}:${OWNER}`,
         deliverTo: channels.map((chatId) => ({ channel: "slack", chatId })),
+        ...(options.escalate !== undefined && { escalate: options.escalate }),
         prompt: "test",
         model: {
           provider: "scripted",
@@ -194,13 +221,13 @@ const postInteraction = (payload: unknown, options?: SendOptions) =>
     "application/x-www-form-urlencoded",
     options,
   );
-const postCommand = (text: string, options: { user?: string } = {}) =>
+const postCommand = (text: string, options: { user?: string; channel?: string } = {}) =>
   send(
     new URLSearchParams({
       token: "legacy",
       team_id: TEAM,
       team_domain: "acme",
-      channel_id: CHANNEL,
+      channel_id: options.channel ?? CHANNEL,
       channel_name: "dev",
       user_id: options.user ?? OWNER,
       user_name: "ann",
@@ -405,18 +432,14 @@ describe("Slack end to end", () => {
       "Answer in browser",
       "Skip",
     ]);
-    const link = control(message, "Answer in browser");
-    expect(link.url).toMatch(new RegExp(`^${stack.httpUrl}/answer/${questionId}\\?sig=[A-Za-z0-9_-]{43}$`));
-    // Every other control is the shared codec's string, naming the question (no token, no answer).
-    for (const element of elements(message).filter((e) => e !== link)) {
+    // In a channel, "Answer in browser" is a control like the others, not a link.
+    expect(decodeControl(control(message, "Answer in browser").action_id)?.kind).toBe("browser");
+    // Every control is the shared codec's string, naming the question (no token, no answer, no url).
+    for (const element of elements(message)) {
       expect(decodeControl(element.action_id)?.questionId).toBe(questionId);
       expect(element.value).toBe(element.action_id);
+      expect(element.url).toBeUndefined();
     }
-    // Slack reports a tap on a link button too: acknowledged, nothing else.
-    const before = slack.calls.length;
-    expect((await postInteraction(tap(link, await postedTs(questionId)))).status).toBe(200);
-    expect(slack.calls.length).toBe(before);
-    expect((await stack.api("GET", `/questions/${questionId}`)).body.question.status).toBe("pending");
     const section = JSON.stringify(message.body.blocks);
     expect(section).toContain(
       "Ship &lt;!channel&gt; &amp; &lt;@U1&gt; to &lt;https://evil.example|prod&gt;?",
@@ -796,15 +819,14 @@ describe("Slack: a prompt of several questions is a stepper, one question at a t
     expect(second.body).toMatchObject({ channel: CHANNEL, ts, text: expect.stringContaining("Checks") });
     expect(second.body.blocks[0].text.text).toBe("*Checks*\nWhich checks?");
     expect(progressOf(second)).toBe("2 of 3");
-    const controls = elements(second)
-      .filter((e) => e.action_id !== "hr_link")
-      .map((e) => decodeControl(e.action_id));
+    const controls = elements(second).map((e) => decodeControl(e.action_id));
     expect(controls.map((c) => [c?.kind, c?.questionIndex, c?.questionId])).toEqual([
       ["choose", 1, questionId],
       ["done", 1, questionId],
       ["other", 1, questionId],
       ["back", 1, questionId],
       ["form", 0, questionId],
+      ["browser", 0, questionId],
       ["skip", 0, questionId],
     ]);
     expect(await questionOf(questionId)).toMatchObject({
@@ -941,6 +963,249 @@ describe("Slack: a prompt of several questions is a stepper, one question at a t
     expect(slack.callsTo("chat.postEphemeral").at(-1)?.body.user).toBe("U0STRANGER");
     expect(slack.callsTo("chat.update")).toHaveLength(1);
     expect((await questionOf(questionId)).draft).toEqual({ deploy_target: ["Staging (Recommended)"] });
+  });
+});
+
+describe("Slack: an answer link shows only in the app's DM with its answerer", () => {
+  const OWN_LINK = "Your own link to answer in a browser. It works for you alone: do not share it.";
+  /** The owner's link of a question: no `as`, the owner is the link's answerer. */
+  const ownerLink = (questionId: string) =>
+    new RegExp(`^${stack.httpUrl}/answer/${questionId}\\?sig=[A-Za-z0-9_-]{43}$`);
+  const postIn = (posts: RecordedCall[], chatId: string) => {
+    const found = posts.find((post) => post.body.channel === chatId);
+    if (!found) throw new Error(`nothing posted to ${chatId}`);
+    return found;
+  };
+  /** A copy with the control: "Answer in browser" is the codec's browser control, and no link anywhere. */
+  function expectControl(message: RecordedCall, questionId: string) {
+    const browser = control(message, "Answer in browser");
+    expect(decodeControl(browser.action_id)).toMatchObject({ kind: "browser", questionId });
+    expect(browser.url).toBeUndefined();
+    expect(JSON.stringify(message.body)).not.toContain("/answer/");
+  }
+  /** A copy with a link: "Answer in browser" is a link button (ignored when tapped) with that link. */
+  function linkOf(message: RecordedCall): string {
+    const browser = control(message, "Answer in browser");
+    expect(browser.action_id).toBe("hr_link");
+    return browser.url ?? "";
+  }
+  /** The record's copies once every one of `count` has been posted. */
+  const copiesOf = (questionId: string, count: number) =>
+    waitFor(
+      async () => {
+        const record = (await stack.api("GET", `/questions/${questionId}`)).body.question;
+        const copies = record.deliveries as { chatId: string; messageId?: string; privateTo?: string }[];
+        return copies.filter((d) => d.messageId !== undefined).length >= count ? copies : undefined;
+      },
+      { what: `${count} copies of ${questionId} posted` },
+    );
+  /** The chat.update of message `ts` a tap caused (made before the acknowledgement). */
+  async function redrawOf(payload: ReturnType<typeof tap>, ts: string): Promise<RecordedCall> {
+    const before = slack.callsTo("chat.update").length;
+    expect((await postInteraction(payload)).status).toBe(200);
+    const [update, ...more] = slack
+      .callsTo("chat.update")
+      .slice(before)
+      .filter((call) => call.body.ts === ts);
+    expect(more).toEqual([]);
+    if (!update) throw new Error(`message ${ts} was not redrawn`);
+    return update;
+  }
+
+  it("a channel's copy has the Answer in browser control and no link; an IM Slack names the owner in carries the owner's link; someone else's IM, or one Slack does not confirm, the control", async () => {
+    const ownerIm = newIm(OWNER);
+    const otherIm = newIm("U0SOMEONE");
+    const unconfirmed = `D${String(++channelCounter).padStart(9, "0")}`;
+    const { posts, questionId } = await startRun([single], {
+      channels: [CHANNEL, ownerIm, otherIm, unconfirmed],
+    });
+    expectControl(postIn(posts, CHANNEL), questionId);
+    expect(linkOf(postIn(posts, ownerIm))).toMatch(ownerLink(questionId));
+    expectControl(postIn(posts, otherIm), questionId);
+    expectControl(postIn(posts, unconfirmed), questionId);
+    // Each IM was looked up as Slack documents it (a read: GET with the channel in the query); a channel not.
+    const lookups = slack.callsTo("conversations.info");
+    expect(lookups.map((call) => call.query.channel).sort()).toEqual([ownerIm, otherIm, unconfirmed].sort());
+    for (const lookup of lookups) {
+      expect(lookup.verb).toBe("GET");
+      expect(lookup.headers.authorization).toBe(`Bearer ${BOT_TOKEN}`);
+    }
+    const copies = await copiesOf(questionId, 4);
+    expect(Object.fromEntries(copies.map((d) => [d.chatId, d.privateTo ?? null]))).toEqual({
+      [CHANNEL]: null,
+      [ownerIm]: `slack:${TEAM}:${OWNER}`,
+      [otherIm]: null,
+      [unconfirmed]: null,
+    });
+  });
+
+  it("a target given as the owner's user id is their DM: the copy carries their link, and a tap on it changes nothing", async () => {
+    const before = slack.callsTo("conversations.info").length;
+    const { posts, questionId } = await startRun([single], { channels: [OWNER] });
+    const post = postIn(posts, OWNER);
+    expect(linkOf(post)).toMatch(ownerLink(questionId));
+    // chat.postMessage to a user id posts in the app's DM with them: nothing to look up.
+    expect(slack.callsTo("conversations.info").slice(before)).toEqual([]);
+    const [copy] = await copiesOf(questionId, 1);
+    expect(copy).toMatchObject({ chatId: imOfUser(OWNER), privateTo: `slack:${TEAM}:${OWNER}` });
+    // Slack reports a tap on a link button too: acknowledged, nothing else.
+    const calls = slack.calls.length;
+    const link = control(post, "Answer in browser");
+    expect(
+      (await postInteraction(tap(link, copy?.messageId ?? "", { channel: imOfUser(OWNER) }))).status,
+    ).toBe(200);
+    expect(slack.calls.length).toBe(calls);
+    expect(await statusOf(questionId)).toBe("pending");
+  });
+
+  it("the owner's tap on Answer in browser in a channel gets their own link in an ephemeral message, and nothing else; the link answers as them", async () => {
+    const { executionArn, posts, questionId } = await startRun([single]);
+    const ts = await postedTs(questionId);
+    const before = slack.calls.length;
+    const response = await postInteraction(tap(control(postIn(posts, CHANNEL), "Answer in browser"), ts));
+    expect(response.status).toBe(200);
+    expect(response.text).toBe("");
+    // One ephemeral message to the tapper: nothing posted in the channel, the message not edited.
+    const sent = slack.calls.slice(before);
+    expect(sent.map((call) => call.method)).toEqual(["chat.postEphemeral"]);
+    const ephemeral = sent[0] as RecordedCall;
+    expect(ephemeral.body).toMatchObject({ channel: CHANNEL, user: OWNER, text: OWN_LINK });
+    const button = ephemeral.body.blocks[1].elements[0];
+    expect(button).toMatchObject({
+      type: "button",
+      action_id: "hr_link",
+      text: { text: "Answer in browser" },
+    });
+    expect(button.url).toMatch(ownerLink(questionId));
+
+    expect((await fetch(button.url)).status).toBe(200);
+    expect((await answerThroughLink(button.url, { deploy_target: "1" })).status).toBe(303);
+    expect(await replyOf(executionArn)).toBe("answered||Production|");
+    expect((await stack.api("GET", `/questions/${questionId}`)).body.question).toMatchObject({
+      status: "answered",
+      resolvedBy: `web:slack:${TEAM}:${OWNER}`,
+    });
+  });
+
+  it("someone else's tap on Answer in browser is told it is not theirs, with no link anywhere", async () => {
+    const { posts, questionId } = await startRun([single]);
+    const ts = await postedTs(questionId);
+    const before = slack.calls.length;
+    const browser = control(postIn(posts, CHANNEL), "Answer in browser");
+    expect((await postInteraction(tap(browser, ts, { user: "U0STRANGER" }))).status).toBe(200);
+    const sent = slack.calls.slice(before);
+    expect(sent.map((call) => [call.method, call.body])).toEqual([
+      [
+        "chat.postEphemeral",
+        { channel: CHANNEL, user: "U0STRANGER", text: "This question is not yours to answer." },
+      ],
+    ]);
+    expect(JSON.stringify(slack.calls.map((call) => call.body))).not.toContain("/answer/");
+    expect(await statusOf(questionId)).toBe("pending");
+  });
+
+  it("an escalation owner gets a link of their own — on their copy in their DM, and when they tap Answer in browser in the channel — which answers as them", async () => {
+    const second = "U0SECOND";
+    const escalation = `slack:${TEAM}:${second}`;
+    const { executionArn, posts, questionId } = await startRun([single], {
+      escalate: { afterSeconds: 2, owner: escalation, deliverTo: [{ channel: "slack", chatId: second }] },
+    });
+    const theirLink = new RegExp(
+      `^${stack.httpUrl}/answer/${questionId}\\?as=${encodeURIComponent(escalation)}&sig=[A-Za-z0-9_-]{43}$`,
+    );
+    // At the escalation time the question is posted in their DM, with their link (not the owner's).
+    const escalated = await waitFor(
+      async () => slack.callsTo("chat.postMessage").find((call) => call.body.channel === second),
+      { what: "the escalated copy" },
+    );
+    const linkInDm = linkOf(escalated);
+    expect(linkInDm).toMatch(theirLink);
+    const copies = await copiesOf(questionId, 2);
+    expect(copies.find((d) => d.chatId === imOfUser(second))?.privateTo).toBe(escalation);
+
+    // In the channel, their tap is handed the same link of theirs, privately.
+    const before = slack.callsTo("chat.postEphemeral").length;
+    await postInteraction(
+      tap(control(postIn(posts, CHANNEL), "Answer in browser"), await postedTs(questionId), { user: second }),
+    );
+    const [ephemeral] = slack.callsTo("chat.postEphemeral").slice(before);
+    expect(ephemeral?.body).toMatchObject({ channel: CHANNEL, user: second, text: OWN_LINK });
+    expect(ephemeral?.body.blocks[1].elements[0].url).toBe(linkInDm);
+
+    expect((await answerThroughLink(linkInDm, { deploy_target: "0" })).status).toBe(303);
+    expect(await replyOf(executionArn)).toBe("answered||Staging (Recommended)|");
+    expect((await stack.api("GET", `/questions/${questionId}`)).body.question.resolvedBy).toBe(
+      `web:${escalation}`,
+    );
+  });
+
+  it("the stepper's redraws keep the rule: in the channel every step has the control, in the owner's IM their link — after a tap, Back and an Other… answer", async () => {
+    const ownerIm = newIm(OWNER);
+    const { posts, questionId } = await startRun([single, multi, note], { channels: [CHANNEL, ownerIm] });
+    const [channelTs, imTs] = [await postedTs(questionId, CHANNEL), await postedTs(questionId, ownerIm)];
+    const inChannel = postIn(posts, CHANNEL);
+    const inIm = postIn(posts, ownerIm);
+    expectControl(inChannel, questionId);
+    expect(linkOf(inIm)).toMatch(ownerLink(questionId));
+
+    // A step answered in each copy: each is redrawn as it was posted.
+    const channelSecond = await redrawOf(tap(control(inChannel, "Production"), channelTs), channelTs);
+    expectControl(channelSecond, questionId);
+    const imSecond = await redrawOf(tap(control(inIm, "Production"), imTs, { channel: ownerIm }), imTs);
+    expect(linkOf(imSecond)).toMatch(ownerLink(questionId));
+    // Back.
+    expectControl(await redrawOf(tap(control(channelSecond, "Back"), channelTs), channelTs), questionId);
+    const imFirst = await redrawOf(tap(control(imSecond, "Back"), imTs, { channel: ownerIm }), imTs);
+    expect(linkOf(imFirst)).toMatch(ownerLink(questionId));
+
+    // On again (Back left the choice marked), then Other…: the modal holds no link; its answer redraws the IM
+    // copy, with the link.
+    const imAgain = await redrawOf(tap(control(imFirst, "✓ Production"), imTs, { channel: ownerIm }), imTs);
+    await postInteraction(tap(control(imAgain, "Other…"), imTs, { channel: ownerIm }));
+    const view = (slack.callsTo("views.open").at(-1) as RecordedCall).body.view;
+    expect(JSON.stringify(view)).not.toContain("/answer/");
+    const before = slack.callsTo("chat.update").length;
+    await postInteraction(
+      submit(view, { "t|checks": { text: { type: "plain_text_input", value: "smoke" } } }),
+    );
+    const [imThird] = slack
+      .callsTo("chat.update")
+      .slice(before)
+      .filter((call) => call.body.ts === imTs);
+    expect(imThird?.body.blocks[1].elements[0].text).toBe("3 of 3");
+    expect(linkOf(imThird as RecordedCall)).toMatch(ownerLink(questionId));
+
+    // "Answer in a form" from the channel: its modal holds no link either.
+    await postInteraction(tap(control(inChannel, "Answer in a form"), channelTs));
+    expect(JSON.stringify((slack.callsTo("views.open").at(-1) as RecordedCall).body.view)).not.toContain(
+      "/answer/",
+    );
+    // Nothing in the channel ever carried a link.
+    const toChannel = slack.calls.filter((call) => call.body.channel === CHANNEL);
+    expect(toChannel.length).toBeGreaterThan(2);
+    expect(JSON.stringify(toChannel.map((call) => call.body))).not.toContain("/answer/");
+  });
+
+  it("/handraise question posts the question again by the same rule: the owner's link in their IM, the control in a channel", async () => {
+    const ownerIm = newIm(OWNER);
+    const { questionId } = await startRun([single], { channels: [CHANNEL, ownerIm] });
+    await copiesOf(questionId, 2);
+    let before = slack.callsTo("chat.postMessage").length;
+    expect((await postCommand("question", { channel: ownerIm })).status).toBe(200);
+    const [again] = slack.callsTo("chat.postMessage").slice(before);
+    expect(again?.body.channel).toBe(ownerIm);
+    expect(linkOf(again as RecordedCall)).toMatch(ownerLink(questionId));
+
+    before = slack.callsTo("chat.postMessage").length;
+    expect((await postCommand("question")).status).toBe(200);
+    const [inChannel] = slack.callsTo("chat.postMessage").slice(before);
+    expect(inChannel?.body.channel).toBe(CHANNEL);
+    expectControl(inChannel as RecordedCall, questionId);
+    const copies = await copiesOf(questionId, 4);
+    expect(copies.filter((d) => d.privateTo === `slack:${TEAM}:${OWNER}`).map((d) => d.chatId)).toEqual([
+      ownerIm,
+      ownerIm,
+    ]);
   });
 });
 

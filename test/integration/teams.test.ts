@@ -7,7 +7,12 @@ import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
+import {
+  type FakePlatform,
+  type FakeReply,
+  type RecordedCall,
+  startFakePlatform,
+} from "./support/fake-platform.ts";
 import {
   multiQuestion as multi,
   noteQuestion as note,
@@ -104,6 +109,14 @@ beforeEach(() => {
   conversation = `a:1conv${String(++conversations).padStart(4, "0")}`;
 });
 
+/** A person in a conversation's roster, as the Bot Connector lists one. */
+const member = (aad: string) => ({ id: `29:user-${aad}`, name: "Megan Bowen", aadObjectId: aad });
+/**
+ * A conversation's roster (`GET …/members`), when a test sets one: otherwise a personal chat (`a:…`) holds
+ * the owner alone, and any other conversation the owner and someone else.
+ */
+const rosterReplies = new Map<string, FakeReply>();
+
 let posted = 0;
 function connectorReply(call: RecordedCall) {
   if (call.path === `/${TENANT_ID}/oauth2/v2.0/token`) {
@@ -111,6 +124,12 @@ function connectorReply(call: RecordedCall) {
   }
   if (call.verb === "POST" && /\/v3\/conversations\/[^/]+\/activities$/.test(call.path)) {
     return { status: 201, body: { id: `1700000000${String(++posted).padStart(3, "0")}` } };
+  }
+  const roster = /\/v3\/conversations\/([^/]+)\/members$/.exec(call.path);
+  if (call.verb === "GET" && roster?.[1]) {
+    const id = decodeURIComponent(roster[1]);
+    const people = id.startsWith("a:") ? [member(OWNER_AAD)] : [member(OWNER_AAD), member(OTHER_AAD)];
+    return rosterReplies.get(id) ?? { body: [{ id: BOT_ID, name: "Handraise" }, ...people] };
   }
   if (/\/v3\/conversations\/[^/]+\/activities\/[^/]+$/.test(call.path)) {
     return { body: { id: call.path.split("/").pop() } };
@@ -648,3 +667,102 @@ async function hs256WithPublicKey(): Promise<string> {
     .setExpirationTime(now + 300)
     .sign(secret);
 }
+
+describe("Teams: an answer link only in its answerer's personal chat", () => {
+  const questionOf = async (id: string) => (await stack.api("GET", `/questions/${id}`)).body.question;
+  const ownerLink = (questionId: string) =>
+    new RegExp(`^${stack.httpUrl}/answer/${questionId}\\?sig=[A-Za-z0-9_-]{43}$`);
+  const linkOf = (card: any): string | undefined =>
+    card.actions?.find((a: any) => a.type === "Action.OpenUrl")?.url;
+  const rosterReads = () => connector.calls.filter((c) => c.verb === "GET" && c.path.endsWith("/members"));
+  /** An activity in a group chat (the conversation of this test), as the Bot Framework sends it. */
+  const inGroup = (body: Record<string, unknown>) => ({
+    ...body,
+    conversation: { conversationType: "groupChat", id: conversation, tenantId: TENANT_ID },
+  });
+
+  it("a personal chat's card carries the owner's link once the roster shows the owner alone, and keeps it at every step; it answers as the owner", async () => {
+    const { post, questionId, cardId, executionArn } = await startRun(
+      [single, multi, note],
+      {},
+      STEPPED_REPLY,
+    );
+    expect(rosterReads().map((c) => [c.path, c.headers.authorization])).toEqual([
+      [
+        `/amer/v3/conversations/${encodeURIComponent(conversation)}/members`,
+        "Bearer app-token-from-the-fake",
+      ],
+    ]);
+    const link = linkOf(cardOf(post)) ?? "";
+    expect(link).toMatch(ownerLink(questionId));
+    expect((await questionOf(questionId)).deliveries[0].privateTo).toBe(`teams:${OWNER_AAD}`);
+
+    await send(tap(cardId, codec("o", 0, 1, questionId)));
+    const step = cardUpdates().at(-1) as RecordedCall;
+    expect(cardOf(step).body[0].text).toBe("2 of 3");
+    expect(linkOf(cardOf(step))).toBe(link);
+
+    const url = new URL(link);
+    const answered = await fetch(`${stack.httpUrl}${url.pathname}${url.search}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams([
+        ["sig", url.searchParams.get("sig") ?? ""],
+        ["a.deploy_target", "1"],
+        ["a.checks", "0"],
+        ["a.release_note", "1"],
+        ["action", "submit"],
+      ]),
+    });
+    expect(answered.status).toBe(303);
+    expect(await replyOf(stack, executionArn)).toBe("answered|Production|Unit|Urgent");
+    expect((await questionOf(questionId)).resolvedBy).toBe(`web:teams:${OWNER_AAD}`);
+  });
+
+  it("a group chat's card has no link and no browser control, at any step", async () => {
+    conversation = `19:group${conversations}@thread.v2`;
+    const { post, questionId, cardId } = await startRun([single, multi, note], {}, STEPPED_REPLY);
+    expect(JSON.stringify(post.body)).not.toMatch(/\/answer\/|Answer in browser|Action\.OpenUrl/);
+    expect(cardOf(post).actions.map((a: any) => a.title)).toEqual(["Send", "Skip"]);
+    // A conversation id of a group chat or a channel is not even asked about.
+    expect(rosterReads()).toEqual([]);
+    expect((await questionOf(questionId)).deliveries[0]).not.toHaveProperty("privateTo");
+
+    expect((await send(inGroup(tap(cardId, codec("o", 0, 1, questionId))))).status).toBe(200);
+    const step = cardUpdates().at(-1) as RecordedCall;
+    expect(cardOf(step).body[0].text).toBe("2 of 3");
+    expect(JSON.stringify(step.body)).not.toMatch(/\/answer\/|Answer in browser|Action\.OpenUrl/);
+    await send(inGroup(tap(cardId, codec("s", 1, 0, questionId))));
+  });
+
+  it("a personal chat the roster does not confirm as the owner's alone — someone else's, two people, a failed read — gets no link", async () => {
+    const rosters: [string, FakeReply][] = [
+      ["someone else's", { body: [member(OTHER_AAD)] }],
+      ["two people", { body: [member(OWNER_AAD), member(OTHER_AAD)] }],
+      ["a refused read", { status: 403, body: { error: { code: "Forbidden" } } }],
+    ];
+    for (const [, reply] of rosters) {
+      conversation = `a:1conv${String(++conversations).padStart(4, "0")}`;
+      rosterReplies.set(conversation, reply);
+      const { post, questionId } = await startRun([single]);
+      expect(JSON.stringify(post.body)).not.toMatch(/\/answer\/|Answer in browser|Action\.OpenUrl/);
+      expect((await questionOf(questionId)).deliveries[0]).not.toHaveProperty("privateTo");
+      await send(tap("x", codec("s", 0, 0, questionId)));
+    }
+  });
+
+  it("an Answer in browser tap (no card has one) is handed nothing; a stranger's is told it is not theirs, without a link", async () => {
+    conversation = `19:group${conversations}@thread.v2`;
+    const { questionId, cardId } = await startRun([single]);
+    const before = connector.calls.length;
+    expect((await send(inGroup(tap(cardId, codec("w", 0, 0, questionId))))).status).toBe(200);
+    expect(replies()).toEqual([]);
+    expect((await send(inGroup(tap(cardId, codec("w", 0, 0, questionId), {}, OTHER_AAD)))).status).toBe(200);
+    const notice = await waitFor(async () => replies()[0], { what: "the not-yours notice" });
+    expect(notice.body.text).toBe("This question is not yours to answer.");
+    expect(JSON.stringify(connector.calls.slice(before).map((c) => c.body))).not.toContain("/answer/");
+    expect(await statusOf(stack, questionId)).toBe("pending");
+    await send(inGroup(tap(cardId, codec("s", 0, 0, questionId))));
+  });
+});

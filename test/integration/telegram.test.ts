@@ -59,7 +59,11 @@ beforeEach(() => {
 
 let updateId = 5000;
 
-async function startRun(questions: unknown[], options: { chats?: number[]; sessionKey?: string } = {}) {
+/** `owner`: the asking person's user id (default OWNER_ID); a chat with that id is their private chat. */
+async function startRun(
+  questions: unknown[],
+  options: { chats?: number[]; sessionKey?: string; owner?: number } = {},
+) {
   const sessionKey = options.sessionKey ?? unique("tg");
   const chats = options.chats ?? [CHAT_ID];
   const before = telegram.callsTo("sendMessage").length;
@@ -68,7 +72,7 @@ async function startRun(questions: unknown[], options: { chats?: number[]; sessi
       stateMachineArn: stack.stateMachineArns.agent,
       input: JSON.stringify({
         sessionKey,
-        owner: `telegram:${OWNER_ID}`,
+        owner: `telegram:${options.owner ?? OWNER_ID}`,
         deliverTo: chats.map((chat) => ({ channel: "telegram", chatId: String(chat) })),
         prompt: "test",
         model: {
@@ -108,15 +112,22 @@ function post(update: unknown, secret: string | null = SECRET) {
   });
 }
 
-function tap(data: string, messageId: number, options: { from?: number; keyboard?: unknown } = {}) {
+/** A tap in the test's group, or (`chatId` = the tapper's id) in their private chat with the bot. */
+function tap(
+  data: string,
+  messageId: number,
+  options: { from?: number; keyboard?: unknown; chatId?: number } = {},
+) {
+  const from = options.from ?? OWNER_ID;
+  const chatId = options.chatId ?? CHAT_ID;
   return {
     update_id: ++updateId,
     callback_query: {
       id: `cb${updateId}`,
-      from: { id: options.from ?? OWNER_ID, is_bot: false, first_name: "Ann" },
+      from: { id: from, is_bot: false, first_name: "Ann" },
       message: {
         message_id: messageId,
-        chat: { id: CHAT_ID, type: "supergroup" },
+        chat: { id: chatId, type: chatId === from ? "private" : "supergroup" },
         date: 1,
         ...(options.keyboard !== undefined && { reply_markup: options.keyboard }),
       },
@@ -167,7 +178,7 @@ const mentioning = (rest: string, username = BOT_USERNAME) =>
   });
 let privateChats = 900_000;
 
-/** The callback buttons of a posted keyboard (the "Answer in browser" URL button left out). */
+/** The callback buttons of a posted keyboard (a URL button left out). */
 const buttons = (call: RecordedCall) =>
   (call.body.reply_markup.inline_keyboard as { text: string; callback_data?: string; url?: string }[][])
     .flat()
@@ -177,6 +188,8 @@ const buttons = (call: RecordedCall) =>
 /** The answer page's link on a posted keyboard. */
 const linkButton = (call: RecordedCall) =>
   (call.body.reply_markup.inline_keyboard as { text: string; url?: string }[][]).flat().find((b) => b.url);
+/** Nothing a shared chat is sent may hold an answer link (in a button or in the text). */
+const expectNoLink = (call: RecordedCall) => expect(JSON.stringify(call.body)).not.toContain("/answer/");
 const button = (call: RecordedCall, label: string) => {
   const found = buttons(call).find((b) => b.text === label);
   if (!found) throw new Error(`no button ${label}`);
@@ -231,9 +244,9 @@ describe("Telegram end to end", () => {
         row.map((b) => b.text),
       ),
     ).toEqual([["Staging (Recommended)"], ["Production"], ["Other…"], ["Answer in browser"], ["Skip"]]);
-    expect(linkButton(message as RecordedCall)?.url).toMatch(
-      new RegExp(`^${PUBLIC_URL}/answer/${questionId}\\?sig=[A-Za-z0-9_-]{43}$`),
-    );
+    // In a group, "Answer in browser" is a callback button (the browser control), never the link.
+    expect(button(message as RecordedCall, "Answer in browser")).toBe(`w|0|0|${questionId}`);
+    expectNoLink(message as RecordedCall);
     for (const b of buttons(message as RecordedCall)) {
       expect(Buffer.byteLength(b.callback_data)).toBeLessThanOrEqual(64);
       expect(b.callback_data).toContain(questionId);
@@ -271,10 +284,23 @@ describe("Telegram end to end", () => {
     expect(healed[0]?.body).toMatchObject({ reply_markup: { inline_keyboard: [] } });
   });
 
-  it("answered in the browser through the link button: the run resumes, every Telegram copy is retired", async () => {
-    const { executionArn, posts, questionId } = await startRun([single, multi], { chats: [CHAT_ID, 778] });
-    const link = new URL(linkButton(posts[0] as RecordedCall)?.url ?? "");
-    expect(linkButton(posts[1] as RecordedCall)?.url).toBe(link.href);
+  it("answered in the browser through the link button of the owner's private chat: the run resumes, every Telegram copy is retired", async () => {
+    const me = ++privateChats;
+    const { executionArn, posts, questionId } = await startRun([single, multi], {
+      owner: me,
+      chats: [me, 778],
+    });
+    const [privateCopy, sharedCopy] = [posts[0], posts[1]] as RecordedCall[];
+    expect(privateCopy?.body.chat_id).toBe(String(me));
+    // The owner's own link (no `as`): only in the chat of the bot with them.
+    const link = new URL(linkButton(privateCopy as RecordedCall)?.url ?? "");
+    expect(link.href).toMatch(new RegExp(`^${PUBLIC_URL}/answer/${questionId}\\?sig=[A-Za-z0-9_-]{43}$`));
+    expect(button(sharedCopy as RecordedCall, "Answer in browser")).toBe(`w|0|0|${questionId}`);
+    expectNoLink(sharedCopy as RecordedCall);
+    expect((await stack.api("GET", `/questions/${questionId}`)).body.question.deliveries).toEqual([
+      expect.objectContaining({ chatId: String(me), privateTo: `telegram:${me}` }),
+      expect.not.objectContaining({ privateTo: expect.anything() }),
+    ]);
     // The page is served by this stack; the link names the deployment's public URL.
     const page = `${stack.httpUrl}${link.pathname}${link.search}`;
     expect((await fetch(page)).status).toBe(200);
@@ -294,7 +320,7 @@ describe("Telegram end to end", () => {
     expect(await replyOf(executionArn)).toBe("answered||ProductionUnit,Lint");
     expect((await stack.api("GET", `/questions/${questionId}`)).body.question).toMatchObject({
       status: "answered",
-      resolvedBy: `web:telegram:${OWNER_ID}`,
+      resolvedBy: `web:telegram:${me}`,
     });
     const edits = await waitFor(
       async () => {
@@ -303,7 +329,7 @@ describe("Telegram end to end", () => {
       },
       { what: "both copies retired" },
     );
-    expect(edits.map((e) => e.body.chat_id).sort()).toEqual([String(CHAT_ID), "778"].sort());
+    expect(edits.map((e) => e.body.chat_id).sort()).toEqual([String(me), "778"].sort());
     for (const edit of edits) {
       expect(edit.body.reply_markup).toEqual({ inline_keyboard: [] });
       expect(edit.body.text).toContain("Answered — Deploy to: Production; Checks: Unit, Lint");
@@ -318,11 +344,19 @@ describe("Telegram end to end", () => {
     expect(await replyOf(executionArn)).toBe("answered||Production");
   });
 
-  it("multi-select: toggles re-render with ✅ (the link kept), Done submits the selection", async () => {
+  it("multi-select: toggles re-render with ✅ (the browser control kept, no link), Done submits the selection", async () => {
     const { executionArn, posts, questionId } = await startRun([multi]);
     const messageId = await postedMessageId(questionId);
     const first = posts[0] as RecordedCall;
-    expect(buttons(first).map((b) => b.text)).toEqual(["Unit", "E2E", "Lint", "Done", "Other…", "Skip"]);
+    expect(buttons(first).map((b) => b.text)).toEqual([
+      "Unit",
+      "E2E",
+      "Lint",
+      "Done",
+      "Other…",
+      "Answer in browser",
+      "Skip",
+    ]);
 
     await post(tap(button(first, "Unit"), messageId, { keyboard: first.body.reply_markup }));
     const afterUnit = telegram.callsTo("editMessageReplyMarkup").at(-1) as RecordedCall;
@@ -331,7 +365,8 @@ describe("Telegram end to end", () => {
         .map((b) => b.text)
         .slice(0, 3),
     ).toEqual(["✅ Unit", "E2E", "Lint"]);
-    expect(linkButton(afterUnit)).toEqual(linkButton(first));
+    expect(button(afterUnit, "Answer in browser")).toBe(button(first, "Answer in browser"));
+    expectNoLink(afterUnit);
     await post(tap(button(afterUnit, "Lint"), messageId, { keyboard: afterUnit.body.reply_markup }));
     const afterLint = telegram.callsTo("editMessageReplyMarkup").at(-1) as RecordedCall;
     await post(tap(button(afterLint, "Done"), messageId, { keyboard: afterLint.body.reply_markup }));
@@ -396,6 +431,193 @@ describe("Telegram end to end", () => {
     // Without reply-to, a message to the bot goes to the owner's oldest pending question in the chat.
     await post(mentioning("1"));
     expect(await replyOf(first.executionArn)).toBe("answered||Staging (Recommended)");
+  });
+});
+
+describe("Telegram: Answer in browser — a link only in its answerer's private chat", () => {
+  const START_URL = new RegExp(`^https://t\\.me/${BOT_USERNAME}\\?start=([A-Za-z0-9_-]{32})$`);
+  const OWN_LINK = "Your own link to answer in a browser. It works for you alone: do not share it.";
+  const NO_LINK =
+    "This link is used up or no longer valid. Tap “Answer in browser” on the question again for a new one.";
+  const questionOf = async (questionId: string) =>
+    (await stack.api("GET", `/questions/${questionId}`)).body.question;
+  /** `/start <token>` as a person's client sends it when they open the t.me link: in their private chat. */
+  const start = (token: string, from: number, chatId = from) =>
+    post(text(`/start ${token}`, { from, chatId, chatType: chatId === from ? "private" : "supergroup" }));
+  /** Answers the single question through an answer link, as the page's form posts it. */
+  async function answerThrough(url: string, option: string) {
+    const link = new URL(url);
+    return fetch(`${stack.httpUrl}${link.pathname}${link.search}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams([
+        ["sig", link.searchParams.get("sig") ?? ""],
+        ["a.deploy_target", option],
+        ["action", "submit"],
+      ]),
+    });
+  }
+  /** The tap's answer: the answerCallbackQuery of that callback query. */
+  const answerOf = (update: ReturnType<typeof tap>) =>
+    telegram
+      .callsTo("answerCallbackQuery")
+      .find((c) => c.body.callback_query_id === update.callback_query.id);
+  const linkTokens = async () => (await allItems(stack)).filter((i) => i.entity === "linkToken");
+
+  it("a private copy (chat id = the owner's id) carries the owner's link, redrawn at each step with it", async () => {
+    const me = ++privateChats;
+    const { posts, questionId } = await startRun([single, multi, note], { owner: me, chats: [me] });
+    const first = posts[0] as RecordedCall;
+    const link = linkButton(first)?.url;
+    expect(link).toMatch(new RegExp(`^${PUBLIC_URL}/answer/${questionId}\\?sig=[A-Za-z0-9_-]{43}$`));
+    expect(buttons(first).map((b) => b.text)).not.toContain("Answer in browser");
+    const messageId = await postedMessageId(questionId, me);
+    await post(tap(button(first, "Production"), messageId, { from: me, chatId: me }));
+    const redrawn = telegram.callsTo("editMessageText").at(-1) as RecordedCall;
+    expect(redrawn.body).toMatchObject({ chat_id: me, message_id: messageId });
+    expect(redrawn.body.text).toContain("Checks (2 of 3)");
+    expect(linkButton(redrawn)?.url).toBe(link);
+    await post(
+      tap(button(redrawn, "Unit"), messageId, { from: me, chatId: me, keyboard: redrawn.body.reply_markup }),
+    );
+    const toggled = telegram.callsTo("editMessageReplyMarkup").at(-1) as RecordedCall;
+    expect(linkButton(toggled)?.url).toBe(link);
+    await stack.api("POST", `/questions/${questionId}/cancel`, {});
+  });
+
+  it("/question posts the prompt again as its chat allows: the owner's link in their private chat, the control in a group", async () => {
+    const me = ++privateChats;
+    const { questionId } = await startRun([single], { owner: me, chats: [me, CHAT_ID] });
+    await post(text("/question", { from: me, chatId: me, chatType: "private" }));
+    const inPrivate = telegram.callsTo("sendMessage").at(-1) as RecordedCall;
+    expect(inPrivate.body.chat_id).toBe(String(me));
+    expect(linkButton(inPrivate)?.url).toMatch(new RegExp(`/answer/${questionId}\\?sig=`));
+    await post(text("/question", { from: me }));
+    const inGroup = telegram.callsTo("sendMessage").at(-1) as RecordedCall;
+    expect(inGroup.body.chat_id).toBe(String(CHAT_ID));
+    expect(button(inGroup, "Answer in browser")).toBe(`w|0|0|${questionId}`);
+    expectNoLink(inGroup);
+    await stack.api("POST", `/questions/${questionId}/cancel`, {});
+  });
+
+  it("the owner's tap in a group opens the bot's private chat; /start there hands them their own link once, which answers as them", async () => {
+    const { executionArn, questionId } = await startRun([single]);
+    const messageId = await postedMessageId(questionId);
+    const sentBefore = telegram.callsTo("sendMessage").length;
+    const tapped = tap(`w|0|0|${questionId}`, messageId);
+    expect((await post(tapped)).status).toBe(200);
+    const answered = answerOf(tapped) as RecordedCall;
+    // The documented shape: the callback answered with a t.me link to the bot, and nothing else.
+    expect(Object.keys(answered.body).sort()).toEqual(["callback_query_id", "url"]);
+    const token = START_URL.exec(answered.body.url)?.[1] as string;
+    expect(token).toBeDefined();
+    // Nothing was posted in the group, and no call so far carries a link.
+    expect(telegram.callsTo("sendMessage").length).toBe(sentBefore);
+    for (const call of telegram.calls) expectNoLink(call);
+
+    // Someone else who got hold of the token, and the tapper in a group: no link, the token not used up.
+    await start(token, 99);
+    expect(telegram.callsTo("sendMessage").at(-1)?.body).toEqual({ chat_id: 99, text: NO_LINK });
+    const sent = telegram.callsTo("sendMessage").length;
+    await start(token, OWNER_ID, CHAT_ID);
+    expect(telegram.callsTo("sendMessage").length).toBe(sent);
+    for (const call of telegram.calls) expectNoLink(call);
+
+    // The tapper, in their private chat with the bot: their own link, as a URL button.
+    await start(token, OWNER_ID);
+    const handed = telegram.callsTo("sendMessage").at(-1) as RecordedCall;
+    expect(handed.body).toMatchObject({ chat_id: OWNER_ID, text: OWN_LINK, protect_content: true });
+    const link = linkButton(handed)?.url as string;
+    expect(link).toMatch(new RegExp(`^${PUBLIC_URL}/answer/${questionId}\\?sig=[A-Za-z0-9_-]{43}$`));
+    expect(await linkTokens()).toEqual([]);
+
+    // Used once: the same /start again hands nothing over.
+    await start(token, OWNER_ID);
+    expect(telegram.callsTo("sendMessage").at(-1)?.body).toEqual({ chat_id: OWNER_ID, text: NO_LINK });
+
+    expect((await answerThrough(link, "1")).status).toBe(303);
+    expect(await replyOf(executionArn)).toBe("answered||Production");
+    expect(await questionOf(questionId)).toMatchObject({
+      status: "answered",
+      resolvedBy: `web:telegram:${OWNER_ID}`,
+    });
+  });
+
+  it("a stranger's tap on the control: 'not yours', no url and no token; an unknown token gets the neutral reply", async () => {
+    const { questionId } = await startRun([single]);
+    const tapped = tap(`w|0|0|${questionId}`, await postedMessageId(questionId), { from: 99 });
+    const tokensBefore = (await linkTokens()).length;
+    await post(tapped);
+    expect(answerOf(tapped)?.body).toEqual({
+      callback_query_id: tapped.callback_query.id,
+      text: "This question is not yours to answer.",
+      show_alert: true,
+    });
+    expect((await linkTokens()).length).toBe(tokensBefore);
+    for (const call of telegram.calls) expectNoLink(call);
+
+    await start("A".repeat(32), 99);
+    expect(telegram.callsTo("sendMessage").at(-1)?.body).toEqual({ chat_id: 99, text: NO_LINK });
+    expect((await questionOf(questionId)).status).toBe("pending");
+    await stack.api("POST", `/questions/${questionId}/cancel`, {});
+  });
+
+  it("a bare /start (a person opening the bot) stays what it was: nothing is sent", async () => {
+    const someone = ++privateChats;
+    const sent = telegram.callsTo("sendMessage").length;
+    expect((await post(text("/start", { from: someone, chatId: someone, chatType: "private" }))).status).toBe(
+      200,
+    );
+    expect(telegram.callsTo("sendMessage").length).toBe(sent);
+  });
+
+  it("an escalation to the escalation owner's private chat: their copy carries their own link, which answers as them", async () => {
+    const owner = ++privateChats;
+    const second = ++privateChats;
+    const created = await stack.api("POST", "/questions", {
+      questions: [single],
+      timeoutSeconds: 60,
+      owner: `telegram:${owner}`,
+      deliverTo: [{ channel: "telegram", chatId: String(owner) }],
+      escalate: {
+        afterSeconds: 1,
+        owner: `telegram:${second}`,
+        deliverTo: [{ channel: "telegram", chatId: String(second) }],
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.id as string;
+    const postedIn = (chat: number) =>
+      waitFor(async () => telegram.callsTo("sendMessage").find((c) => c.body.chat_id === String(chat)), {
+        what: `the copy in ${chat}`,
+      });
+    const ownerCopy = await postedIn(owner);
+    const escalated = await postedIn(second);
+    const ownerLink = new URL(linkButton(ownerCopy)?.url ?? "");
+    const secondLink = new URL(linkButton(escalated)?.url ?? "");
+    expect(ownerLink.searchParams.get("as")).toBeNull();
+    expect(secondLink.pathname).toBe(`/answer/${id}`);
+    expect(secondLink.searchParams.get("as")).toBe(`telegram:${second}`);
+    expect(secondLink.searchParams.get("sig")).not.toBe(ownerLink.searchParams.get("sig"));
+    const withBoth = await waitFor(
+      async () => {
+        const found = await questionOf(id);
+        return posted(found) === 2 ? found : undefined;
+      },
+      { what: "the escalated copy recorded" },
+    );
+    expect(withBoth.deliveries).toEqual([
+      expect.objectContaining({ chatId: String(owner), privateTo: `telegram:${owner}` }),
+      expect.objectContaining({ chatId: String(second), privateTo: `telegram:${second}` }),
+    ]);
+
+    expect((await answerThrough(secondLink.href, "0")).status).toBe(303);
+    expect(await questionOf(id)).toMatchObject({
+      status: "answered",
+      answers: { deploy_target: ["Staging (Recommended)"] },
+      resolvedBy: `web:telegram:${second}`,
+    });
   });
 });
 
@@ -550,26 +772,61 @@ describe("Telegram: several questions, one step at a time", () => {
     );
     expect(first.body.text).toContain("Reply with the number, the option text, or your own answer.");
     expect(first.body.text).not.toContain("Which checks?");
-    expect(labels(first)).toEqual(["Staging (Recommended)", "Production", "Other…", "Skip"]);
-    expect(linkButton(first)?.url).toContain(`/answer/${questionId}?sig=`);
+    expect(labels(first)).toEqual([
+      "Staging (Recommended)",
+      "Production",
+      "Other…",
+      "Answer in browser",
+      "Skip",
+    ]);
+    expectNoLink(first);
 
     await tapButton(first, "Production", messageId);
     const second = drawnStep(messageId);
     expect(second.body.text).toContain("Checks (2 of 3)\nWhich checks?\n1. Unit\n2. E2E\n3. Lint");
-    expect(labels(second)).toEqual(["Unit", "E2E", "Lint", "Done", "Other…", "Back", "Skip"]);
-    expect(linkButton(second)).toEqual(linkButton(first));
+    expect(labels(second)).toEqual([
+      "Unit",
+      "E2E",
+      "Lint",
+      "Done",
+      "Other…",
+      "Back",
+      "Answer in browser",
+      "Skip",
+    ]);
+    // A group's copy redrawn at each step keeps the browser control, and never gains a link.
+    expect(button(second, "Answer in browser")).toBe(`w|1|0|${questionId}`);
+    expectNoLink(second);
     expect((await questionOf(questionId)).draft).toEqual({ deploy_target: ["Production"] });
 
     // Toggles redraw only the keyboard of this step, Back kept.
     await tapButton(second, "Unit", messageId);
     const afterUnit = lastCall("editMessageReplyMarkup");
     expect(afterUnit.body).toMatchObject({ chat_id: CHAT_ID, message_id: messageId });
-    expect(labels(afterUnit)).toEqual(["✅ Unit", "E2E", "Lint", "Done", "Other…", "Back", "Skip"]);
+    expect(labels(afterUnit)).toEqual([
+      "✅ Unit",
+      "E2E",
+      "Lint",
+      "Done",
+      "Other…",
+      "Back",
+      "Answer in browser",
+      "Skip",
+    ]);
+    expectNoLink(afterUnit);
     await tapButton(afterUnit, "Lint", messageId);
     await tapButton(lastCall("editMessageReplyMarkup"), "Done", messageId);
     const third = drawnStep(messageId);
     expect(third.body.text).toContain("Release note (3 of 3)");
-    expect(labels(third)).toEqual(["Routine (Recommended)", "Urgent", "Other…", "Back", "Skip"]);
+    expect(labels(third)).toEqual([
+      "Routine (Recommended)",
+      "Urgent",
+      "Other…",
+      "Back",
+      "Answer in browser",
+      "Skip",
+    ]);
+    expectNoLink(third);
     expect((await questionOf(questionId)).status).toBe("pending");
 
     await tapButton(third, "Urgent", messageId);
@@ -595,7 +852,13 @@ describe("Telegram: several questions, one step at a time", () => {
     await tapButton(second, "Back", messageId);
     const backAtFirst = drawnStep(messageId);
     expect(backAtFirst.body.text).toContain("Deploy to (1 of 3)");
-    expect(labels(backAtFirst)).toEqual(["Staging (Recommended)", "✅ Production", "Other…", "Skip"]);
+    expect(labels(backAtFirst)).toEqual([
+      "Staging (Recommended)",
+      "✅ Production",
+      "Other…",
+      "Answer in browser",
+      "Skip",
+    ]);
 
     await tapButton(backAtFirst, "Staging (Recommended)", messageId);
     const secondAgain = drawnStep(messageId);

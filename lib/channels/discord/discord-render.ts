@@ -8,7 +8,7 @@
 import { parseTextReply, renderPromptText } from "../../questions/index.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Answers, Question } from "../../questions/schema.ts";
-import { ANSWER_IN_BROWSER } from "../answer-in-browser.ts";
+import { ANSWER_IN_BROWSER, type BrowserEntry, NO_BROWSER_ENTRY } from "../answer-in-browser.ts";
 import { type ControlKind, encodeControl } from "../control-codec.ts";
 import { outcomeText, replies, stepProgressText } from "../replies.ts";
 
@@ -93,13 +93,22 @@ const button = (label: string, customId: string, style = SECONDARY): Component =
   custom_id: customId,
 });
 
+/** "Answer in browser" as a link button: Discord opens the URL and sends Handraise nothing. */
+const linkButton = (url: string): Component => ({ type: BUTTON, style: LINK, label: ANSWER_IN_BROWSER, url });
+
 /**
  * Step `step` of the prompt (a single question is step 0 of 1). A single-select step: a button per option
  * (≤ 4), the one the draft holds green. A multi-select step: a string select (`min_values: 1, max_values: n`;
  * it submits once, so nothing toggles), the draft's options selected. Then Other…, Back from the second step
- * on, "Answer in browser" (a link button) when the answer page is on, and Skip.
+ * on, "Answer in browser" when the answer page is on, and Skip. "Answer in browser" (`browser`,
+ * lib/channels/answer-in-browser.ts) is a link button with its answerer's own link in a DM with that person,
+ * and anywhere else a button whose tap hands the tapper their own link in a reply only they see.
  */
-export function renderComponents(record: QuestionRecord, answerUrl?: string, step = 0): Component[] {
+export function renderComponents(
+  record: QuestionRecord,
+  browser: BrowserEntry = NO_BROWSER_ENTRY,
+  step = 0,
+): Component[] {
   const question = record.questions[step];
   if (!question) return [];
   const control = (kind: ControlKind, optionIndex = 0) =>
@@ -131,9 +140,8 @@ export function renderComponents(record: QuestionRecord, answerUrl?: string, ste
       components: [
         button(replies.other, control("other")),
         ...(step > 0 ? [button(replies.back, control("back"))] : []),
-        ...(answerUrl === undefined
-          ? []
-          : [{ type: BUTTON, style: LINK, label: ANSWER_IN_BROWSER, url: answerUrl }]),
+        ...(browser.kind === "link" ? [linkButton(browser.url)] : []),
+        ...(browser.kind === "control" ? [button(ANSWER_IN_BROWSER, control("browser"))] : []),
         button(replies.skip, control("skip"), DANGER),
       ],
     },
@@ -141,10 +149,19 @@ export function renderComponents(record: QuestionRecord, answerUrl?: string, ste
 }
 
 /** A pending question's message at step `step`: posted as step 0, redrawn in place as the person steps. */
-export function promptMessage(record: QuestionRecord, step: number, answerUrl: string | undefined) {
+export function promptMessage(record: QuestionRecord, step: number, browser: BrowserEntry) {
   return {
     content: promptContent(record, step),
-    components: renderComponents(record, answerUrl, step),
+    components: renderComponents(record, browser, step),
+    allowed_mentions: NO_MENTIONS,
+  };
+}
+
+/** The reply (the webhook makes it ephemeral) that hands a tapper of "Answer in browser" their own link. */
+export function ownLinkMessage(url: string) {
+  return {
+    content: escapeMarkdown(replies.yourOwnLink),
+    components: [{ type: ACTION_ROW, components: [linkButton(url)] }],
     allowed_mentions: NO_MENTIONS,
   };
 }

@@ -4,6 +4,7 @@ import { HttpError } from "../../http/http-errors.ts";
 import { json } from "../../http/responses.ts";
 import { verifiedWebhook } from "../../http/webhook-prelude.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
+import { browserEntry, copyIn } from "../answer-in-browser.ts";
 import type { ChatWebhookDeps } from "../chat-webhook.ts";
 import { controlAction, decodeControl } from "../control-codec.ts";
 import type { Inbound } from "../inbound.ts";
@@ -27,6 +28,7 @@ import {
   NO_MENTIONS,
   otherAnswer,
   otherModal,
+  ownLinkMessage,
   promptMessage,
   retiredContent,
 } from "./discord-render.ts";
@@ -34,9 +36,9 @@ import {
 /**
  * How long, from the moment a request arrives, the Discord API calls made while answering one interaction
  * may take in total — the webhook prelude's `ackWithinMs` (functions/discord-webhook.ts). Those calls are a
- * `/question` re-post and healing a stale copy (the other copies of an answered question are retired by the
- * table's stream consumer, not here). Discord drops a response that arrives after 3 s,
- * measured from its side: 3 s − a cold start's init before the handler runs (~0.5–0.8 s for a bundle this
+ * `/question` re-post (with, the first time in a channel, the read of what kind of channel it is) and healing
+ * a stale copy (the other copies of an answered question are retired by the table's stream consumer, not
+ * here). Discord drops a response that arrives after 3 s, measured from its side: 3 s − a cold start's init before the handler runs (~0.5–0.8 s for a bundle this
  * size at 256 MB, an estimate, plus reading its secrets from SSM once) − the round trip to Discord
  * (~0.2 s) − our own DynamoDB and Step Functions calls (~0.1–0.2 s when warm) leaves about 1.5 s of slack
  * for platform calls. A copy not edited within it keeps its buttons: the answer already stands, and a later
@@ -68,7 +70,9 @@ const privately = (text: string): InteractionResponse => ({
  * `POST /webhooks/discord` (the application's Interactions Endpoint URL), behind the webhook prelude that
  * checked the Ed25519 signature, its timestamp and the body size: answer the interaction in the response
  * body — PONG, the prompt redrawn at the next step or the outcome with the components removed (type 7,
- * UPDATE_MESSAGE), a modal (type 9), or a private notice (type 4, ephemeral).
+ * UPDATE_MESSAGE), a modal (type 9), or a private notice (type 4, ephemeral). "Answer in browser" on a copy in
+ * a shared channel is a button: a tap by someone who may answer gets their own link in an ephemeral reply,
+ * anyone else the ephemeral "not yours"; the message is not touched.
  */
 export function createDiscordWebhook(deps: DiscordWebhookDeps) {
   return async function discordWebhook(
@@ -164,12 +168,16 @@ export function createDiscordWebhook(deps: DiscordWebhookDeps) {
     switch (outcome.kind) {
       case "needs_text":
         return { type: MODAL, data: otherModal(outcome.record, outcome.questionIndex) };
-      case "step":
+      case "step": {
         if (!interaction.message) break;
-        return {
-          type: UPDATE_MESSAGE,
-          data: promptMessage(outcome.record, outcome.questionIndex, await deps.links.urlFor(outcome.record)),
-        };
+        // Redrawn as the copy was posted: its answerer's link only in their DM.
+        const copy = copyIn(outcome.record, "discord", channelOf(interaction) ?? "", interaction.message.id);
+        const browser = await browserEntry(deps.links, outcome.record, copy?.privateTo);
+        return { type: UPDATE_MESSAGE, data: promptMessage(outcome.record, outcome.questionIndex, browser) };
+      }
+      case "private_link":
+        // Only the tapper sees it; nothing is posted in the channel and the message stays as it is.
+        return { type: CHANNEL_MESSAGE, data: { ...ownLinkMessage(outcome.url), flags: EPHEMERAL } };
       case "resolved":
         // The tapped copy shows the outcome through this response; the pipeline has edited the others.
         if (tappedDelivery(outcome.record, interaction)) {

@@ -51,6 +51,15 @@ export interface ChannelMember {
   user_id: string;
 }
 
+/** A channel as `GET /channels/{channel_id}` describes it (the fields Handraise reads). */
+export interface MattermostChannelInfo {
+  id: string;
+  /** `O` public, `P` private, `G` group message, `D` direct message between two users. */
+  type: string;
+  /** A direct channel's is `<user id>__<user id>` of its two members. */
+  name: string;
+}
+
 export interface MattermostUser {
   id: string;
   username: string;
@@ -93,6 +102,8 @@ export interface MattermostApi {
   getPost(postId: string): Promise<MattermostPost>;
   /** Fails (404) when the user is not a member of the channel, or the bot may not read the channel. */
   getChannelMember(channelId: string, userId: string): Promise<ChannelMember>;
+  /** Fails (404, 403) when there is no such channel or the bot may not read it. */
+  getChannel(channelId: string): Promise<MattermostChannelInfo>;
   /** The bot's own account. */
   getMe(): Promise<MattermostUser>;
   /** Opens an interactive dialog for the user whose tap produced `trigger_id` (valid for a few seconds). */
@@ -161,6 +172,20 @@ export function createMattermostApi(
         throw new PlatformApiError("mattermost", name, 200, "the response is not a channel member");
       }
       return member;
+    },
+    async getChannel(channelId) {
+      const channel = await call<MattermostChannelInfo | undefined>(
+        "GET",
+        `/channels/${encodeURIComponent(channelId)}`,
+      );
+      if (
+        typeof channel?.id !== "string" ||
+        typeof channel.type !== "string" ||
+        typeof channel.name !== "string"
+      ) {
+        throw new PlatformApiError("mattermost", "GET /channels/{id}", 200, "the response is not a channel");
+      }
+      return channel;
     },
     async getMe() {
       const user = await call<MattermostUser | undefined>("GET", "/users/me");

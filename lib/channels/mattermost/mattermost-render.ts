@@ -7,7 +7,7 @@
 import { renderPromptText } from "../../questions/index.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Question } from "../../questions/schema.ts";
-import { ANSWER_IN_BROWSER } from "../answer-in-browser.ts";
+import { ANSWER_IN_BROWSER, type BrowserEntry, NO_BROWSER_ENTRY } from "../answer-in-browser.ts";
 import type { Control } from "../control-codec.ts";
 import { outcomeText, replies, stepProgressText } from "../replies.ts";
 import type { Dialog, DialogElement, PostAction, PostContent } from "./mattermost-api.ts";
@@ -69,9 +69,15 @@ export function stepMessage(record: QuestionRecord, step: number): string {
  * The buttons of the question at `step`, each carrying its signed control: a single-select question's
  * options (the one the draft holds drawn `primary`) and Other… (a dialog); a multi-select question's Choose…
  * (attachments have no multi-select: it opens a dialog with one, and a field for an own answer); Back from
- * the second step on; Skip always.
+ * the second step on; on a shared copy (`browserControl`) "Answer in browser", whose tap hands the tapper
+ * their own link in an ephemeral reply; Skip always.
  */
-export function renderActions(record: QuestionRecord, target: ActionTarget, step = 0): PostAction[] {
+export function renderActions(
+  record: QuestionRecord,
+  target: ActionTarget,
+  step = 0,
+  browserControl = false,
+): PostAction[] {
   const question = record.questions[step];
   if (!question) return [];
   const chosen = record.draft?.[question.id] ?? [];
@@ -109,6 +115,8 @@ export function renderActions(record: QuestionRecord, target: ActionTarget, step
     actions.push(button("other", replies.other, { kind: "other" }, typed));
   }
   if (step > 0) actions.push(button("back", replies.back, { kind: "back" }));
+  if (browserControl)
+    actions.push(button("browser", ANSWER_IN_BROWSER, { kind: "browser", questionIndex: 0 }));
   actions.push(button("skip", replies.skip, { kind: "skip", questionIndex: 0 }));
   return actions;
 }
@@ -127,22 +135,23 @@ export function answerLinkMarkdown(answerUrl: string): string {
 
 /**
  * A pending question's post at a step (the first when it is posted; a later one as the stepper moves): the
- * step's message, the answer page's link when it is on, and the step's buttons.
+ * step's message, and the step's buttons. With the answer page on, a direct channel's copy carries its
+ * answerer's link under the message, any other copy an "Answer in browser" button instead
+ * (lib/channels/answer-in-browser.ts).
  */
 export function renderPost(
   record: QuestionRecord,
   target: ActionTarget,
-  answerUrl?: string,
+  browser: BrowserEntry = NO_BROWSER_ENTRY,
   step = 0,
 ): PostContent {
   const message = stepMessage(record, step);
+  const actions = renderActions(record, target, step, browser.kind === "control");
   return {
-    message: answerUrl === undefined ? message : `${message}\n\n${answerLinkMarkdown(answerUrl)}`,
+    message: browser.kind === "link" ? `${message}\n\n${answerLinkMarkdown(browser.url)}` : message,
     props: {
-      attachments: [
-        // The plain-text fallback (notifications, old clients) is the question itself.
-        { fallback: record.questions[step]?.question ?? "", actions: renderActions(record, target, step) },
-      ],
+      // The plain-text fallback (notifications, old clients) is the question itself.
+      attachments: [{ fallback: record.questions[step]?.question ?? "", actions }],
     },
   };
 }

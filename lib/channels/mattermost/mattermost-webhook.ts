@@ -5,6 +5,7 @@ import { json } from "../../http/responses.ts";
 import { verifiedWebhook, type WebhookRequest } from "../../http/webhook-prelude.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { SecretValue } from "../../secrets/secrets.ts";
+import { browserEntry, copyIn } from "../answer-in-browser.ts";
 import type { ChatWebhookDeps } from "../chat-webhook.ts";
 import { type Control, controlAction } from "../control-codec.ts";
 import type { ControlAction } from "../inbound.ts";
@@ -15,6 +16,7 @@ import { pointAtQuestionThread } from "../thread-reply.ts";
 import type { MattermostApi, MattermostPost } from "./mattermost-api.ts";
 import {
   type ActionTarget,
+  answerLinkMarkdown,
   escapeMarkdown,
   renderDialog,
   renderPost,
@@ -165,9 +167,14 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
     return { url: deps.webhookUrl, secret };
   }
 
-  /** The post redrawn at the stepper's step, with what the draft holds there chosen. */
-  async function stepPost(record: QuestionRecord, step: number) {
-    return renderPost(record, await target(), await deps.links.urlFor(record), step);
+  /**
+   * The post redrawn at the stepper's step, with what the draft holds there chosen; it keeps the link only
+   * if it is the copy posted to its answerer's direct channel, else the "Answer in browser" button.
+   */
+  async function stepPost(record: QuestionRecord, step: number, post: { channelId: string; postId: string }) {
+    const copy = copyIn(record, "mattermost", post.channelId, post.postId);
+    const browser = await browserEntry(deps.links, record, copy?.privateTo);
+    return renderPost(record, await target(), browser, step);
   }
 
   async function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
@@ -213,7 +220,12 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
           ephemeral_text: escapeMarkdown(outcomeReplyText(outcome) ?? ""),
         });
       case "step":
-        return ok({ update: await stepPost(outcome.record, outcome.questionIndex) });
+        return ok({ update: await stepPost(outcome.record, outcome.questionIndex, request) });
+      case "private_link":
+        // Only the tapper sees an ephemeral text: their own link, never posted in the channel.
+        return ok({
+          ephemeral_text: `${escapeMarkdown(replies.yourOwnLink)}\n\n${answerLinkMarkdown(outcome.url)}`,
+        });
       case "needs_text":
         return openDialog(outcome.record, { control, postId: request.postId }, request.triggerId);
       default: {
@@ -262,7 +274,7 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
     // `{}` closes the dialog; `error` keeps it open and shows why.
     switch (outcome.kind) {
       case "step":
-        await redraw(postId, outcome.record, outcome.questionIndex);
+        await redraw({ postId, channelId: request.channelId }, outcome.record, outcome.questionIndex);
         return ok();
       case "resolved":
         // The posts are edited to the outcome everywhere.
@@ -279,9 +291,13 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
    * the next step. The step's answer is kept whatever happens here: a failed edit is reported, and the post
    * shows the earlier step until the next tap redraws it.
    */
-  async function redraw(postId: string, record: QuestionRecord, step: number): Promise<void> {
+  async function redraw(
+    post: { postId: string; channelId: string },
+    record: QuestionRecord,
+    step: number,
+  ): Promise<void> {
     try {
-      await deps.api.patchPost(postId, await stepPost(record, step));
+      await deps.api.patchPost(post.postId, await stepPost(record, step, post));
     } catch (error) {
       if (!(error instanceof PlatformApiError)) throw error;
       deps.onError(error, "redrawing a Mattermost post at a step");

@@ -12,11 +12,20 @@ export interface SlackApi {
 
 /** Methods Slack may do twice without harm; posting (a message, an ephemeral, a modal) is not among them. */
 const REPEATABLE = /^(chat\.update|conversations\.(open|info|members)|auth\.test|users\.info)$/;
+/**
+ * Methods that only read: Slack takes JSON bodies for write methods alone, so their arguments go in the query
+ * string of a GET.
+ */
+const READ = /^(conversations\.(info|members)|auth\.test|users\.info)$/;
+
+const queryOf = (params: Record<string, unknown>) =>
+  new URLSearchParams(Object.entries(params).map(([key, value]): [string, string] => [key, String(value)]));
 
 const envelope = (reply: PlatformReply) => (reply.body ?? {}) as { ok?: boolean; error?: string };
 
 /**
- * The Slack Web API (`POST <apiBase>/<method>`, JSON, `Authorization: Bearer <bot token>`). Slack answers
+ * The Slack Web API (`POST <apiBase>/<method>` with JSON, or for a method that only reads `GET
+ * <apiBase>/<method>?<arguments>`; `Authorization: Bearer <bot token>`). Slack answers
  * most failures with HTTP 200 and `{ok: false, error}`: both that and a non-2xx status become
  * PlatformApiError naming the method and Slack's error code, never the token. A 429 names its wait in the
  * `Retry-After` header (seconds).
@@ -34,12 +43,13 @@ export function createSlackApi(options: PlatformApiOptions): SlackApi {
   return {
     async call<T>(method: string, params: Record<string, unknown>): Promise<T> {
       const token = await options.botToken();
+      const read = READ.test(method);
       const reply = await http.send({
         name: method,
-        method: "POST",
-        url: `${base}/${method}`,
+        method: read ? "GET" : "POST",
+        url: read ? `${base}/${method}?${queryOf(params)}` : `${base}/${method}`,
         headers: { authorization: `Bearer ${token}` },
-        body: params,
+        ...(!read && { body: params }),
         idempotent: REPEATABLE.test(method),
       });
       const body = envelope(reply);

@@ -8,15 +8,17 @@
  * - several questions: a stepper, one question at a time — its header and question, "1 of 3", that
  *   question's controls as above, "Back" from the second on, "Answer in a form" (a modal with every question)
  *   and "Skip"; each step's answer is kept as the record's draft and shown chosen when the step is drawn again;
- * - with the answer page on, every shape also has "Answer in browser", a link button (Slack still reports
- *   the tap, as an action Handraise ignores).
+ * - with the answer page on, every shape also has "Answer in browser" (lib/channels/answer-in-browser.ts): in
+ *   the app's DM with the person it was posted for, a link button with their own link (Slack still reports the
+ *   tap, as an action Handraise ignores); anywhere else a control button, whose tap hands the tapper their own
+ *   link in an ephemeral message (`renderOwnLink`) — never a link in a message others can read.
  * Every action_id is a control of lib/channels/control-codec.ts (its value is the same string); no two
  * controls of a message share one. A typed reply works for every shape, as the message's `text` says.
  */
 import { renderPromptText } from "../../questions/index.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Question } from "../../questions/schema.ts";
-import { ANSWER_IN_BROWSER } from "../answer-in-browser.ts";
+import { ANSWER_IN_BROWSER, type BrowserEntry, NO_BROWSER_ENTRY } from "../answer-in-browser.ts";
 import { type Control, encodeControl } from "../control-codec.ts";
 import { outcomeText, replies, stepProgressText } from "../replies.ts";
 
@@ -84,6 +86,13 @@ const checkboxOptions = (question: Question, value: (label: string, index: numbe
 /** The action id of the "Answer in browser" link button: not a control of the codec, so taps are ignored. */
 export const LINK_ACTION_ID = "hr_link";
 
+const linkButton = (url: string) => ({
+  type: "button",
+  action_id: LINK_ACTION_ID,
+  text: plain(ANSWER_IN_BROWSER),
+  url,
+});
+
 /** The mark on the option a step's draft holds (not a sentence: a sign beside the label). */
 const CHOSEN_MARK = "✓ ";
 
@@ -128,20 +137,14 @@ function questionControls(
 }
 
 /** The actions block of step `step` (0 for a single question): its controls, then the prompt's own. */
-function actions(record: QuestionRecord, step: number, answerUrl: string | undefined): SlackBlock {
+function actions(record: QuestionRecord, step: number, browser: BrowserEntry): SlackBlock {
   const several = record.questions.length > 1;
   const chosen = record.draft?.[record.questions[step]?.id ?? ""] ?? [];
   const { blockId, elements } = questionControls(record, step, chosen);
   if (several && step > 0) elements.push(button(replies.back, controlId(record, "back", step)));
   if (several) elements.push(button(replies.answerInForm, controlId(record, "form")));
-  if (answerUrl !== undefined) {
-    elements.push({
-      type: "button",
-      action_id: LINK_ACTION_ID,
-      text: plain(ANSWER_IN_BROWSER),
-      url: answerUrl,
-    });
-  }
+  if (browser.kind === "link") elements.push(linkButton(browser.url));
+  if (browser.kind === "control") elements.push(button(ANSWER_IN_BROWSER, controlId(record, "browser")));
   elements.push(button(replies.skip, controlId(record, "skip")));
   return { type: "actions", block_id: blockId, elements };
 }
@@ -160,20 +163,33 @@ export function renderText(record: QuestionRecord): string {
 
 /**
  * The blocks of a pending question: one question — the prompt and its controls; several — step `step` of
- * the stepper (its header and question, "2 of 3", its controls with the draft's choice marked). The answer
- * page's link is among the controls when it is on.
+ * the stepper (its header and question, "2 of 3", its controls with the draft's choice marked). `browser`
+ * is what the copy offers for the answer page: its answerer's link, the control, or nothing.
  */
-export function renderBlocks(record: QuestionRecord, answerUrl?: string, step = 0): SlackBlock[] {
+export function renderBlocks(
+  record: QuestionRecord,
+  browser: BrowserEntry = NO_BROWSER_ENTRY,
+  step = 0,
+): SlackBlock[] {
   const shown = record.questions[step] === undefined ? 0 : step;
   const question = record.questions[shown];
   if (record.questions.length < 2 || !question)
-    return [section(renderText(record)), actions(record, 0, answerUrl)];
+    return [section(renderText(record)), actions(record, 0, browser)];
   return [
     // A header is at most 12 characters (an entity each: 60): the question gets the rest of the section.
     section(`*${escapeMrkdwn(question.header)}*\n${fitMrkdwn(question.question, TEXT_LIMIT - 64)}`),
     { type: "context", elements: [plain(stepProgressText(shown, record.questions.length))] },
-    actions(record, shown, answerUrl),
+    actions(record, shown, browser),
   ];
+}
+
+/**
+ * The ephemeral message that hands a tapper of "Answer in browser" their own link: the sentence, and the link
+ * as a button (its `url` is sent as it is, where mrkdwn would need the link's `&` escaped).
+ */
+export function renderOwnLink(url: string): { text: string; blocks: SlackBlock[] } {
+  const text = escapeMrkdwn(replies.yourOwnLink);
+  return { text, blocks: [section(text), { type: "actions", elements: [linkButton(url)] }] };
 }
 
 /** An ended question's `text` and only block: the prompt and the outcome — no controls. */

@@ -27,7 +27,13 @@ import {
   type ViewSubmission,
   viewSubmissionSchema,
 } from "./slack-inbound.ts";
-import { escapeMrkdwn, MODAL_CALLBACK_ID, readModalOrigin, renderModal } from "./slack-render.ts";
+import {
+  escapeMrkdwn,
+  MODAL_CALLBACK_ID,
+  readModalOrigin,
+  renderModal,
+  renderOwnLink,
+} from "./slack-render.ts";
 
 export interface SlackWebhookDeps extends ChatWebhookDeps {
   api: SlackApi;
@@ -66,7 +72,11 @@ function parseJson(text: string): unknown {
  *
  * A prompt of several questions is a stepper (lib/channels/slack/slack-render.ts): a tap that answers a step
  * (or Back, or an Other… modal opened on a step) comes back as a `step` outcome, and the tapped message is
- * redrawn at that step with `chat.update`.
+ * redrawn at that step with `chat.update` — with the link of its answerer only if it was posted in their DM.
+ *
+ * "Answer in browser" on a copy in a shared conversation is a control: a tap by someone who may answer is
+ * handed their own link in an ephemeral message (`chat.postEphemeral` to the tapper), anyone else is told the
+ * question is not theirs; nothing is posted in the conversation.
  */
 export function createSlackWebhook(deps: SlackWebhookDeps) {
   const channel = createSlackChannel(deps.api, deps.links);
@@ -78,17 +88,27 @@ export function createSlackWebhook(deps: SlackWebhookDeps) {
       (error: unknown) => deps.onError(error, context),
     );
 
+  /** A message in `chatId` that only `userId` sees. */
+  const postEphemeral = (
+    context: string,
+    chatId: string,
+    userId: string,
+    message: { text: string; blocks?: unknown[] },
+    threadTs?: string,
+  ) =>
+    bestEffort(context, () =>
+      deps.api.call("chat.postEphemeral", {
+        channel: chatId,
+        user: userId,
+        ...message,
+        ...(threadTs !== undefined && { thread_ts: threadTs }),
+      }),
+    );
+
   const ephemeral = (chatId: string, userId: string, text: string | undefined, threadTs?: string) =>
     text === undefined
       ? undefined
-      : bestEffort("slack notice", () =>
-          deps.api.call("chat.postEphemeral", {
-            channel: chatId,
-            user: userId,
-            text: escapeMrkdwn(text),
-            ...(threadTs !== undefined && { thread_ts: threadTs }),
-          }),
-        );
+      : postEphemeral("slack notice", chatId, userId, { text: escapeMrkdwn(text) }, threadTs);
 
   return async function slackWebhook(event: APIGatewayProxyEventV2): Promise<Response> {
     const { body, within } = verifiedWebhook(event);
@@ -154,16 +174,20 @@ export function createSlackWebhook(deps: SlackWebhookDeps) {
       questionId: control.questionId,
       action: controlAction(control, ticked),
     });
-    // resolved: the table's stream consumer edits every copy, which says so; Done with nothing ticked: ask.
+    const threadTs = payload.message?.thread_ts ?? payload.container?.thread_ts;
+    // resolved: the table's stream consumer edits every copy, which says so; Done with nothing ticked: ask;
+    // "Answer in browser" by someone who may answer: their own link, which only they see.
     const text =
-      outcome.kind === "resolved"
+      outcome.kind === "resolved" || outcome.kind === "private_link"
         ? undefined
         : outcome.kind === "incomplete"
           ? replies.chooseAtLeastOne
           : outcomeReplyText(outcome);
-    const work: unknown[] = [
-      ephemeral(chatId, payload.user.id, text, payload.message?.thread_ts ?? payload.container?.thread_ts),
-    ];
+    const work: unknown[] = [ephemeral(chatId, payload.user.id, text, threadTs)];
+    if (outcome.kind === "private_link") {
+      const message = renderOwnLink(outcome.url);
+      work.push(postEphemeral("slack own link", chatId, payload.user.id, message, threadTs));
+    }
     if (outcome.kind === "ended") {
       // This copy still shows buttons after the question ended: its edit was missed; make it now.
       const delivery = outcome.record.deliveries.find(

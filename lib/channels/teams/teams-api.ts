@@ -1,4 +1,5 @@
 import type { SecretValue } from "../../secrets/secrets.ts";
+import * as z from "../../zod.ts";
 import { PLATFORM_CALL_TIMEOUT_MS, PlatformApiError } from "../platform-api-error.ts";
 import {
   createPlatformHttp,
@@ -13,6 +14,16 @@ export interface TeamsActivity {
   text?: string;
   attachments?: { contentType: string; content: unknown }[];
 }
+
+/** A member of a conversation, as the Bot Connector lists it (the fields Handraise reads). */
+export interface TeamsMember {
+  /** The account's id in the conversation: `29:…` for a person, `28:<app id>` for a bot. */
+  id: string;
+  /** A person's Entra object id. */
+  aadObjectId?: string | undefined;
+}
+
+const membersSchema = z.array(z.looseObject({ id: z.string(), aadObjectId: z.optional(z.string()) }));
 
 /** The Bot Connector REST calls Handraise makes, each at the service URL of the conversation. */
 export interface TeamsApi {
@@ -32,6 +43,8 @@ export interface TeamsApi {
     activityId: string,
     activity: TeamsActivity,
   ): Promise<void>;
+  /** Who is in the conversation (`GET /v3/conversations/{id}/members`). */
+  members(serviceUrl: string, conversationId: string): Promise<TeamsMember[]>;
 }
 
 export interface TeamsApiOptions {
@@ -127,11 +140,11 @@ export function createTeamsApi(options: TeamsApiOptions): TeamsApi {
   }
 
   async function call<T>(
-    verb: "POST" | "PUT",
+    verb: "GET" | "POST" | "PUT",
     serviceUrl: string,
     path: string,
     name: string,
-    body: unknown,
+    body?: unknown,
   ): Promise<T | undefined> {
     const bearer = await appToken();
     try {
@@ -140,9 +153,9 @@ export function createTeamsApi(options: TeamsApiOptions): TeamsApi {
         method: verb,
         url: `${serviceUrl.replace(/\/+$/, "")}/v3/conversations/${path}`,
         headers: { authorization: `Bearer ${bearer}`, accept: "application/json" },
-        body,
+        ...(body !== undefined && { body }),
         // A new message or reply sent twice shows twice; replacing a card with the same card does not.
-        idempotent: verb === "PUT",
+        idempotent: verb !== "POST",
       });
       return reply.body as T | undefined;
     } catch (error) {
@@ -182,6 +195,14 @@ export function createTeamsApi(options: TeamsApiOptions): TeamsApi {
         ...activity,
         id: activityId,
       });
+    },
+    async members(serviceUrl, conversationId) {
+      const name = "GET /v3/conversations/{id}/members";
+      const path = `${encodeURIComponent(conversationId)}/members`;
+      const listed = membersSchema.safeParse(await call<unknown>("GET", serviceUrl, path, name));
+      if (!listed.success)
+        throw new PlatformApiError("teams", name, 200, "the response is not a member list");
+      return listed.data;
     },
   };
 }

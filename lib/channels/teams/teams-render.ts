@@ -11,7 +11,7 @@
 
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Question } from "../../questions/schema.ts";
-import { ANSWER_IN_BROWSER } from "../answer-in-browser.ts";
+import { ANSWER_IN_BROWSER, type BrowserEntry } from "../answer-in-browser.ts";
 import { type Control, encodeControl } from "../control-codec.ts";
 import { outcomeText, replies, stepProgressText } from "../replies.ts";
 import type { TeamsActivity } from "./teams-api.ts";
@@ -80,13 +80,15 @@ function submit(title: string, control: Control, withInputs = true): CardElement
  * The card at one step of the prompt (step 0 for a prompt of one question): its progress ("2 of 3") when there
  * are several, the question, and its controls. A single-select question gets a button per option (one tap
  * answers it and moves on) and an own-answer box with Send; a multi-select one a choice set (tick one or more)
- * and an own-answer box, both sent with Done. Then Back (from the second step on), Skip, and the answer page.
+ * and an own-answer box, both sent with Done. Then Back (from the second step on), Skip, and — on a personal
+ * chat's card only — its answerer's link to the answer page (`browser`): Teams has no message one member of a
+ * group alone sees, so a shared card has no way to hand anyone a link, and shows no browser control at all.
  * What the draft already holds for the question (an earlier pass, then Back) is shown chosen: its button
  * highlighted, its boxes ticked, its typed text in the box.
  */
 export function renderQuestionCard(
   record: QuestionRecord,
-  options: { step?: number; answerUrl?: string | undefined } = {},
+  options: { step?: number; browser?: BrowserEntry } = {},
 ): CardElement {
   const step = options.step ?? 0;
   const question = record.questions[step];
@@ -149,9 +151,9 @@ export function renderQuestionCard(
       ...(step > 0 ? [submit(replies.back, control("back"), false)] : []),
       // Skip ignores whatever was typed or ticked.
       submit(replies.skip, control("skip"), false),
-      ...(options.answerUrl === undefined
-        ? []
-        : [{ type: "Action.OpenUrl", title: ANSWER_IN_BROWSER, url: options.answerUrl }]),
+      ...(options.browser?.kind === "link"
+        ? [{ type: "Action.OpenUrl", title: ANSWER_IN_BROWSER, url: options.browser.url }]
+        : []),
     ],
   };
 }

@@ -2,6 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import type { InboundOutcome } from "../../app/handle-inbound.ts";
 import { HttpError } from "../../http/http-errors.ts";
 import { verifiedWebhook, type WebhookRequest } from "../../http/webhook-prelude.ts";
+import { browserEntry, copyIn } from "../answer-in-browser.ts";
 import { type ChatWebhookDeps, EMPTY_ACK } from "../chat-webhook.ts";
 import { outcomeReplyText, replies } from "../replies.ts";
 import { activityToInbound, parseActivity, withInputs } from "./teams-activity.ts";
@@ -70,6 +71,10 @@ function noticeOf(outcome: InboundOutcome, tapped: boolean): string | undefined 
     case "no_pending":
       // Typed chatter that answers nothing gets no reply; a tap on a card whose question is gone does.
       return tapped ? replies.gone : undefined;
+    case "private_link":
+      // No card here has an "Answer in browser" control (a reply would be seen by the whole conversation):
+      // such a tap was not made on a card of ours, and is handed nothing.
+      return undefined;
     default:
       return outcomeReplyText(outcome);
   }
@@ -131,7 +136,12 @@ export function createTeamsWebhook(deps: TeamsWebhookDeps) {
             outcome.kind === "step"
               ? renderQuestionCard(outcome.record, {
                   step: outcome.questionIndex,
-                  answerUrl: await deps.links.urlFor(outcome.record),
+                  // The link stays only on the card posted to its answerer's personal chat.
+                  browser: await browserEntry(
+                    deps.links,
+                    outcome.record,
+                    copyIn(outcome.record, "teams", inbound.chatId, cardId)?.privateTo,
+                  ),
                 })
               : renderRetiredCard(outcome.record);
           await deps.api.update(serviceUrl, conversationId, cardId, cardActivity(card));

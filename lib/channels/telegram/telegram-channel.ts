@@ -1,26 +1,42 @@
+import type { DeliveryTarget } from "../../questions/question-record.ts";
 import { firstOpenStep } from "../../questions/question-record.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
+import { browserEntry } from "../answer-in-browser.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import { outcomeText } from "../replies.ts";
 import type { TelegramApi } from "./telegram-api.ts";
 import { renderPrompt, renderText } from "./telegram-render.ts";
 
 /**
- * Posts questions to Telegram chats (with the answer page's link when it is on) — a prompt of several
- * questions at its first open step, the webhook redraws the later ones — and, once they end, edits
- * every copy to the outcome without buttons (an empty keyboard: the answer page's button goes too).
+ * Whether `target` is the private chat of the bot with `answerer`. A Telegram chat of type `private` is the
+ * chat with one user, and its id is that user's id (a group's or a channel's id is negative), so the target
+ * alone says it — no API call, nothing to go stale.
+ */
+export function isPrivateChatOf(target: DeliveryTarget, answerer: string): boolean {
+  return /^\d+$/.test(target.chatId) && answerer === `telegram:${target.chatId}`;
+}
+
+/**
+ * Posts questions to Telegram chats — a prompt of several questions at its first open step, the webhook
+ * redraws the later ones — and, once they end, edits every copy to the outcome without buttons (an empty
+ * keyboard: "Answer in browser" goes too). With the answer page on, a copy in the answerer's private chat
+ * carries their own link; a copy anywhere else an "Answer in browser" button that hands each tapper theirs.
  */
 export function createTelegramChannel(api: TelegramApi, links: AnswerLinks = NO_ANSWER_LINKS): ChatChannel {
   return {
     name: "telegram",
-    async deliver(record, target) {
-      const answerUrl = await links.urlFor(record);
+    async deliver(record, target, answerer) {
+      const privateTo = isPrivateChatOf(target, answerer) ? answerer : undefined;
       const message = await api.call<{ message_id: number }>("sendMessage", {
         chat_id: target.chatId,
         ...(target.threadId !== undefined && { message_thread_id: Number(target.threadId) }),
-        ...renderPrompt(record, firstOpenStep(record), answerUrl),
+        ...renderPrompt(record, firstOpenStep(record), await browserEntry(links, record, privateTo)),
       });
-      return { ...target, messageId: String(message.message_id) };
+      return {
+        ...target,
+        messageId: String(message.message_id),
+        ...(privateTo !== undefined && { privateTo }),
+      };
     },
     async retire(record, delivery) {
       if (delivery.messageId === undefined) return;

@@ -7,7 +7,12 @@
  */
 import { renderPromptText } from "../../questions/index.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
-import { ANSWER_IN_BROWSER, isLoopbackUrl } from "../answer-in-browser.ts";
+import {
+  ANSWER_IN_BROWSER,
+  type BrowserEntry,
+  isLoopbackUrl,
+  NO_BROWSER_ENTRY,
+} from "../answer-in-browser.ts";
 import { type Control, decodeControl, encodeControl } from "../control-codec.ts";
 import { replies, stepProgressText } from "../replies.ts";
 
@@ -33,13 +38,14 @@ const SELECTED = "✅ ";
 /**
  * The keyboard of sub-question `questionIndex`: a single-select's options as buttons, a multi-select's as
  * toggles + Done (`selected`: the options drawn with ✅ — the toggles on, or the option a step already holds);
- * Other…; Back from the second step on; "Answer in browser" (a URL button, when the page is on and its link
- * is not on this machine — see `renderText`); Skip.
+ * Other…; Back from the second step on; "Answer in browser" (`browser`: on a private copy a URL button with
+ * its answerer's link, unless the link is on this machine — then it is in the text, see `withLink`; on a
+ * shared copy a callback button that hands each tapper their own link privately); Skip.
  */
 export function renderKeyboard(
   record: QuestionRecord,
   selected: ReadonlySet<number> = new Set(),
-  answerUrl?: string,
+  browser: BrowserEntry = NO_BROWSER_ENTRY,
   questionIndex = 0,
 ): InlineKeyboard {
   const rows: InlineKeyboard = [];
@@ -63,8 +69,11 @@ export function renderKeyboard(
     rows.push(last);
     if (questionIndex > 0) rows.push([button(replies.back, { kind: "back", optionIndex: 0 })]);
   }
-  if (answerUrl !== undefined && !isLoopbackUrl(answerUrl))
-    rows.push([{ text: ANSWER_IN_BROWSER, url: answerUrl }]);
+  if (browser.kind === "link" && !isLoopbackUrl(browser.url)) {
+    rows.push([{ text: ANSWER_IN_BROWSER, url: browser.url }]);
+  } else if (browser.kind === "control") {
+    rows.push([button(ANSWER_IN_BROWSER, { kind: "browser", optionIndex: 0 })]);
+  }
   rows.push([button(replies.skip, { kind: "skip", optionIndex: 0 })]);
   return rows;
 }
@@ -74,11 +83,15 @@ export function renderKeyboard(
  * with the progress ("Deploy to (1 of 3)"), question, numbered options and typed-reply hint — with what the
  * draft holds for it already chosen.
  */
-export function renderPrompt(record: QuestionRecord, questionIndex: number, answerUrl?: string): DrawnPrompt {
+export function renderPrompt(
+  record: QuestionRecord,
+  questionIndex: number,
+  browser: BrowserEntry = NO_BROWSER_ENTRY,
+): DrawnPrompt {
   return {
-    text: withLink(promptAt(record, questionIndex), answerUrl),
+    text: withLink(promptAt(record, questionIndex), browser),
     reply_markup: {
-      inline_keyboard: renderKeyboard(record, chosenInDraft(record, questionIndex), answerUrl, questionIndex),
+      inline_keyboard: renderKeyboard(record, chosenInDraft(record, questionIndex), browser, questionIndex),
     },
   };
 }
@@ -101,12 +114,6 @@ function chosenInDraft(record: QuestionRecord, questionIndex: number): Set<numbe
   return chosen;
 }
 
-/** The answer page's link on a posted keyboard (kept when the keyboard is drawn again). */
-export function answerUrlOf(keyboard: InlineKeyboard | undefined): string | undefined {
-  for (const button of (keyboard ?? []).flat()) if ("url" in button) return button.url;
-  return undefined;
-}
-
 /** The toggles currently selected on a posted keyboard (its state lives in the message, not in storage). */
 export function selectedToggles(keyboard: InlineKeyboard | undefined): Set<number> {
   const selected = new Set<number>();
@@ -119,13 +126,26 @@ export function selectedToggles(keyboard: InlineKeyboard | undefined): Set<numbe
 }
 
 /** The whole prompt (every question), as an ended question's copy shows it above its outcome. */
-export function renderText(record: QuestionRecord, answerUrl?: string): string {
-  return withLink(renderPromptText(record.questions), answerUrl);
+export function renderText(record: QuestionRecord): string {
+  return renderPromptText(record.questions);
+}
+
+/**
+ * The message that hands a person their own link in their private chat with the bot (the answer to
+ * `/start <token>`): the sentence, and the link as a URL button — or in the text, on this machine.
+ * Protected content: Telegram offers no forwarding or saving of it.
+ */
+export function renderOwnLink(url: string) {
+  return {
+    text: withLink(replies.yourOwnLink, { kind: "link", url }),
+    ...(!isLoopbackUrl(url) && { reply_markup: { inline_keyboard: [[{ text: ANSWER_IN_BROWSER, url }]] } }),
+    protect_content: true,
+  };
 }
 
 /** With a link to the answer page on this machine (the local stack), the link goes in the text: Telegram refuses such a URL button. */
-function withLink(prompt: string, answerUrl: string | undefined): string {
-  return answerUrl !== undefined && isLoopbackUrl(answerUrl)
-    ? `${prompt}\n\n${ANSWER_IN_BROWSER}: ${answerUrl}`
+function withLink(prompt: string, browser: BrowserEntry): string {
+  return browser.kind === "link" && isLoopbackUrl(browser.url)
+    ? `${prompt}\n\n${ANSWER_IN_BROWSER}: ${browser.url}`
     : prompt;
 }

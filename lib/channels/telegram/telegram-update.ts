@@ -54,6 +54,12 @@ export type TelegramUpdate = z.infer<typeof updateSchema>;
 
 const COMMAND = /^\/(cancel|question)(?:@(\w+))?\s*$/i;
 
+/**
+ * What a `t.me/<bot>?start=<token>` link makes the person's client send in the bot's private chat (a start
+ * parameter is 1–64 of A–Z a–z 0–9 _ -). A bare `/start` is no such request.
+ */
+const START_WITH_TOKEN = /^\/start\s+([A-Za-z0-9_-]{1,64})$/;
+
 /** Who the bot is: its user id (the bot token up to `:`) and its @username (getMe), read only when needed. */
 export interface TelegramBot {
   id: string;
@@ -62,6 +68,30 @@ export interface TelegramBot {
 
 type Message = NonNullable<TelegramUpdate["message"]>;
 type Entity = NonNullable<Message["entities"]>[number];
+
+/** `/start <token>` sent by a person: in their private chat with the bot (`inPrivate`), or anywhere else. */
+export interface StartRequest {
+  actor: string;
+  chatId: number;
+  token: string;
+  /** The bot's private chat with the sender: the only place their link may be handed to them. */
+  inPrivate: boolean;
+}
+
+/** The message as a `/start <token>`, or undefined when it is not one. */
+export function startRequestOf(update: TelegramUpdate): StartRequest | undefined {
+  const message = update.message;
+  if (!message?.from || message.from.is_bot || message.sender_chat || message.text === undefined)
+    return undefined;
+  const token = START_WITH_TOKEN.exec(message.text.trim())?.[1];
+  if (token === undefined) return undefined;
+  return {
+    actor: `telegram:${message.from.id}`,
+    chatId: message.chat.id,
+    token,
+    inPrivate: message.chat.type === "private" && message.chat.id === message.from.id,
+  };
+}
 
 /**
  * A text message as inbound: commands, or a typed (possibly replying) answer. Undefined: not for us. Typed

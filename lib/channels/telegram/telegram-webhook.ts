@@ -1,10 +1,13 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { InboundOutcome } from "../../app/handle-inbound.ts";
+import type { LinkHandover } from "../../app/link-handover.ts";
 import { HttpError } from "../../http/http-errors.ts";
 import { json } from "../../http/responses.ts";
 import { verifiedWebhook } from "../../http/webhook-prelude.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { SecretValue } from "../../secrets/secrets.ts";
+import type { AnswerLinks } from "../../web/answer-link.ts";
+import { browserEntry, copyIn } from "../answer-in-browser.ts";
 import type { ChatWebhookDeps } from "../chat-webhook.ts";
 import { controlAction, decodeControl } from "../control-codec.ts";
 import type { Inbound } from "../inbound.ts";
@@ -13,14 +16,25 @@ import { remembered } from "../remembered.ts";
 import { outcomeReplyText, replies, typeYourAnswerText } from "../replies.ts";
 import type { TelegramApi } from "./telegram-api.ts";
 import { createTelegramChannel } from "./telegram-channel.ts";
-import { answerUrlOf, renderKeyboard, renderPrompt, selectedToggles } from "./telegram-render.ts";
-import { keyboardOf, messageToInbound, type TelegramUpdate, updateSchema } from "./telegram-update.ts";
+import { renderKeyboard, renderOwnLink, renderPrompt, selectedToggles } from "./telegram-render.ts";
+import {
+  keyboardOf,
+  messageToInbound,
+  type StartRequest,
+  startRequestOf,
+  type TelegramUpdate,
+  updateSchema,
+} from "./telegram-update.ts";
 
 export interface TelegramWebhookDeps
   extends Pick<ChatWebhookDeps, "store" | "handleInbound" | "now" | "onError"> {
   /** The bot token: its bot id prefixes the dedupe keys of updates. */
   botToken: SecretValue;
   api: TelegramApi;
+  /** The answer page's links: a redrawn copy shows what it was posted with (its answerer's link, or the control). */
+  links: AnswerLinks;
+  /** Hands a tapper of "Answer in browser" their own link in their private chat with the bot. */
+  handover: LinkHandover;
 }
 
 const OK = json(200, {});
@@ -49,8 +63,10 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
   const telegramChannel = createTelegramChannel(deps.api);
   /**
    * The bot's @username, from getMe once per process and only when a message needs it (a mention or a
-   * `/command@name` to check). A failed call is not cached: it fails this update — a 500, so Telegram
-   * delivers it again — rather than counting a mention it could not check.
+   * `/command@name` to check, a `t.me` link to the bot's private chat). Read from Telegram rather than
+   * configured: it is the bot token's own, so it cannot disagree with it. A failed call is not cached: it
+   * fails this update — a 500, so Telegram delivers it again — rather than counting a mention it could not
+   * check.
    */
   const botUsername = remembered(() =>
     deps.api.call<{ username?: string }>("getMe", {}).then((me) => {
@@ -70,7 +86,10 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
     } catch {
       throw new HttpError(400, "INVALID_UPDATE", "The body is not a Telegram update.");
     }
+    // `/start <token>` never reaches the pipeline: it is no answer, and its token names its question.
+    const start = startRequestOf(update);
     if (update.callback_query) await onCallback(update, update.callback_query, botId);
+    else if (start) await onStart(start);
     else {
       const inbound = await messageToInbound(update, { id: botId, username: botUsername });
       if (inbound) await onMessage(inbound, await deps.handleInbound(inbound));
@@ -88,9 +107,10 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
     const message = query.message;
     if (!control || !message) return answer(replies.controlNoLongerValid);
     const keyboard = keyboardOf(update);
+    const actor = `telegram:${query.from.id}`;
     const outcome = await deps.handleInbound({
       platform: "telegram",
-      actor: `telegram:${query.from.id}`,
+      actor,
       chatId: String(message.chat.id),
       dedupeKey: `${botId}:${update.update_id}`,
       kind: "control",
@@ -98,7 +118,13 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
       // Done submits the toggles drawn selected on the tapped message.
       action: controlAction(control, [...selectedToggles(keyboard)]),
     });
-    const answerUrl = answerUrlOf(keyboard);
+    // A redraw shows what the copy was posted with: its answerer's link if it is private, else the control.
+    const browser = (record: QuestionRecord) =>
+      browserEntry(
+        deps.links,
+        record,
+        copyIn(record, "telegram", String(message.chat.id), String(message.message_id))?.privateTo,
+      );
     switch (outcome.kind) {
       case "duplicate":
         return; // this callback was answered the first time
@@ -106,20 +132,30 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
         await redraw("editMessageText", {
           chat_id: message.chat.id,
           message_id: message.message_id,
-          ...renderPrompt(outcome.record, outcome.questionIndex, answerUrl),
+          ...renderPrompt(outcome.record, outcome.questionIndex, await browser(outcome.record)),
         });
         return answer();
       case "toggled": {
         const selected = selectedToggles(keyboard);
         if (!selected.delete(outcome.optionIndex)) selected.add(outcome.optionIndex);
+        const browsing = await browser(outcome.record);
         await redraw("editMessageReplyMarkup", {
           chat_id: message.chat.id,
           message_id: message.message_id,
           reply_markup: {
-            inline_keyboard: renderKeyboard(outcome.record, selected, answerUrl, outcome.questionIndex),
+            inline_keyboard: renderKeyboard(outcome.record, selected, browsing, outcome.questionIndex),
           },
         });
         return answer();
+      }
+      case "private_link": {
+        // A callback's answer can open only a t.me link: the one to the bot's private chat, whose /start
+        // names this tapper and question by a one-time token. The link itself is made when they send it.
+        const token = await deps.handover.issue(outcome.record, actor);
+        return deps.api.call("answerCallbackQuery", {
+          callback_query_id: query.id,
+          url: `https://t.me/${await botUsername()}?start=${token}`,
+        });
       }
       case "needs_text":
         await answer();
@@ -179,6 +215,20 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
       [{ channel: "telegram", chatId: String(question.chat.id), messageId: String(prompt.message_id) }],
       deps.now(),
     );
+  }
+
+  /**
+   * `/start <token>`: in the sender's private chat, their own link when the token is theirs and still good;
+   * the same neutral sentence in every other case. Anywhere else nothing at all — a link is never handed
+   * over in a shared chat, and a token is not used up there.
+   */
+  async function onStart(start: StartRequest) {
+    if (!start.inPrivate) return;
+    const handed = await deps.handover.redeem(start.token, start.actor);
+    await deps.api.call("sendMessage", {
+      chat_id: start.chatId,
+      ...(handed.kind === "link" ? renderOwnLink(handed.url) : { text: replies.noLinkHere }),
+    });
   }
 
   async function onMessage(inbound: Inbound, outcome: InboundOutcome) {

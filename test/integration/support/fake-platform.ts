@@ -16,6 +16,8 @@ export interface RecordedCall {
   method: string;
   /** The HTTP method (`POST`, `PATCH`, `PUT`, …), for REST-style APIs where the path alone is ambiguous. */
   verb: string;
+  /** The query string's parameters (a `GET`'s arguments). */
+  query: Record<string, string>;
   body: any;
   headers: Record<string, string | string[] | undefined>;
   /** When it arrived (epoch ms). */
@@ -70,11 +72,13 @@ export async function startFakePlatform(
     } catch {
       body = Object.fromEntries(new URLSearchParams(text));
     }
-    const path = new URL(req.url ?? "/", "http://x").pathname;
+    const url = new URL(req.url ?? "/", "http://x");
+    const path = url.pathname;
     const call: RecordedCall = {
       path,
       method: path.split("/").pop() ?? "",
       verb: req.method ?? "GET",
+      query: Object.fromEntries(url.searchParams),
       body,
       headers: req.headers,
       at,

@@ -5,6 +5,7 @@ import type { Inbound } from "#lib/channels/inbound.ts";
 import { normalizeAskUserArgs } from "#lib/questions/index.ts";
 import type { QuestionRecord } from "#lib/questions/question-record.ts";
 import type { QuestionStore } from "#lib/store/question-store.ts";
+import { type AnswerLinks, createAnswerLinks, NO_ANSWER_LINKS } from "#lib/web/answer-link.ts";
 
 const { questions } = normalizeAskUserArgs({
   questions: [
@@ -28,7 +29,7 @@ const record: QuestionRecord = {
 };
 
 /** The pipeline over one pending question posted as message 7 in chat -100; records what it resolved. */
-function pipeline() {
+function pipeline(links: AnswerLinks = NO_ANSWER_LINKS) {
   const answered: unknown[] = [];
   const store = {
     get: async (id: string) => (id === record.id ? record : undefined),
@@ -45,7 +46,13 @@ function pipeline() {
     },
     cancel: async () => ({ record: { ...record, status: "cancelled" } }),
   } as unknown as ResolveQuestion;
-  const handle = createHandleInbound({ store, resolve, channels: new Map(), now: () => 1 });
+  const handle = createHandleInbound({
+    store,
+    resolve,
+    channels: new Map(),
+    links,
+    now: () => 1,
+  });
   return { handle, answered };
 }
 
@@ -144,7 +151,13 @@ describe("handleInbound: one round trip for the claim and the routing read", () 
         return { record: { ...record, status: "answered" } };
       },
     } as unknown as ResolveQuestion;
-    const handle = createHandleInbound({ store, resolve, channels: new Map(), now: () => 1 });
+    const handle = createHandleInbound({
+      store,
+      resolve,
+      channels: new Map(),
+      links: NO_ANSWER_LINKS,
+      now: () => 1,
+    });
     return { handle, log, released, loaded: () => passedLoaded };
   }
 
@@ -165,5 +178,36 @@ describe("handleInbound: one round trip for the claim and the routing read", () 
     const { handle, released } = timedPipeline({ readFails: true });
     await expect(handle(tap)).rejects.toThrow("read failed");
     expect(released).toEqual(["telegram:u1"]);
+  });
+});
+
+describe("handleInbound: Answer in browser on a shared copy", () => {
+  const links = createAnswerLinks({ publicUrl: "https://api.example.com", key: async () => "k".repeat(32) });
+  const tap = (actor: string): Inbound => ({
+    platform: "telegram",
+    actor,
+    chatId: "-100",
+    kind: "control",
+    questionId: "ask_1",
+    action: { type: "browser" },
+  });
+
+  it("hands the owner their own link, and changes nothing", async () => {
+    const { handle, answered } = pipeline(links);
+    const outcome = await handle(tap("telegram:42"));
+    expect(outcome).toEqual({ kind: "private_link", record, url: await links.urlFor(record, "telegram:42") });
+    expect(answered).toEqual([]);
+  });
+
+  it("tells anyone else the question is not theirs, with no link", async () => {
+    const { handle } = pipeline(links);
+    const outcome = await handle(tap("telegram:7"));
+    expect(outcome).toEqual({ kind: "not_owner", record });
+    expect(JSON.stringify(outcome)).not.toContain("/answer/");
+  });
+
+  it("is refused as a control that does not fit where the page is off", async () => {
+    const { handle } = pipeline();
+    expect((await handle(tap("telegram:42"))).kind).toBe("invalid");
   });
 });

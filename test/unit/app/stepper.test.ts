@@ -6,6 +6,7 @@ import { normalizeAskUserArgs } from "#lib/questions/index.ts";
 import type { QuestionRecord } from "#lib/questions/question-record.ts";
 import type { Answers } from "#lib/questions/schema.ts";
 import type { QuestionStore, SaveDraftResult } from "#lib/store/question-store.ts";
+import { NO_ANSWER_LINKS } from "#lib/web/answer-link.ts";
 
 const { questions } = normalizeAskUserArgs({
   questions: [
@@ -74,7 +75,13 @@ function stepper(options: { closed?: boolean } = {}) {
     },
     cancel: async () => ({ record: { ...record, status: "cancelled" } }),
   } as unknown as ResolveQuestion;
-  const handle = createHandleInbound({ store, resolve, channels: new Map(), now: () => 1 });
+  const handle = createHandleInbound({
+    store,
+    resolve,
+    channels: new Map(),
+    links: NO_ANSWER_LINKS,
+    now: () => 1,
+  });
   const tap = (action: ControlAction, actor = "telegram:42") =>
     handle({ platform: "telegram", actor, chatId: "-100", kind: "control", questionId: "ask_3", action });
   const type = (text: string) =>

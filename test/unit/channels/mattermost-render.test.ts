@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { MattermostApi } from "#lib/channels/mattermost/mattermost-api.ts";
+import { createMattermostChannel, isDirectChannelWith } from "#lib/channels/mattermost/mattermost-channel.ts";
 import {
   cutBytes,
   escapeMarkdown,
@@ -9,6 +11,7 @@ import {
 import { submissionAnswers } from "#lib/channels/mattermost/mattermost-request.ts";
 import { verifyControl, verifyDialogState } from "#lib/channels/mattermost/mattermost-signature.ts";
 import type { QuestionRecord } from "#lib/questions/question-record.ts";
+import type { AnswerLinks } from "#lib/web/answer-link.ts";
 
 const target = { url: "https://api.example.com/webhooks/mattermost", secret: "mm-action-secret-0123456789" };
 const record = (
@@ -142,5 +145,99 @@ describe("Mattermost rendering", () => {
     const answers = submissionAnswers(submission);
     expect(answers).toEqual({ checks: ["Unit", "Lint", " custom "] });
     expect(Object.getPrototypeOf(answers)).toBe(Object.prototype);
+  });
+});
+
+describe("Mattermost: which copy carries the answerer's link", () => {
+  it("a shared copy's Answer in browser button carries the signed browser control, and no link", () => {
+    const post = renderPost(record([deploy]), target, { kind: "control" });
+    const button = post.props.attachments[0]?.actions?.find((a) => a.name === "Answer in browser");
+    expect(verifyControl(target.secret, button?.integration.context)).toEqual({
+      kind: "browser",
+      questionId: "ask_1",
+      questionIndex: 0,
+      optionIndex: 0,
+    });
+    expect(JSON.stringify(post)).not.toContain("/answer/");
+  });
+
+  it("a direct channel is private only between the bot and that one user", () => {
+    const bot = "bot0000000000000000000000a";
+    const ann = "ann0000000000000000000000a";
+    const bob = "bob0000000000000000000000a";
+    expect(isDirectChannelWith({ type: "D", name: `${ann}__${bot}` }, bot, ann)).toBe(true);
+    expect(isDirectChannelWith({ type: "D", name: `${bot}__${ann}` }, bot, ann)).toBe(true);
+    // Two people's direct channel (a bot allowed to post there), another person's, or not direct at all.
+    expect(isDirectChannelWith({ type: "D", name: `${ann}__${bob}` }, bot, ann)).toBe(false);
+    expect(isDirectChannelWith({ type: "D", name: `${bob}__${bot}` }, bot, ann)).toBe(false);
+    expect(isDirectChannelWith({ type: "G", name: `${ann}__${bot}` }, bot, ann)).toBe(false);
+    expect(isDirectChannelWith({ type: "O", name: `${ann}__${bot}` }, bot, ann)).toBe(false);
+    expect(isDirectChannelWith({ type: "D", name: `${ann}__${bot}__${bob}` }, bot, ann)).toBe(false);
+    expect(isDirectChannelWith({ type: "D", name: `${ann}__${ann}` }, ann, ann)).toBe(false);
+  });
+
+  const BOT = "bot0000000000000000000000a";
+  const links: AnswerLinks = {
+    isOn: async () => true,
+    urlFor: async (question, answerer = question.owner) =>
+      `https://h.example/answer/${question.id}?as=${answerer}`,
+  };
+  function channelWith(channelInfo: (id: string) => Promise<{ id: string; type: string; name: string }>) {
+    const posts: any[] = [];
+    const api = {
+      getMe: async () => ({ id: BOT, username: "handraise" }),
+      getChannel: channelInfo,
+      createPost: async (post: unknown) => {
+        posts.push(post);
+        return { id: "p1", channel_id: "c" };
+      },
+    } as unknown as MattermostApi;
+    const channel = createMattermostChannel(
+      api,
+      { url: target.url, secret: async () => target.secret },
+      links,
+    );
+    return { channel, posts };
+  }
+
+  it("deliver: the bot's direct channel with the answerer → their link and privateTo", async () => {
+    const { channel, posts } = channelWith(async (id) => ({ id, type: "D", name: `${BOT}__u9` }));
+    const delivery = await channel.deliver(
+      record([deploy]),
+      { channel: "mattermost", chatId: "dm1" },
+      "mattermost:u9",
+    );
+    expect(delivery).toMatchObject({ chatId: "dm1", messageId: "p1", privateTo: "mattermost:u9" });
+    expect(posts[0].message).toContain(
+      "[Answer in browser](https://h.example/answer/ask_1?as=mattermost:u9)",
+    );
+    expect(JSON.stringify(posts[0].props)).not.toContain("Answer in browser");
+  });
+
+  it("deliver: a channel, another person's direct channel, an API error → the button, no link", async () => {
+    const cases: [(id: string) => Promise<{ id: string; type: string; name: string }>, string][] = [
+      [async (id) => ({ id, type: "O", name: "town-square" }), "mattermost:u9"],
+      [async (id) => ({ id, type: "D", name: `${BOT}__u8` }), "mattermost:u9"],
+      [async () => ({ id: "elsewhere", type: "D", name: `${BOT}__u9` }), "mattermost:u9"],
+      [
+        async () => {
+          throw new Error("403");
+        },
+        "mattermost:u9",
+      ],
+      [async (id) => ({ id, type: "D", name: `${BOT}__u9` }), "teams:u9"],
+    ];
+    for (const [info, answerer] of cases) {
+      const { channel, posts } = channelWith(info);
+      const delivery = await channel.deliver(
+        record([deploy]),
+        { channel: "mattermost", chatId: "c1" },
+        answerer,
+      );
+      expect(delivery).not.toHaveProperty("privateTo");
+      expect(JSON.stringify(posts[0])).not.toContain("/answer/");
+      const names = posts[0].props.attachments[0].actions.map((a: { name: string }) => a.name);
+      expect(names).toContain("Answer in browser");
+    }
   });
 });

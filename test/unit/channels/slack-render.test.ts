@@ -247,7 +247,7 @@ describe("the Slack app manifest", () => {
       expect.objectContaining({ command: "/handraise", url }),
     ]);
     expect(manifest.oauth_config.scopes.bot).toEqual(
-      expect.arrayContaining(["chat:write", "commands", "im:history", "channels:history"]),
+      expect.arrayContaining(["chat:write", "commands", "im:history", "im:read", "channels:history"]),
     );
     expect(manifest.settings.event_subscriptions.bot_events).toEqual(
       expect.arrayContaining(["message.im", "message.channels"]),

@@ -11,6 +11,7 @@ import { HttpError } from "#lib/http/http-errors.ts";
 import { MAX_WEBHOOK_BODY_BYTES } from "#lib/http/middlewares.ts";
 import { webhookPrelude } from "#lib/http/webhook-prelude.ts";
 import type { QuestionStore } from "#lib/store/question-store.ts";
+import { NO_ANSWER_LINKS } from "#lib/web/answer-link.ts";
 import vectors from "../../fixtures/signature-vectors.json" with { type: "json" };
 
 const vector = vectors.slack_official;
@@ -86,7 +87,7 @@ describe("the Slack webhook behind its prelude verifies before anything else, wi
     }) as HandleInbound;
     const bare = createSlackWebhook({
       api,
-      links: { urlFor: async () => undefined },
+      links: NO_ANSWER_LINKS,
       store,
       handleInbound,
       now: () => nowMs,

@@ -5,10 +5,15 @@ import {
   formAnswers,
   withInputs,
 } from "#lib/channels/teams/teams-activity.ts";
-import { createTeamsApi } from "#lib/channels/teams/teams-api.ts";
-import { createTeamsChannel, isTrustedServiceUrl } from "#lib/channels/teams/teams-channel.ts";
+import { createTeamsApi, type TeamsApi, type TeamsMember } from "#lib/channels/teams/teams-api.ts";
+import {
+  createTeamsChannel,
+  isPersonalChatWith,
+  isTrustedServiceUrl,
+} from "#lib/channels/teams/teams-channel.ts";
 import { escapeCardText, renderQuestionCard, renderRetiredCard } from "#lib/channels/teams/teams-render.ts";
 import type { QuestionRecord } from "#lib/questions/question-record.ts";
+import type { AnswerLinks } from "#lib/web/answer-link.ts";
 
 const deploy = {
   id: "deploy_target",
@@ -91,7 +96,8 @@ describe("Teams cards", () => {
       ["Send", "x|0|0|ask_1"],
       ["Skip", "s|0|0|ask_1"],
     ]);
-    const second: any = renderQuestionCard(stepped, { step: 1, answerUrl: "https://h.example/answer/ask_1" });
+    const link = { kind: "link", url: "https://h.example/answer/ask_1" } as const;
+    const second: any = renderQuestionCard(stepped, { step: 1, browser: link });
     expect(second.body[0]).toMatchObject({ text: "2 of 2" });
     expect(second.body.find((e: any) => e.type === "Input.ChoiceSet")).toMatchObject({
       id: "choice1",
@@ -108,6 +114,15 @@ describe("Teams cards", () => {
       ["Action.Submit", "Skip", "s|1|0|ask_1"],
       ["Action.OpenUrl", "Answer in browser", undefined],
     ]);
+    expect(second.actions[3].url).toBe(link.url);
+  });
+
+  it("a shared card (the control) or the page off: no browser control and no link at all", () => {
+    for (const browser of [{ kind: "control" }, { kind: "none" }] as const) {
+      const card = renderQuestionCard(record([deploy]), { browser });
+      expect(JSON.stringify(card)).not.toMatch(/Answer in browser|OpenUrl|\/answer\//);
+      expect((card.actions as { title: string }[]).map((a) => a.title)).toEqual(["Send", "Skip"]);
+    }
   });
 });
 
@@ -199,6 +214,7 @@ describe("Teams reminders", () => {
       send: async () => ({ id: "unused" }),
       update: async (...args: unknown[]) => void calls.push(["update", ...args]),
       reply: async (...args: unknown[]) => void calls.push(["reply", ...args]),
+      members: async () => [],
     };
     const channel = createTeamsChannel(api, { apiBase: "https://smba.trafficmanager.net/teams/" });
     const delivery = {
@@ -234,6 +250,85 @@ describe("Teams service URLs", () => {
   });
 });
 
+describe("Teams: which card carries the answerer's link", () => {
+  const person = (aad: string): TeamsMember => ({ id: `29:user-${aad}`, aadObjectId: aad });
+  const bot: TeamsMember = { id: "28:app-id" };
+
+  it("a personal chat (`a:…`) whose one person is the answerer; nothing else", () => {
+    expect(isPersonalChatWith("a:1", [person("aad-1")], "aad-1")).toBe(true);
+    expect(isPersonalChatWith("a:1", [bot, person("aad-1")], "aad-1")).toBe(true);
+    // Another person's personal chat, or a roster that is not one person.
+    expect(isPersonalChatWith("a:1", [person("aad-2")], "aad-1")).toBe(false);
+    expect(isPersonalChatWith("a:1", [person("aad-1"), person("aad-2")], "aad-1")).toBe(false);
+    expect(isPersonalChatWith("a:1", [bot], "aad-1")).toBe(false);
+    expect(isPersonalChatWith("a:1", [], "aad-1")).toBe(false);
+    expect(isPersonalChatWith("a:1", [{ id: "29:guest" }], "aad-1")).toBe(false);
+    // A group chat or a channel with the answerer alone in it: not personal (members may join).
+    expect(isPersonalChatWith("19:abc@thread.v2", [person("aad-1")], "aad-1")).toBe(false);
+    expect(isPersonalChatWith("19:abc@thread.tacv2", [person("aad-1")], "aad-1")).toBe(false);
+  });
+
+  const links: AnswerLinks = {
+    isOn: async () => true,
+    urlFor: async (question, answerer = question.owner) =>
+      `https://h.example/answer/${question.id}?as=${answerer}`,
+  };
+  function channelWith(members: TeamsApi["members"]) {
+    const sent: any[] = [];
+    const asked: string[] = [];
+    const api: TeamsApi = {
+      send: async (_url, _conversation, activity) => {
+        sent.push(activity);
+        return { id: "card-1" };
+      },
+      update: async () => undefined,
+      reply: async () => undefined,
+      members: async (url, conversation) => {
+        asked.push(conversation);
+        return members(url, conversation);
+      },
+    };
+    const channel = createTeamsChannel(api, { apiBase: "https://smba.trafficmanager.net/teams/" }, links);
+    return { channel, sent, asked };
+  }
+  const actionsOf = (activity: any) => activity.attachments[0].content.actions as any[];
+
+  it("deliver: the roster confirms the answerer's personal chat → their link, and privateTo", async () => {
+    const { channel, sent } = channelWith(async () => [person("aad-9")]);
+    const target = { channel: "teams", chatId: "a:1" };
+    const delivery = await channel.deliver(record([deploy]), target, "teams:aad-9");
+    expect(delivery.privateTo).toBe("teams:aad-9");
+    expect(actionsOf(sent[0]).at(-1)).toEqual({
+      type: "Action.OpenUrl",
+      title: "Answer in browser",
+      url: "https://h.example/answer/ask_1?as=teams:aad-9",
+    });
+  });
+
+  it("deliver: a group chat, another person's chat, a failed roster read → no link, no browser control", async () => {
+    const cases: [string, TeamsApi["members"], string][] = [
+      ["19:group@thread.v2", async () => [person("aad-1")], "teams:aad-1"],
+      ["a:1", async () => [person("aad-2")], "teams:aad-1"],
+      [
+        "a:1",
+        async () => {
+          throw new Error("503");
+        },
+        "teams:aad-1",
+      ],
+      ["a:1", async () => [person("aad-1")], "slack:T1:U1"],
+    ];
+    for (const [chatId, members, answerer] of cases) {
+      const { channel, sent, asked } = channelWith(members);
+      const delivery = await channel.deliver(record([deploy]), { channel: "teams", chatId }, answerer);
+      expect(delivery).not.toHaveProperty("privateTo");
+      expect(JSON.stringify(sent[0])).not.toMatch(/Answer in browser|\/answer\//);
+      // Only a conversation of the personal form is worth asking about.
+      expect(asked).toEqual(chatId.startsWith("a:") && answerer.startsWith("teams:") ? [chatId] : []);
+    }
+  });
+});
+
 describe("The Bot Connector client", () => {
   afterEach(() => vi.unstubAllGlobals());
 
@@ -266,5 +361,34 @@ describe("The Bot Connector client", () => {
     await api.reply("https://smba.trafficmanager.net/amer/", "a:1", "a1", card);
     expect(calls.filter((url) => url.endsWith("/token"))).toHaveLength(2);
     expect(calls.at(-1)).toBe("https://smba.trafficmanager.net/amer/v3/conversations/a%3A1/activities/a1");
+  });
+
+  it("reads a conversation's members; a reply that is not a member list is an error", async () => {
+    const requests: { url: string; method: string | undefined }[] = [];
+    let roster: unknown = [{ id: "29:u", aadObjectId: "aad-1", name: "Megan" }];
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async (url: string, init?: RequestInit) => {
+        requests.push({ url, method: init?.method });
+        const body = url.endsWith("/token") ? { access_token: "t", expires_in: 3600 } : roster;
+        return new Response(JSON.stringify(body), { status: 200 });
+      }),
+    );
+    const api = createTeamsApi({
+      appId: "app",
+      appPassword: async () => "password",
+      tokenUrl: "https://login.example/tenant/oauth2/v2.0/token",
+      now: () => 0,
+    });
+    const members = await api.members("https://smba.trafficmanager.net/amer/", "a:1");
+    expect(members).toMatchObject([{ id: "29:u", aadObjectId: "aad-1" }]);
+    expect(requests.at(-1)).toEqual({
+      url: "https://smba.trafficmanager.net/amer/v3/conversations/a%3A1/members",
+      method: "GET",
+    });
+    roster = { members: [] };
+    await expect(api.members("https://smba.trafficmanager.net/amer/", "a:1")).rejects.toThrow(
+      /not a member list/,
+    );
   });
 });

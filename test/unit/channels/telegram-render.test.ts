@@ -32,8 +32,9 @@ const record = (questions: Question[], draft?: QuestionRecord["draft"]): Questio
   expiresAtMs: 1,
   ...(draft !== undefined && { draft }),
 });
+/** The callback buttons of a step as a shared copy draws it: "Answer in browser" is one of them. */
 const callbacks = (questions: Question[], step: number, draft?: QuestionRecord["draft"]) =>
-  renderPrompt(record(questions, draft), step)
+  renderPrompt(record(questions, draft), step, { kind: "control" })
     .reply_markup.inline_keyboard.flat()
     .filter((b): b is InlineButton => "callback_data" in b);
 
@@ -63,6 +64,7 @@ describe("Telegram prompt drawing", () => {
       "done",
       "other",
       "back",
+      "browser",
       "skip",
     ]);
   });

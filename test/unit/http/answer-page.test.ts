@@ -24,7 +24,12 @@ const { questions } = normalizeAskUserArgs({
 });
 
 function setup(
-  options: { owner?: string; key?: string | undefined; status?: QuestionRecord["status"] } = {},
+  options: {
+    owner?: string;
+    key?: string | undefined;
+    status?: QuestionRecord["status"];
+    escalate?: QuestionRecord["escalate"];
+  } = {},
 ) {
   let record: QuestionRecord = {
     id: "ask_1",
@@ -34,6 +39,7 @@ function setup(
     deliveries: [],
     createdAtMs: 0,
     expiresAtMs: NOW + 60_000,
+    ...(options.escalate && { escalate: options.escalate }),
   };
   const calls: string[] = [];
   const store = {
@@ -56,8 +62,9 @@ function setup(
     linkKey: async () => ("key" in options ? options.key : KEY),
     now: () => NOW,
   });
-  const sig = signAnswerLink(KEY, record);
-  return { page, calls, sig, current: () => record };
+  const sigFor = (answerer: string) =>
+    signAnswerLink(KEY, { id: record.id, answerer, expiresAtMs: record.expiresAtMs });
+  return { page, calls, sig: sigFor(record.owner), sigFor, current: () => record };
 }
 
 function event(
@@ -65,11 +72,12 @@ function event(
   sig: string,
   body?: Record<string, string>,
   headers: Record<string, string> = {},
+  as?: string,
 ): APIGatewayProxyEventV2 {
   return {
     routeKey: `${method} /answer/{id}`,
     pathParameters: { id: "ask_1" },
-    queryStringParameters: { sig },
+    queryStringParameters: { sig, ...(as !== undefined && { as }) },
     headers: {
       ...(body && { "content-type": "application/x-www-form-urlencoded" }),
       "sec-fetch-site": "same-origin",
@@ -123,6 +131,57 @@ describe("the answer page handler", () => {
       expect(webResolvedBy(owner)).toBe(resolvedBy);
     },
   );
+
+  describe("a link acts only as the answerer it was made for", () => {
+    // Asked at 0: the escalation owner may answer from 999 s on, which NOW (1,000 s) is past.
+    const escalate = {
+      afterSeconds: 999,
+      owner: "slack:T1:U9",
+      deliverTo: [{ channel: "slack", chatId: "D9" }],
+    };
+
+    it("the escalation owner's link answers, recorded as that person, and the redirect keeps `as`", async () => {
+      const { page, sigFor, current } = setup({ owner: "telegram:42", escalate });
+      const sig = sigFor("slack:T1:U9");
+      const response = await page(
+        event("POST", sig, { sig, "a.go": "0", action: "submit" }, {}, "slack:T1:U9"),
+      );
+      expect(response).toMatchObject({
+        statusCode: 303,
+        headers: { location: `?as=${encodeURIComponent("slack:T1:U9")}&sig=${sig}` },
+      });
+      expect(current()).toMatchObject({ status: "answered", resolvedBy: "web:slack:T1:U9" });
+    });
+
+    it("another answerer's signature, or the owner's with someone else in `as`, is not valid; nothing changes", async () => {
+      const { page, sig, sigFor, current } = setup({ owner: "telegram:42", escalate });
+      const owners = await page(
+        event("POST", sig, { sig, "a.go": "0", action: "submit" }, {}, "slack:T1:U9"),
+      );
+      expect(owners.statusCode).toBe(403);
+      expect(owners.body).toContain("This link is not valid");
+      const theirs = sigFor("slack:T1:U9");
+      const asOwner = await page(event("POST", theirs, { sig: theirs, "a.go": "0", action: "submit" }));
+      expect(asOwner.statusCode).toBe(403);
+      expect((await page(event("GET", theirs, undefined, {}, "not an identity"))).statusCode).toBe(403);
+      expect(current().status).toBe("pending");
+    });
+
+    it("a genuine link of someone who may not answer (yet) is told so and opens nothing", async () => {
+      const early = { ...escalate, afterSeconds: 2_000 };
+      const { page, sigFor, current } = setup({ owner: "telegram:42", escalate: early });
+      for (const who of ["slack:T1:U9", "telegram:7"]) {
+        const sig = sigFor(who);
+        const shown = await page(event("GET", sig, undefined, {}, who));
+        expect(shown.statusCode).toBe(403);
+        expect(shown.body).toContain("This question is not yours to answer.");
+        expect(shown.body).not.toContain("Ship it?");
+        const posted = await page(event("POST", sig, { sig, "a.go": "0", action: "submit" }, {}, who));
+        expect(posted.statusCode).toBe(403);
+      }
+      expect(current().status).toBe("pending");
+    });
+  });
 
   it("Skip cancels as skipped", async () => {
     const { page, sig, current } = setup();
