@@ -23,10 +23,16 @@ let api: (method: string, path: string, body?: unknown) => Promise<{ status: num
   async () => {
     throw new Error("the local stack is not ready yet");
   };
-const shown = createConsoleQuestions(async (id) => {
-  const { status, json } = await api("GET", `/questions/${encodeURIComponent(id)}`);
-  return status === 200 ? (json as { question: QuestionRecord }).question : undefined;
-});
+// The prompt is printed while the question is delivered, its event a moment later (from the table's stream):
+// a line typed in between waits for the stream, so it finds the question it was typed for.
+let streamsDrained = async (): Promise<void> => {};
+const shown = createConsoleQuestions(
+  async (id) => {
+    const { status, json } = await api("GET", `/questions/${encodeURIComponent(id)}`);
+    return status === 200 ? (json as { question: QuestionRecord }).question : undefined;
+  },
+  () => streamsDrained(),
+);
 
 const stack = await startFromCommandLine(process.env, {
   onRequest: (request) => log.info("request", { ...request }),
@@ -35,6 +41,7 @@ const stack = await startFromCommandLine(process.env, {
   onEvent: shown.observe,
 });
 stopOnSignals(stack.stop);
+streamsDrained = () => stack.streamsDrained();
 api = async (method, path, body) => {
   const response = await fetch(`${stack.httpUrl}${path}`, {
     method,

@@ -101,7 +101,11 @@ function newlyAnswered(questions: readonly Question[], answered: Answers, earlie
  * startLocalStack({ onEvent: shown.observe });
  * createTerminalAnswers({ pendingQuestion: shown.oldestPending, … });
  */
-export function createConsoleQuestions(read: (id: string) => Promise<QuestionRecord | undefined>) {
+export function createConsoleQuestions(
+  read: (id: string) => Promise<QuestionRecord | undefined>,
+  /** Resolves once every question event already due has been observed. */
+  caughtUp: () => Promise<void> = async () => {},
+) {
   const ids: string[] = [];
   return {
     observe(event: PublishedEvent): void {
@@ -119,6 +123,7 @@ export function createConsoleQuestions(read: (id: string) => Promise<QuestionRec
     },
     /** The oldest question shown here that still waits (ended ones are forgotten on the way). */
     async oldestPending(): Promise<QuestionRecord | undefined> {
+      await caughtUp();
       while (ids.length > 0) {
         const record = await read(ids[0] as string);
         if (record?.status === "pending") return record;

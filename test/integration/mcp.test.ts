@@ -68,7 +68,8 @@ describe("MCP server", () => {
     const { body } = await stack.api("GET", `/questions/${pending.questionId}`);
     expect(body.question).toMatchObject({ owner, status: "pending" });
     expect(body.question.deliveries).toEqual([
-      { channel: "console", chatId: "term", messageId: expect.any(String) },
+      // The terminal is the person's own: a private target, whose copy shows the owner's link.
+      { channel: "console", chatId: "term", messageId: expect.any(String), privateTo: owner },
     ]);
 
     const again = await call(client, "get_answer", { questionId: pending.questionId, waitSeconds: 0 });
