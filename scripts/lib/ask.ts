@@ -370,8 +370,10 @@ function networkProblem(error: unknown): string {
   if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
     return "no response in time";
   }
-  const cause = error instanceof Error ? (error.cause as { code?: string } | undefined) : undefined;
-  return cause?.code ?? (error instanceof Error ? error.message : String(error));
+  // fetch says only "fetch failed"; its cause names the problem (ECONNREFUSED, ENOTFOUND, …).
+  const cause =
+    error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
+  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
 }
 
 async function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {

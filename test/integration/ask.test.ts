@@ -4,6 +4,8 @@
  * streams; two run `npm run -s ask` as a process, as a shell or a CI job does.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "#infra/local/stack.ts";
 import { type AskIo, runAsk } from "../../scripts/lib/ask.ts";
@@ -195,6 +197,20 @@ describe("npm run ask", () => {
     expect(await run.exit).toBe(1);
     expect(run.stderr()).toMatch(/^ask: the API refused the question: HTTP 401 UNAUTHORIZED: .+/);
     expect(run.stderr()).not.toContain("not-the-key");
+    expect(run.stdout()).toBe("");
+  });
+
+  it("an API it cannot reach: exits 1, naming the URL and the network's error", async () => {
+    const closed = await new Promise<number>((resolve) => {
+      // A port just freed: nothing listens there.
+      const server = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const run = ask([...argsFor(newOwner()), "--url", `http://127.0.0.1:${closed}`]);
+    expect(await run.exit).toBe(1);
+    expect(run.stderr()).toBe(`ask: could not reach http://127.0.0.1:${closed}: ECONNREFUSED\n`);
     expect(run.stdout()).toBe("");
   });
 
