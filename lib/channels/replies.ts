@@ -11,6 +11,8 @@ import type { Question } from "../questions/schema.ts";
 /** The fixed sentences and labels. */
 export const replies = {
   notYours: "This question is not yours to answer.",
+  /** To the person a question was asked on behalf of (`requestedBy`), who may never answer it. */
+  requesterCannotAnswer: "You asked for this; someone else must answer.",
   gone: "This question no longer exists.",
   nothingWaiting: "No question is waiting for you here.",
   gotIt: "Got it.",
@@ -141,6 +143,8 @@ export function outcomeReplyText(outcome: InboundOutcome): string | undefined {
       return replies.nothingWaiting;
     case "not_owner":
       return replies.notYours;
+    case "requester":
+      return replies.requesterCannotAnswer;
     case "ended":
       return endedText(outcome.record);
     case "resolved":

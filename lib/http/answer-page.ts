@@ -16,13 +16,15 @@
  *   the signature up nor have a visitor's browser post the form for it. (`Origin` is not compared: behind a
  *   custom domain or a proxy the expected origin is not known here.)
  * - Without a link secret the page is off: every request gets a 404 page and nothing is read.
+ * - The person the question was asked on behalf of (`requestedBy`) never answers it: their link gets a 403
+ *   page saying so, for `GET` and `POST` alike.
  */
 import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { AlreadyResolvedError, NotFoundError } from "../app/errors.ts";
+import { AlreadyResolvedError, NotFoundError, RequesterCannotAnswerError } from "../app/errors.ts";
 import type { ResolveOptions, ResolveQuestion } from "../app/resolve-question.ts";
 import { InvalidAnswerError } from "../questions/errors.ts";
-import { type QuestionRecord, RECORD_ID_PATTERN } from "../questions/question-record.ts";
+import { isRequester, type QuestionRecord, RECORD_ID_PATTERN } from "../questions/question-record.ts";
 import type { QuestionStore } from "../store/question-store.ts";
 import { type FieldProblem, type FormState, readAnswerForm } from "../web/answer-form.ts";
 import { SIGNATURE_PATTERN, verifyAnswerLink } from "../web/answer-link.ts";
@@ -158,6 +160,7 @@ export function createAnswerPage(deps: AnswerPageDeps) {
     } catch (error) {
       if (error instanceof AlreadyResolvedError) return tooLate(record);
       if (error instanceof NotFoundError) return invalidLink();
+      if (error instanceof RequesterCannotAnswerError) return messagePage(403, MESSAGE_PAGES.requester);
       throw error;
     }
   }
@@ -171,6 +174,9 @@ export function createAnswerPage(deps: AnswerPageDeps) {
     if (!RECORD_ID_PATTERN.test(id) || !SIGNATURE_PATTERN.test(sig)) return invalidLink();
     const record = await deps.store.get(id, deps.now());
     if (!record || !verifyAnswerLink(key, record, sig)) return invalidLink();
+    // The link's person is the one the question was asked for (requestedBy): never theirs to answer, so
+    // not even the form is shown.
+    if (isRequester(record, record.owner)) return messagePage(403, MESSAGE_PAGES.requester);
     if (event.requestContext.http.method === "POST") return post(event, record, sig);
     return record.status === "pending" ? formPage(200, record, sig) : page(200, renderOutcomePage(record));
   };

@@ -65,6 +65,8 @@ export const MESSAGE_PAGES = {
     text: "Answers are accepted only from the answer page itself. Open the link from your message and answer there.",
   },
   off: { title: "Not found", text: "There is no answer page here." },
+  /** The link's person is the one the question was asked for (requestedBy), who may never answer it. */
+  requester: { title: "Someone else must answer", text: "You asked for this; someone else must answer." },
   /** A request the page refuses (too large, not its form): the text is the error's own message. */
   refused: { title: NOT_ACCEPTED, text: "" },
   failed: {

@@ -361,6 +361,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
             "ownerKey",
             "sessionIndexKey",
             "agentKey",
+            "askerKey",
           ],
         },
         StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE"] },
