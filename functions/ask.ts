@@ -3,7 +3,8 @@
  * delivers it, then returns; the run stays suspended until an answer, a cancel or its timeout. Expected
  * failures are thrown by name for the state machine's Catch: ToolInputError, SessionBusyError,
  * DeliveryFailedError (no target took the question; it is closed as delivery_failed). A reminder or an
- * escalation at or past the deadline (InvalidArgumentError) ends the task like a failed delivery.
+ * escalation at or past the deadline, or a `requestedBy` who would be the only one to answer
+ * (InvalidArgumentError), ends the task like a failed delivery.
  */
 import middy from "@middy/core";
 import type { Context } from "aws-lambda";
@@ -38,6 +39,8 @@ const askTaskEventSchema = z.object({
   // The task input's own (never the model's): null or absent, the deployment's default reminders.
   remindAfterSeconds: z.nullish(remindAfterSecondsSchema),
   escalate: z.nullish(escalationSchema),
+  // The person the run acts for, who may never answer its question (the task input's, never the model's).
+  requestedBy: z.nullish(ownerSchema),
 });
 
 export const handler = middy()
@@ -48,7 +51,7 @@ export const handler = middy()
     // 5xx) for as long as its own time allows, rather than fail the question as delivery_failed.
     const deadline = functionDeadline(context.getRemainingTimeInMillis(), now());
     const record = await withPlatformDeadline(deadline, () =>
-      askQuestion({ ...task, args: { questions, timeoutSeconds } }),
+      askQuestion({ ...task, args: { questions, timeoutSeconds }, askedBy: "run" }),
     );
     if (record.status === "delivery_failed") throw new DeliveryFailedError(record.id);
     return { questionId: record.id };

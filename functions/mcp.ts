@@ -15,7 +15,7 @@ const observability = createUntracedObservability("mcp");
 const config = loadConfig();
 const services = createServices(config, "mcp", observability);
 await services.ready();
-const { secrets, askQuestion, resolve, waitForQuestion } = services;
+const { keyring, askQuestion, resolve, waitForQuestion } = services;
 
 const tools = createMcpTools({
   askQuestion,
@@ -28,5 +28,5 @@ const tools = createMcpTools({
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
   .use(observability.middlewares)
   .use(httpErrors(observability.telemetry))
-  .use(apiKeyAuth(() => secrets.get("api-key")))
+  .use(apiKeyAuth(keyring))
   .handler(createMcpHttp({ tools, defaults: { owner: config.mcp.owner, deliverTo: config.mcp.deliverTo } }));

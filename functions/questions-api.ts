@@ -9,10 +9,10 @@ import { createServices } from "#lib/wiring.ts";
 const observability = await createObservability("questionsApi");
 const services = createServices(loadConfig(), "questionsApi", observability);
 await services.ready();
-const { secrets, questionApi } = services;
+const { keyring, questionApi } = services;
 
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
   .use(observability.middlewares)
   .use(httpErrors(observability.telemetry))
-  .use(apiKeyAuth(() => secrets.get("api-key")))
+  .use(apiKeyAuth(keyring))
   .handler(questionApi);

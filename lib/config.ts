@@ -16,7 +16,11 @@
  * are the exception on both counts: a run names its key, so locally their variables (`OPENAI_API_KEY`,
  * `ANTHROPIC_API_KEY`, `HANDRAISE_SECRET_<NAME>`) are kept aside unchecked and checked when a run reads one;
  * deployed they are not read at all (a shell may well have OPENAI_API_KEY set for other tools).
+ *
+ * API keys: `HANDRAISE_API_KEY` is the key named `default`, scope `admin`; `HANDRAISE_API_KEYS` adds named
+ * keys, comma-separated `<name>:<scope>:<key>` (lib/auth/api-keys.ts). Deployed, both are SSM parameters.
  */
+import { DEFAULT_API_KEY_NAME } from "./auth/api-keys.ts";
 import { ConfigError } from "./config-error.ts";
 import { isHttpsOrLoopback } from "./http/outbound.ts";
 import { ownerProblem, parseDeliverTo } from "./mcp/asker.ts";
@@ -27,6 +31,7 @@ import {
   STEP_FUNCTIONS_MAX_TIMEOUT_SECONDS,
 } from "./questions/schema.ts";
 import {
+  API_KEYS_ENV,
   CHANNEL_NAMES,
   type ChannelName,
   channelSecrets,
@@ -228,6 +233,8 @@ export type SecretSource =
       values: Partial<Record<FixedSecretName, string>>;
       /** Model keys by environment variable (absent: none set), checked when a run reads one. */
       modelKeys?: Record<string, string>;
+      /** The named API keys of HANDRAISE_API_KEYS, by name: `<scope>:<key>` (absent: none set). */
+      apiKeys?: Record<string, string>;
     }
   | { kind: "ssm"; prefix: string; maxAgeSeconds: number };
 
@@ -306,6 +313,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (problem !== undefined) problems.push(`${variable} ${problem}`);
     else if (value !== undefined) values[name] = value;
   }
+  const apiKeys = fromSsm ? undefined : namedApiKeys(present[API_KEYS_ENV], values["api-key"], problems);
+  if (fromSsm && present[API_KEYS_ENV] !== undefined) {
+    problems.push(`${API_KEYS_ENV} must not be set: with HANDRAISE_SSM_PREFIX, API keys are read from SSM`);
+  }
   if (!fromSsm) {
     for (const channel of enabled) {
       for (const name of channelSecrets(channel)) {
@@ -350,7 +361,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           prefix: e.HANDRAISE_SSM_PREFIX ?? "",
           maxAgeSeconds: e.HANDRAISE_SECRETS_MAX_AGE_SECONDS,
         }
-      : { kind: "env", values, ...modelKeysOf(present) },
+      : { kind: "env", values, ...modelKeysOf(present), ...(apiKeys && { apiKeys }) },
     notify: {
       queueUrl: e.HANDRAISE_NOTIFY_QUEUE_URL,
       retrySeconds: e.HANDRAISE_NOTIFY_RETRY_SECONDS.split(",").map(Number),
@@ -370,6 +381,43 @@ function modelKeysOf(env: Record<string, string>): { modelKeys?: Record<string, 
     Object.entries(env).filter(([variable]) => isModelKeyEnvName(variable)),
   );
   return Object.keys(modelKeys).length > 0 ? { modelKeys } : {};
+}
+
+/**
+ * HANDRAISE_API_KEYS — `<name>:<scope>:<key>`, comma-separated — by name as `<scope>:<key>`; undefined when
+ * unset. Each entry is named by its position, never shown (it holds a key); a name must be new, must not be
+ * `default` (HANDRAISE_API_KEY's), and no two keys may be the same (which scope applies could not be told).
+ */
+function namedApiKeys(
+  text: string | undefined,
+  defaultKey: string | undefined,
+  problems: string[],
+): Record<string, string> | undefined {
+  if (text === undefined) return undefined;
+  const keys: Record<string, string> = {};
+  const seen = new Set(defaultKey === undefined ? [] : [defaultKey]);
+  text.split(",").forEach((raw, index) => {
+    const entry = raw.trim();
+    if (entry === "") return;
+    const at = `${API_KEYS_ENV} entry ${index + 1}`;
+    const [name = "", scope, ...rest] = entry.split(":");
+    const key = rest.join(":");
+    if (scope === undefined || rest.length === 0) {
+      problems.push(`${at} must be <name>:<scope>:<key>`);
+      return;
+    }
+    const problem = secretProblem(`api-keys/${name}`, `${scope}:${key}`);
+    if (problem !== undefined) problems.push(`${at} ${problem}`);
+    else if (name === DEFAULT_API_KEY_NAME) {
+      problems.push(`${at} is named "${DEFAULT_API_KEY_NAME}", which is ${secretEnvName("api-key")}'s name`);
+    } else if (Object.hasOwn(keys, name)) problems.push(`${at} repeats the name "${name}"`);
+    else if (seen.has(key)) problems.push(`${at} ("${name}") has the same key as another; give each its own`);
+    else {
+      keys[name] = `${scope}:${key}`;
+      seen.add(key);
+    }
+  });
+  return keys;
 }
 
 /** HANDRAISE_CHANNELS when given (deployed it always is); locally, the channels whose bot token is set. */

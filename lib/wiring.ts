@@ -22,6 +22,7 @@ import { createQuestionTimers } from "./app/question-timers.ts";
 import { createResolveQuestion } from "./app/resolve-question.ts";
 import { createSettleClosedQuestion } from "./app/settle-closed-question.ts";
 import { createWaitForQuestion } from "./app/wait-for-question.ts";
+import { createApiKeyring } from "./auth/api-keys.ts";
 import { createDurableCallbacks } from "./callbacks/durable-callbacks.ts";
 import { createSfnTaskCallbacks } from "./callbacks/sfn-task-callbacks.ts";
 import { createWaiterCallbacks } from "./callbacks/waiter-callbacks.ts";
@@ -49,6 +50,7 @@ import {
   type FunctionName,
   fixedSecrets,
   functionSecrets,
+  grantsGroup,
   OPTIONAL_SECRETS,
   type SecretGrant,
 } from "./secrets/secret-catalog.ts";
@@ -100,7 +102,7 @@ export function createSecrets(config: Config, fn: FunctionName, capture: Capture
           now,
           provider: new SSMProvider({ awsSdkV3Client: capture(new SSMClient(SDK_CLIENT_CONFIG)) }),
         })
-      : createEnvSecrets(config.secrets.values, config.secrets.modelKeys);
+      : createEnvSecrets(config.secrets.values, config.secrets.modelKeys, config.secrets.apiKeys);
   return limitSecrets(source, functionSecrets(fn, config.enabledChannels));
 }
 
@@ -281,11 +283,14 @@ export function createCoreServices(config: Config, fn: FunctionName, observabili
     ready: async (options: { tolerate?: boolean } = {}) => {
       try {
         // The optional ones (infra/secrets.json): without the link secret the answer page is off, without
-        // the notify secret each notification attempt fails and says why, and so on.
-        await preloadSecrets(secrets, fixedSecrets(secretNames), [
-          ...(config.secrets.kind === "env" ? (["api-key"] as const) : []),
-          ...OPTIONAL_SECRETS,
-        ]);
+        // the notify secret each notification attempt fails and says why, and so on. Locally the API may run
+        // on named keys alone (HANDRAISE_API_KEYS); deployed, api-key is the operator's key and must be there.
+        await preloadSecrets(
+          secrets,
+          fixedSecrets(secretNames),
+          [...(config.secrets.kind === "env" ? (["api-key"] as const) : []), ...OPTIONAL_SECRETS],
+          grantsGroup(secretNames, "api-keys") ? ["api-keys"] : [],
+        );
       } catch (error) {
         if (!options.tolerate) throw error;
         telemetry.failed(
@@ -329,6 +334,8 @@ export function createServices(config: Config, fn: FunctionName, observability: 
     channels,
     /** The answer page's links, for a webhook that redraws a posted question (the stepper). */
     links,
+    /** The question API's and /mcp's keys (functions whose row grants `api-keys/*`). */
+    keyring: createApiKeyring(secrets),
     handleInbound: createHandleInbound({ store, resolve, channels, links, now }),
     cancelStoppedRun: createCancelStoppedRun({ store, resolve, now }),
     handleQuestionChange: createHandleQuestionChange({

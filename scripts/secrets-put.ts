@@ -12,16 +12,25 @@
  * receivers need it to verify). Credentials and region come from the usual AWS
  * settings (AWS_PROFILE, AWS_REGION, …), as for the AWS CLI.
  *
+ * `npm run secrets:put -- --stage prod --api-key ci-agent --scope ask` instead makes one named API key
+ * (docs/api.md, "Keys and scopes"): a new random key, stored as `<scope>:<key>` in
+ * `/handraise/<stage>/api-keys/<name>` and printed once; nothing else is stored. It never replaces a key of
+ * that name (the agent holding it would be locked out) unless --new-api-key is given too.
+ *
  * Options: --stage (default dev), --channels (comma-separated; default none), --answer-page,
  * --notifications, --prefix
  * (default /handraise/<stage>), --kms-key-id (a key of your own; default the AWS managed aws/ssm),
- * --new-api-key (replace the stage's API key with a new one), --region, --dry-run (say what would be
- * stored, store nothing).
+ * --new-api-key (replace the stage's API key with a new one; with --api-key, that named key), --api-key
+ * <name> and --scope ask|answer|admin (one named key), --region, --dry-run (say what would be stored, store
+ * nothing).
  */
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { ParameterAlreadyExists, PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
+import { DEFAULT_API_KEY_NAME } from "#lib/auth/api-keys.ts";
 import {
+  API_KEY_NAME_PATTERN,
+  API_KEY_SCOPES,
   CHANNEL_NAMES,
   channelSecrets,
   optionalChannelSecrets,
@@ -42,6 +51,8 @@ const { values: options } = parseArgs({
     prefix: { type: "string" },
     "kms-key-id": { type: "string" },
     "new-api-key": { type: "boolean", default: false },
+    "api-key": { type: "string" },
+    scope: { type: "string" },
     region: { type: "string" },
     "dry-run": { type: "boolean", default: false },
   },
@@ -56,6 +67,11 @@ const { channels, unknown } = parseChannelList(options.channels ?? "");
 if (unknown.length > 0) fail(`unknown channel ${unknown.join(", ")} (channels: ${CHANNEL_NAMES.join(", ")})`);
 const prefix = (options.prefix ?? `/handraise/${options.stage}`).replace(/\/+$/, "");
 if (!SSM_PATH.test(prefix)) fail("--prefix must be an SSM path such as /handraise/prod");
+if (options["api-key"] !== undefined) {
+  await putNamedApiKey(options["api-key"], options.scope);
+  process.exit(0);
+}
+if (options.scope !== undefined) fail("--scope goes with --api-key <name>");
 
 const answerPage = options["answer-page"] || Boolean(process.env[secretEnvName("link-secret")]);
 const names: SecretName[] = [
@@ -151,3 +167,48 @@ const channelParam = channels.length > 0 ? channels.join(",") : '""';
 process.stdout.write(
   `\nDeploy with: npm run deploy -- --stage ${options.stage} --param="channels=${channelParam}"\n`,
 );
+
+/** `--api-key <name> --scope <scope>`: one new named key, stored as `<scope>:<key>`, printed once. */
+async function putNamedApiKey(name: string, scope: string | undefined): Promise<void> {
+  if (options.channels || options["answer-page"] || options.notifications) {
+    fail("--api-key makes one named key and stores nothing else: run secrets:put again for the rest");
+  }
+  if (!API_KEY_NAME_PATTERN.test(name)) {
+    fail("--api-key must be a key name: 1-32 of a-z 0-9 _ -, starting with a letter or digit");
+  }
+  if (name === DEFAULT_API_KEY_NAME) {
+    fail(`the key "${DEFAULT_API_KEY_NAME}" is the stage's api-key parameter: make it without --api-key`);
+  }
+  if (scope === undefined || !(API_KEY_SCOPES as readonly string[]).includes(scope)) {
+    fail(`--scope must be one of ${API_KEY_SCOPES.join(", ")} (agents get ask)`);
+  }
+  const key = randomBytes(32).toString("base64url");
+  const parameter = `${prefix}/api-keys/${name}`;
+  const overwrite = options["new-api-key"];
+  if (options["dry-run"]) {
+    process.stdout.write(`would store ${parameter} (SecureString${overwrite ? "" : ", unless it exists"})\n`);
+    return;
+  }
+  const client = new SSMClient(options.region ? { region: options.region } : {});
+  try {
+    await client.send(
+      new PutParameterCommand({
+        Name: parameter,
+        Value: `${scope}:${key}`,
+        Type: "SecureString",
+        Overwrite: overwrite,
+        ...(options["kms-key-id"] && { KeyId: options["kms-key-id"] }),
+        Description: `Handraise: API key ${name} (scope ${scope})`,
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ParameterAlreadyExists)) throw error;
+    process.stdout.write(`kept ${parameter}: it exists (--new-api-key replaces it)\n`);
+    return;
+  } finally {
+    client.destroy();
+  }
+  process.stdout.write(
+    `stored ${parameter} (SecureString)\n\nThe API key "${name}" (scope ${scope}) was made (shown this once; send it as "Authorization: Bearer <key>"; in use within 5 minutes):\n${key}\n`,
+  );
+}

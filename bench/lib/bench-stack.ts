@@ -257,7 +257,7 @@ export async function startBenchStack(options: { env?: Record<string, string> } 
         new UpdateItemCommand({
           TableName,
           Key: { pk: { S: keys.question(run.questionId) } },
-          UpdateExpression: `SET #status = :answered, answers = :answers, resolvedAtMs = :now REMOVE taskToken, ${INDEX.pendingByOwner.partitionKey}, ${INDEX.pendingBySession.partitionKey}, ${INDEX.pendingByAgent.partitionKey}`,
+          UpdateExpression: `SET #status = :answered, answers = :answers, resolvedAtMs = :now REMOVE taskToken, ${INDEX.pendingByOwner.partitionKey}, ${INDEX.pendingBySession.partitionKey}, ${INDEX.pendingByAgent.partitionKey}, ${INDEX.pendingByAsker.partitionKey}`,
           ConditionExpression: "#status = :pending AND expiresAtMs > :now",
           ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: marshall({

@@ -2,7 +2,9 @@
  * serverless.yml `resources`: each function's permission to read exactly its secrets — its row of
  * infra/secrets.json, for the channels this deployment enables (`--param="channels=telegram,slack"`) — as
  * one AWS::IAM::Policy on the function's role, and the function made to wait for it (a function must not
- * run before it may read its secrets). A function that reads no secret gets no policy.
+ * run before it may read its secrets). A function that reads no secret gets no policy. The grant
+ * `api-keys/*` (the named API keys, read all at once) is `ssm:GetParametersByPath` on the one path
+ * `<prefix>/api-keys` and nothing else: no GetParameter on any key by name.
  *
  * Read at package time by the Serverless Framework's `${file(...)}`; pure data in, CloudFormation out.
  */
@@ -37,6 +39,13 @@ function functionSecrets(fn, channels) {
 
 const capitalized = (name) => `${name.charAt(0).toUpperCase()}${name.slice(1)}`;
 
+/** The groups read by path (lib/secrets/secret-catalog.ts SecretGroup): grant `<group>/*`. */
+const GROUPS = ["api-keys"];
+
+const parameterArn = (prefix, name) => ({
+  "Fn::Sub": `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter${prefix}/${name}`,
+});
+
 /**
  * The resources and extensions for one deployment.
  * @param {{channels: string, ssmPrefix: string, kmsKeyArn: string}} settings
@@ -47,18 +56,28 @@ function secretAccess({ channels, ssmPrefix, kmsKeyArn }) {
   const Resources = {};
   const extensions = {};
   for (const fn of Object.keys(catalog.functions)) {
-    const names = functionSecrets(fn, enabled);
-    if (names.length === 0) continue;
-    const statements = [
-      {
+    const grants = functionSecrets(fn, enabled);
+    if (grants.length === 0) continue;
+    const groups = GROUPS.filter((group) => grants.includes(`${group}/*`));
+    const names = grants.filter((name) => !groups.some((group) => name === `${group}/*`));
+    const statements = [];
+    if (names.length > 0) {
+      statements.push({
         Sid: "ReadSecrets",
         Effect: "Allow",
         Action: "ssm:GetParameter",
-        Resource: names.map((name) => ({
-          "Fn::Sub": `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter${prefix}/${name}`,
-        })),
-      },
-    ];
+        Resource: names.map((name) => parameterArn(prefix, name)),
+      });
+    }
+    if (groups.length > 0) {
+      // GetParametersByPath is authorized on the path itself; not recursive, it reads only its direct children.
+      statements.push({
+        Sid: "ReadSecretsByPath",
+        Effect: "Allow",
+        Action: "ssm:GetParametersByPath",
+        Resource: groups.map((group) => parameterArn(prefix, group)),
+      });
+    }
     // The AWS managed key aws/ssm needs no grant; a key of your own may decrypt only on behalf of SSM.
     if (kmsKeyArn) {
       statements.push({

@@ -6,7 +6,16 @@ import { EventEmitter } from "node:events";
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { CreateTableCommand, type CreateTableCommandInput, DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import {
+  type AttributeValue,
+  BatchWriteItemCommand,
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DeleteTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ScanCommand,
+} from "@aws-sdk/client-dynamodb";
 import dynalite from "dynalite";
 import tableDefinition from "../table.json" with { type: "json" };
 
@@ -109,16 +118,70 @@ export async function startLocalDynamoDb(options: LocalDynamoDbOptions = {}): Pr
 /**
  * Creates the table if it does not exist yet (it does when data persists). TTL is part of the CloudFormation
  * definition but not of CreateTable, and dynalite has no UpdateTimeToLive: reads check deadlines themselves.
+ * A persisted table that lacks an index the definition has gained since is rebuilt with it (see below).
  */
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
-  const { TimeToLiveSpecification: _ttl, ...definition } = tableDefinition as Record<string, unknown>;
   try {
-    await client.send(
-      new CreateTableCommand({ ...(definition as unknown as CreateTableCommandInput), TableName: tableName }),
-    );
+    await createTable(client, tableName);
   } catch (error) {
-    if (error instanceof Error && error.name === "ResourceInUseException") return;
+    if (error instanceof Error && error.name === "ResourceInUseException") {
+      await addMissingIndexes(client, tableName);
+      return;
+    }
     throw error;
+  }
+}
+
+async function createTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  const { TimeToLiveSpecification: _ttl, ...definition } = tableDefinition as Record<string, unknown>;
+  await client.send(
+    new CreateTableCommand({ ...(definition as unknown as CreateTableCommandInput), TableName: tableName }),
+  );
+}
+
+/**
+ * A table kept in HANDRAISE_DATA_DIR by an earlier version may lack an index added since (deployed,
+ * CloudFormation adds it to the table). dynalite cannot add an index to a table, so the table is made again
+ * from the definition and its items are written back: the same items, each now in every index its
+ * attributes key. Local data only: this reads the whole table, which the deployed code never does.
+ */
+async function addMissingIndexes(client: DynamoDBClient, tableName: string): Promise<void> {
+  const described = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  const present = new Set((described.Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+  if (tableDefinition.GlobalSecondaryIndexes.every((index) => present.has(index.IndexName))) return;
+  const items: Record<string, AttributeValue>[] = [];
+  let startKey: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(
+      new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey: startKey }),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  await client.send(new DeleteTableCommand({ TableName: tableName }));
+  await tableState(client, tableName, "gone");
+  await createTable(client, tableName);
+  await tableState(client, tableName, "ACTIVE");
+  for (let i = 0; i < items.length; i += 25) {
+    let requests = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+    while (requests.length > 0) {
+      const out = await client.send(new BatchWriteItemCommand({ RequestItems: { [tableName]: requests } }));
+      requests = (out.UnprocessedItems?.[tableName] ?? []) as typeof requests;
+    }
+  }
+}
+
+/** Waits (dynalite: a tick) until the table is ACTIVE, or gone. */
+async function tableState(client: DynamoDBClient, tableName: string, wanted: "ACTIVE" | "gone") {
+  for (;;) {
+    try {
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+      if (Table?.TableStatus === wanted) return;
+    } catch (error) {
+      if (!(error instanceof Error && error.name === "ResourceNotFoundException")) throw error;
+      if (wanted === "gone") return;
+    }
+    await sleep(10);
   }
 }
 

@@ -61,6 +61,8 @@ export const agentInputSchema = z.object({
   remindAfterSeconds: z.optional(remindAfterSecondsSchema),
   /** Who else may answer each question of the run, from `afterSeconds` on, and where they are asked. */
   escalate: z.optional(escalationSchema),
+  /** The person the run acts for (owner form): they may never answer its questions. */
+  requestedBy: z.optional(ownerSchema),
 });
 export type AgentInput = z.infer<typeof agentInputSchema>;
 
@@ -116,6 +118,8 @@ export interface AskStep {
   remindAfterSeconds: number[] | null;
   /** The run's escalation if it falls before this question's deadline, else null. */
   escalate: Escalation | null;
+  /** The person the run acts for, or null. Never absent: the task's Parameters read it. */
+  requestedBy: string | null;
 }
 /**
  * The run's reminders and escalation for one of its questions. The model chose that question's timeout, so
@@ -313,6 +317,7 @@ export function createModelStep(deps: ModelStepDeps) {
           sessionKey: state.sessionKey,
           deliverTo: state.deliverTo,
           ...runTimersFor(state, timeoutSeconds),
+          requestedBy: state.requestedBy ?? null,
         };
       } catch (error) {
         if (!(error instanceof ToolInputError)) throw error;

@@ -2,7 +2,13 @@ import { randomUUID } from "node:crypto";
 import type { TaskCallbacks } from "../callbacks/task-callbacks.ts";
 import type { ChannelRegistry } from "../channels/chat-channel.ts";
 import { normalizeAskUserArgs, questionIdFor, type TimeoutLimits } from "../questions/index.ts";
-import type { Delivery, DeliveryTarget, Escalation, QuestionRecord } from "../questions/question-record.ts";
+import {
+  type Delivery,
+  type DeliveryTarget,
+  type Escalation,
+  onlyRequesterAnswers,
+  type QuestionRecord,
+} from "../questions/question-record.ts";
 import type { CreateResult, NewQuestion, QuestionStore } from "../store/question-store.ts";
 import { closedOf, idsOf, refOf, type Telemetry } from "../telemetry/telemetry.ts";
 import { IdInUseError, InvalidArgumentError, SessionBusyError } from "./errors.ts";
@@ -31,6 +37,15 @@ export interface AskQuestionInput {
   escalate?: Escalation | null | undefined;
   /** Where the result is POSTed, signed, when the question ends (checked by the caller: lib/notify). */
   notify?: { url: string } | undefined;
+  /** Who asks: `api:<key name>` (the question API, /mcp) or `run` (an AskUser task, a durable run). */
+  askedBy: string;
+  /** Also list it under its asker (an `ask` key, whose listings hold only its own questions). */
+  listUnderAsker?: boolean | undefined;
+  /**
+   * The person the agent acts for (owner form), who may never answer it: refused when no one else could
+   * (InvalidArgumentError at `requestedBy`).
+   */
+  requestedBy?: string | null | undefined;
 }
 
 export interface AskQuestionDeps {
@@ -59,7 +74,8 @@ export interface AskQuestionDeps {
  * const ask = createAskQuestion({ store, channels, callbacks, limits, now: Date.now });
  * const record = await ask({ args, owner: "telegram:42", deliverTo: [{ channel: "telegram", chatId: "42" }] });
  * @throws ToolInputError (bad arguments), InvalidArgumentError (a target channel that is not enabled, a
- *   reminder or escalation not before the deadline: nothing stored), SessionBusyError, IdInUseError.
+ *   reminder or escalation not before the deadline, a requester who would be the only one to answer:
+ *   nothing stored), SessionBusyError, IdInUseError.
  */
 export function createAskQuestion(deps: AskQuestionDeps) {
   const { store, channels, limits, now, telemetry } = deps;
@@ -112,6 +128,14 @@ export function createAskQuestion(deps: AskQuestionDeps) {
       checkBeforeDeadline(escalate.afterSeconds, request.timeoutSeconds, "escalate.afterSeconds");
       checkChannels(escalate.deliverTo, "escalate.deliverTo");
     }
+    const requestedBy = input.requestedBy ?? undefined;
+    const asked = { owner: input.owner, createdAtMs: 0, ...(escalate && { escalate }) };
+    if (onlyRequesterAnswers({ ...asked, ...(requestedBy !== undefined && { requestedBy }) })) {
+      throw new InvalidArgumentError(
+        "requestedBy",
+        "requestedBy is the only person who could answer, and the person a question is asked for may not answer it: ask someone else (owner), or escalate to someone else.",
+      );
+    }
     const id = input.id ?? defaultId(input);
     const created = await create({
       ...request,
@@ -126,6 +150,9 @@ export function createAskQuestion(deps: AskQuestionDeps) {
       createdAtMs: now(),
       remindAfterSeconds,
       escalate,
+      askedBy: input.askedBy,
+      listUnderAsker: input.listUnderAsker,
+      requestedBy,
     });
     if (created.kind === "id_in_use") throw new IdInUseError(id);
     if (created.kind === "session_busy") throw new SessionBusyError(created.pendingId);

@@ -50,6 +50,18 @@ export class NotOwnerError extends Error {
 }
 
 /**
+ * The person the question was asked on behalf of (`requestedBy`) tried to answer or skip it: they never may
+ * (separation of duties), whoever else they are.
+ */
+export class RequesterCannotAnswerError extends Error {
+  override readonly name = "RequesterCannotAnswerError";
+  readonly code = "REQUESTER_CANNOT_ANSWER";
+  constructor(readonly questionId: string) {
+    super("You asked for this; someone else must answer.");
+  }
+}
+
+/**
  * A request field that is well-formed but not acceptable here (a delivery target on a channel this deployment
  * does not enable): 400 INVALID_ARGUMENT with the field's path, and nothing stored. Not a ToolInputError: the
  * model did not choose it, so it must not be told to correct its arguments.

@@ -3,7 +3,7 @@ import type { ControlAction, Inbound } from "../channels/inbound.ts";
 import { replies } from "../channels/replies.ts";
 import { validateAnswers } from "../questions/answers.ts";
 import { InvalidAnswerError } from "../questions/errors.ts";
-import { mayAnswer, type QuestionRecord } from "../questions/question-record.ts";
+import { answerRefusal, type QuestionRecord } from "../questions/question-record.ts";
 import type { Answers, Question } from "../questions/schema.ts";
 import type { QuestionStore } from "../store/question-store.ts";
 import type { AnswerLinks } from "../web/answer-link.ts";
@@ -21,6 +21,11 @@ export type InboundOutcome =
   | { kind: "no_pending" }
   /** Someone who may not answer it (yet): they get a private notice, the question stays as it is. */
   | { kind: "not_owner"; record: QuestionRecord }
+  /**
+   * The person it was asked on behalf of (`requestedBy`): never theirs to answer, skip or cancel, whatever
+   * else they are; told so where someone else is told "not yours", and the question stays as it is.
+   */
+  | { kind: "requester"; record: QuestionRecord }
   /** It had already ended (answered, cancelled, expired): a late tap is told so. */
   | { kind: "ended"; record: QuestionRecord }
   /** This event answered, skipped or cancelled it; the run has been resumed. */
@@ -241,8 +246,11 @@ export function createHandleInbound(deps: HandleInboundDeps) {
         ? await store.get(routed.id, now())
         : routed;
     if (!record) return inbound.kind === "command" ? { kind: "no_pending" } : { kind: "ignored" };
-    // The owner, or from the escalation time its escalation owner; anyone else is told it is not theirs.
-    if (!mayAnswer(record, inbound.actor, now())) return { kind: "not_owner", record };
+    // The owner, or from the escalation time its escalation owner — never the person it was asked for;
+    // anyone else is told it is not theirs.
+    const refusal = answerRefusal(record, inbound.actor, now());
+    if (refusal === "requester") return { kind: "requester", record };
+    if (refusal === "not_answerer") return { kind: "not_owner", record };
     if (record.status !== "pending") return { kind: "ended", record };
 
     switch (inbound.kind) {

@@ -1,10 +1,10 @@
 import type { TaskCallbacks } from "../callbacks/task-callbacks.ts";
 import { validateAnswers } from "../questions/index.ts";
-import { type CancelReason, mayAnswer, type QuestionRecord } from "../questions/question-record.ts";
+import { answerRefusal, type CancelReason, type QuestionRecord } from "../questions/question-record.ts";
 import type { Answers } from "../questions/schema.ts";
 import type { Outcome, QuestionStore } from "../store/question-store.ts";
 import { closedOf, idsOf, refOf, type Telemetry } from "../telemetry/telemetry.ts";
-import { AlreadyResolvedError, NotFoundError, NotOwnerError } from "./errors.ts";
+import { AlreadyResolvedError, NotFoundError, NotOwnerError, RequesterCannotAnswerError } from "./errors.ts";
 import { resumeRun } from "./run-outcome.ts";
 
 export interface ResolveDeps {
@@ -18,11 +18,18 @@ export interface ResolveDeps {
 export interface ResolveOptions {
   /** Who resolved it, recorded on the question (e.g. "api", "api:ops-bot", "telegram:42", "run-abort"). */
   resolvedBy?: string | undefined;
+  /** The name of the API key the request came with (the question API, /mcp), recorded as `resolvedByKey`. */
+  resolvedByKey?: string | undefined;
   /**
-   * When set, the platform-qualified user resolving it (chat webhooks): they must be its owner, or its
-   * escalation owner from the escalation time on.
+   * When set, the platform-qualified user resolving it (chat webhooks, the answer page): they must be its
+   * owner, or its escalation owner from the escalation time on, and never the person it was asked for.
    */
   actor?: string | undefined;
+  /**
+   * When set, whether the caller may see the question at all (an `ask` key sees only its own): one it may
+   * not is NotFoundError, as if it did not exist.
+   */
+  visible?: ((record: QuestionRecord) => boolean) | undefined;
   /**
    * The question as this request already read it (a strongly consistent read): the checks run on it and no
    * second read is made. The close stays conditional on `pending`, so a question that ended since that read
@@ -52,15 +59,18 @@ export interface Resolution {
  * const { answer, cancel } = createResolveQuestion(deps);
  * await answer("ask_…", { deploy_target: ["Production"] }, { resolvedBy: "api" });
  * await cancel("ask_…", "skipped", { actor: "telegram:42" });
- * @throws NotFoundError, NotOwnerError, AlreadyResolvedError (with the final status), InvalidAnswerError.
+ * @throws NotFoundError, NotOwnerError, RequesterCannotAnswerError, AlreadyResolvedError (with the final
+ *   status), InvalidAnswerError.
  */
 export function createResolveQuestion(deps: ResolveDeps) {
   const { store, callbacks, now } = deps;
 
   async function loadPending(id: string, options: ResolveOptions): Promise<QuestionRecord> {
     const record = options.loaded?.id === id ? options.loaded : await store.get(id, now());
-    if (!record) throw new NotFoundError(id);
-    if (options.actor !== undefined && !mayAnswer(record, options.actor, now())) throw new NotOwnerError(id);
+    if (!record || (options.visible !== undefined && !options.visible(record))) throw new NotFoundError(id);
+    const refusal = options.actor === undefined ? undefined : answerRefusal(record, options.actor, now());
+    if (refusal === "requester") throw new RequesterCannotAnswerError(id);
+    if (refusal === "not_answerer") throw new NotOwnerError(id);
     if (record.status === "expired") throw new AlreadyResolvedError(id, await expiredOrFinal(record));
     if (record.status !== "pending") throw new AlreadyResolvedError(id, record.status);
     return record;
@@ -111,12 +121,22 @@ export function createResolveQuestion(deps: ResolveDeps) {
     async answer(id: string, rawAnswers: unknown, options: ResolveOptions = {}): Promise<Resolution> {
       const record = await loadPending(id, options);
       const answers: Answers = validateAnswers(record.questions, rawAnswers);
-      return close(id, { status: "answered", answers, resolvedBy: options.resolvedBy });
+      return close(id, {
+        status: "answered",
+        answers,
+        resolvedBy: options.resolvedBy,
+        resolvedByKey: options.resolvedByKey,
+      });
     },
 
     async cancel(id: string, reason: CancelReason, options: ResolveOptions = {}): Promise<Resolution> {
       await loadPending(id, options);
-      return close(id, { status: "cancelled", reason, resolvedBy: options.resolvedBy });
+      return close(id, {
+        status: "cancelled",
+        reason,
+        resolvedBy: options.resolvedBy,
+        resolvedByKey: options.resolvedByKey,
+      });
     },
   };
 }

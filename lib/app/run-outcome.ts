@@ -1,5 +1,6 @@
 import { type CallbackOutcome, TASK_ERRORS, type TaskCallbacks } from "../callbacks/task-callbacks.ts";
 import type { QuestionRecord } from "../questions/question-record.ts";
+import { answeredResult } from "./question-result.ts";
 
 /** The cause sent with each cancel reason. */
 const CANCEL_CAUSES = {
@@ -8,12 +9,12 @@ const CANCEL_CAUSES = {
 } as const;
 
 /**
- * Sends a waiting run the outcome of its closed question: answered → SendTaskSuccess with the answers;
- * cancelled or skipped → SendTaskFailure with Handraise.Cancelled / Handraise.Skipped (the state machine's
- * Catch turns them into no_answer results). A question that ended without an outcome for the run
- * (delivery_failed: the ask itself failed, so nothing waits; expired: the task times out by itself) sends
- * nothing. The one place both the answer
- * path and the stream consumer build what a run receives.
+ * Sends a waiting run the outcome of its closed question: answered → SendTaskSuccess with the answers and
+ * who gave them (`resolvedBy`); cancelled or skipped → SendTaskFailure with Handraise.Cancelled /
+ * Handraise.Skipped (the state machine's Catch turns them into no_answer results). A question that ended
+ * without an outcome for the run (delivery_failed: the ask itself failed, so nothing waits; expired: the
+ * task times out by itself) sends nothing. The one place both the answer path and the stream consumer build
+ * what a run receives.
  */
 export async function resumeRun(
   callbacks: TaskCallbacks,
@@ -21,7 +22,7 @@ export async function resumeRun(
   record: QuestionRecord,
 ): Promise<CallbackOutcome> {
   if (record.status === "answered") {
-    return callbacks.succeed(taskToken, { status: "answered", answers: record.answers ?? {} });
+    return callbacks.succeed(taskToken, answeredResult(record));
   }
   if (record.status === "cancelled") {
     const reason = record.reason === "skipped" ? "skipped" : "cancelled";

@@ -19,6 +19,8 @@ export const replies = {
    * the same words in every case, so they say nothing about any question.
    */
   noLinkHere: `This link is used up or no longer valid. Tap “${ANSWER_IN_BROWSER}” on the question again for a new one.`,
+  /** To the person a question was asked on behalf of (`requestedBy`), who may never answer it. */
+  requesterCannotAnswer: "You asked for this; someone else must answer.",
   gone: "This question no longer exists.",
   nothingWaiting: "No question is waiting for you here.",
   gotIt: "Got it.",
@@ -149,6 +151,8 @@ export function outcomeReplyText(outcome: InboundOutcome): string | undefined {
       return replies.nothingWaiting;
     case "not_owner":
       return replies.notYours;
+    case "requester":
+      return replies.requesterCannotAnswer;
     case "ended":
       return endedText(outcome.record);
     case "resolved":

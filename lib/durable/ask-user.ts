@@ -32,6 +32,8 @@ export interface DurableAskOptions {
   remindAfterSeconds?: number[] | undefined;
   /** Who else may answer from `afterSeconds` (before the deadline) on, and where they are sent it then. */
   escalate?: Escalation | undefined;
+  /** The person the run acts for (owner form), who may never answer the question. */
+  requestedBy?: string | undefined;
 }
 
 /** Errors of the registration a retry cannot cure: the execution gets them at once. */
@@ -48,7 +50,7 @@ const FINAL_REGISTRATION_ERRORS = new Set([
  * const askUser = createDurableAskUser({ askQuestion, limits });
  * export const handler = withDurableExecution(async (event, context) => {
  *   const result = await askUser(context, { questions: [...] }, { owner: "telegram:42", deliverTo });
- *   // → {status: "answered", answers} | {status: "no_answer", reason} | {status: "delivery_failed"}
+ *   // → {status: "answered", answers, resolvedBy} | {status: "no_answer", reason} | {status: "delivery_failed"}
  * });
  * @throws ToolInputError (bad arguments: nothing stored, nothing waited), SessionBusyError.
  */
@@ -78,6 +80,8 @@ export function createDurableAskUser(deps: { askQuestion: AskQuestion; limits: T
               taskToken: durableWaiter(callbackId),
               remindAfterSeconds: options.remindAfterSeconds,
               escalate: options.escalate,
+              requestedBy: options.requestedBy,
+              askedBy: "run",
             });
             if (record.status === "delivery_failed") throw new DeliveryFailedError(record.id);
           } catch (error) {

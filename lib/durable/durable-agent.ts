@@ -84,6 +84,7 @@ export function createDurableAgent(deps: DurableAgentDeps) {
         agentId: input.agentId,
         remindAfterSeconds: timers.remindAfterSeconds ?? undefined,
         escalate: timers.escalate ?? undefined,
+        requestedBy: input.requestedBy,
       });
       return { outcome: result, text: formatToolResult(result, questions).text };
     } catch (error) {

@@ -18,13 +18,16 @@
  *   the signature up nor have a visitor's browser post the form for it. (`Origin` is not compared: behind a
  *   custom domain or a proxy the expected origin is not known here.)
  * - Without a link secret the page is off: every request gets a 404 page and nothing is read.
+ * - The person the question was asked on behalf of (`requestedBy`) never answers it: their link gets a 403
+ *   page saying so, for `GET` and `POST` alike.
  */
 import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { AlreadyResolvedError, NotFoundError } from "../app/errors.ts";
+import { AlreadyResolvedError, NotFoundError, RequesterCannotAnswerError } from "../app/errors.ts";
 import type { ResolveOptions, ResolveQuestion } from "../app/resolve-question.ts";
 import { InvalidAnswerError } from "../questions/errors.ts";
 import {
+  isRequester,
   mayAnswer,
   ownerSchema,
   type QuestionRecord,
@@ -178,6 +181,7 @@ export function createAnswerPage(deps: AnswerPageDeps) {
     } catch (error) {
       if (error instanceof AlreadyResolvedError) return tooLate(record);
       if (error instanceof NotFoundError) return invalidLink();
+      if (error instanceof RequesterCannotAnswerError) return messagePage(403, MESSAGE_PAGES.requester);
       throw error;
     }
   }
@@ -195,6 +199,9 @@ export function createAnswerPage(deps: AnswerPageDeps) {
     const answerer = as ?? record?.owner;
     if (!record || answerer === undefined) return invalidLink();
     if (!verifyAnswerLink(key, { id, answerer, expiresAtMs: record.expiresAtMs }, sig)) return invalidLink();
+    // The link's person is the one the question was asked for (requestedBy): never theirs to answer, so
+    // not even the form is shown.
+    if (isRequester(record, answerer)) return messagePage(403, MESSAGE_PAGES.requester);
     // A link made for someone who may not answer (yet): genuine, so it may be told so, but it opens nothing.
     if (!mayAnswer(record, answerer, deps.now())) return messagePage(403, MESSAGE_PAGES.notYours);
     const link = { as, sig };

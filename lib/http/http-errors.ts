@@ -6,18 +6,23 @@ import {
   InvalidArgumentError,
   NotFoundError,
   NotOwnerError,
+  RequesterCannotAnswerError,
   SessionBusyError,
 } from "../app/errors.ts";
 import { InvalidAnswerError, ToolInputError, type ToolInputIssue } from "../questions/errors.ts";
 import { errorResponse } from "./responses.ts";
 
-/** A request problem found at the HTTP boundary (auth, body, route). */
+/**
+ * A request problem found at the HTTP boundary (auth, body, route). `headers`: response headers it comes
+ * with (an auth refusal's `WWW-Authenticate`).
+ */
 export class HttpError extends Error {
   override readonly name = "HttpError";
   constructor(
     readonly statusCode: number,
     readonly code: string,
     message: string,
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -29,6 +34,7 @@ export interface HttpProblem {
   code: string;
   message: string;
   extra?: { issues?: ToolInputIssue[]; status?: string };
+  headers?: Record<string, string>;
 }
 
 /**
@@ -41,7 +47,8 @@ export function toHttpResponse(
   report: (error: unknown) => void,
 ): APIGatewayProxyStructuredResultV2 {
   const problem = describeError(error, report);
-  return errorResponse(problem.statusCode, problem.code, problem.message, problem.extra);
+  const response = errorResponse(problem.statusCode, problem.code, problem.message, problem.extra);
+  return problem.headers ? { ...response, headers: { ...response.headers, ...problem.headers } } : response;
 }
 
 /** The mapping itself, for the answer page, which shows the same problem as an HTML page. */
@@ -52,7 +59,10 @@ export function describeError(error: unknown, report: (error: unknown) => void):
     message,
     ...(extra && { extra }),
   });
-  if (error instanceof HttpError) return problem(error.statusCode, error.code, error.message);
+  if (error instanceof HttpError) {
+    const described = problem(error.statusCode, error.code, error.message);
+    return Object.keys(error.headers).length > 0 ? { ...described, headers: error.headers } : described;
+  }
   if (error instanceof ToolInputError || error instanceof InvalidArgumentError)
     return problem(400, error.code, error.message, { issues: error.issues });
   // A failed `parse` of any zod schema (zod/mini throws the core error; zod's classic ZodError is one too).
@@ -69,7 +79,9 @@ export function describeError(error: unknown, report: (error: unknown) => void):
   }
   if (error instanceof InvalidAnswerError) return problem(400, error.code, error.message);
   if (error instanceof NotFoundError) return problem(404, error.code, error.message);
-  if (error instanceof NotOwnerError) return problem(403, error.code, error.message);
+  if (error instanceof NotOwnerError || error instanceof RequesterCannotAnswerError) {
+    return problem(403, error.code, error.message);
+  }
   if (error instanceof AlreadyResolvedError) {
     return problem(409, error.code, error.message, { status: error.status });
   }

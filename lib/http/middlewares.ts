@@ -1,8 +1,8 @@
 import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { ApiKey, ApiKeyring } from "../auth/api-keys.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
 import { HttpError, toHttpResponse } from "./http-errors.ts";
-import { safeEqual } from "./safe-equal.ts";
 
 type HttpMiddleware = MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
 
@@ -15,20 +15,51 @@ export const MAX_BODY_BYTES = 64 * 1024;
  */
 export const MAX_WEBHOOK_BODY_BYTES = 128 * 1024;
 
+/** The key each authenticated request presented (set by apiKeyAuth, read with apiKeyOf). */
+const presentedKeys = new WeakMap<APIGatewayProxyEventV2, ApiKey>();
+
+/** What a 401 says about how to authenticate (RFC 6750). */
+const AUTHENTICATE = { "www-authenticate": 'Bearer realm="handraise"' };
+
 /**
- * `Authorization: Bearer <key>`, compared in constant time. Without a configured key every request is
- * refused: the API never runs open.
+ * `Authorization: Bearer <key>` (the scheme in any case, as HTTP has it), matched against every key of the
+ * keyring in constant time. The key that matched — its name and scope, never the key — is handed to the
+ * route through apiKeyOf. Without a configured key every request is refused: the API never runs open.
  */
-export function apiKeyAuth(apiKey: () => Promise<string | undefined>): HttpMiddleware {
+export function apiKeyAuth(keyring: ApiKeyring): HttpMiddleware {
   return {
     before: async (request) => {
-      const header = request.event.headers?.authorization ?? "";
-      const presented = header.startsWith("Bearer ") ? header.slice("Bearer ".length) : "";
-      const expected = await apiKey();
-      if (expected === undefined || !safeEqual(presented, expected))
-        throw new HttpError(401, "UNAUTHORIZED", "Missing or wrong API key (Authorization: Bearer <key>).");
+      const presented = /^bearer +(\S+) *$/i.exec(request.event.headers?.authorization ?? "")?.[1];
+      const key = presented === undefined ? undefined : await keyring.identify(presented);
+      if (key === undefined) {
+        throw new HttpError(
+          401,
+          "UNAUTHORIZED",
+          "Missing or wrong API key (Authorization: Bearer <key>).",
+          AUTHENTICATE,
+        );
+      }
+      presentedKeys.set(request.event, key);
     },
   };
+}
+
+/**
+ * The key the request was authenticated with. Throws when apiKeyAuth did not run before the route: a route
+ * behind no key check is a bug, and must not run as if some key had been shown.
+ */
+export function apiKeyOf(event: APIGatewayProxyEventV2): ApiKey {
+  const key = presentedKeys.get(event);
+  if (key === undefined) throw new Error("this route runs only behind apiKeyAuth");
+  return key;
+}
+
+/**
+ * A request the presented key's scope does not allow (403): `code` says which rule, and the response tells
+ * the client, as RFC 6750 has it, that another key is needed.
+ */
+export function insufficientScope(code: string, message: string): HttpError {
+  return new HttpError(403, code, message, { "www-authenticate": 'Bearer error="insufficient_scope"' });
 }
 
 /** The raw body bytes, decoded from base64 when API Gateway encoded them. */

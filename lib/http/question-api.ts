@@ -1,12 +1,14 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { AskQuestion } from "../app/ask-question.ts";
-import { InvalidArgumentError } from "../app/errors.ts";
+import { InvalidArgumentError, RequesterCannotAnswerError } from "../app/errors.ts";
 import type { ResolveQuestion } from "../app/resolve-question.ts";
-import { MAX_WAIT_MS } from "../app/wait-for-question.ts";
+import { MAX_WAIT_MS, type WaitForQuestion } from "../app/wait-for-question.ts";
+import { type ApiKey, askedByOf, keyAnswerRefusal, maySee } from "../auth/api-keys.ts";
 import { type NotifyUrlPolicy, notifyUrlProblem } from "../notify/notify-url.ts";
 import {
   deliveryTargetSchema,
   escalationSchema,
+  isRequester,
   ownerSchema,
   type QuestionRecord,
   RECORD_ID_PATTERN,
@@ -16,7 +18,7 @@ import type { PendingFilters, QuestionStore } from "../store/question-store.ts";
 import type { AnswerLinks } from "../web/answer-link.ts";
 import * as z from "../zod.ts";
 import { HttpError } from "./http-errors.ts";
-import { parseJsonBody } from "./middlewares.ts";
+import { apiKeyOf, insufficientScope, parseJsonBody } from "./middlewares.ts";
 import { encodePageCursor, pageCursorSchema } from "./page-cursor.ts";
 import { json } from "./responses.ts";
 
@@ -41,6 +43,8 @@ const createBodySchema = z.strictObject({
   escalate: z.optional(escalationSchema),
   // Where the result is POSTed, signed, when the question ends; the URL is checked by notifyUrlProblem.
   notify: z.optional(z.strictObject({ url: z.string() })),
+  // The person the agent acts for, who may never answer it (checked against the answerers by the ask).
+  requestedBy: z.optional(ownerSchema),
 });
 
 const answerBodySchema = z.strictObject({ answers: z.unknown(), resolvedBy: z.optional(shortText) });
@@ -74,7 +78,7 @@ export interface QuestionApiDeps {
   store: QuestionStore;
   askQuestion: AskQuestion;
   resolve: ResolveQuestion;
-  waitForQuestion: (id: string, timeoutMs: number) => Promise<QuestionRecord>;
+  waitForQuestion: WaitForQuestion;
   /** The answer page's link of a question, returned as `answerUrl` (absent when the page is off). */
   links: AnswerLinks;
   /** Which notify URLs are accepted (deployed: public https only). */
@@ -86,7 +90,9 @@ type Route = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructure
 
 /**
  * The question API (docs/api.md), dispatched on API Gateway's `routeKey` (routes in serverless.yml).
- * Input is parsed with zod here; errors go to the one mapper in `http-errors.ts`.
+ * Input is parsed with zod here; errors go to the one mapper in `http-errors.ts`. Every route runs behind
+ * apiKeyAuth, and obeys the presented key's scope (lib/auth/api-keys.ts): to an `ask` key another key's
+ * question does not exist (404), and it answers nothing.
  */
 export function createQuestionApi(deps: QuestionApiDeps): Route {
   const idOf = (event: APIGatewayProxyEventV2): string => {
@@ -98,12 +104,37 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
     return id;
   };
 
+  /**
+   * The question, if `key` may see it; otherwise the same 404 as for no question at all, so an `ask` key
+   * learns nothing of other keys' questions (not even that they exist).
+   */
+  const visibleTo = async (key: ApiKey, id: string): Promise<QuestionRecord> => {
+    const record = await deps.store.get(id, deps.now());
+    if (!record || !maySee(key, record))
+      throw new HttpError(404, "NOT_FOUND", `No question with id "${id}".`);
+    return record;
+  };
+
+  /** The person the question was asked for may not close it over the API either, under any key. */
+  const refuseRequester = (record: QuestionRecord, resolvedBy: string | undefined): void => {
+    if (resolvedBy !== undefined && isRequester(record, resolvedBy)) {
+      throw new RequesterCannotAnswerError(record.id);
+    }
+  };
+
   const routes: Record<string, Route> = {
     "POST /questions": async (event) => {
+      const key = apiKeyOf(event);
       const { questions, timeoutSeconds, ...meta } = createBodySchema.parse(parseJsonBody(event));
       const notifyProblem = meta.notify && notifyUrlProblem(meta.notify.url, deps.notifyPolicy);
       if (notifyProblem) throw new InvalidArgumentError("notify.url", `notify.url ${notifyProblem}.`);
-      const record = await deps.askQuestion({ args: argsOf(questions, timeoutSeconds), ...meta });
+      const record = await deps.askQuestion({
+        args: argsOf(questions, timeoutSeconds),
+        ...meta,
+        askedBy: askedByOf(key),
+        // Only an `ask` key's listing is limited to its own questions, so only its questions need its index.
+        listUnderAsker: key.scope === "ask",
+      });
       const answerUrl = await deps.links.urlFor(record);
       // delivery_failed when no target took it: the id is still the caller's, to read the record back.
       return json(201, {
@@ -114,9 +145,11 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
       });
     },
     "GET /questions": async (event) => {
+      const key = apiKeyOf(event);
       const { limit, cursor, ...filters } = listQuerySchema.parse(event.queryStringParameters ?? {});
+      const own = key.scope === "ask" ? { askedBy: askedByOf(key) } : {};
       const page = await deps.store.listPendingPage(
-        { filters: atLeastOneFilter(filters), limit, after: cursor },
+        { filters: { ...atLeastOneFilter(filters), ...own }, limit, after: cursor },
         deps.now(),
       );
       return json(200, {
@@ -125,32 +158,54 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
       });
     },
     "GET /questions/{id}": async (event) => {
-      const id = idOf(event);
-      const record = await deps.store.get(id, deps.now());
-      if (!record) throw new HttpError(404, "NOT_FOUND", `No question with id "${id}".`);
+      const record = await visibleTo(apiKeyOf(event), idOf(event));
       const answerUrl = await deps.links.urlFor(record);
       return json(200, { question: record, ...(answerUrl !== undefined && { answerUrl }) });
     },
     "POST /questions/{id}/answer": async (event) => {
+      const key = apiKeyOf(event);
       const id = idOf(event);
+      // Refused before anything is read: an `ask` key learns nothing of the question by trying.
+      if (key.scope === "ask") {
+        throw insufficientScope(
+          "INSUFFICIENT_SCOPE",
+          "This key's scope is ask: it may not answer questions. Answering takes a key with scope answer or admin.",
+        );
+      }
       const body = answerBodySchema.parse(parseJsonBody(event));
+      const question = await visibleTo(key, id);
+      if (keyAnswerRefusal(key, question) === "self_answer") {
+        throw insufficientScope(
+          "SELF_ANSWER",
+          "This key asked this question, so it may not answer it: no agent answers its own question. A person answers it, or another key.",
+        );
+      }
+      refuseRequester(question, body.resolvedBy);
       const { record } = await deps.resolve.answer(id, body.answers, {
         resolvedBy: apiResolvedBy(body.resolvedBy),
+        resolvedByKey: key.name,
+        loaded: question,
       });
       return json(200, { status: "answered", answers: record.answers });
     },
     "POST /questions/{id}/cancel": async (event) => {
+      const key = apiKeyOf(event);
       const id = idOf(event);
       const body = cancelBodySchema.parse(parseJsonBody(event));
+      const question = await visibleTo(key, id);
+      refuseRequester(question, body.resolvedBy);
       const { record } = await deps.resolve.cancel(id, body.reason, {
         resolvedBy: apiResolvedBy(body.resolvedBy),
+        resolvedByKey: key.name,
+        loaded: question,
       });
       return json(200, { status: "cancelled", reason: record.reason });
     },
     "GET /questions/{id}/wait": async (event) => {
+      const key = apiKeyOf(event);
       const id = idOf(event);
       const { timeoutMs } = waitQuerySchema.parse(event.queryStringParameters ?? {});
-      const record = await deps.waitForQuestion(id, timeoutMs);
+      const record = await deps.waitForQuestion(id, timeoutMs, (question) => maySee(key, question));
       return json(200, {
         status: record.status,
         ...(record.answers && { answers: record.answers }),

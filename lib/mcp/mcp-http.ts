@@ -9,7 +9,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { boundedBody } from "../http/middlewares.ts";
+import { apiKeyOf, boundedBody } from "../http/middlewares.ts";
 import { askerOf } from "./asker.ts";
 import type { McpTools } from "./mcp-tools.ts";
 
@@ -36,13 +36,14 @@ export function createMcpHttp(deps: McpHttpDeps) {
     const body = boundedBody(event);
     const headers = event.headers ?? {};
     const asker = askerOf(headers, deps.defaults);
+    const key = apiKeyOf(event);
     const server = new Server(SERVER_INFO, {
       capabilities: { tools: {} },
       jsonSchemaValidator: noOutputSchemas as never,
     });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: deps.tools.list() }));
     server.setRequestHandler(CallToolRequestSchema, async (request) =>
-      deps.tools.call(request.params.name, request.params.arguments ?? {}, asker),
+      deps.tools.call(request.params.name, request.params.arguments ?? {}, asker, key),
     );
     // Stateless: no sessionIdGenerator (the SDK's `sessionIdGenerator: undefined`, which this project's
     // exactOptionalPropertyTypes spells by leaving it out).

@@ -13,6 +13,8 @@ import {
 } from "../app/errors.ts";
 import { resultOf } from "../app/question-result.ts";
 import type { ResolveQuestion } from "../app/resolve-question.ts";
+import type { WaitForQuestion } from "../app/wait-for-question.ts";
+import { type ApiKey, askedByOf, maySee } from "../auth/api-keys.ts";
 import { formatToolResult, ToolInputError } from "../questions/index.ts";
 import { type QuestionRecord, RECORD_ID_PATTERN } from "../questions/question-record.ts";
 import { ASK_USER_TOOL_NAME } from "../questions/schema.ts";
@@ -26,7 +28,7 @@ export const MAX_MCP_WAIT_SECONDS = 25;
 export interface McpToolDeps {
   askQuestion: AskQuestion;
   resolve: ResolveQuestion;
-  waitForQuestion: (id: string, timeoutMs: number) => Promise<QuestionRecord>;
+  waitForQuestion: WaitForQuestion;
   /** The default wait of a call (HANDRAISE_MCP_WAIT_SECONDS). */
   waitSeconds: number;
   /** Where an unexpected error goes (logged and counted): the client is told only that one happened. */
@@ -148,8 +150,10 @@ function questionArgs(args: unknown): { questionId: string; waitSeconds?: number
 }
 
 /**
- * Runs one tool call for `asker`. Expected failures become tool errors with their codes (`isError`); an
- * unexpected one becomes the opaque `INTERNAL` tool error, and is reported.
+ * Runs one tool call for `asker`, with the API key the request presented: the questions it asks are
+ * `api:<key name>`'s, and an `ask` key reads and cancels only those (another's is NOT_FOUND, as the question
+ * API's 404). Expected failures become tool errors with their codes (`isError`); an unexpected one becomes
+ * the opaque `INTERNAL` tool error, and is reported.
  */
 export function createMcpTools(deps: McpToolDeps) {
   const waitMs = (seconds = deps.waitSeconds) => Math.min(seconds, MAX_MCP_WAIT_SECONDS) * 1000;
@@ -158,24 +162,36 @@ export function createMcpTools(deps: McpToolDeps) {
     name: string,
     args: unknown,
     asker: Asker | { problem: string },
+    key: ApiKey,
   ): Promise<ToolCallResult> {
+    const visible = (record: QuestionRecord) => maySee(key, record);
     try {
       switch (name) {
         case ASK_USER_TOOL_NAME: {
           if ("problem" in asker) return toolError("NO_ASKER", asker.problem);
-          const record = await deps.askQuestion({ args, owner: asker.owner, deliverTo: asker.deliverTo });
+          const record = await deps.askQuestion({
+            args,
+            owner: asker.owner,
+            deliverTo: asker.deliverTo,
+            askedBy: askedByOf(key),
+            listUnderAsker: key.scope === "ask",
+          });
           if (record.status !== "pending") return outcome(record);
           return outcome(await deps.waitForQuestion(record.id, waitMs()));
         }
         case "get_answer": {
           const parsed = questionArgs(args);
           if ("content" in parsed) return parsed;
-          return outcome(await deps.waitForQuestion(parsed.questionId, waitMs(parsed.waitSeconds)));
+          return outcome(await deps.waitForQuestion(parsed.questionId, waitMs(parsed.waitSeconds), visible));
         }
         case "cancel_question": {
           const parsed = questionArgs(args);
           if ("content" in parsed) return parsed;
-          const { record } = await deps.resolve.cancel(parsed.questionId, "cancelled", { resolvedBy: "mcp" });
+          const { record } = await deps.resolve.cancel(parsed.questionId, "cancelled", {
+            resolvedBy: "mcp",
+            resolvedByKey: key.name,
+            visible,
+          });
           return outcome(record);
         }
         default:

@@ -114,7 +114,19 @@ export interface QuestionRecord {
   /** Set when cancelled: `cancelled` or `skipped`. */
   reason?: CancelReason;
   resolvedBy?: string;
+  /** The name of the API key a question API answer or cancel (or an MCP cancel) came with. */
+  resolvedByKey?: string;
   resolvedAtMs?: number;
+  /**
+   * Who asked: `api:<key name>` (the question API and /mcp, lib/auth/api-keys.ts) or `run` (an AskUser task,
+   * a durable run). An `ask` key sees only the questions it asked; an `answer` key answers any but those.
+   */
+  askedBy?: string;
+  /**
+   * The person on whose behalf the agent asked (an owner-form identity, given by the caller, never the model):
+   * that person may never answer or skip it, even as its owner or escalation owner (separation of duties).
+   */
+  requestedBy?: string;
   /** Reminders, in seconds after `createdAtMs` (lib/app/fire-question-timer.ts). */
   remindAfterSeconds?: number[];
   /** A second person who may answer from `createdAtMs + afterSeconds * 1000`, and where they are asked. */
@@ -152,6 +164,36 @@ export function mayAnswer(
   nowMs: number,
 ): boolean {
   return answerersOf(record).some((answerer) => answerer.owner === actor && nowMs >= answerer.fromMs);
+}
+
+/** Whether `identity` is the person the question was asked on behalf of (who may never answer it). */
+export function isRequester(record: Pick<QuestionRecord, "requestedBy">, identity: string): boolean {
+  return record.requestedBy !== undefined && record.requestedBy === identity;
+}
+
+/**
+ * Why `actor` (a platform-qualified user) may not answer or skip the question at `nowMs`, if not:
+ * `requester` — the person it was asked on behalf of, never, whatever else they are; `not_answerer` —
+ * neither its owner nor, from the escalation time, its escalation owner. undefined: they may.
+ */
+export function answerRefusal(
+  record: Pick<QuestionRecord, "owner" | "createdAtMs" | "escalate" | "requestedBy">,
+  actor: string,
+  nowMs: number,
+): "requester" | "not_answerer" | undefined {
+  if (isRequester(record, actor)) return "requester";
+  return mayAnswer(record, actor, nowMs) ? undefined : "not_answerer";
+}
+
+/**
+ * Whether no one but the requester could ever answer the question (its owner is the requester, and so is
+ * every other answerer): such a question would wait for nobody, so it is refused when asked.
+ */
+export function onlyRequesterAnswers(
+  record: Pick<QuestionRecord, "owner" | "createdAtMs" | "escalate" | "requestedBy">,
+): boolean {
+  const { requestedBy } = record;
+  return requestedBy !== undefined && answerersOf(record).every((answerer) => answerer.owner === requestedBy);
 }
 
 /**

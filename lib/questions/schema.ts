@@ -199,9 +199,16 @@ export type Answers = z.infer<typeof answersSchema>;
 export const noAnswerReasonSchema = z.enum(["expired", "cancelled", "skipped"]);
 export type NoAnswerReason = z.infer<typeof noAnswerReasonSchema>;
 
-/** What the AskUser task ends with, and what the model is told (formatToolResult). */
+/**
+ * What the AskUser task ends with, and what the model is told (formatToolResult). An answer names who gave
+ * it (`resolvedBy`: `telegram:42`, `web:alice`, `api:ops-bot`, …) where the record says.
+ */
 export const askUserResultSchema = z.discriminatedUnion("status", [
-  z.strictObject({ status: z.literal("answered"), answers: answersSchema }),
+  z.strictObject({
+    status: z.literal("answered"),
+    answers: answersSchema,
+    resolvedBy: z.optional(z.string()),
+  }),
   z.strictObject({ status: z.literal("no_answer"), reason: noAnswerReasonSchema }),
   z.strictObject({ status: z.literal("delivery_failed") }),
 ]);

@@ -11,12 +11,17 @@ import catalog from "../../infra/secrets.json" with { type: "json" };
 export type FixedSecretName = keyof typeof catalog.parameters;
 /** A model provider's API key, named by the run's input (`model.apiKeySecret`): `models/<name>`. */
 export type ModelSecretName = `models/${string}`;
-export type SecretName = FixedSecretName | ModelSecretName;
+/** A named key of the question API and /mcp (`api-keys/<name>`, holding `<scope>:<key>`). */
+export type ApiKeySecretName = `api-keys/${string}`;
+export type SecretName = FixedSecretName | ModelSecretName | ApiKeySecretName;
+/** Secrets whose names the deployment chooses, read all at once (deployed: by SSM path). */
+export type SecretGroup = "api-keys";
 /**
- * What a function's row of infra/secrets.json grants: one secret, or every model key (`models/*`, a
- * path-scoped grant, since the run chooses the name).
+ * What a function's row of infra/secrets.json grants: one secret, every model key (`models/*`, a
+ * path-scoped grant, since the run chooses the name), or every named API key (`api-keys/*`, read together
+ * by path: the deployment chooses the names).
  */
-export type SecretGrant = FixedSecretName | "models/*";
+export type SecretGrant = FixedSecretName | "models/*" | "api-keys/*";
 export type FunctionName = keyof typeof catalog.functions;
 export const CHANNEL_NAMES = ["telegram", "slack", "discord", "mattermost", "teams"] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
@@ -55,6 +60,18 @@ export function parseChannelList(text: string): { channels: ChannelName[]; unkno
 export const MODEL_SECRET_NAME_PATTERN = new RegExp(catalog.models.namePattern);
 const MODEL_KEY_ENV: Record<string, string> = catalog.models.env;
 
+/** A named API key's name (`api-keys/<name>`): lower-case letters, digits, `_`, `-`, at most 32. */
+export const API_KEY_NAME_PATTERN = new RegExp(catalog.apiKeys.namePattern);
+/** What a key may do (lib/auth/api-key.ts): stored as `<scope>:<key>`. */
+export const API_KEY_SCOPES = ["ask", "answer", "admin"] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+/** The environment variable that holds the named API keys locally (`<name>:<scope>:<key>`, comma-separated). */
+export const API_KEYS_ENV = catalog.apiKeys.env;
+
+export function isApiKeySecretName(name: string): name is ApiKeySecretName {
+  return name.startsWith("api-keys/");
+}
+
 export function isModelSecretName(name: string): name is ModelSecretName {
   return name.startsWith("models/") && MODEL_SECRET_NAME_PATTERN.test(name.slice("models/".length));
 }
@@ -70,6 +87,7 @@ export function modelSecretName(name: string): ModelSecretName {
  * `models/<name>` → `HANDRAISE_SECRET_<NAME>` (upper-cased, `-` as `_`).
  */
 export function secretEnvName(name: SecretName): string {
+  if (isApiKeySecretName(name)) return API_KEYS_ENV;
   if (!isFixedSecretName(name)) {
     const short = name.slice("models/".length);
     return MODEL_KEY_ENV[short] ?? `${catalog.models.envPrefix}${short.toUpperCase().replaceAll("-", "_")}`;
@@ -95,17 +113,26 @@ export function secretChannel(name: SecretName | SecretGrant): ChannelName | und
 }
 
 export function secretAbout(name: SecretName): string {
+  if (isApiKeySecretName(name)) return catalog.apiKeys.about;
   return isFixedSecretName(name) ? parameters[name].about : catalog.models.about;
 }
 
-/** Whether a grant of a function's row covers the secret `name` (`models/*` covers every model key). */
+/**
+ * Whether a grant of a function's row covers reading the secret `name` on its own (`models/*` covers every
+ * model key). Named API keys are read only as their group (`api-keys/*`, one read by path), never one by one.
+ */
 export function grantCovers(grant: SecretGrant, name: SecretName): boolean {
   return grant === "models/*" ? isModelSecretName(name) : grant === name;
 }
 
+/** Whether a function's row lets it read a group of secrets (`api-keys/*`: every named API key). */
+export function grantsGroup(grants: readonly SecretGrant[], group: SecretGroup): boolean {
+  return grants.includes(`${group}/*`);
+}
+
 /** The fixed secrets among a row's grants: those a function can read (and check) before it serves. */
 export function fixedSecrets(grants: readonly SecretGrant[]): FixedSecretName[] {
-  return grants.filter((grant): grant is FixedSecretName => grant !== "models/*");
+  return grants.filter((grant): grant is FixedSecretName => !grant.endsWith("/*"));
 }
 
 /** Whether a secret may be absent (`optional` in infra/secrets.json): what needs it is then off. */
@@ -203,6 +230,7 @@ const ANY_TOKEN = { pattern: /^\S+$/, rule: "one word, without spaces" };
  * secretProblem("telegram/webhook-secret", "unset") // → 'is a placeholder ("unset"), not a secret'
  */
 export function secretProblem(name: SecretName, value: string): string | undefined {
+  if (isApiKeySecretName(name)) return apiKeyProblem(name.slice("api-keys/".length), value);
   if (value.trim() === "") return "is empty";
   // A listed placeholder is no secret, so it may be shown; a value that merely starts like one is not shown.
   if (isPlaceholder(value)) {
@@ -211,4 +239,21 @@ export function secretProblem(name: SecretName, value: string): string | undefin
   }
   const format = (isFixedSecretName(name) ? FORMATS[name] : undefined) ?? ANY_TOKEN;
   return format.pattern.test(value) ? undefined : `must be ${format.rule}`;
+}
+
+/**
+ * A named API key `<name>` holding `<scope>:<key>`: the name as API_KEY_NAME_PATTERN wants it, one of the
+ * scopes, and the key as the `api-key` rule wants it (never shown).
+ */
+function apiKeyProblem(keyName: string, value: string): string | undefined {
+  if (!API_KEY_NAME_PATTERN.test(keyName)) {
+    return "is not a key name: 1-32 of a-z 0-9 _ -, starting with a letter or digit";
+  }
+  const colon = value.indexOf(":");
+  const scope = value.slice(0, colon);
+  if (colon < 0 || !(API_KEY_SCOPES as readonly string[]).includes(scope)) {
+    return `must be <scope>:<key>, the scope one of ${API_KEY_SCOPES.join(", ")}`;
+  }
+  const problem = secretProblem("api-key", value.slice(colon + 1));
+  return problem && `holds a key that ${problem}`;
 }

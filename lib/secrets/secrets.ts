@@ -3,11 +3,18 @@
  * function's environment or the template), locally from the environment — the same calls either way.
  */
 import { ConfigError } from "../config-error.ts";
-import { grantCovers, type SecretGrant, type SecretName } from "./secret-catalog.ts";
+import {
+  grantCovers,
+  grantsGroup,
+  type SecretGrant,
+  type SecretGroup,
+  type SecretName,
+} from "./secret-catalog.ts";
 
 /**
  * @example
  * const token = await secrets.get("telegram/bot-token"); // undefined when the deployment has none
+ * const keys = await secrets.getGroup("api-keys"); // { agent: "ask:…" }, {} when there are none
  */
 export interface Secrets {
   /**
@@ -15,6 +22,11 @@ export interface Secrets {
    * malformed or a placeholder, and when this function may not read that secret at all.
    */
   get(name: SecretName): Promise<string | undefined>;
+  /**
+   * Every secret of a group whose names the deployment chooses (`api-keys`: `{<name>: "<scope>:<key>"}`),
+   * `{}` when there are none; cached as `get` is. Throws ConfigError naming a malformed one (never its value).
+   */
+  getGroup(group: SecretGroup): Promise<Record<string, string>>;
 }
 
 /** A secret that must be there (an enabled channel's credential): its value, or a ConfigError naming it. */
@@ -44,6 +56,12 @@ export function limitSecrets(secrets: Secrets, allowed: readonly SecretGrant[]):
       }
       return secrets.get(name);
     },
+    getGroup(group) {
+      if (!grantsGroup(allowed, group)) {
+        return Promise.reject(new Error(`This function may not read the secrets ${group}/*.`));
+      }
+      return secrets.getGroup(group);
+    },
   };
 }
 
@@ -55,19 +73,31 @@ export async function preloadSecrets(
   secrets: Secrets,
   names: readonly SecretName[],
   optional: readonly SecretName[] = [],
+  groups: readonly SecretGroup[] = [],
 ): Promise<void> {
   const problems: string[] = [];
-  await Promise.all(
-    names.map(async (name) => {
-      try {
+  const checked = async (read: () => Promise<void>) => {
+    try {
+      await read();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(error.message);
+    }
+  };
+  await Promise.all([
+    ...names.map((name) =>
+      checked(async () => {
         if ((await secrets.get(name)) === undefined && !optional.includes(name)) {
           problems.push(`the secret ${name} is not configured`);
         }
-      } catch (error) {
-        if (!(error instanceof ConfigError)) throw error;
-        problems.push(error.message);
-      }
-    }),
-  );
+      }),
+    ),
+    // A group may be empty (a deployment without named keys); only a malformed member stops the function.
+    ...groups.map((group) =>
+      checked(async () => {
+        await secrets.getGroup(group);
+      }),
+    ),
+  ]);
   if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.sort().join("; ")}`);
 }

@@ -1,7 +1,7 @@
 import { ParameterNotFoundError } from "@aws-lambda-powertools/parameters";
 import { SSMProvider } from "@aws-lambda-powertools/parameters/ssm";
 import { ConfigError } from "../config-error.ts";
-import { type SecretName, secretProblem } from "./secret-catalog.ts";
+import { type SecretGroup, type SecretName, secretProblem } from "./secret-catalog.ts";
 import type { Secrets } from "./secrets.ts";
 
 export interface SsmSecretsOptions {
@@ -23,6 +23,10 @@ export interface SsmSecretsOptions {
  * optional secret a deployment leaves out (the link secret) costs no SSM call per request; a malformed or
  * placeholder value is a ConfigError naming the parameter (never its value); every other failure
  * (throttling, access denied) is thrown as it is.
+ *
+ * A group (`api-keys`) is every parameter directly under `<prefix>/<group>`, read with GetParametersByPath
+ * (not recursive, decrypted, every page) and cached the same way: the only SSM permission it needs is that
+ * call on that one path, and a key added or removed there is seen within `maxAgeSeconds`.
  */
 export function createSsmSecrets(options: SsmSecretsOptions): Secrets {
   let provider = options.provider;
@@ -51,6 +55,23 @@ export function createSsmSecrets(options: SsmSecretsOptions): Secrets {
       const problem = secretProblem(name, value);
       if (problem !== undefined) throw new ConfigError(`The SSM parameter ${path} ${problem}.`);
       return value;
+    },
+
+    async getGroup(group: SecretGroup) {
+      const path = `${prefix}/${group}`;
+      provider ??= new SSMProvider();
+      const values = await provider.getMultiple(path, {
+        decrypt: true,
+        maxAge: options.maxAgeSeconds,
+        recursive: false,
+      });
+      const members: Record<string, string> = {};
+      for (const [name, value] of Object.entries(values ?? {})) {
+        const problem = secretProblem(`${group}/${name}`, String(value));
+        if (problem !== undefined) throw new ConfigError(`The SSM parameter ${path}/${name} ${problem}.`);
+        members[name] = String(value);
+      }
+      return members;
     },
   };
 }

@@ -14,7 +14,10 @@ import type { PendingFilter, PendingFilters, PendingPage, PendingPageQuery } fro
 /** The most items one Query of a paged listing asks for. */
 const MAX_QUERY_LIMIT = 400;
 
-/** The record attributes a paged listing filters on, each projected into every pending index. */
+/**
+ * The record attributes a paged listing filters on, each projected into every pending index. `askedBy` is
+ * not among them: it is only ever the partition of the asker's own index (see pendingIndexFor).
+ */
 const FILTER_ATTRIBUTES = ["owner", "sessionKey", "agentId"] as const;
 
 /** Expired questions keep their index keys until TTL deletes them; a read must not show them. */
@@ -101,10 +104,24 @@ export function createDynamoDbPendingListing(table: DynamoDbTable): DynamoDbPend
 
 /**
  * The pending index a listing reads, with the partition it reads and the filter that partition already
- * satisfies: the session's when given (it holds at most one pending question), then the agent's, then the
- * owner's. A paged listing's other filters become a FilterExpression.
+ * satisfies: for an `ask` key's listing (`askedBy`) always its own index; otherwise the session's when given
+ * (it holds at most one pending question), then the agent's, then the owner's. A paged listing's other
+ * filters become a FilterExpression.
+ *
+ * Why an `ask` key's questions have an index of their own rather than a filter on `askedBy`: a
+ * FilterExpression on a secondary index sees only what the index projects, the first three indexes predate
+ * `askedBy`, and DynamoDB cannot change an existing index's projection (CloudFormation refuses the update;
+ * adding one index is allowed). The asker's index also reads that key's questions alone — a listing never
+ * reads through other keys' questions to fill its page, and its page size stays bounded as every listing's.
  */
 function pendingIndexFor(filters: PendingFilters | PendingFilter) {
+  if ("askedBy" in filters && filters.askedBy !== undefined) {
+    return {
+      index: INDEX.pendingByAsker,
+      value: keys.askerIndex(filters.askedBy),
+      covers: "askedBy" as const,
+    };
+  }
   if ("sessionKey" in filters && filters.sessionKey !== undefined) {
     return {
       index: INDEX.pendingBySession,

@@ -91,6 +91,8 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
         ...(question.remindAfterSeconds !== undefined &&
           question.remindAfterSeconds.length > 0 && { remindAfterSeconds: question.remindAfterSeconds }),
         ...(question.escalate !== undefined && { escalate: question.escalate }),
+        ...(question.askedBy !== undefined && { askedBy: question.askedBy }),
+        ...(question.requestedBy !== undefined && { requestedBy: question.requestedBy }),
       };
       const indexKeys = {
         [INDEX.pendingByOwner.partitionKey]: keys.ownerIndex(question.owner),
@@ -100,6 +102,10 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
         ...(question.agentId !== undefined && {
           [INDEX.pendingByAgent.partitionKey]: keys.agentIndex(question.agentId),
         }),
+        ...(question.listUnderAsker &&
+          question.askedBy !== undefined && {
+            [INDEX.pendingByAsker.partitionKey]: keys.askerIndex(question.askedBy),
+          }),
         [CREATED_ORDER]: keys.createdOrder(question.createdAtMs, question.id),
       };
       const out = await conditionally(() =>
@@ -253,6 +259,7 @@ const LEAVE_PENDING_INDEXES = [
   INDEX.pendingByOwner.partitionKey,
   INDEX.pendingBySession.partitionKey,
   INDEX.pendingByAgent.partitionKey,
+  INDEX.pendingByAsker.partitionKey,
 ].join(", ");
 
 /** First answer wins: only a pending question whose deadline has not passed can be closed (`expire` mirrors it). */
@@ -274,6 +281,10 @@ function closingUpdate(outcome: Outcome, nowMs: number) {
     set.push("resolvedBy = :resolvedBy");
     values[":resolvedBy"] = outcome.resolvedBy;
   }
+  if (outcome.status !== "delivery_failed" && outcome.resolvedByKey !== undefined) {
+    set.push("resolvedByKey = :resolvedByKey");
+    values[":resolvedByKey"] = outcome.resolvedByKey;
+  }
   return { set, values };
 }
 
@@ -288,5 +299,7 @@ function closedItem(before: QuestionItem, outcome: Outcome, nowMs: number): Ques
     ...(outcome.status === "cancelled" && { reason: outcome.reason }),
     ...(outcome.status !== "delivery_failed" &&
       outcome.resolvedBy !== undefined && { resolvedBy: outcome.resolvedBy }),
+    ...(outcome.status !== "delivery_failed" &&
+      outcome.resolvedByKey !== undefined && { resolvedByKey: outcome.resolvedByKey }),
   };
 }

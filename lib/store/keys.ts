@@ -8,6 +8,8 @@ export const INDEX = {
   pendingByOwner: { name: "pendingByOwner", partitionKey: "ownerKey" },
   pendingBySession: { name: "pendingBySession", partitionKey: "sessionIndexKey" },
   pendingByAgent: { name: "pendingByAgent", partitionKey: "agentKey" },
+  /** The questions of one `ask` API key (lib/store/dynamodb-pending-listing.ts says why it has its own). */
+  pendingByAsker: { name: "pendingByAsker", partitionKey: "askerKey" },
 } as const;
 
 /*
@@ -43,5 +45,6 @@ export const keys = {
   ownerIndex: (owner: string) => `OWNER#${owner}`,
   sessionIndex: (sessionKey: string) => `SESSION#${sessionKey}`,
   agentIndex: (agentId: string) => `AGENT#${agentId}`,
+  askerIndex: (askedBy: string) => `ASKER#${askedBy}`,
   createdOrder: (createdAtMs: number, id: string) => `${String(createdAtMs).padStart(15, "0")}#${id}`,
 };

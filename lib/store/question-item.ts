@@ -40,6 +40,9 @@ export function toListedRecord(item: QuestionItem, nowMs: number): QuestionRecor
     ...(item.sessionKey !== undefined && { sessionKey: item.sessionKey }),
     ...(item.agentId !== undefined && { agentId: item.agentId }),
     ...(item.runId !== undefined && { runId: item.runId }),
+    // Not projected into the pending indexes (infra/table.json): shown when the question is read by id.
+    ...(item.askedBy !== undefined && { askedBy: item.askedBy }),
+    ...(item.requestedBy !== undefined && { requestedBy: item.requestedBy }),
     deliveries: item.deliveries ?? [],
     createdAtMs: item.createdAtMs,
     expiresAtMs: item.expiresAtMs,
@@ -48,6 +51,7 @@ export function toListedRecord(item: QuestionItem, nowMs: number): QuestionRecor
     ...(item.step !== undefined && item.status === "pending" && { step: item.step }),
     ...(item.reason !== undefined && { reason: item.reason }),
     ...(item.resolvedBy !== undefined && { resolvedBy: item.resolvedBy }),
+    ...(item.resolvedByKey !== undefined && { resolvedByKey: item.resolvedByKey }),
     ...(item.resolvedAtMs !== undefined && { resolvedAtMs: item.resolvedAtMs }),
     ...(item.remindAfterSeconds !== undefined && { remindAfterSeconds: item.remindAfterSeconds }),
     ...(item.escalate !== undefined && { escalate: item.escalate }),

@@ -27,6 +27,15 @@ export interface NewQuestion extends AskUserRequest {
   escalate?: Escalation | undefined;
   /** Where the result is POSTed when the question ends (lib/notify). */
   notify?: { url: string } | undefined;
+  /** Who asked: `api:<key name>` or `run` (QuestionRecord.askedBy). */
+  askedBy?: string | undefined;
+  /**
+   * Also list it under its asker (the pending index of an `ask` key's questions), so that key's listing
+   * reads only its own questions.
+   */
+  listUnderAsker?: boolean | undefined;
+  /** The person the question was asked on behalf of, who may never answer it. */
+  requestedBy?: string | undefined;
 }
 
 export type CreateResult =
@@ -40,9 +49,15 @@ export type CreateResult =
    */
   | { kind: "session_busy"; pendingId: string; pendingTaskToken?: string | undefined };
 
+/** Who closed a question: the audit value, and the API key the request came with, if any. */
+interface ResolvedBy {
+  resolvedBy?: string | undefined;
+  resolvedByKey?: string | undefined;
+}
+
 export type Outcome =
-  | { status: "answered"; answers: Answers; resolvedBy?: string | undefined }
-  | { status: "cancelled"; reason: CancelReason; resolvedBy?: string | undefined }
+  | ({ status: "answered"; answers: Answers } & ResolvedBy)
+  | ({ status: "cancelled"; reason: CancelReason } & ResolvedBy)
   | { status: "delivery_failed" };
 
 export type CloseResult =
@@ -73,11 +88,15 @@ export interface LinkToken {
 
 export type PendingFilter = { owner: string } | { sessionKey: string } | { agentId: string };
 
-/** Filters of a paged listing, combined with AND: at least one, any of the others too. */
+/**
+ * Filters of a paged listing, combined with AND: at least one of owner, sessionKey and agentId, any of the
+ * others too. `askedBy`: only the questions of that `ask` key (asked with `listUnderAsker`).
+ */
 export type PendingFilters = PendingFilter & {
   owner?: string | undefined;
   sessionKey?: string | undefined;
   agentId?: string | undefined;
+  askedBy?: string | undefined;
 };
 
 /** A place in the pending indexes' order (creation time, then id): the last question of a page. */

@@ -69,6 +69,8 @@ export const MESSAGE_PAGES = {
   },
   off: { title: "Not found", text: "There is no answer page here." },
   notYours: { title: NOT_ACCEPTED, text: "This question is not yours to answer." },
+  /** The link's person is the one the question was asked for (requestedBy), who may never answer it. */
+  requester: { title: "Someone else must answer", text: "You asked for this; someone else must answer." },
   /** A request the page refuses (too large, not its form): the text is the error's own message. */
   refused: { title: NOT_ACCEPTED, text: "" },
   failed: {

@@ -120,6 +120,47 @@ describe("the agent state machine", () => {
     });
   });
 
+  it("a run's question is asked by run for its requestedBy, and the result at askResult names who answered", async () => {
+    const sessionKey = unique("requested");
+    const executionArn = await start({
+      ...scriptedInput(sessionKey, { questions: [singleQuestion] }, "{{call_1.deploy_target}}"),
+      requestedBy: "web:carol",
+    });
+    const question = await pendingQuestionOf(sessionKey);
+    const record = (await stack.api("GET", `/questions/${question.id}`)).body.question;
+    expect(record).toMatchObject({ askedBy: "run", requestedBy: "web:carol", owner: "web:alice" });
+    // The person the run acts for may not answer it, even over the API.
+    const refused = await stack.api("POST", `/questions/${question.id}/answer`, {
+      answers: { deploy_target: ["Production"] },
+      resolvedBy: "web:carol",
+    });
+    expect(refused.body.error.code).toBe("REQUESTER_CANNOT_ANSWER");
+    await stack.api("POST", `/questions/${question.id}/answer`, {
+      answers: { deploy_target: ["Production"] },
+      resolvedBy: "alice",
+    });
+    const execution = await waitForExecutionEnd(stack, executionArn);
+    expect(JSON.parse(execution.output ?? "{}")).toEqual({ reply: "Production" });
+    const history = await stack.sfn.send(new GetExecutionHistoryCommand({ executionArn, maxResults: 1000 }));
+    const askUser = (history.events ?? []).find((event) => event.stateExitedEventDetails?.name === "AskUser");
+    expect(JSON.parse(askUser?.stateExitedEventDetails?.output ?? "{}").askResult).toEqual({
+      status: "answered",
+      answers: { deploy_target: ["Production"] },
+      resolvedBy: "api:alice",
+    });
+  });
+
+  it("a run whose requestedBy is its owner, with no one else to answer, never waits: delivery_failed", async () => {
+    const sessionKey = unique("self-requested");
+    const executionArn = await start({
+      ...scriptedInput(sessionKey, { questions: [singleQuestion] }, "{{call_1.status}}"),
+      requestedBy: "web:alice",
+    });
+    const execution = await waitForExecutionEnd(stack, executionArn);
+    expect(JSON.parse(execution.output ?? "{}")).toEqual({ reply: "delivery_failed" });
+    expect((await allItems(stack)).filter((item) => item.sessionKey === sessionKey)).toEqual([]);
+  });
+
   it("no answer in time → the run gets no_answer / expired and continues", async () => {
     const sessionKey = unique("timeout");
     const executionArn = await start(

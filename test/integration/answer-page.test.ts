@@ -497,6 +497,39 @@ describe("what the page never does", () => {
     expect((await recordOf(id)).status).toBe("pending");
   });
 
+  it("the link of the person the question was asked for (requestedBy) is a 403 page saying so; a post changes nothing", async () => {
+    const owner = `web:${unique("requester")}`;
+    const { id, answerUrl } = await createQuestion(
+      [{ id: "go", header: "Go", question: "Ship it?", options: [{ label: "Yes" }, { label: "No" }] }],
+      {
+        owner,
+        requestedBy: owner,
+        // Someone else may answer, or the question could not have been asked.
+        escalate: {
+          afterSeconds: 600,
+          owner: "web:dave",
+          deliverTo: [{ channel: "console", chatId: "dave" }],
+        },
+      },
+    );
+    const sig = new URL(answerUrl).searchParams.get("sig") ?? "";
+    const shown = await fetch(answerUrl);
+    expect(shown.status).toBe(403);
+    const html = await shown.text();
+    expect(html).toContain("You asked for this; someone else must answer.");
+    expect(html).not.toContain("Ship it?");
+    for (const action of ["submit", "skip"]) {
+      const posted = await fetch(answerUrl, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ sig, "a.go": "0", action }).toString(),
+      });
+      expect(posted.status).toBe(403);
+      expect(await posted.text()).toContain("You asked for this; someone else must answer.");
+    }
+    expect((await recordOf(id)).status).toBe("pending");
+  });
+
   it("sends a strict Content-Security-Policy and no-store, no-referrer, nosniff, no framing", async () => {
     const { answerUrl } = await createQuestion([
       { id: "go", header: "Go", question: "Ship it?", options: [{ label: "Yes" }, { label: "No" }] },

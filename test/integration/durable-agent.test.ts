@@ -138,6 +138,12 @@ describe("the durable agent", () => {
       callbackId: run.callbackId,
       outcome: "completed",
     });
+    // What the callback brought askUser, which it returns: the answers and who gave them.
+    expect(run.operation.getCallbackDetails()?.result).toEqual({
+      status: "answered",
+      answers: { deploy_target: ["Production"] },
+      resolvedBy: `telegram:${OWNER_ID}`,
+    });
     expect(await statusOf(run.questionId)).toMatchObject({
       status: "answered",
       resolvedBy: `telegram:${OWNER_ID}`,

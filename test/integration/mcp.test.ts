@@ -9,9 +9,23 @@ import { INTERNAL_ERROR_MESSAGE } from "#lib/mcp/mcp-tools.ts";
 import { askUserToolDefinitions } from "#lib/questions/index.ts";
 import { captureLogs } from "./support/captured-logs.ts";
 import { singleQuestion, unique } from "./support/sample-questions.ts";
-import { allItems, startTestStack, TEST_API_KEY, type TestStack, waitFor } from "./support/test-stack.ts";
+import {
+  allItems,
+  startTestStack,
+  statusOf,
+  TEST_API_KEY,
+  type TestStack,
+  waitFor,
+} from "./support/test-stack.ts";
 
 let stack: TestStack;
+
+/** Two agents' `ask` keys and a reviewer's `answer` key, beside the stack's admin key (TEST_API_KEY). */
+const KEYS = {
+  agentA: "agent-a-key-0123456789abcdef",
+  agentB: "agent-b-key-0123456789abcdef",
+  reviewer: "reviewer-key-0123456789abcdef",
+};
 
 beforeAll(async () => {
   stack = await startTestStack({
@@ -19,6 +33,7 @@ beforeAll(async () => {
     HANDRAISE_MCP_WAIT_SECONDS: "1",
     // The metrics an operator graphs, as deployed (an unexpected error is counted).
     POWERTOOLS_METRICS_DISABLED: "false",
+    HANDRAISE_API_KEYS: `agent-a:ask:${KEYS.agentA},agent-b:ask:${KEYS.agentB},reviewer:answer:${KEYS.reviewer}`,
   });
 });
 afterAll(async () => {
@@ -31,10 +46,10 @@ interface ToolResult {
   isError?: boolean;
 }
 
-async function connect(headers: Record<string, string> = {}): Promise<Client> {
+async function connect(headers: Record<string, string> = {}, key = TEST_API_KEY): Promise<Client> {
   const client = new Client({ name: "handraise-test", version: "1.0.0" });
   const transport = new StreamableHTTPClientTransport(new URL(`${stack.httpUrl}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${TEST_API_KEY}`, ...headers } },
+    requestInit: { headers: { authorization: `Bearer ${key}`, ...headers } },
   });
   await client.connect(transport);
   return client;
@@ -81,7 +96,7 @@ describe("MCP server", () => {
     expect(answered.status).toBe(200);
     const result = await call(client, "get_answer", { questionId: pending.questionId });
     expect(result.content[0]?.text).toBe(
-      'Deploy to: Production\n{"status":"answered","answers":{"deploy_target":["Production"]}}',
+      'Deploy to: Production\n{"status":"answered","answers":{"deploy_target":["Production"]},"resolvedBy":"api"}',
     );
     expect(result.structuredContent).toMatchObject({ status: "answered", questionId: pending.questionId });
     await client.close();
@@ -99,6 +114,7 @@ describe("MCP server", () => {
     expect(jsonOf(await waiting)).toEqual({
       status: "answered",
       answers: { deploy_target: ["Staging (Recommended)"] },
+      resolvedBy: "api",
     });
     expect(Date.now() - started).toBeLessThan(10_000);
     await client.close();
@@ -112,6 +128,8 @@ describe("MCP server", () => {
     expect((await stack.api("GET", `/questions/${questionId}`)).body.question).toMatchObject({
       status: "cancelled",
       resolvedBy: "mcp",
+      resolvedByKey: "default",
+      askedBy: "api:default",
     });
     const twice = await call(client, "cancel_question", { questionId });
     expect(twice.isError).toBe(true);
@@ -322,5 +340,58 @@ describe("MCP server", () => {
       headers: { authorization: `Bearer ${TEST_API_KEY}` },
     });
     expect(del.status).toBe(405);
+  });
+});
+
+describe("MCP with an ask key", () => {
+  it("asks as api:<key name>; get_answer names who answered; another ask key's question is NOT_FOUND", async () => {
+    const owner = `web:${unique("mcp-keys")}`;
+    const agentA = await connect({ "x-handraise-owner": owner }, KEYS.agentA);
+    const agentB = await connect({ "x-handraise-owner": owner }, KEYS.agentB);
+    const { questionId } = jsonOf(await call(agentA, "ask_user", { questions: [singleQuestion] }));
+    expect((await stack.api("GET", `/questions/${questionId}`)).body.question.askedBy).toBe("api:agent-a");
+
+    // To agent B the question does not exist: it can neither read nor cancel it.
+    for (const [tool, args] of [
+      ["get_answer", { questionId, waitSeconds: 0 }],
+      ["cancel_question", { questionId }],
+    ] as const) {
+      const refused = await call(agentB, tool, args);
+      expect(refused.isError, tool).toBe(true);
+      expect(jsonOf(refused).error.code, tool).toBe("NOT_FOUND");
+    }
+    expect(await statusOf(stack, questionId)).toBe("pending");
+
+    // A person (here the reviewer's answer key) answers; the agent's result names who.
+    const answered = await stack.api(
+      "POST",
+      `/questions/${questionId}/answer`,
+      { answers: { deploy_target: ["Production"] }, resolvedBy: "alice" },
+      { auth: `Bearer ${KEYS.reviewer}` },
+    );
+    expect(answered.status).toBe(200);
+    const result = await call(agentA, "get_answer", { questionId, waitSeconds: 0 });
+    expect(jsonOf(result)).toEqual({
+      status: "answered",
+      answers: { deploy_target: ["Production"] },
+      resolvedBy: "api:alice",
+    });
+    expect(result.structuredContent).toMatchObject({ resolvedBy: "api:alice", questionId });
+    await Promise.all([agentA.close(), agentB.close()]);
+  });
+
+  it("cancels its own question, recording its key", async () => {
+    const agentA = await connect({ "x-handraise-owner": `web:${unique("mcp-keys")}` }, KEYS.agentA);
+    const { questionId } = jsonOf(await call(agentA, "ask_user", { questions: [singleQuestion] }));
+    expect(jsonOf(await call(agentA, "cancel_question", { questionId }))).toEqual({
+      status: "no_answer",
+      reason: "cancelled",
+    });
+    expect((await stack.api("GET", `/questions/${questionId}`)).body.question).toMatchObject({
+      status: "cancelled",
+      resolvedBy: "mcp",
+      resolvedByKey: "agent-a",
+    });
+    await agentA.close();
   });
 });

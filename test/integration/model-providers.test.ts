@@ -181,11 +181,16 @@ function expectFirstRequest(provider: ProviderName, body: any): void {
   }
 }
 
-/** The second request: the model's own call replayed, then the result carrying the answer under its id. */
+/**
+ * The second request: the model's own call replayed, then the result carrying the answer under its id, and
+ * who gave it (answered over the API without a resolvedBy: `api`).
+ */
 function expectAnswerReturned(provider: ProviderName, body: any, answer: string): void {
   const id = CALL_IDS[provider];
   const input = { questions: [singleQuestion] };
-  const result = expect.stringContaining(`{"status":"answered","answers":{"deploy_target":["${answer}"]}}`);
+  const result = expect.stringContaining(
+    `{"status":"answered","answers":{"deploy_target":["${answer}"]},"resolvedBy":"api"}`,
+  );
   if (provider === "openai") {
     expect(body.messages.slice(2)).toEqual([
       {

@@ -186,6 +186,54 @@ describe("npm run secrets:put", { timeout: 120_000 }, () => {
     );
   });
 
+  it("--api-key <name> --scope <scope> makes one named key: <scope>:<key> under api-keys/, printed once, nothing else", async () => {
+    const { code, output } = await secretsPut(
+      ["--stage", "prod", "--api-key", "ci-agent", "--scope", "ask"],
+      {},
+    );
+    expect(code, output).toBe(0);
+    expect([...ssm.parameters.keys()]).toEqual(["/handraise/prod/api-keys/ci-agent"]);
+    const stored = ssm.parameters.get("/handraise/prod/api-keys/ci-agent");
+    expect(stored?.type).toBe("SecureString");
+    const [scope, key = ""] = (stored?.value ?? "").split(":");
+    expect(scope).toBe("ask");
+    expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(output.split(key)).toHaveLength(2);
+    expect(output).toContain('The API key "ci-agent" (scope ask)');
+    expect(ssm.calls.map((call) => call.body)).toEqual([expect.objectContaining({ Overwrite: false })]);
+
+    // Never replaced by accident (the agent holding it would be locked out); --new-api-key does.
+    const again = await secretsPut(["--stage", "prod", "--api-key", "ci-agent", "--scope", "answer"], {});
+    expect(again.code, again.output).toBe(0);
+    expect(again.output).toContain("kept /handraise/prod/api-keys/ci-agent");
+    expect(ssm.parameters.get("/handraise/prod/api-keys/ci-agent")?.value).toBe(stored?.value);
+    const rotated = await secretsPut(
+      ["--stage", "prod", "--api-key", "ci-agent", "--scope", "answer", "--new-api-key"],
+      {},
+    );
+    expect(rotated.code, rotated.output).toBe(0);
+    expect(ssm.parameters.get("/handraise/prod/api-keys/ci-agent")?.value).toMatch(
+      /^answer:[A-Za-z0-9_-]{43}$/,
+    );
+  });
+
+  it("--api-key refuses a bad name, the name default, a missing or unknown scope, and other secrets beside it", async () => {
+    const refusals: [string[], string][] = [
+      [["--api-key", "CI Agent", "--scope", "ask"], "--api-key must be a key name"],
+      [["--api-key", "default", "--scope", "admin"], 'the key "default" is the stage\'s api-key parameter'],
+      [["--api-key", "ci"], "--scope must be one of ask, answer, admin"],
+      [["--api-key", "ci", "--scope", "owner"], "--scope must be one of ask, answer, admin"],
+      [["--api-key", "ci", "--scope", "ask", "--channels", "telegram"], "stores nothing else"],
+      [["--scope", "ask"], "--scope goes with --api-key"],
+    ];
+    for (const [args, message] of refusals) {
+      const { code, output } = await secretsPut(args, TELEGRAM);
+      expect(code, args.join(" ")).toBe(1);
+      expect(output, args.join(" ")).toContain(message);
+    }
+    expect(ssm.calls).toEqual([]);
+  });
+
   it("refuses an unknown channel", async () => {
     const { code, output } = await secretsPut(["--channels", "whatsapp"], {});
     expect(code).toBe(1);

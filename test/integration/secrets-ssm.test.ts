@@ -2,7 +2,7 @@
  * Secrets read at run time from SSM Parameter Store, the way a deployment reads them: the local stack's real
  * handlers, HANDRAISE_SSM_PREFIX set, the SDK pointed at a local fake of the SSM API. Nothing secret is in the
  * environment; every read asks for decryption; a rotated value is picked up within the cache age; a missing
- * or placeholder parameter stops a function at start.
+ * or placeholder parameter stops a function at start; the named API keys are read by their path only.
  */
 
 import { SSMProvider } from "@aws-lambda-powertools/parameters/ssm";
@@ -18,6 +18,8 @@ import { startTestStack, type TestStack, waitFor } from "./support/test-stack.ts
 
 const PREFIX = "/handraise/test";
 const API_KEY = "ssm-api-key-0123456789abcdef";
+/** A named key of scope ask, stored as the deployment stores it: `<scope>:<key>` under api-keys/. */
+const AGENT_KEY = "ssm-agent-key-0123456789abcdef";
 const BOT_TOKEN = "777:ssm-bot-token";
 const HEADER = "x-telegram-bot-api-secret-token";
 
@@ -28,6 +30,7 @@ let stack: TestStack;
 beforeAll(async () => {
   ssm = await startFakeSsm();
   ssm.put(`${PREFIX}/api-key`, API_KEY);
+  ssm.put(`${PREFIX}/api-keys/agent`, `ask:${AGENT_KEY}`);
   ssm.put(`${PREFIX}/telegram/bot-token`, BOT_TOKEN);
   ssm.put(`${PREFIX}/telegram/webhook-secret`, "first-secret");
   telegram = await startFakePlatform((call) =>
@@ -101,6 +104,89 @@ describe("secrets from SSM Parameter Store", () => {
         /^\/handraise\/test\/(api-key|link-secret|notify-secret|telegram\/(bot-token|webhook-secret))$/,
       );
     }
+  });
+
+  it("read the named API keys by path only — one GetParametersByPath of <prefix>/api-keys, decrypted, not recursive — each with its scope", async () => {
+    const agent = (method: string, path: string, body?: unknown) =>
+      stack.api(method, path, body, { auth: `Bearer ${AGENT_KEY}` });
+    const created = await agent("POST", "/questions", {
+      questions: [singleQuestion],
+      owner: "web:ssm-agent",
+    });
+    expect(created.status).toBe(201);
+    expect((await api("GET", `/questions/${created.body.id}`)).body.question.askedBy).toBe("api:agent");
+    const refused = await agent("POST", `/questions/${created.body.id}/answer`, {
+      answers: { deploy_target: ["Production"] },
+    });
+    expect(refused.body.error.code).toBe("INSUFFICIENT_SCOPE");
+    const byPath = ssm.calls.filter((call) => call.operation === "GetParametersByPath");
+    expect(byPath.length).toBeGreaterThan(0);
+    for (const read of byPath) {
+      expect(read.body).toMatchObject({ Path: `${PREFIX}/api-keys`, WithDecryption: true, Recursive: false });
+    }
+    // Never one key by name.
+    expect(ssm.calls.filter((call) => String(call.body.Name ?? "").includes("/api-keys/"))).toEqual([]);
+  });
+
+  it("accept a key added under the path within the cache age, and refuse it once removed, with no restart", async () => {
+    const added = "ssm-added-key-0123456789abcdef";
+    const list = async () =>
+      (await stack.api("GET", "/questions?owner=web:x", undefined, { auth: `Bearer ${added}` })).status;
+    expect(await list()).toBe(401);
+    ssm.put(`${PREFIX}/api-keys/added`, `answer:${added}`);
+    await waitFor(async () => ((await list()) === 200 ? true : undefined), {
+      timeoutMs: 10_000,
+      intervalMs: 250,
+      what: "the added key to be accepted",
+    });
+    ssm.parameters.delete(`${PREFIX}/api-keys/added`);
+    await waitFor(async () => ((await list()) === 401 ? true : undefined), {
+      timeoutMs: 10_000,
+      intervalMs: 250,
+      what: "the removed key to be refused",
+    });
+  });
+
+  it("read every page of the path, and refuse a malformed key naming its parameter, never its value", async () => {
+    const secrets = createSsmSecrets({
+      prefix: "/handraise/many",
+      maxAgeSeconds: 60,
+      now: () => 0,
+      provider: new SSMProvider({
+        awsSdkV3Client: new SSMClient({
+          endpoint: ssm.url,
+          region: "us-east-1",
+          credentials: { accessKeyId: "local", secretAccessKey: "local" },
+        }),
+      }),
+    });
+    // SSM answers at most 10 parameters a page.
+    for (let i = 0; i < 12; i++)
+      ssm.put(`/handraise/many/api-keys/agent-${i}`, `ask:many-key-${i}-0123456789abcdef`);
+    // A parameter below a key's own path is not a key (the read is not recursive).
+    ssm.put("/handraise/many/api-keys/nested/deeper", "ask:nested-key-0123456789abcdef");
+    const keys = await secrets.getGroup("api-keys");
+    expect(Object.keys(keys).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `agent-${i}`).sort());
+    expect(keys["agent-3"]).toBe("ask:many-key-3-0123456789abcdef");
+
+    const broken = createSsmSecrets({
+      prefix: "/handraise/broken-keys",
+      maxAgeSeconds: 60,
+      now: () => 0,
+      provider: new SSMProvider({
+        awsSdkV3Client: new SSMClient({
+          endpoint: ssm.url,
+          region: "us-east-1",
+          credentials: { accessKeyId: "local", secretAccessKey: "local" },
+        }),
+      }),
+    });
+    ssm.put("/handraise/broken-keys/api-keys/agent", "owner:broken-key-0123456789abcdef");
+    const started = preloadSecrets(broken, [], [], ["api-keys"]);
+    await expect(started).rejects.toBeInstanceOf(ConfigError);
+    const message = await started.catch((error: Error) => error.message);
+    expect(message).toContain("/handraise/broken-keys/api-keys/agent must be <scope>:<key>");
+    expect(message).not.toContain("broken-key-0123456789abcdef");
   });
 
   it("pick up a rotated secret within the cache age, with no restart", async () => {

@@ -59,10 +59,13 @@ beforeEach(() => {
 
 let updateId = 5000;
 
-/** `owner`: the asking person's user id (default OWNER_ID); a chat with that id is their private chat. */
+/**
+ * `owner`: the asking person's user id (default OWNER_ID); a chat with that id is their private chat.
+ * `input`: more of the agent's input (requestedBy, …).
+ */
 async function startRun(
   questions: unknown[],
-  options: { chats?: number[]; sessionKey?: string; owner?: number } = {},
+  options: { chats?: number[]; sessionKey?: string; owner?: number; input?: Record<string, unknown> } = {},
 ) {
   const sessionKey = options.sessionKey ?? unique("tg");
   const chats = options.chats ?? [CHAT_ID];
@@ -82,6 +85,7 @@ async function startRun(
             { reply: "{{c1.status}}|{{c1.reason}}|{{c1.deploy_target}}{{c1.checks}}" },
           ],
         },
+        ...options.input,
       }),
     }),
   );
@@ -407,6 +411,34 @@ describe("Telegram end to end", () => {
     expect((await stack.api("GET", `/questions/${questionId}`)).body.question.status).toBe("pending");
     await post(text("1", { replyTo: messageId }));
     expect(await replyOf(executionArn)).toBe("answered||Staging (Recommended)");
+  });
+
+  it("the person the run acts for (requestedBy) is told to leave it to someone else, and changes nothing", async () => {
+    const { posts, questionId, executionArn } = await startRun([single], {
+      input: { requestedBy: "telegram:99" },
+    });
+    const messageId = await postedMessageId(questionId);
+    const alerts = () => telegram.callsTo("answerCallbackQuery").at(-1)?.body;
+    await post(tap(button(posts[0] as RecordedCall, "Production"), messageId, { from: 99 }));
+    expect(alerts()).toMatchObject({
+      text: "You asked for this; someone else must answer.",
+      show_alert: true,
+    });
+    await post(tap(button(posts[0] as RecordedCall, "Skip"), messageId, { from: 99 }));
+    expect(alerts()).toMatchObject({
+      text: "You asked for this; someone else must answer.",
+      show_alert: true,
+    });
+    // A typed reply from them in the group is conversation: no message, no change.
+    const sent = telegram.callsTo("sendMessage").length;
+    expect((await post(text("2", { from: 99, replyTo: messageId }))).status).toBe(200);
+    expect(telegram.callsTo("sendMessage")).toHaveLength(sent);
+    expect((await stack.api("GET", `/questions/${questionId}`)).body.question).toMatchObject({
+      status: "pending",
+      requestedBy: "telegram:99",
+    });
+    await post(tap(button(posts[0] as RecordedCall, "Production"), messageId));
+    expect(await replyOf(executionArn)).toBe("answered||Production");
   });
 
   it("the same update delivered twice resumes the run once and is acknowledged both times", async () => {

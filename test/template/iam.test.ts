@@ -90,11 +90,12 @@ const probeDurable = (stage: string): IamRow => ({
  * posts escalated questions, reads what the functions that post questions read; the link secret is read by
  * the answer page (to check a link) and by every function that shows a link (the API, ask, the timer
  * function, and the webhooks, which post a question again on request); the model step reads model API keys,
- * whose names each run chooses, so its grant is the path `models/*`; nothing else reads a secret.
+ * whose names each run chooses, so its grant is the path `models/*`; the question API and the MCP server
+ * read the named API keys (`api-keys/*`), by path only; nothing else reads a secret.
  */
 const SECRETS: Record<string, Record<string, string[]>> = {
   questionsApi: {
-    "*": ["api-key", "link-secret"],
+    "*": ["api-key", "api-keys/*", "link-secret"],
     telegram: ["telegram/bot-token"],
     slack: ["slack/bot-token"],
     discord: ["discord/bot-token"],
@@ -134,7 +135,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
   modelStep: { "*": ["models/*"] },
   // The MCP server asks and delivers as the question API does, behind the same key.
   mcp: {
-    "*": ["api-key", "link-secret"],
+    "*": ["api-key", "api-keys/*", "link-secret"],
     telegram: ["telegram/bot-token"],
     slack: ["slack/bot-token"],
     discord: ["discord/bot-token"],
@@ -168,14 +169,22 @@ const secretsOf = (fn: string, channels: readonly string[]) =>
     .filter(([channel]) => channel === "*" || channels.includes(channel))
     .flatMap(([, names]) => names);
 
-/** A function's grant to read its parameters (and decrypt them only through SSM, with a key of your own). */
+/**
+ * A function's grant to read its parameters (and decrypt them only through SSM, with a key of your own). The
+ * named API keys (`api-keys/*`) are read by their path alone: GetParametersByPath on `<prefix>/api-keys`,
+ * never GetParameter on a key by name.
+ */
 function secretRows(fn: string, stage: string, channels: readonly string[], kmsKeyArn?: string): IamRow[] {
-  const names = secretsOf(fn, channels);
-  if (names.length === 0) return [];
+  const grants = secretsOf(fn, channels);
+  if (grants.length === 0) return [];
   const parameter = (name: string) =>
     `arn:AWS::Partition:ssm:AWS::Region:AWS::AccountId:parameter/handraise/${stage}/${name}`;
+  const names = grants.filter((name) => name !== "api-keys/*");
   return [
-    { actions: ["ssm:GetParameter"], resources: names.map(parameter) },
+    ...(names.length > 0 ? [{ actions: ["ssm:GetParameter"], resources: names.map(parameter) }] : []),
+    ...(grants.includes("api-keys/*")
+      ? [{ actions: ["ssm:GetParametersByPath"], resources: [parameter("api-keys")] }]
+      : []),
     ...(kmsKeyArn
       ? [
           {
@@ -369,6 +378,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
             "ownerKey",
             "sessionIndexKey",
             "agentKey",
+            "askerKey",
           ],
         },
         StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE"] },
@@ -507,6 +517,29 @@ describe("IAM roles of the packaged template", () => {
       copy.remove();
     }
   }, 420_000);
+
+  it("let only the question API and /mcp read the named API keys, by their path and nothing else", () => {
+    const byPath = (fn: string) =>
+      roleGrants(template, subjects[fn] ?? "").grants.filter((g) => g.startsWith("ssm:GetParametersByPath "));
+    const stage = /^handraise-(.+)-agent$/.exec(agentName)?.[1] ?? "";
+    const path = `arn:AWS::Partition:ssm:AWS::Region:AWS::AccountId:parameter/handraise/${stage}/api-keys`;
+    expect(byPath("questionsApi")).toEqual([`ssm:GetParametersByPath on ${path}`]);
+    expect(byPath("mcp")).toEqual([`ssm:GetParametersByPath on ${path}`]);
+    for (const [fn, roleId] of Object.entries(subjects)) {
+      const grants = roleGrants(template, roleId).grants;
+      if (fn !== "questionsApi" && fn !== "mcp") {
+        expect(
+          grants.filter((g) => g.startsWith("ssm:GetParametersByPath ")),
+          fn,
+        ).toEqual([]);
+      }
+      // No role reads a key by name, nor anything else under the path.
+      expect(
+        grants.filter((g) => g.startsWith("ssm:") && g.includes("/api-keys/")),
+        fn,
+      ).toEqual([]);
+    }
+  });
 
   it("let an answer resume the agent's runs", () => {
     const prefix = "states:SendTaskSuccess on ";

@@ -306,3 +306,67 @@ describe("placeholders", () => {
     expect(secretProblem("discord/bot-token", "xxx")).toMatch(/placeholder/);
   });
 });
+
+describe("named API keys (HANDRAISE_API_KEYS)", () => {
+  const ASK = "ask-key-0123456789abcdef";
+  const ANSWER = "answer-key-0123456789abcdef";
+
+  it("reads comma-separated <name>:<scope>:<key>, by name as <scope>:<key>", () => {
+    const config = loadConfig({
+      ...TABLE,
+      HANDRAISE_API_KEY: "admin-key-0123456789abcdef",
+      HANDRAISE_API_KEYS: ` ci-agent:ask:${ASK} , ops_bot:answer:${ANSWER},`,
+    });
+    expect(config.secrets).toMatchObject({
+      kind: "env",
+      values: { "api-key": "admin-key-0123456789abcdef" },
+      apiKeys: { "ci-agent": `ask:${ASK}`, ops_bot: `answer:${ANSWER}` },
+    });
+  });
+
+  it("keeps everything after the second colon as the key", () => {
+    const config = loadConfig({ ...TABLE, HANDRAISE_API_KEYS: "a:admin:with:colons-0123456789" });
+    expect(config.secrets).toMatchObject({ apiKeys: { a: "admin:with:colons-0123456789" } });
+  });
+
+  it("refuses a malformed entry, a bad name or scope, a short or placeholder key — by position, never the key", () => {
+    const message = problemsOf({
+      ...TABLE,
+      HANDRAISE_API_KEYS: [
+        "no-scope-here",
+        `Bad.Name:ask:${ASK}`,
+        `agent:owner:${ANSWER}`,
+        "short:ask:tooshort",
+        "lazy:ask:changeme",
+      ].join(","),
+    });
+    expect(message).toContain("HANDRAISE_API_KEYS entry 1 must be <name>:<scope>:<key>");
+    expect(message).toContain("HANDRAISE_API_KEYS entry 2 is not a key name");
+    expect(message).toContain(
+      "HANDRAISE_API_KEYS entry 3 must be <scope>:<key>, the scope one of ask, answer, admin",
+    );
+    expect(message).toContain("HANDRAISE_API_KEYS entry 4 holds a key that must be at least 16 characters");
+    expect(message).toContain('HANDRAISE_API_KEYS entry 5 holds a key that is a placeholder ("changeme")');
+    for (const key of [ASK, ANSWER, "tooshort"]) expect(message).not.toContain(key);
+  });
+
+  it("refuses the name default (HANDRAISE_API_KEY's), a repeated name, and a key used twice", () => {
+    const message = problemsOf({
+      ...TABLE,
+      HANDRAISE_API_KEY: ANSWER,
+      HANDRAISE_API_KEYS: `default:ask:${ASK},a:ask:${ASK}1,a:answer:${ASK}2,b:ask:${ANSWER}`,
+    });
+    expect(message).toContain(
+      'HANDRAISE_API_KEYS entry 1 is named "default", which is HANDRAISE_API_KEY\'s name',
+    );
+    expect(message).toContain('HANDRAISE_API_KEYS entry 3 repeats the name "a"');
+    expect(message).toContain('HANDRAISE_API_KEYS entry 4 ("b") has the same key as another');
+    expect(message).not.toContain(ANSWER);
+  });
+
+  it("must not be set with HANDRAISE_SSM_PREFIX (deployed, the keys are SSM parameters)", () => {
+    expect(
+      problemsOf({ ...TABLE, HANDRAISE_SSM_PREFIX: "/handraise/prod", HANDRAISE_API_KEYS: `a:ask:${ASK}` }),
+    ).toContain("HANDRAISE_API_KEYS must not be set");
+  });
+});

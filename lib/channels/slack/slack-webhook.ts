@@ -142,9 +142,13 @@ export function createSlackWebhook(deps: SlackWebhookDeps) {
     if (!message) return ACK;
     const inbound = await pointAtQuestionThread(deps.store, deps.now(), message);
     const outcome = await deps.handleInbound(inbound);
-    // Someone else writing in the question's thread, or anything that answers nothing, is conversation: no
-    // notice. An answer shows itself: every copy is edited.
-    const silent = outcome.kind === "not_owner" || outcome.kind === "ignored" || outcome.kind === "resolved";
+    // Someone else writing in the question's thread (the person it was asked for too), or anything that
+    // answers nothing, is conversation: no notice. An answer shows itself: every copy is edited.
+    const silent =
+      outcome.kind === "not_owner" ||
+      outcome.kind === "requester" ||
+      outcome.kind === "ignored" ||
+      outcome.kind === "resolved";
     const text = silent ? undefined : outcomeReplyText(outcome);
     await ephemeral(inbound.chatId, envelope.event.user ?? "", text, inbound.replyToMessageId);
     return ACK;

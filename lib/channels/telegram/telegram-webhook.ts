@@ -46,7 +46,7 @@ const OK = json(200, {});
 const TOLD_IN_CHAT = new Set<InboundOutcome["kind"]>(["ended", "incomplete", "invalid", "no_pending"]);
 
 /** Outcomes of a tap told in an alert the person must dismiss, not a toast that fades. */
-const ALERTED = new Set<InboundOutcome["kind"]>(["not_owner", "ended", "invalid"]);
+const ALERTED = new Set<InboundOutcome["kind"]>(["not_owner", "requester", "ended", "invalid"]);
 
 type CallbackQuery = NonNullable<TelegramUpdate["callback_query"]>;
 type TappedMessage = NonNullable<CallbackQuery["message"]>;

@@ -1,6 +1,7 @@
 /**
  * A local fake of SSM Parameter Store's API (AWS JSON 1.1: `POST /`, `X-Amz-Target: AmazonSSM.<Operation>`),
- * enough for GetParameter and PutParameter, reached through `AWS_ENDPOINT_URL_SSM` like the real service.
+ * enough for GetParameter, GetParametersByPath (pages of at most 10, as SSM's) and PutParameter, reached
+ * through `AWS_ENDPOINT_URL_SSM` like the real service.
  * Records each call so tests can check what was asked (decryption, names), and holds the parameters in a map
  * tests can change (rotation).
  */
@@ -39,15 +40,37 @@ export async function startFakeSsm(): Promise<FakeSsm> {
       res.end(JSON.stringify(payload));
     };
     const name = String(body.Name ?? "");
+    // Like SSM: a SecureString read without decryption comes back as ciphertext.
+    const shown = (parameter: StoredParameter, decrypt: unknown) =>
+      parameter.type === "SecureString" && decrypt !== true
+        ? Buffer.from(`kms:${parameter.value}`).toString("base64")
+        : parameter.value;
+    if (operation === "GetParametersByPath") {
+      const path = String(body.Path ?? "").replace(/\/+$/, "");
+      const size = Math.min(Number(body.MaxResults ?? 10), 10);
+      const start = Number(body.NextToken ?? 0);
+      const under = [...parameters.entries()]
+        .filter(([key]) => key.startsWith(`${path}/`))
+        // Not recursive: only the path's direct children.
+        .filter(([key]) => body.Recursive === true || !key.slice(path.length + 1).includes("/"))
+        .sort(([a], [b]) => a.localeCompare(b));
+      const page = under.slice(start, start + size);
+      return reply(200, {
+        Parameters: page.map(([key, parameter]) => ({
+          Name: key,
+          Type: parameter.type,
+          Value: shown(parameter, body.WithDecryption),
+          Version: parameter.version,
+          DataType: "text",
+        })),
+        ...(start + size < under.length && { NextToken: String(start + size) }),
+      });
+    }
     if (operation === "GetParameter") {
       const parameter = parameters.get(name);
       if (!parameter)
         return reply(400, { __type: "ParameterNotFound", message: `Parameter ${name} not found.` });
-      // Like SSM: a SecureString read without decryption comes back as ciphertext.
-      const value =
-        parameter.type === "SecureString" && body.WithDecryption !== true
-          ? Buffer.from(`kms:${parameter.value}`).toString("base64")
-          : parameter.value;
+      const value = shown(parameter, body.WithDecryption);
       return reply(200, {
         Parameter: {
           Name: name,

@@ -125,8 +125,19 @@ describe("model step", () => {
         deliverTo: [],
         remindAfterSeconds: null,
         escalate: null,
+        requestedBy: null,
       },
     });
+  });
+
+  it("passes the run's requestedBy to every ask (the task input's, never the model's)", async () => {
+    const { step } = setup();
+    const state = {
+      ...input([{ toolCalls: [{ id: "c", name: "ask_user", arguments: { questions: [question] } }] }]),
+      requestedBy: "slack:T1:U9",
+    };
+    const result = await step({ runId: "rq", state });
+    expect(result.action === "ask" && result.ask).toMatchObject({ requestedBy: "slack:T1:U9" });
   });
 
   it("passes the run's reminders and escalation that fall before the question's deadline, and only those", async () => {

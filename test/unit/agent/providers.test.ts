@@ -60,6 +60,7 @@ function secrets(values: Record<string, string>): Secrets {
       if (value === "changeme") throw new ConfigError("OPENAI_API_KEY is a placeholder, not a secret.");
       return value;
     },
+    getGroup: async () => ({}),
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createAskQuestion } from "#lib/app/ask-question.ts";
+import { type AskQuestionInput, createAskQuestion } from "#lib/app/ask-question.ts";
 import { InvalidArgumentError, SessionBusyError } from "#lib/app/errors.ts";
 import type { CallbackOutcome, TaskCallbacks } from "#lib/callbacks/task-callbacks.ts";
 import type { ChatChannel } from "#lib/channels/chat-channel.ts";
@@ -56,7 +56,7 @@ function setup(heartbeat: CallbackOutcome | Error, defaultRemindAfterSeconds: nu
     retire: async () => {},
     remind: async () => {},
   };
-  const ask = createAskQuestion({
+  const askQuestion = createAskQuestion({
     store,
     channels: new Map([["console", console]]),
     callbacks,
@@ -65,6 +65,9 @@ function setup(heartbeat: CallbackOutcome | Error, defaultRemindAfterSeconds: nu
     defaultRemindAfterSeconds,
     now: () => 1_000,
   });
+  // Asked by a run unless the test says otherwise.
+  const ask = (input: Omit<AskQuestionInput, "askedBy"> & { askedBy?: string }) =>
+    askQuestion({ askedBy: "run", ...input });
   return { ask, released, probed, created };
 }
 
@@ -156,5 +159,41 @@ describe("askQuestion reminders and escalation", () => {
     });
     await ask({ args, owner: "web:a", deliverTo: [], remindAfterSeconds: [] });
     expect(created.map((q) => q.remindAfterSeconds)).toEqual([[60, 600], [60, 600], []]);
+  });
+});
+
+describe("askQuestion on someone's behalf (requestedBy)", () => {
+  const escalate = { afterSeconds: 60, owner: "web:b", deliverTo: [{ channel: "console", chatId: "b" }] };
+
+  it("stores who asked and on whose behalf", async () => {
+    const { ask, created } = setup("resumed");
+    await ask({ args, owner: "web:a", deliverTo: [], askedBy: "api:ci", requestedBy: "slack:T1:U9" });
+    expect(created[0]).toMatchObject({ askedBy: "api:ci", requestedBy: "slack:T1:U9" });
+  });
+
+  it("refuses a requester who would be the only one to answer (400 at requestedBy), storing nothing", async () => {
+    const { ask, created } = setup("resumed");
+    await expect(ask({ args, owner: "web:a", deliverTo: [], requestedBy: "web:a" })).rejects.toMatchObject({
+      name: "InvalidArgumentError",
+      issues: [{ path: "requestedBy" }],
+    });
+    // The escalation owner is the requester too: still no one else.
+    await expect(
+      ask({
+        args,
+        owner: "web:a",
+        deliverTo: [],
+        requestedBy: "web:a",
+        escalate: { ...escalate, owner: "web:a" },
+      }),
+    ).rejects.toMatchObject({ issues: [{ path: "requestedBy" }] });
+    expect(created).toEqual([]);
+  });
+
+  it("accepts the owner as requester when someone else may answer (an escalation)", async () => {
+    const { ask, created } = setup("resumed");
+    const record = await ask({ args, owner: "web:a", deliverTo: [], requestedBy: "web:a", escalate });
+    expect(record.status).toBe("pending");
+    expect(created[0]).toMatchObject({ requestedBy: "web:a", escalate });
   });
 });

@@ -2,8 +2,9 @@ import { describe, expect, it } from "vitest";
 import { createHandleInbound } from "#lib/app/handle-inbound.ts";
 import type { ResolveQuestion } from "#lib/app/resolve-question.ts";
 import type { Inbound } from "#lib/channels/inbound.ts";
+import { outcomeReplyText } from "#lib/channels/replies.ts";
 import { normalizeAskUserArgs } from "#lib/questions/index.ts";
-import type { QuestionRecord } from "#lib/questions/question-record.ts";
+import { answerRefusal, type QuestionRecord } from "#lib/questions/question-record.ts";
 import type { QuestionStore } from "#lib/store/question-store.ts";
 import { type AnswerLinks, createAnswerLinks, NO_ANSWER_LINKS } from "#lib/web/answer-link.ts";
 
@@ -29,30 +30,27 @@ const record: QuestionRecord = {
 };
 
 /** The pipeline over one pending question posted as message 7 in chat -100; records what it resolved. */
-function pipeline(links: AnswerLinks = NO_ANSWER_LINKS) {
+function pipeline(question: QuestionRecord = record, links: AnswerLinks = NO_ANSWER_LINKS) {
   const answered: unknown[] = [];
   const store = {
-    get: async (id: string) => (id === record.id ? record : undefined),
+    get: async (id: string) => (id === question.id ? question : undefined),
     findByMessage: async (_channel: string, chatId: string, messageId: string) =>
-      chatId === "-100" && messageId === "7" ? record.id : undefined,
-    listPendingPage: async () => ({ questions: [record] }),
+      chatId === "-100" && messageId === "7" ? question.id : undefined,
+    listPendingPage: async () => ({ questions: [question] }),
     claimEvent: async () => true,
     releaseEvent: async () => undefined,
   } as unknown as QuestionStore;
   const resolve = {
     answer: async (id: string, answers: unknown) => {
       answered.push(answers);
-      return { record: { ...record, id, status: "answered" } };
+      return { record: { ...question, id, status: "answered" } };
     },
-    cancel: async () => ({ record: { ...record, status: "cancelled" } }),
+    cancel: async () => {
+      answered.push("cancel");
+      return { record: { ...question, status: "cancelled" } };
+    },
   } as unknown as ResolveQuestion;
-  const handle = createHandleInbound({
-    store,
-    resolve,
-    channels: new Map(),
-    links,
-    now: () => 1,
-  });
+  const handle = createHandleInbound({ store, resolve, channels: new Map(), links, now: () => 1 });
   return { handle, answered };
 }
 
@@ -181,6 +179,57 @@ describe("handleInbound: one round trip for the claim and the routing read", () 
   });
 });
 
+describe("handleInbound: the person a question was asked for (requestedBy)", () => {
+  // Asked for telegram:42, its owner, with an escalation to telegram:7 (else it could not have been asked).
+  const forOwner: QuestionRecord = {
+    ...record,
+    requestedBy: "telegram:42",
+    escalate: { afterSeconds: 0, owner: "telegram:7", deliverTo: [{ channel: "telegram", chatId: "7" }] },
+  };
+  const tap = (actor: string, action: Extract<Inbound, { kind: "control" }>["action"]): Inbound => ({
+    platform: "telegram",
+    actor,
+    chatId: "-100",
+    kind: "control",
+    questionId: "ask_1",
+    action,
+  });
+
+  it("may not answer, skip or cancel it even as its owner: the requester outcome, nothing resolved", async () => {
+    const { handle, answered } = pipeline(forOwner);
+    const inbounds: Inbound[] = [
+      tap("telegram:42", { type: "option", questionIndex: 0, optionIndex: 1 }),
+      tap("telegram:42", { type: "skip" }),
+      text({ replyToMessageId: "7" }),
+      { platform: "telegram", actor: "telegram:42", chatId: "-100", kind: "command", command: "cancel" },
+    ];
+    for (const inbound of inbounds) {
+      expect(await handle(inbound)).toEqual({ kind: "requester", record: forOwner });
+    }
+    expect(answered).toEqual([]);
+    expect(outcomeReplyText({ kind: "requester", record: forOwner })).toBe(
+      "You asked for this; someone else must answer.",
+    );
+  });
+
+  it("is told so rather than 'not yours' when not an answerer at all; the others answer as before", async () => {
+    const { handle, answered } = pipeline({ ...record, requestedBy: "telegram:99" });
+    expect((await handle(tap("telegram:99", { type: "skip" }))).kind).toBe("requester");
+    expect((await handle(tap("telegram:5", { type: "skip" }))).kind).toBe("not_owner");
+    expect(
+      (await handle(tap("telegram:42", { type: "option", questionIndex: 0, optionIndex: 0 }))).kind,
+    ).toBe("resolved");
+    expect(answered).toEqual([{ deploy_target: ["Staging"] }]);
+  });
+
+  it("answerRefusal: requester first, then whether they are an answerer at that time", () => {
+    expect(answerRefusal(forOwner, "telegram:42", 1)).toBe("requester");
+    expect(answerRefusal(forOwner, "telegram:7", 1)).toBeUndefined();
+    expect(answerRefusal({ ...forOwner, createdAtMs: 10 }, "telegram:7", 1)).toBe("not_answerer");
+    expect(answerRefusal(record, "telegram:42", 1)).toBeUndefined();
+  });
+});
+
 describe("handleInbound: Answer in browser on a shared copy", () => {
   const links = createAnswerLinks({ publicUrl: "https://api.example.com", key: async () => "k".repeat(32) });
   const tap = (actor: string): Inbound => ({
@@ -193,16 +242,23 @@ describe("handleInbound: Answer in browser on a shared copy", () => {
   });
 
   it("hands the owner their own link, and changes nothing", async () => {
-    const { handle, answered } = pipeline(links);
+    const { handle, answered } = pipeline(record, links);
     const outcome = await handle(tap("telegram:42"));
     expect(outcome).toEqual({ kind: "private_link", record, url: await links.urlFor(record, "telegram:42") });
     expect(answered).toEqual([]);
   });
 
   it("tells anyone else the question is not theirs, with no link", async () => {
-    const { handle } = pipeline(links);
+    const { handle } = pipeline(record, links);
     const outcome = await handle(tap("telegram:7"));
     expect(outcome).toEqual({ kind: "not_owner", record });
+    expect(JSON.stringify(outcome)).not.toContain("/answer/");
+  });
+
+  it("hands the person a question was asked for no link: they may never answer it", async () => {
+    const { handle } = pipeline({ ...record, requestedBy: "telegram:9" }, links);
+    const outcome = await handle(tap("telegram:9"));
+    expect(outcome.kind).toBe("requester");
     expect(JSON.stringify(outcome)).not.toContain("/answer/");
   });
 

@@ -48,6 +48,7 @@ function harness(status: QuestionRecord["status"] | Error = "pending") {
           sessionKey: "s",
           remindAfterSeconds: [600],
           escalate: { afterSeconds: 900, owner: "web:bob", deliverTo: [] },
+          requestedBy: "web:carol",
         }),
       };
     } catch (error) {
@@ -73,10 +74,14 @@ describe("askUser (durable)", () => {
       remindAfterSeconds: [600],
       escalate: { afterSeconds: 900, owner: "web:bob", deliverTo: [] },
     });
+    // Asked by a run, for the person the run acts for.
+    expect(input).toMatchObject({ askedBy: "run", requestedBy: "web:carol" });
     // A retried registration of the same execution and callback finds the same question.
     expect(questionIdFor({ runId: input?.runId, toolCallId: callbackId })).toMatch(/^ask_[0-9a-f]{32}$/);
-    await operation.sendCallbackSuccess(JSON.stringify({ status: "answered", answers: { q: ["B"] } }));
-    expect((await execution).getResult()).toEqual({ result: { status: "answered", answers: { q: ["B"] } } });
+    const answered = { status: "answered", answers: { q: ["B"] }, resolvedBy: "telegram:42" };
+    await operation.sendCallbackSuccess(JSON.stringify(answered));
+    // The result names who answered.
+    expect((await execution).getResult()).toEqual({ result: answered });
   });
 
   it.each([

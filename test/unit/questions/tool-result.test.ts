@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { type AskUserResult, formatToolResult } from "#lib/questions/index.ts";
+import { askUserResultSchema } from "#lib/questions/schema.ts";
 import { checks, deployTarget, releaseNote } from "./fixtures.ts";
 
 const all = [deployTarget, checks, releaseNote];
@@ -51,6 +52,22 @@ describe("formatToolResult: answered", () => {
       answers: { deploy_target: ["Production"] },
     });
     expect(details).toEqual({ status: "answered", answers: { deploy_target: ["Production"] } });
+  });
+
+  it("names who answered in the JSON (resolvedBy), the answer lines unchanged", () => {
+    const result: AskUserResult = {
+      status: "answered",
+      answers: { deploy_target: ["Production"] },
+      resolvedBy: "telegram:42",
+    };
+
+    const { text } = formatToolResult(result, [deployTarget]);
+
+    expect(text.split("\n")).toEqual([
+      "Deploy: Production",
+      '{"status":"answered","answers":{"deploy_target":["Production"]},"resolvedBy":"telegram:42"}',
+    ]);
+    expect(askUserResultSchema.parse(JSON.parse(text.split("\n").at(-1) ?? ""))).toEqual(result);
   });
 });
 

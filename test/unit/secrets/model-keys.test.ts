@@ -61,7 +61,10 @@ describe("model key names", () => {
 });
 
 describe("reading a model key", () => {
-  const everything: Secrets = { get: async (name) => `value of ${name}` };
+  const everything: Secrets = {
+    get: async (name) => `value of ${name}`,
+    getGroup: async (group) => ({ one: `value of ${group}/one` }),
+  };
 
   it("limitSecrets lets models/* read any model key and nothing else", async () => {
     const modelStep = limitSecrets(everything, ["models/*"]);
