@@ -59,6 +59,7 @@ import { createSsmSecrets } from "./secrets/ssm-secrets.ts";
 import { createDynamoDbQuestionStore } from "./store/dynamodb-question-store.ts";
 import { createDynamoDbTranscriptStore } from "./store/dynamodb-transcript-store.ts";
 import type { Observability } from "./telemetry/observability.ts";
+import type { Telemetry } from "./telemetry/telemetry.ts";
 import { createSchedulerTimers } from "./timers/scheduler-timers.ts";
 import { NO_TIMERS, type Timers } from "./timers/timers.ts";
 import { type AnswerLinks, createAnswerLinks, NO_ANSWER_LINKS } from "./web/answer-link.ts";
@@ -110,9 +111,24 @@ export function createSecrets(config: Config, fn: FunctionName, capture: Capture
  * The answer page's links, for the functions that show them (their row of infra/secrets.json lists the link
  * secret): chat messages, the question API. Off without a link secret or a public URL.
  */
-export function createLinks(config: Config, secrets: Secrets, allowed: readonly SecretGrant[]): AnswerLinks {
+export function createLinks(
+  config: Config,
+  secrets: Secrets,
+  allowed: readonly SecretGrant[],
+  telemetry?: Telemetry,
+): AnswerLinks {
   if (!allowed.includes("link-secret")) return NO_ANSWER_LINKS;
-  return createAnswerLinks({ publicUrl: config.publicUrl, key: () => secrets.get("link-secret") });
+  return createAnswerLinks({
+    publicUrl: config.publicUrl,
+    key: () => secrets.get("link-secret"),
+    ...(telemetry && {
+      privacyUnconfirmed: (channel: string, error: unknown) =>
+        telemetry.failed(
+          `${channel}: a conversation could not be confirmed as private; posted as shared`,
+          error,
+        ),
+    }),
+  });
 }
 
 /** Question events on the deployment's bus, when it has one (the stream consumer publishes them). */
@@ -312,7 +328,7 @@ export function createCoreServices(config: Config, fn: FunctionName, observabili
 export function createServices(config: Config, fn: FunctionName, observability: Observability) {
   const core = createCoreServices(config, fn, observability);
   const { secrets, secretNames, store, callbacks, resolve, telemetry, capture } = core;
-  const links = createLinks(config, secrets, secretNames);
+  const links = createLinks(config, secrets, secretNames, telemetry);
   const channels = createChannels(config, secrets, secretNames, links);
   const askQuestion = createAskQuestion({
     store,

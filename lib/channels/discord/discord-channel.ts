@@ -52,7 +52,8 @@ export function createDiscordChannel(api: DiscordApi, links: AnswerLinks = NO_AN
     let channel: { type?: unknown; recipients?: unknown } | undefined;
     try {
       channel = await api.request("GET", `/channels/${encodeURIComponent(chatId)}`);
-    } catch {
+    } catch (error) {
+      links.privacyUnconfirmed?.("discord", error);
       return undefined; // Not described: the copy is posted as in a shared channel (and asked again next time).
     }
     if (typeof channel?.type !== "number") return undefined;

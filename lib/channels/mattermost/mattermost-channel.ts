@@ -48,7 +48,8 @@ export function createMattermostChannel(
       const channel = await api.getChannel(channelId);
       if (channel.id !== channelId || channel.type !== "D") return false;
       return isDirectChannelWith(channel, await botUserId(), answerer.slice("mattermost:".length));
-    } catch {
+    } catch (error) {
+      links.privacyUnconfirmed?.("mattermost", error);
       return false;
     }
   }

@@ -58,7 +58,8 @@ export function createSlackChannel(api: SlackApi, links: AnswerLinks = NO_ANSWER
     let info: { channel?: { is_im?: unknown; user?: unknown } };
     try {
       info = await api.call("conversations.info", { channel: chatId });
-    } catch {
+    } catch (error) {
+      links.privacyUnconfirmed?.("slack", error);
       return undefined; // Not confirmed: the copy is posted as in a shared conversation.
     }
     const user = info.channel?.is_im === true ? info.channel.user : undefined;

@@ -72,7 +72,8 @@ export function createTeamsChannel(
     try {
       const members = await api.members(serviceUrl, conversationId);
       return isPersonalChatWith(conversationId, members, answerer.slice("teams:".length));
-    } catch {
+    } catch (error) {
+      links.privacyUnconfirmed?.("teams", error);
       return false;
     }
   }

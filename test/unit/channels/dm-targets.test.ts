@@ -22,10 +22,13 @@ const record = (owner: string): QuestionRecord => ({
   createdAtMs: 0,
   expiresAtMs: 600_000,
 });
+/** Why a conversation could not be confirmed private, as the channels reported it (channel, message). */
+const unconfirmed: [string, unknown][] = [];
 /** Each answerer's link names them, so a test sees whose link a copy shows. */
 const links: AnswerLinks = {
   isOn: async () => true,
   urlFor: async (question, answerer = question.owner) => `https://x.test/${question.id}/${answerer}`,
+  privacyUnconfirmed: (channel, error) => unconfirmed.push([channel, (error as Error).message]),
 };
 
 describe("Slack: the app's DM with the answerer", () => {
@@ -101,10 +104,13 @@ describe("Slack: the app's DM with the answerer", () => {
       expect(browserOf(params)).toMatchObject({ action_id: "w|0|0|ask_1" });
       expect(JSON.stringify(params)).not.toContain("https://x.test");
     }
-    // Only the IMs were looked up; the failed lookup is not remembered, and fails closed again.
+    // Only the IMs were looked up; the failed lookup is not remembered, and fails closed again — reported
+    // each time, so an operator sees why every copy is shared (here: a missing scope).
     expect(lookups()).toEqual(["D2", "D9"]);
+    unconfirmed.length = 0;
     await channel.deliver(record(OWNER), { channel: "slack", chatId: "D9" }, OWNER);
     expect(lookups()).toEqual(["D2", "D9", "D9"]);
+    expect(unconfirmed).toEqual([["slack", "slack conversations.info failed: missing_scope"]]);
   });
 });
 
@@ -172,10 +178,13 @@ describe("Discord: the bot's DM with the answerer", () => {
       ["9", OWNER],
       ["1", "slack:T1:U1"],
     ];
+    unconfirmed.length = 0;
     for (const [chatId, answerer] of cases) {
       const delivery = await channel.deliver(record(OWNER), { channel: "discord", chatId }, answerer);
       expect(delivery, chatId).not.toHaveProperty("privateTo");
     }
+    // The channel Discord did not describe was reported; the others were answers, not failures.
+    expect(unconfirmed.map(([platform]) => platform)).toEqual(["discord"]);
     for (const body of posted()) {
       expect(browserOf(body)).toEqual({
         type: 2,

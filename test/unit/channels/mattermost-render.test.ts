@@ -181,7 +181,9 @@ describe("Mattermost: which copy carries the answerer's link", () => {
     isOn: async () => true,
     urlFor: async (question, answerer = question.owner) =>
       `https://h.example/answer/${question.id}?as=${answerer}`,
+    privacyUnconfirmed: (channel, error) => unconfirmed.push(`${channel}: ${(error as Error).message}`),
   };
+  const unconfirmed: string[] = [];
   function channelWith(channelInfo: (id: string) => Promise<{ id: string; type: string; name: string }>) {
     const posts: any[] = [];
     const api = {
@@ -227,6 +229,7 @@ describe("Mattermost: which copy carries the answerer's link", () => {
       ],
       [async (id) => ({ id, type: "D", name: `${BOT}__u9` }), "teams:u9"],
     ];
+    unconfirmed.length = 0;
     for (const [info, answerer] of cases) {
       const { channel, posts } = channelWith(info);
       const delivery = await channel.deliver(
@@ -239,5 +242,7 @@ describe("Mattermost: which copy carries the answerer's link", () => {
       const names = posts[0].props.attachments[0].actions.map((a: { name: string }) => a.name);
       expect(names).toContain("Answer in browser");
     }
+    // Only the failed read is reported (an operator sees why a direct channel got no link).
+    expect(unconfirmed).toEqual(["mattermost: 403"]);
   });
 });

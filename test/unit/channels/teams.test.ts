@@ -272,7 +272,9 @@ describe("Teams: which card carries the answerer's link", () => {
     isOn: async () => true,
     urlFor: async (question, answerer = question.owner) =>
       `https://h.example/answer/${question.id}?as=${answerer}`,
+    privacyUnconfirmed: (channel, error) => unconfirmed.push(`${channel}: ${(error as Error).message}`),
   };
+  const unconfirmed: string[] = [];
   function channelWith(members: TeamsApi["members"]) {
     const sent: any[] = [];
     const asked: string[] = [];
@@ -318,6 +320,7 @@ describe("Teams: which card carries the answerer's link", () => {
       ],
       ["a:1", async () => [person("aad-1")], "slack:T1:U1"],
     ];
+    unconfirmed.length = 0;
     for (const [chatId, members, answerer] of cases) {
       const { channel, sent, asked } = channelWith(members);
       const delivery = await channel.deliver(record([deploy]), { channel: "teams", chatId }, answerer);
@@ -326,6 +329,8 @@ describe("Teams: which card carries the answerer's link", () => {
       // Only a conversation of the personal form is worth asking about.
       expect(asked).toEqual(chatId.startsWith("a:") && answerer.startsWith("teams:") ? [chatId] : []);
     }
+    // Only the failed read is reported (an operator sees why a personal chat got no link).
+    expect(unconfirmed).toEqual(["teams: 503"]);
   });
 });
 
