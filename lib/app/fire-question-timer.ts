@@ -48,7 +48,8 @@ const CLAIM_TTL_SECONDS = 2 * 86_400;
  * - `escalate`: while it waits, from the escalation time, posts it to the escalation owner's targets and
  *   records those copies with the others (they are retired with them).
  * Reminders and escalations are claimed once (a timer is at least once), and only once they are due: an
- * invocation before the time changes nothing and keeps nothing, so the one at the time still fires. A
+ * invocation before the time changes nothing and keeps nothing, so the schedule's own invocation (or a
+ * retry of it) at the time still acts. A
  * failure gives the claim back and is thrown, so the invocation is retried.
  *
  * @example

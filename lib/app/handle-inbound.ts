@@ -236,15 +236,10 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     inbound: Inbound,
     { record: routed, listed }: { record?: QuestionRecord; listed?: true },
   ): Promise<InboundOutcome> {
-    // A pending listing does not carry the draft (the indexes project what a listing shows): a prompt of
-    // several questions routed that way is read whole before typed text is merged with its draft, or before
-    // `/question` posts it again at its first step still open.
-    const needsDraft =
-      inbound.kind === "text" || (inbound.kind === "command" && inbound.command === "question");
-    const record =
-      routed && listed && needsDraft && routed.questions.length > 1 && routed.status === "pending"
-        ? await store.get(routed.id, now())
-        : routed;
+    // A question found in a pending listing is read whole before anything is decided: the indexes project
+    // what a listing shows, not who may answer (the person it was asked for, the escalation) nor the draft.
+    // Judged on the listing, the person a question was asked for could answer it by typing in their own chat.
+    const record = routed && listed ? await store.get(routed.id, now()) : routed;
     if (!record) return inbound.kind === "command" ? { kind: "no_pending" } : { kind: "ignored" };
     // The owner, or from the escalation time its escalation owner — never the person it was asked for;
     // anyone else is told it is not theirs.

@@ -30,8 +30,9 @@ export function askedByOf(key: ApiKey): string {
 }
 
 /**
- * Whether `key` may see the question at all — read it, wait for it, cancel it, be given its answer link. An
- * `ask` key sees only the questions it asked; to it every other question does not exist (404).
+ * Whether `key` may see the question at all — read it, wait for it, cancel it. An `ask` key sees only the
+ * questions it asked; to it every other question does not exist (404). Its answer link goes only to a key
+ * that may also answer it (keyAnswerRefusal): the link answers as the owner.
  */
 export function maySee(key: ApiKey, record: Pick<QuestionRecord, "askedBy">): boolean {
   return key.scope !== "ask" || record.askedBy === askedByOf(key);

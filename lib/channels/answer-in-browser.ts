@@ -18,9 +18,12 @@ export const ANSWER_IN_BROWSER = "Answer in browser";
 export type BrowserEntry =
   /** A private copy: its answerer's own link. */
   | { kind: "link"; url: string }
-  /** A shared copy: the control that hands each tapper their own link privately. */
+  /**
+   * A shared copy: the control that hands each tapper their own link privately (a platform with no private
+   * reply in a shared conversation, Teams, draws nothing for it).
+   */
   | { kind: "control" }
-  /** The page is off in this deployment (or the platform has no private way to hand a link over). */
+  /** The page is off in this deployment. */
   | { kind: "none" };
 
 export const NO_BROWSER_ENTRY: BrowserEntry = { kind: "none" };

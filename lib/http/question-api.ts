@@ -122,6 +122,14 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
     }
   };
 
+  /**
+   * The owner's answer link, for a key that could answer the question itself (`admin`; `answer` on another
+   * key's question). The link answers as the owner, so handing it to the key that asked — an agent's — would
+   * let the agent approve its own question past INSUFFICIENT_SCOPE and SELF_ANSWER, recorded as the owner.
+   */
+  const answerUrlFor = async (key: ApiKey, record: QuestionRecord) =>
+    keyAnswerRefusal(key, record) === undefined ? deps.links.urlFor(record) : undefined;
+
   const routes: Record<string, Route> = {
     "POST /questions": async (event) => {
       const key = apiKeyOf(event);
@@ -135,7 +143,7 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
         // Only an `ask` key's listing is limited to its own questions, so only its questions need its index.
         listUnderAsker: key.scope === "ask",
       });
-      const answerUrl = await deps.links.urlFor(record);
+      const answerUrl = await answerUrlFor(key, record);
       // delivery_failed when no target took it: the id is still the caller's, to read the record back.
       return json(201, {
         id: record.id,
@@ -158,8 +166,9 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
       });
     },
     "GET /questions/{id}": async (event) => {
-      const record = await visibleTo(apiKeyOf(event), idOf(event));
-      const answerUrl = await deps.links.urlFor(record);
+      const key = apiKeyOf(event);
+      const record = await visibleTo(key, idOf(event));
+      const answerUrl = await answerUrlFor(key, record);
       return json(200, { question: record, ...(answerUrl !== undefined && { answerUrl }) });
     },
     "POST /questions/{id}/answer": async (event) => {

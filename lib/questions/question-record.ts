@@ -166,9 +166,22 @@ export function mayAnswer(
   return answerersOf(record).some((answerer) => answerer.owner === actor && nowMs >= answerer.fromMs);
 }
 
+/**
+ * An identity as compared when the comparison refuses (the person a question was asked for): case aside, and
+ * a Slack user by their user id alone, since Slack names a user of a shared channel or an Enterprise Grid
+ * with their home team (`slack:T_home:U1`) where a request may have named the workspace's (`slack:T1:U1`).
+ * An identity written differently must not slip past a refusal; an owner, who is allowed, is still matched
+ * exactly (a mismatch there fails closed).
+ */
+function refusalKey(identity: string): string {
+  const lower = identity.toLowerCase();
+  const slack = /^slack:[^:]+:([^:]+)$/.exec(lower);
+  return slack ? `slack:${slack[1]}` : lower;
+}
+
 /** Whether `identity` is the person the question was asked on behalf of (who may never answer it). */
 export function isRequester(record: Pick<QuestionRecord, "requestedBy">, identity: string): boolean {
-  return record.requestedBy !== undefined && record.requestedBy === identity;
+  return record.requestedBy !== undefined && refusalKey(record.requestedBy) === refusalKey(identity);
 }
 
 /**
@@ -192,8 +205,7 @@ export function answerRefusal(
 export function onlyRequesterAnswers(
   record: Pick<QuestionRecord, "owner" | "createdAtMs" | "escalate" | "requestedBy">,
 ): boolean {
-  const { requestedBy } = record;
-  return requestedBy !== undefined && answerersOf(record).every((answerer) => answerer.owner === requestedBy);
+  return answerersOf(record).every((answerer) => isRequester(record, answerer.owner));
 }
 
 /**

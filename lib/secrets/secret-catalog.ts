@@ -62,7 +62,7 @@ const MODEL_KEY_ENV: Record<string, string> = catalog.models.env;
 
 /** A named API key's name (`api-keys/<name>`): lower-case letters, digits, `_`, `-`, at most 32. */
 export const API_KEY_NAME_PATTERN = new RegExp(catalog.apiKeys.namePattern);
-/** What a key may do (lib/auth/api-key.ts): stored as `<scope>:<key>`. */
+/** What a key may do (lib/auth/api-keys.ts): stored as `<scope>:<key>`. */
 export const API_KEY_SCOPES = ["ask", "answer", "admin"] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 /** The environment variable that holds the named API keys locally (`<name>:<scope>:<key>`, comma-separated). */

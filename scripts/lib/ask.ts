@@ -61,6 +61,8 @@ interface Settings {
   url: string;
   key: string;
   wait: boolean;
+  /** Print the created question's answer link (off by default: it answers as the owner). */
+  printLink: boolean;
   body: Record<string, unknown>;
 }
 
@@ -190,9 +192,11 @@ export async function runAsk(io: AskIo): Promise<number> {
   }
   if (interrupt.aborted) return cancelOnInterrupt();
 
-  const asked = created.body as ApiBody & { expiresAtMs: number };
+  const asked = created.body as ApiBody & { expiresAtMs: number; answerUrl?: string };
   if (!settings.wait) {
-    print(asked);
+    // The link answers as the owner, and stdout lands in CI logs that many read: only when asked for.
+    const { answerUrl: _link, ...shown } = asked;
+    print(settings.printLink ? asked : shown);
     if (asked.status === "pending") return EXIT.answered;
     say(`No chat took question ${id} (${asked.status}): nobody will be asked.`);
     return EXIT.noAnswer;
@@ -279,6 +283,7 @@ export function readSettings(argv: readonly string[], env: AskIo["env"]): Settin
         "deliver-to": { type: "string" },
         timeout: { type: "string" },
         wait: { type: "boolean", default: false },
+        "print-link": { type: "boolean", default: false },
         url: { type: "string" },
         key: { type: "string" },
       },
@@ -338,6 +343,7 @@ export function readSettings(argv: readonly string[], env: AskIo["env"]): Settin
     url,
     key,
     wait: values.wait === true,
+    printLink: values["print-link"] === true,
     body: {
       // Chosen here, so a run interrupted while the question is being created can still cancel it.
       id: `ask_${randomBytes(16).toString("hex")}`,

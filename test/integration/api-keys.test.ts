@@ -105,7 +105,6 @@ describe("an ask key", () => {
     const got = await call("agentA", "GET", `/questions/${id}`);
     expect(got.status).toBe(200);
     expect(got.body.question).toMatchObject({ id, askedBy: "api:agent-a" });
-    expect(got.body.answerUrl).toMatch(/\/answer\//);
     const listed = await call("agentA", "GET", `/questions?owner=${owner}`);
     expect(listed.body.questions.map((q: { id: string }) => q.id)).toEqual([id]);
     const waited = await call("agentA", "GET", `/questions/${id}/wait?timeoutMs=0`);
@@ -172,6 +171,30 @@ describe("an ask key", () => {
     expect(status).toBe(403);
     expect(headers.get("www-authenticate")).toBe('Bearer error="insufficient_scope"');
     expect((await read(own)).status).toBe("pending");
+  });
+});
+
+describe("the owner's answer link (answerUrl)", () => {
+  it("goes only to a key that could answer the question itself: never to the key that asked it", async () => {
+    // The link answers as the owner: in an agent's hands it would approve the agent's own question.
+    const created = await call("agentA", "POST", "/questions", {
+      questions: [singleQuestion],
+      owner: `web:${unique("keys")}`,
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).not.toHaveProperty("answerUrl");
+    const id = created.body.id as string;
+    expect((await call("agentA", "GET", `/questions/${id}`)).body).not.toHaveProperty("answerUrl");
+    // Another key that may answer it, and the operator's, get it.
+    expect((await call("reviewer", "GET", `/questions/${id}`)).body.answerUrl).toMatch(/\/answer\//);
+    expect((await call("admin", "GET", `/questions/${id}`)).body.answerUrl).toMatch(/\/answer\//);
+    // An answer key's own question: not even to it (SELF_ANSWER by another door).
+    const own = await call("reviewer", "POST", "/questions", {
+      questions: [singleQuestion],
+      owner: `web:${unique("keys")}`,
+    });
+    expect(own.body).not.toHaveProperty("answerUrl");
+    expect((await call("reviewer", "GET", `/questions/${own.body.id}`)).body).not.toHaveProperty("answerUrl");
   });
 });
 

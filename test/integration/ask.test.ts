@@ -69,14 +69,15 @@ async function pendingFor(owner: string): Promise<{ id: string; [key: string]: a
 }
 
 describe("npm run ask", () => {
-  it("without --wait: prints the created question (id, status, answerUrl) as JSON on stdout, exits 0", async () => {
+  it("without --wait: prints the created question (id, status — no answer link) as JSON on stdout, exits 0", async () => {
     const owner = newOwner();
     const run = ask(argsFor(owner, "--timeout", "600", "--deliver-to", "console:terminal"));
     expect(await run.exit, run.stderr()).toBe(0);
     const printed = JSON.parse(run.stdout());
     expect(printed).toMatchObject({ status: "pending", expiresAtMs: expect.any(Number) });
     expect(printed.id).toMatch(/^ask_[0-9a-f]{32}$/);
-    expect(printed.answerUrl).toContain(`/answer/${printed.id}?`);
+    // The link answers as the owner; stdout lands in CI logs.
+    expect(run.stdout()).not.toContain("/answer/");
     expect(run.stdout().trim().split("\n")).toHaveLength(1);
 
     const { question } = (await stack.api("GET", `/questions/${printed.id}`)).body;
@@ -93,6 +94,13 @@ describe("npm run ask", () => {
         allowOther: true,
       },
     ]);
+  });
+
+  it("--print-link prints the owner's answer link too, for a script that hands it to the person", async () => {
+    const run = ask(argsFor(newOwner(), "--print-link"));
+    expect(await run.exit, run.stderr()).toBe(0);
+    const printed = JSON.parse(run.stdout());
+    expect(printed.answerUrl).toContain(`/answer/${printed.id}?`);
   });
 
   it("without --wait: exits 2 when no chat took the question (delivery_failed): nobody will be asked", async () => {

@@ -294,8 +294,9 @@ describe("Telegram end to end", () => {
       owner: me,
       chats: [me, 778],
     });
-    const [privateCopy, sharedCopy] = [posts[0], posts[1]] as RecordedCall[];
-    expect(privateCopy?.body.chat_id).toBe(String(me));
+    // Posted side by side: found by chat, not by the order they arrived in.
+    const privateCopy = posts.find((p) => p.body.chat_id === String(me));
+    const sharedCopy = posts.find((p) => p.body.chat_id === "778");
     // The owner's own link (no `as`): only in the chat of the bot with them.
     const link = new URL(linkButton(privateCopy as RecordedCall)?.url ?? "");
     expect(link.href).toMatch(new RegExp(`^${PUBLIC_URL}/answer/${questionId}\\?sig=[A-Za-z0-9_-]{43}$`));
@@ -504,6 +505,8 @@ describe("Telegram: Answer in browser — a link only in its answerer's private 
     const link = linkButton(first)?.url;
     expect(link).toMatch(new RegExp(`^${PUBLIC_URL}/answer/${questionId}\\?sig=[A-Za-z0-9_-]{43}$`));
     expect(buttons(first).map((b) => b.text)).not.toContain("Answer in browser");
+    // It cannot be forwarded into a chat where others would hold the owner's link.
+    expect(first.body.protect_content).toBe(true);
     const messageId = await postedMessageId(questionId, me);
     await post(tap(button(first, "Production"), messageId, { from: me, chatId: me }));
     const redrawn = telegram.callsTo("editMessageText").at(-1) as RecordedCall;
@@ -602,6 +605,44 @@ describe("Telegram: Answer in browser — a link only in its answerer's private 
       200,
     );
     expect(telegram.callsTo("sendMessage").length).toBe(sent);
+  });
+
+  it("a bare /start, or one with a token that is not one, never answers the question waiting in that private chat", async () => {
+    const me = ++privateChats;
+    const { questionId } = await startRun([single], { owner: me, chats: [me] });
+    for (const start of ["/start", "/start not-a-token!", `/start@${BOT_USERNAME}`]) {
+      expect((await post(text(start, { from: me, chatId: me, chatType: "private" }))).status).toBe(200);
+    }
+    expect((await questionOf(questionId)).status).toBe("pending");
+  });
+
+  it("the person a question was asked for, though its owner, answers and cancels nothing from their private chat (routed by the pending listing)", async () => {
+    const me = ++privateChats;
+    const { questionId } = await startRun([single], {
+      owner: me,
+      chats: [me],
+      input: {
+        requestedBy: `telegram:${me}`,
+        escalate: {
+          afterSeconds: 600,
+          owner: "telegram:7",
+          deliverTo: [{ channel: "telegram", chatId: "7" }],
+        },
+      },
+    });
+    const before = telegram.callsTo("sendMessage").length;
+    for (const typed of ["Production", "/cancel"]) {
+      expect((await post(text(typed, { from: me, chatId: me, chatType: "private" }))).status).toBe(200);
+    }
+    expect((await questionOf(questionId)).status).toBe("pending");
+    const told = telegram
+      .callsTo("sendMessage")
+      .slice(before)
+      .map((call) => call.body.text);
+    expect(told).toEqual([
+      "You asked for this; someone else must answer.",
+      "You asked for this; someone else must answer.",
+    ]);
   });
 
   it("an escalation to the escalation owner's private chat: their copy carries their own link, which answers as them", async () => {

@@ -31,6 +31,8 @@ export function createTelegramChannel(api: TelegramApi, links: AnswerLinks = NO_
         chat_id: target.chatId,
         ...(target.threadId !== undefined && { message_thread_id: Number(target.threadId) }),
         ...renderPrompt(record, firstOpenStep(record), await browserEntry(links, record, privateTo)),
+        // A copy that carries its answerer's link cannot be forwarded (into a group, where others could use it).
+        ...(privateTo !== undefined && (await links.isOn()) && { protect_content: true }),
       });
       return {
         ...target,

@@ -60,6 +60,12 @@ const COMMAND = /^\/(cancel|question)(?:@(\w+))?\s*$/i;
  */
 const START_WITH_TOKEN = /^\/start\s+([A-Za-z0-9_-]{1,64})$/;
 
+/**
+ * Any `/start` (bare, addressed to a bot, with any parameter): Telegram sends it when a person opens the bot,
+ * often from a t.me link. It is never an answer, not even in a private chat where a question waits.
+ */
+const START = /^\/start(@\w+)?(\s|$)/i;
+
 /** Who the bot is: its user id (the bot token up to `:`) and its @username (getMe), read only when needed. */
 export interface TelegramBot {
   id: string;
@@ -113,6 +119,7 @@ export async function messageToInbound(
     dedupeKey: `${bot.id}:${update.update_id}`,
     replyToMessageId: message.reply_to_message ? String(message.reply_to_message.message_id) : undefined,
   };
+  if (START.test(message.text.trim())) return undefined;
   const command = COMMAND.exec(message.text.trim());
   if (command?.[1]) {
     // `/cancel@OtherBot` in a group is another bot's command.

@@ -44,6 +44,8 @@ const OK = json(200, {});
  * gets none (Telegram has no private notice for it); an answer needs none (the prompt is edited to it).
  */
 const TOLD_IN_CHAT = new Set<InboundOutcome["kind"]>(["ended", "incomplete", "invalid", "no_pending"]);
+/** Told only in the sender's private chat with the bot: in a group it would be a notice to everyone. */
+const TOLD_IN_PRIVATE = new Set<InboundOutcome["kind"]>(["requester", "not_owner"]);
 
 /** Outcomes of a tap told in an alert the person must dismiss, not a toast that fades. */
 const ALERTED = new Set<InboundOutcome["kind"]>(["not_owner", "requester", "ended", "invalid"]);
@@ -232,7 +234,10 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
   }
 
   async function onMessage(inbound: Inbound, outcome: InboundOutcome) {
-    const text = TOLD_IN_CHAT.has(outcome.kind) ? outcomeReplyText(outcome) : undefined;
+    // A private chat's id is its person's user id.
+    const inPrivate = inbound.actor === `telegram:${inbound.chatId}`;
+    const told = TOLD_IN_CHAT.has(outcome.kind) || (inPrivate && TOLD_IN_PRIVATE.has(outcome.kind));
+    const text = told ? outcomeReplyText(outcome) : undefined;
     if (text === undefined) return;
     await deps.api.call("sendMessage", {
       chat_id: inbound.chatId,

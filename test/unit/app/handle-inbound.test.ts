@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import tableDefinition from "#infra/table.json" with { type: "json" };
 import { createHandleInbound } from "#lib/app/handle-inbound.ts";
 import type { ResolveQuestion } from "#lib/app/resolve-question.ts";
 import type { Inbound } from "#lib/channels/inbound.ts";
@@ -29,6 +30,14 @@ const record: QuestionRecord = {
   expiresAtMs: Number.MAX_SAFE_INTEGER,
 };
 
+/** A record as a pending listing returns it: only the attributes the pending indexes project. */
+function asListed(question: QuestionRecord): QuestionRecord {
+  const projected = tableDefinition.GlobalSecondaryIndexes[0]?.Projection.NonKeyAttributes ?? [];
+  return Object.fromEntries(
+    Object.entries(question).filter(([name]) => projected.includes(name)),
+  ) as unknown as QuestionRecord;
+}
+
 /** The pipeline over one pending question posted as message 7 in chat -100; records what it resolved. */
 function pipeline(question: QuestionRecord = record, links: AnswerLinks = NO_ANSWER_LINKS) {
   const answered: unknown[] = [];
@@ -36,7 +45,8 @@ function pipeline(question: QuestionRecord = record, links: AnswerLinks = NO_ANS
     get: async (id: string) => (id === question.id ? question : undefined),
     findByMessage: async (_channel: string, chatId: string, messageId: string) =>
       chatId === "-100" && messageId === "7" ? question.id : undefined,
-    listPendingPage: async () => ({ questions: [question] }),
+    // As the pending indexes project it (infra/table.json): not who may answer, nor the draft.
+    listPendingPage: async () => ({ questions: [asListed(question)] }),
     claimEvent: async () => true,
     releaseEvent: async () => undefined,
   } as unknown as QuestionStore;
@@ -201,6 +211,8 @@ describe("handleInbound: the person a question was asked for (requestedBy)", () 
       tap("telegram:42", { type: "option", questionIndex: 0, optionIndex: 1 }),
       tap("telegram:42", { type: "skip" }),
       text({ replyToMessageId: "7" }),
+      // Routed through the pending listing, which does not carry requestedBy: read whole before judged.
+      text({ addressed: true }),
       { platform: "telegram", actor: "telegram:42", chatId: "-100", kind: "command", command: "cancel" },
     ];
     for (const inbound of inbounds) {
@@ -227,6 +239,19 @@ describe("handleInbound: the person a question was asked for (requestedBy)", () 
     expect(answerRefusal(forOwner, "telegram:7", 1)).toBeUndefined();
     expect(answerRefusal({ ...forOwner, createdAtMs: 10 }, "telegram:7", 1)).toBe("not_answerer");
     expect(answerRefusal(record, "telegram:42", 1)).toBeUndefined();
+  });
+
+  it("refuses the requester however their identity is written: case, a Slack user named with another team", () => {
+    const asked = (requestedBy: string, owner: string) => ({ ...record, owner, requestedBy });
+    const guid = "0f8fad5b-d9cb-469f-a165-70867728950e";
+    expect(answerRefusal(asked(`teams:${guid.toUpperCase()}`, "teams:x"), `teams:${guid}`, 1)).toBe(
+      "requester",
+    );
+    expect(answerRefusal(asked("slack:T_WORK:U1", "slack:T_WORK:U9"), "slack:T_HOME:U1", 1)).toBe(
+      "requester",
+    );
+    // The owner is still matched exactly: another way of writing them is not them (fails closed).
+    expect(answerRefusal(asked("slack:T1:U2", "slack:T1:U1"), "slack:T2:U1", 1)).toBe("not_answerer");
   });
 });
 
