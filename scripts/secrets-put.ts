@@ -10,7 +10,8 @@
  * where the stage has none; without it the page is off. The notifications' signing secret is stored when
  * HANDRAISE_NOTIFY_SECRET is set, or made with --notifications where the stage has none (then printed once:
  * receivers need it to verify). Credentials and region come from the usual AWS
- * settings (AWS_PROFILE, AWS_REGION, …), as for the AWS CLI.
+ * settings (AWS_PROFILE, AWS_REGION, …), as for the AWS CLI; without them, or with SSM out of reach, it stops
+ * with one line saying what to set (scripts/lib/aws-problem.ts) and exits 1.
  *
  * `npm run secrets:put -- --stage prod --api-key ci-agent --scope ask` instead makes one named API key
  * (docs/api.md, "Keys and scopes"): a new random key, stored as `<scope>:<key>` in
@@ -41,6 +42,7 @@ import {
   secretEnvName,
   secretProblem,
 } from "#lib/secrets/secret-catalog.ts";
+import { awsProblem } from "./lib/aws-problem.ts";
 
 const { values: options } = parseArgs({
   options: {
@@ -61,6 +63,17 @@ const { values: options } = parseArgs({
 function fail(message: string): never {
   process.stderr.write(`secrets:put: ${message}\n`);
   process.exit(1);
+}
+
+/**
+ * Stops at an AWS call that failed (no credentials, no region, SSM unreachable, refused) with one line
+ * saying what to set, not the SDK's stack trace. What was stored before it is listed above it.
+ */
+async function failStoring(parameter: string, client: SSMClient, error: unknown): Promise<never> {
+  const region = await client.config.region().catch(() => undefined);
+  fail(
+    `could not store ${parameter}: ${awsProblem(error, { service: "SSM", env: process.env, ...(region && { region }) })}`,
+  );
 }
 
 const { channels, unknown } = parseChannelList(options.channels ?? "");
@@ -144,7 +157,7 @@ for (const [name, value] of values) {
     );
     process.stdout.write(`stored ${parameter} (SecureString)\n`);
   } catch (error) {
-    if (!(error instanceof ParameterAlreadyExists) || overwrite) throw error;
+    if (!(error instanceof ParameterAlreadyExists) || overwrite) await failStoring(parameter, client, error);
     if (name === "api-key") keptApiKey = true;
     if (name === "notify-secret") keptNotifySecret = true;
     process.stdout.write(
@@ -202,7 +215,7 @@ async function putNamedApiKey(name: string, scope: string | undefined): Promise<
       }),
     );
   } catch (error) {
-    if (!(error instanceof ParameterAlreadyExists)) throw error;
+    if (!(error instanceof ParameterAlreadyExists)) await failStoring(parameter, client, error);
     process.stdout.write(`kept ${parameter}: it exists (--new-api-key replaces it)\n`);
     return;
   } finally {

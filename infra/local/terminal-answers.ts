@@ -9,7 +9,7 @@
 import { interpretTypedReply } from "#lib/app/typed-reply.ts";
 import { stillNeededText } from "#lib/channels/replies.ts";
 import type { QuestionRecord } from "#lib/questions/question-record.ts";
-import type { Answers, Question } from "#lib/questions/schema.ts";
+import type { Answers } from "#lib/questions/schema.ts";
 import type { PublishedEvent } from "./event-bus.ts";
 
 export interface TerminalAnswersDeps {
@@ -55,10 +55,9 @@ export function createTerminalAnswers(deps: TerminalAnswersDeps): TerminalAnswer
       case "invalid":
         return deps.print(reply.message);
       case "incomplete": {
-        const fresh = newlyAnswered(question.questions, reply.answered, earlier);
         kept = { questionId: question.id, answers: reply.answered };
         return deps.print(
-          `${fresh === "" ? "" : `Recorded: ${fresh}. `}${stillNeededText(reply.missing)} Type the next line (or "id: answer").`,
+          `${stillNeededText(question.questions, reply.given, reply.missing)} Type the next line (or "id: answer").`,
         );
       }
     }
@@ -82,14 +81,6 @@ export function createTerminalAnswers(deps: TerminalAnswersDeps): TerminalAnswer
       ended = status;
     },
   };
-}
-
-/** What this line added to the kept answers, as "Header: values; …" (empty when it added nothing). */
-function newlyAnswered(questions: readonly Question[], answered: Answers, earlier: Answers): string {
-  return questions
-    .filter((q) => answered[q.id] !== undefined && earlier[q.id] === undefined)
-    .map((q) => `${q.header}: ${(answered[q.id] ?? []).join(", ")}`)
-    .join("; ");
 }
 
 /**

@@ -30,7 +30,11 @@ export type InboundOutcome =
   | { kind: "ended"; record: QuestionRecord }
   /** This event answered, skipped or cancelled it; the run has been resumed. */
   | { kind: "resolved"; record: QuestionRecord }
-  | { kind: "incomplete"; record: QuestionRecord; missing: Question[] }
+  /**
+   * Answers to some questions but not all: `recorded` (what this event gave, now kept as the draft; empty when
+   * it kept nothing) and the questions still `missing`, which the person is told.
+   */
+  | { kind: "incomplete"; record: QuestionRecord; recorded: Answers; missing: Question[] }
   | { kind: "invalid"; record: QuestionRecord; message: string }
   /** `/question`: the pending question was posted again here. */
   | { kind: "shown"; record: QuestionRecord }
@@ -113,18 +117,20 @@ export function createHandleInbound(deps: HandleInboundDeps) {
    * merged with what earlier steps kept (`record.draft`). Complete, and on the last step or not stepping at
    * all: every answer goes through the answer path at once. Otherwise the merge is kept as the draft (never
    * an answer) and the person is shown where to go on: from a step, the next one (or the first still open
-   * after the last); without one, which questions are still needed.
+   * after the last); without one, what it recorded and which questions are still needed. `own`: what this
+   * event itself gave, where `given` also holds answers kept before (a typed line's earlier lines).
    */
   async function contribute(
     record: QuestionRecord,
     given: Answers,
     actor: string,
     step?: number,
+    own: Answers = given,
   ): Promise<InboundOutcome> {
     const stepQuestion = step === undefined ? undefined : record.questions[step];
     // A step submitted with nothing in it (a blank Other…) answers nothing and moves nowhere.
     if (stepQuestion && Object.keys(given).length === 0) {
-      return { kind: "incomplete", record, missing: [stepQuestion] };
+      return { kind: "incomplete", record, recorded: {}, missing: [stepQuestion] };
     }
     const merged: Answers = { ...record.draft, ...given };
     const missing = record.questions.filter((q) => !Object.hasOwn(merged, q.id));
@@ -146,7 +152,9 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     const next = onLastStep ? record.questions.indexOf(missing[0] as Question) : (step as number) + 1;
     const saved = await keepDraft(record, { ...record.draft, ...checked }, next);
     if (saved.kind !== "step") return saved;
-    return step === undefined ? { kind: "incomplete", record: saved.record, missing } : saved;
+    if (step !== undefined) return saved;
+    const recorded = Object.fromEntries(Object.entries(checked).filter(([id]) => Object.hasOwn(own, id)));
+    return { kind: "incomplete", record: saved.record, recorded, missing };
   }
 
   /** Writes the draft and the step the stepper shows next (only while the question is still pending). */
@@ -166,7 +174,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
       if (!(error instanceof InvalidAnswerError)) throw error;
       if (error.reason === "missing") {
         const missing = record.questions.filter((q) => !Object.hasOwn(answers, q.id));
-        return { kind: "incomplete", record, missing };
+        return { kind: "incomplete", record, recorded: {}, missing };
       }
       return { kind: "invalid", record, message: error.message };
     }
@@ -196,7 +204,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
         const chosen = [...new Set(action.optionIndexes)].sort((a, b) => a - b);
         const labels = chosen.flatMap((i) => question.options[i]?.label ?? []);
         // Done with nothing ticked: the step is not answered (the adapter asks for a choice).
-        if (labels.length === 0) return { kind: "incomplete", record, missing: [question] };
+        if (labels.length === 0) return { kind: "incomplete", record, recorded: {}, missing: [question] };
         return contribute(record, { [question.id]: labels }, actor, action.questionIndex);
       }
       case "back":
@@ -269,7 +277,9 @@ export function createHandleInbound(deps: HandleInboundDeps) {
         if (reply.kind === "skip") return cancel(record, "skipped", inbound.actor);
         if (reply.kind === "cancel") return cancel(record, "cancelled", inbound.actor);
         // Kept, so the next line (or the buttons) only has to give what is still missing.
-        if (reply.kind === "incomplete") return contribute(record, reply.answered, inbound.actor);
+        if (reply.kind === "incomplete") {
+          return contribute(record, reply.answered, inbound.actor, undefined, reply.given);
+        }
         if (reply.kind === "invalid") return { kind: "invalid", record, message: reply.message };
         return { kind: "ignored" };
       }

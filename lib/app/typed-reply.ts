@@ -4,8 +4,11 @@ import type { Answers, Question } from "../questions/schema.ts";
 
 export type TypedReply =
   | { kind: "answer"; answers: Answers }
-  /** Some questions got a value, others still need one: tell the user which. */
-  | { kind: "incomplete"; answered: Answers; missing: Question[] }
+  /**
+   * Some questions got a value, others still need one: tell the user which. `answered` holds every answer so
+   * far (`earlier`'s too), `given` only this text's, which the user is told were recorded.
+   */
+  | { kind: "incomplete"; answered: Answers; given: Answers; missing: Question[] }
   /** Nothing is taken from this text: tell the user `message` and let them type again. */
   | { kind: "invalid"; message: string }
   | { kind: "skip" }
@@ -47,7 +50,12 @@ export function interpretTypedReply(
   } catch (error) {
     if (!(error instanceof InvalidAnswerError)) throw error;
     if (error.reason !== "missing") return { kind: "invalid", message: error.message };
-    return { kind: "incomplete", answered, missing: questions.filter((q) => !Object.hasOwn(answered, q.id)) };
+    return {
+      kind: "incomplete",
+      answered,
+      given: reply.answers,
+      missing: questions.filter((q) => !Object.hasOwn(answered, q.id)),
+    };
   }
 }
 

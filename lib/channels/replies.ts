@@ -6,7 +6,7 @@
 
 import type { InboundOutcome } from "../app/handle-inbound.ts";
 import type { QuestionRecord } from "../questions/question-record.ts";
-import type { Question } from "../questions/schema.ts";
+import type { Answers, Question } from "../questions/schema.ts";
 import { ANSWER_IN_BROWSER } from "./answer-in-browser.ts";
 
 /** The fixed sentences and labels. */
@@ -133,9 +133,25 @@ function timeLeft(ms: number): string {
   return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
 }
 
-/** What an answer that leaves questions out is told: the ones still needed, by header and id. */
-export function stillNeededText(missing: readonly { header: string; id: string }[]): string {
-  return `Still needed: ${missing.map((q) => `${q.header} [${q.id}]`).join(", ")}.`;
+/**
+ * What a reply that answers some questions but not all is told, in a chat and in the terminal alike: what it
+ * recorded, by header with its values, in the prompt's order (nothing when it recorded nothing), then the
+ * questions still needed, by header and id.
+ *
+ * @example
+ * stillNeededText(questions, { deploy_target: ["Production"] }, [checks])
+ * // → "Recorded: Deploy to: Production. Still needed: Checks [checks]."
+ */
+export function stillNeededText(
+  questions: readonly Question[],
+  recorded: Readonly<Answers>,
+  missing: readonly Question[],
+): string {
+  const kept = questions
+    .filter((q) => Object.hasOwn(recorded, q.id))
+    .map((q) => `${q.header}: ${(recorded[q.id] ?? []).join(", ")}`);
+  const stillNeeded = `Still needed: ${missing.map((q) => `${q.header} [${q.id}]`).join(", ")}.`;
+  return kept.length === 0 ? stillNeeded : `Recorded: ${kept.join("; ")}. ${stillNeeded}`;
 }
 
 /**
@@ -162,7 +178,7 @@ export function outcomeReplyText(outcome: InboundOutcome): string | undefined {
           ? replies.skipped
           : replies.cancelled;
     case "incomplete":
-      return stillNeededText(outcome.missing);
+      return stillNeededText(outcome.record.questions, outcome.recorded, outcome.missing);
     case "invalid":
       return outcome.message;
     case "duplicate":

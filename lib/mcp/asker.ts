@@ -11,6 +11,16 @@ export interface Asker {
   deliverTo: DeliveryTarget[];
 }
 
+/**
+ * Neither the request nor the deployment says whom to ask. Only whoever configures the MCP client or the
+ * deployment can fix that, so the sentence says how, and tells the model that asking again will not help.
+ */
+export const NO_ASKER_MESSAGE =
+  "No one to ask: this MCP client sends no X-Handraise-Owner header and the deployment sets no default owner. " +
+  "To fix it, add the header X-Handraise-Owner: <channel>:<id> (e.g. telegram:42) to this MCP server's entry " +
+  "in the client's configuration, or set HANDRAISE_MCP_OWNER (the mcpOwner parameter when deployed). " +
+  "Asking again will not help until then.";
+
 /** The most targets one question goes to (as the question API's `deliverTo`). */
 const MAX_TARGETS = 10;
 
@@ -45,7 +55,7 @@ export function askerOf(
 ): Asker | { problem: string } {
   const owner = headers["x-handraise-owner"] ?? defaults.owner;
   if (owner === undefined) {
-    return { problem: "No one to ask: send X-Handraise-Owner, or set HANDRAISE_MCP_OWNER." };
+    return { problem: NO_ASKER_MESSAGE };
   }
   const badOwner = ownerProblem(owner);
   if (badOwner) return { problem: `X-Handraise-Owner: ${badOwner}.` };

@@ -15,8 +15,12 @@ import type { McpTools } from "./mcp-tools.ts";
 
 const SERVER_INFO = { name: "handraise", version: "1.0.0" };
 
-/** The SDK checks tools' output against their schemas with this; Handraise declares none (no ajv needed). */
-const noOutputSchemas = {
+/**
+ * The low-level Server's JSON Schema validator checks only elicitation replies, which Handraise never asks
+ * for: a stand-in keeps ajv out of the bundle. Tool results fit their `outputSchema` by construction
+ * (mcp-tools.ts), and MCP clients check them.
+ */
+const noValidator = {
   getValidator: () => (input: unknown) => ({ valid: true as const, data: input, errorMessage: undefined }),
 };
 
@@ -39,7 +43,7 @@ export function createMcpHttp(deps: McpHttpDeps) {
     const key = apiKeyOf(event);
     const server = new Server(SERVER_INFO, {
       capabilities: { tools: {} },
-      jsonSchemaValidator: noOutputSchemas as never,
+      jsonSchemaValidator: noValidator as never,
     });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: deps.tools.list() }));
     server.setRequestHandler(CallToolRequestSchema, async (request) =>

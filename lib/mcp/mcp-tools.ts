@@ -15,12 +15,14 @@ import { resultOf } from "../app/question-result.ts";
 import type { ResolveQuestion } from "../app/resolve-question.ts";
 import type { WaitForQuestion } from "../app/wait-for-question.ts";
 import { type ApiKey, askedByOf, maySee } from "../auth/api-keys.ts";
-import { formatToolResult, ToolInputError } from "../questions/index.ts";
+import { ToolInputError } from "../questions/index.ts";
 import { type QuestionRecord, RECORD_ID_PATTERN } from "../questions/question-record.ts";
 import { ASK_USER_TOOL_NAME } from "../questions/schema.ts";
 import { ASK_USER_TOOL_DESCRIPTION, askUserToolDefinitions } from "../questions/tool-definitions.ts";
+import { toolResultSummary } from "../questions/tool-result.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
 import type { Asker } from "./asker.ts";
+import { cancelResultSchema, outputSchemaOf, questionResultSchema } from "./tool-results.ts";
 
 /** The most a tool call waits for the answer, whatever it asks for: under API Gateway's 30 s. */
 export const MAX_MCP_WAIT_SECONDS = 25;
@@ -62,13 +64,29 @@ const waitSecondsProperty = {
   description: `How long to wait for the answer before returning pending again (at most ${MAX_MCP_WAIT_SECONDS}).`,
 };
 
-/** The tools as `tools/list` returns them. */
+/** The schemas of what each tool returns (tool errors included), computed once. */
+const questionOutputSchema = outputSchemaOf(questionResultSchema);
+const cancelOutputSchema = outputSchemaOf(cancelResultSchema);
+
+/**
+ * The tools as `tools/list` returns them, each with its `outputSchema` and MCP's behaviour hints: ask_user
+ * reaches people outside (open world) and asks anew each call; get_answer only reads; cancel_question
+ * withdraws a question from the person's chats for good (destructive), and a second call changes nothing.
+ */
 export function mcpToolList(waitSeconds: number) {
   return [
     {
       name: ASK_USER_TOOL_NAME,
       description: `${ASK_USER_TOOL_DESCRIPTION} If no answer comes within ${waitSeconds} seconds, the result is {"status":"pending","questionId":…}: then call get_answer with that questionId.`,
       inputSchema: askUserToolDefinitions.anthropic.input_schema,
+      outputSchema: questionOutputSchema,
+      annotations: {
+        title: "Ask the user",
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
     },
     {
       name: "get_answer",
@@ -80,6 +98,13 @@ export function mcpToolList(waitSeconds: number) {
         required: ["questionId"],
         additionalProperties: false,
       },
+      outputSchema: questionOutputSchema,
+      annotations: {
+        title: "Get the user's answer",
+        readOnlyHint: true,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
     },
     {
       name: "cancel_question",
@@ -90,33 +115,45 @@ export function mcpToolList(waitSeconds: number) {
         required: ["questionId"],
         additionalProperties: false,
       },
+      outputSchema: cancelOutputSchema,
+      annotations: {
+        title: "Withdraw a question",
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: true,
+        openWorldHint: true,
+      },
     },
   ];
 }
 
-const text = (body: string, structured?: Record<string, unknown>, isError = false): ToolCallResult => ({
-  content: [{ type: "text", text: body }],
-  ...(structured && { structuredContent: structured }),
-  ...(isError && { isError: true }),
-});
+/**
+ * A tool result: the sentence for the model, then on its last line the JSON of `structured` — exactly the
+ * result's `structuredContent`, so a client that reads only the text gets the same data.
+ */
+function result(sentence: string, structured: Record<string, unknown>, isError = false): ToolCallResult {
+  return {
+    content: [{ type: "text", text: `${sentence}\n${JSON.stringify(structured)}` }],
+    structuredContent: structured,
+    ...(isError && { isError: true }),
+  };
+}
 
 /** A tool error the model can read: the sentence, then the machine-readable body. */
 function toolError(code: string, message: string, extra: Record<string, unknown> = {}): ToolCallResult {
-  const body = { error: { code, message, ...extra } };
-  return text(`${message}\n${JSON.stringify(body)}`, body, true);
+  return result(message, { error: { code, message, ...extra } }, true);
 }
 
-/** The result of a question: final, or pending with the sentence that says what to do next. */
+/** The result of a question, with its id: final, or pending with the sentence that says what to do next. */
 function outcome(record: QuestionRecord): ToolCallResult {
   if (record.status === "pending") {
-    const pending = { status: "pending", questionId: record.id };
-    return text(
-      `The user has not answered yet. Call get_answer with questionId "${record.id}" to keep waiting.\n${JSON.stringify(pending)}`,
-      pending,
+    return result(
+      `The user has not answered yet. Call get_answer with questionId "${record.id}" to keep waiting.`,
+      { status: "pending", questionId: record.id },
     );
   }
-  const formatted = formatToolResult(resultOf(record), record.questions);
-  return text(formatted.text, { ...formatted.details, questionId: record.id });
+  const ended = resultOf(record);
+  return result(toolResultSummary(ended, record.questions), { ...ended, questionId: record.id });
 }
 
 /** The arguments of get_answer / cancel_question; a tool error naming the bad one otherwise. */
@@ -199,7 +236,12 @@ export function createMcpTools(deps: McpToolDeps) {
       }
     } catch (error) {
       if (error instanceof ToolInputError) {
-        return text(error.toToolErrorText(), error.toErrorBody() as unknown as Record<string, unknown>, true);
+        // Its text is the sentence every ask_user caller gets, ending in the JSON of its error body.
+        return {
+          content: [{ type: "text", text: error.toToolErrorText() }],
+          structuredContent: error.toErrorBody() as unknown as Record<string, unknown>,
+          isError: true,
+        };
       }
       if (error instanceof InvalidArgumentError)
         return toolError(error.code, error.message, { issues: error.issues });

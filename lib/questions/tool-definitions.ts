@@ -12,9 +12,26 @@ export const ASK_USER_TOOL_DESCRIPTION = [
   "If the result is no_answer, continue with your best judgment; if it is delivery_failed, do not ask again.",
 ].join(" ");
 
-/** JSON Schema of the arguments, generated from the zod schema (per-value rules included as patterns). */
+/**
+ * JSON Schema of the arguments, generated from the zod schema (per-value rules included as patterns).
+ *
+ * Lenient input, strict schema: the validator reads `null` for an optional field as absent (some models send
+ * it), but the schema says only the field's own type (`multiSelect: {type: "boolean"}`, not
+ * `["boolean", "null"]`), because some model providers refuse a type array or a `null` branch in a tool's
+ * schema. So each nullable field's `anyOf: [<type>, {type: "null"}]` becomes just `<type>`.
+ */
 function argumentsJsonSchema(): Record<string, unknown> {
-  const { $schema: _dialect, ...schema } = z.toJSONSchema(askUserArgsSchema, { io: "input" });
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(askUserArgsSchema, {
+    io: "input",
+    override: ({ zodSchema, jsonSchema }) => {
+      if (zodSchema._zod.def.type !== "nullable" || !Array.isArray(jsonSchema.anyOf)) return;
+      const branches = jsonSchema.anyOf.filter(
+        (branch) => !(typeof branch === "object" && branch.type === "null"),
+      );
+      delete jsonSchema.anyOf;
+      Object.assign(jsonSchema, ...branches);
+    },
+  });
   return schema;
 }
 

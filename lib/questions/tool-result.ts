@@ -21,10 +21,14 @@ const NO_ANSWER_SENTENCES: Record<NoAnswerReason, string> = {
  * // {"status":"answered","answers":{"deploy_target":["Production"]}}
  */
 export function formatToolResult(result: AskUserResult, questions: readonly Question[]): ToolResult {
-  return { text: `${summary(result, questions)}\n${JSON.stringify(result)}`, details: result };
+  return { text: `${toolResultSummary(result, questions)}\n${JSON.stringify(result)}`, details: result };
 }
 
-function summary(result: AskUserResult, questions: readonly Question[]): string {
+/**
+ * The text before the JSON: the answer lines, or the sentence that says what to do. For a caller that puts
+ * its own JSON after it (the MCP tools add the question's id).
+ */
+export function toolResultSummary(result: AskUserResult, questions: readonly Question[]): string {
   switch (result.status) {
     case "answered":
       return questions

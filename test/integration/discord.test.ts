@@ -710,7 +710,7 @@ describe("Discord stepper (a prompt of several questions, one step at a time)", 
     );
     // A keyed line answers its own question, out of order: Checks is still needed.
     expect((await send(command("question", { answer: "release_note: night-shift" }))).body).toMatchObject(
-      privateNotice("Still needed: Checks \\[checks\\]."),
+      privateNotice("Recorded: Note: night-shift. Still needed: Checks \\[checks\\]."),
     );
     expect((await questionOf(questionId)).draft).toEqual({
       deploy_target: ["Production"],

@@ -764,7 +764,7 @@ describe("Mattermost stepper: a prompt of several questions, one step at a time"
     await tap(post, "Production");
     // A plain line answers the first question without a value: Checks (the step shown).
     expect((await typed("2", { rootId: post.id })).body).toEqual({
-      text: "Still needed: Release note \\[release\\_note\\]\\.",
+      text: "Recorded: Checks: E2E\\. Still needed: Release note \\[release\\_note\\]\\.",
       response_type: "comment",
     });
     expect(await draftOf(questionId)).toEqual({ deploy_target: ["Production"], checks: ["E2E"] });

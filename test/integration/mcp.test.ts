@@ -1,12 +1,18 @@
 /**
  * The MCP server over HTTP against the local stack, driven by the official SDK's own client
- * (`Client` + `StreamableHTTPClientTransport`), as Claude Code, Cursor or VS Code would drive it.
+ * (`Client` + `StreamableHTTPClientTransport`), as Claude Code, Cursor or VS Code would drive it. Every
+ * client here lists the tools first, so the SDK checks each result against its tool's outputSchema (and
+ * throws on one that does not fit), and every call checks that the text's JSON is the structuredContent.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { JsonSchemaValidatorResult, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NO_ASKER_MESSAGE } from "#lib/mcp/asker.ts";
 import { INTERNAL_ERROR_MESSAGE } from "#lib/mcp/mcp-tools.ts";
 import { askUserToolDefinitions } from "#lib/questions/index.ts";
+import { typeProblems } from "../support/json-schema.ts";
 import { captureLogs } from "./support/captured-logs.ts";
 import { singleQuestion, unique } from "./support/sample-questions.ts";
 import {
@@ -46,20 +52,46 @@ interface ToolResult {
   isError?: boolean;
 }
 
+/**
+ * Every output check the SDK client made, with its verdict: its own (ajv) validator, recorded, so a test
+ * sees that results were checked, not only that nothing threw.
+ */
+const outputChecks: JsonSchemaValidatorResult<unknown>[] = [];
+const recordingValidator: jsonSchemaValidator = {
+  getValidator<T>(schema: Parameters<jsonSchemaValidator["getValidator"]>[0]) {
+    const validate = new AjvJsonSchemaValidator().getValidator<T>(schema);
+    return (input: unknown) => {
+      const verdict = validate(input);
+      outputChecks.push(verdict);
+      return verdict;
+    };
+  },
+};
+
+/** A connected client that has listed the tools: from then on, the SDK checks each result's output. */
 async function connect(headers: Record<string, string> = {}, key = TEST_API_KEY): Promise<Client> {
-  const client = new Client({ name: "handraise-test", version: "1.0.0" });
+  const client = new Client(
+    { name: "handraise-test", version: "1.0.0" },
+    { jsonSchemaValidator: recordingValidator },
+  );
   const transport = new StreamableHTTPClientTransport(new URL(`${stack.httpUrl}/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${key}`, ...headers } },
   });
   await client.connect(transport);
+  await client.listTools();
   return client;
 }
 
-const call = async (client: Client, name: string, args: Record<string, unknown>) =>
-  (await client.callTool({ name, arguments: args })) as ToolResult;
-
-/** The JSON line every result ends with. */
+/** The JSON line every result's text ends with. */
 const jsonOf = (result: ToolResult) => JSON.parse(result.content[0]?.text.split("\n").at(-1) ?? "{}");
+
+/** Calls a tool; every result's text ends in exactly the JSON of its structuredContent. */
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<ToolResult> {
+  const result = (await client.callTool({ name, arguments: args })) as ToolResult;
+  expect(result.content).toHaveLength(1);
+  expect(jsonOf(result), `${name}: the text's JSON`).toEqual(result.structuredContent);
+  return result;
+}
 
 describe("MCP server", () => {
   it("lists ask_user with the model tool's own schema, get_answer and cancel_question", async () => {
@@ -68,6 +100,80 @@ describe("MCP server", () => {
     expect(tools.map((tool) => tool.name)).toEqual(["ask_user", "get_answer", "cancel_question"]);
     expect(tools[0]?.inputSchema).toEqual(askUserToolDefinitions.anthropic.input_schema);
     expect(tools[0]?.description).toContain("get_answer");
+    await client.close();
+  });
+
+  it("declares each tool's outputSchema and annotations, with no type array in any schema", async () => {
+    const client = await connect({ "x-handraise-owner": "web:alice" });
+    const { tools } = await client.listTools();
+    const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool as any]));
+
+    expect(byName.ask_user?.annotations).toEqual({
+      title: "Ask the user",
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true,
+    });
+    expect(byName.get_answer?.annotations).toEqual({
+      title: "Get the user's answer",
+      readOnlyHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
+    expect(byName.cancel_question?.annotations).toEqual({
+      title: "Withdraw a question",
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: true,
+    });
+    for (const tool of tools) {
+      expect(tool.outputSchema?.type, tool.name).toBe("object");
+      expect(typeProblems(tool.inputSchema), tool.name).toEqual([]);
+      expect(typeProblems(tool.outputSchema), tool.name).toEqual([]);
+    }
+    const question = byName.ask_user.inputSchema.properties.questions.items;
+    expect(question.properties.multiSelect.type).toBe("boolean");
+    expect(question.required).not.toContain("multiSelect");
+    // ask_user's and get_answer's results are one shape; each branch names what the result carries.
+    expect(byName.get_answer?.outputSchema).toEqual(byName.ask_user?.outputSchema);
+    const branches = (byName.ask_user.outputSchema.anyOf as any[]).map((branch) => branch.properties);
+    expect(branches.map((properties) => properties.status?.const ?? Object.keys(properties)[0])).toEqual([
+      "answered",
+      "no_answer",
+      "delivery_failed",
+      "pending",
+      "error",
+    ]);
+    expect(Object.keys(branches[0])).toEqual(["status", "answers", "resolvedBy", "questionId"]);
+    await client.close();
+  });
+
+  it("every result fits its tool's outputSchema, as the SDK client checks it: answered, pending, cancelled and errors", async () => {
+    const client = await connect({ "x-handraise-owner": `web:${unique("mcp-out")}` });
+    const before = outputChecks.length;
+    const asked = await call(client, "ask_user", { questions: [singleQuestion] });
+    const { questionId } = asked.structuredContent ?? {};
+    const other = await call(client, "ask_user", { questions: [singleQuestion] });
+    await stack.api("POST", `/questions/${questionId}/answer`, {
+      answers: { deploy_target: ["Production"] },
+    });
+    const results = [
+      asked,
+      await call(client, "get_answer", { questionId, waitSeconds: 0 }),
+      await call(client, "cancel_question", { questionId: other.structuredContent?.questionId }),
+      await call(client, "cancel_question", { questionId }),
+      await call(client, "get_answer", { questionId: "ask_doesnotexist", waitSeconds: 0 }),
+      await call(client, "ask_user", { questions: [] }),
+    ];
+
+    expect(
+      results.map((result) => result.structuredContent?.status ?? result.structuredContent?.error.code),
+    ).toEqual(["pending", "answered", "no_answer", "ALREADY_RESOLVED", "NOT_FOUND", "INVALID_ARGUMENT"]);
+    // One check per call: the six above and the second ask_user.
+    expect(outputChecks.slice(before)).toHaveLength(results.length + 1);
+    expect(outputChecks.slice(before).filter((check) => !check.valid)).toEqual([]);
     await client.close();
   });
 
@@ -96,9 +202,14 @@ describe("MCP server", () => {
     expect(answered.status).toBe(200);
     const result = await call(client, "get_answer", { questionId: pending.questionId });
     expect(result.content[0]?.text).toBe(
-      'Deploy to: Production\n{"status":"answered","answers":{"deploy_target":["Production"]},"resolvedBy":"api"}',
+      `Deploy to: Production\n{"status":"answered","answers":{"deploy_target":["Production"]},"resolvedBy":"api","questionId":"${pending.questionId}"}`,
     );
-    expect(result.structuredContent).toMatchObject({ status: "answered", questionId: pending.questionId });
+    expect(result.structuredContent).toEqual({
+      status: "answered",
+      answers: { deploy_target: ["Production"] },
+      resolvedBy: "api",
+      questionId: pending.questionId,
+    });
     await client.close();
   });
 
@@ -115,6 +226,7 @@ describe("MCP server", () => {
       status: "answered",
       answers: { deploy_target: ["Staging (Recommended)"] },
       resolvedBy: "api",
+      questionId,
     });
     expect(Date.now() - started).toBeLessThan(10_000);
     await client.close();
@@ -124,7 +236,7 @@ describe("MCP server", () => {
     const client = await connect({ "x-handraise-owner": `web:${unique("mcp")}` });
     const { questionId } = jsonOf(await call(client, "ask_user", { questions: [singleQuestion] }));
     const cancelled = await call(client, "cancel_question", { questionId });
-    expect(jsonOf(cancelled)).toEqual({ status: "no_answer", reason: "cancelled" });
+    expect(jsonOf(cancelled)).toEqual({ status: "no_answer", reason: "cancelled", questionId });
     expect((await stack.api("GET", `/questions/${questionId}`)).body.question).toMatchObject({
       status: "cancelled",
       resolvedBy: "mcp",
@@ -160,7 +272,7 @@ describe("MCP server", () => {
     );
     expect(item.resolvedAtMs).toBeGreaterThanOrEqual(item.expiresAtMs);
     const result = await call(client, "get_answer", { questionId, waitSeconds: 0 });
-    expect(jsonOf(result)).toEqual({ status: "no_answer", reason: "expired" });
+    expect(jsonOf(result)).toEqual({ status: "no_answer", reason: "expired", questionId });
     await waitFor(
       async () =>
         stack.events.some(
@@ -203,11 +315,14 @@ describe("MCP server", () => {
     await client.close();
   });
 
-  it("needs someone to ask: a tool error without X-Handraise-Owner or a deployment default", async () => {
+  it("needs someone to ask: a tool error without X-Handraise-Owner or a deployment default, saying the fix", async () => {
     const client = await connect();
     const result = await call(client, "ask_user", { questions: [singleQuestion] });
     expect(result.isError).toBe(true);
-    expect(jsonOf(result).error.code).toBe("NO_ASKER");
+    expect(jsonOf(result).error).toEqual({ code: "NO_ASKER", message: NO_ASKER_MESSAGE });
+    expect(result.content[0]?.text).toMatch(
+      /add the header X-Handraise-Owner: .* or set HANDRAISE_MCP_OWNER/,
+    );
     const badTargets = await connect({ "x-handraise-owner": "web:x", "x-handraise-deliver-to": "console" });
     const refused = await call(badTargets, "ask_user", { questions: [singleQuestion] });
     expect(jsonOf(refused).error.message).toContain("X-Handraise-Deliver-To");
@@ -375,6 +490,7 @@ describe("MCP with an ask key", () => {
       status: "answered",
       answers: { deploy_target: ["Production"] },
       resolvedBy: "api:alice",
+      questionId,
     });
     expect(result.structuredContent).toMatchObject({ resolvedBy: "api:alice", questionId });
     await Promise.all([agentA.close(), agentB.close()]);
@@ -386,6 +502,7 @@ describe("MCP with an ask key", () => {
     expect(jsonOf(await call(agentA, "cancel_question", { questionId }))).toEqual({
       status: "no_answer",
       reason: "cancelled",
+      questionId,
     });
     expect((await stack.api("GET", `/questions/${questionId}`)).body.question).toMatchObject({
       status: "cancelled",

@@ -4,6 +4,10 @@
  * anything, and never prints a value (but the API key it makes).
  */
 import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { type AddressInfo, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "#infra/local/stack.ts";
@@ -29,9 +33,36 @@ afterEach(() => {
   runs = new AbortController();
 });
 
+/** The lines the script itself wrote (Node's own warnings about its version left out). */
+const ours = (output: string) => output.split("\n").filter((line) => line.startsWith("secrets:put:"));
+
+function expectNoStackTrace(output: string): void {
+  expect(output).not.toMatch(/^\s+at /m);
+  expect(output).not.toContain("CredentialsProviderError");
+}
+
+/** A loopback URL nothing listens on: a port the system handed out, closed again. */
+async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
+
 const TELEGRAM = { TELEGRAM_BOT_TOKEN: "123456:AAH-secret_value", TELEGRAM_WEBHOOK_SECRET: "tg_Secret-123" };
 
-async function secretsPut(args: string[], env: Record<string, string>) {
+/** Runs the script with the fake SSM and its credentials, changed by `env` (`undefined` removes a variable). */
+async function secretsPut(args: string[], env: Record<string, string | undefined>) {
+  const settings: Record<string, string | undefined> = {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "",
+    AWS_ENDPOINT_URL_SSM: ssm.url,
+    AWS_REGION: "us-east-1",
+    AWS_ACCESS_KEY_ID: "local",
+    AWS_SECRET_ACCESS_KEY: "local",
+    ...env,
+  };
   try {
     // Node with tsx's loader, as `npm run secrets:put` runs it, without npx's start-up on every call.
     const { stdout, stderr } = await run(
@@ -40,15 +71,9 @@ async function secretsPut(args: string[], env: Record<string, string>) {
       {
         cwd: PROJECT_ROOT,
         signal: runs.signal,
-        env: {
-          PATH: process.env.PATH ?? "",
-          HOME: process.env.HOME ?? "",
-          AWS_ENDPOINT_URL_SSM: ssm.url,
-          AWS_REGION: "us-east-1",
-          AWS_ACCESS_KEY_ID: "local",
-          AWS_SECRET_ACCESS_KEY: "local",
-          ...env,
-        },
+        env: Object.fromEntries(
+          Object.entries(settings).filter((entry): entry is [string, string] => entry[1] !== undefined),
+        ),
       },
     );
     return { code: 0, output: stdout + stderr };
@@ -232,6 +257,69 @@ describe("npm run secrets:put", { timeout: 120_000 }, () => {
       expect(output, args.join(" ")).toContain(message);
     }
     expect(ssm.calls).toEqual([]);
+  });
+
+  it("without AWS credentials: one line naming what to set, no stack trace, exit 1", async () => {
+    const home = await mkdtemp(join(tmpdir(), "handraise-no-aws-"));
+    try {
+      // No credentials anywhere: none in the environment, an empty home (no ~/.aws), no instance metadata.
+      const noCredentials = {
+        HOME: home,
+        AWS_ACCESS_KEY_ID: undefined,
+        AWS_SECRET_ACCESS_KEY: undefined,
+        AWS_EC2_METADATA_DISABLED: "true",
+        HANDRAISE_API_KEY: "prod-api-key-0123456789abcdef",
+      };
+      const { code, output } = await secretsPut(["--stage", "prod"], noCredentials);
+      expect(code, output).toBe(1);
+      expect(ours(output)).toEqual([
+        'secrets:put: could not store /handraise/prod/api-key: no AWS credentials found: set AWS_PROFILE to a profile of ~/.aws/config (after "aws sso login" for an SSO profile), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.',
+      ]);
+      expectNoStackTrace(output);
+
+      // A profile that is not there is named.
+      const profile = await secretsPut(["--stage", "prod", "--api-key", "ci", "--scope", "ask"], {
+        ...noCredentials,
+        AWS_PROFILE: "handraise-missing",
+      });
+      expect(profile.code, profile.output).toBe(1);
+      expect(ours(profile.output)).toEqual([
+        expect.stringMatching(/^secrets:put: could not store \/handraise\/prod\/api-keys\/ci: /),
+      ]);
+      expect(profile.output).toMatch(/for the profile "handraise-missing" \(AWS_PROFILE\)/);
+      expectNoStackTrace(profile.output);
+      expect(ssm.calls).toEqual([]);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
+  it("without a region: one line asking for AWS_REGION or --region, exit 1", async () => {
+    const { code, output } = await secretsPut(["--stage", "prod"], {
+      AWS_REGION: undefined,
+      HANDRAISE_API_KEY: "prod-api-key-0123456789abcdef",
+    });
+    expect(code, output).toBe(1);
+    expect(ours(output)).toEqual([
+      "secrets:put: could not store /handraise/prod/api-key: no AWS region: set AWS_REGION or pass --region (or AWS_PROFILE to a profile with a region).",
+    ]);
+    expectNoStackTrace(output);
+  });
+
+  it("with SSM unreachable (a closed port): one line naming the endpoint and its variable, exit 1", async () => {
+    const closed = await closedPortUrl();
+    const { code, output } = await secretsPut(["--stage", "prod", "--channels", "telegram"], {
+      ...TELEGRAM,
+      AWS_ENDPOINT_URL_SSM: closed,
+      HANDRAISE_API_KEY: "prod-api-key-0123456789abcdef",
+    });
+    expect(code, output).toBe(1);
+    expect(ours(output)).toEqual([
+      `secrets:put: could not store /handraise/prod/api-key: could not reach SSM at ${closed} (ECONNREFUSED): check AWS_ENDPOINT_URL_SSM, or unset it to use AWS.`,
+    ]);
+    expectNoStackTrace(output);
+    // It stopped at the first parameter: the channel's were not tried.
+    expect(output).not.toContain("telegram");
   });
 
   it("refuses an unknown channel", async () => {

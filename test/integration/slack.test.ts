@@ -902,7 +902,7 @@ describe("Slack: a prompt of several questions is a stepper, one question at a t
     expect(slack.callsTo("chat.postEphemeral").at(-1)?.body).toMatchObject({
       channel: CHANNEL,
       user: OWNER,
-      text: "Still needed: Release note [release_note].",
+      text: "Recorded: Checks: Unit, Lint. Still needed: Release note [release_note].",
     });
     expect((await questionOf(questionId)).draft).toEqual({
       deploy_target: ["Production"],

@@ -531,7 +531,7 @@ describe("Teams: a prompt of several questions, step by step", () => {
     // A plain line answers the first question the draft has no value for (Checks).
     expect((await send(activity({ text: "1" }))).status).toBe(200);
     const notice = await waitFor(async () => replies()[0], { what: "the still-needed notice" });
-    expect(notice.body.text).toBe("Still needed: Release note \\[release\\_note\\].");
+    expect(notice.body.text).toBe("Recorded: Checks: Unit. Still needed: Release note \\[release\\_note\\].");
     expect((await questionOf(questionId)).draft).toEqual({ deploy_target: ["Production"], checks: ["Unit"] });
     await send(activity({ text: "release_note: 2" }));
     expect(await replyOf(stack, executionArn)).toBe("answered|Production|Unit|Urgent");

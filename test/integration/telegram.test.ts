@@ -799,15 +799,20 @@ describe("Telegram: a typed reply follows the reply rules (one message at a time
     expect(await replyOf(executionArn)).toBe("answered||3 replicas");
   });
 
-  it("a message that answers some questions names the missing ones and is kept; the next gives the rest", async () => {
+  it("a message that answers some questions says what it recorded and what is still needed, and is kept; the next gives the rest", async () => {
     const { executionArn, questionId } = await startRun([single, multi, note]);
     await replyTo(questionId, "checks: 1, 3");
-    expect(lastSaid()).toBe("Still needed: Deploy to [deploy_target], Release note [release_note].");
+    expect(lastSaid()).toBe(
+      "Recorded: Checks: Unit, Lint. Still needed: Deploy to [deploy_target], Release note [release_note].",
+    );
     expect(await questionOf(questionId)).toMatchObject({
       status: "pending",
       draft: { checks: ["Unit", "Lint"] },
     });
-    await replyTo(questionId, "2\nurgent");
+    // The next plain line answers the first question still open; only its own answer is echoed.
+    await replyTo(questionId, "2");
+    expect(lastSaid()).toBe("Recorded: Deploy to: Production. Still needed: Release note [release_note].");
+    await replyTo(questionId, "urgent");
     expect(await replyOf(executionArn)).toBe("answered||ProductionUnit,Lint");
   });
 });
@@ -973,7 +978,9 @@ describe("Telegram: several questions, one step at a time", () => {
     });
     const forcedId = messageIds; // the fake numbers its messages in order
     await post(text("smoke tests", { replyTo: forcedId }));
-    expect(lastCall("sendMessage").body.text).toBe("Still needed: Release note [release_note].");
+    expect(lastCall("sendMessage").body.text).toBe(
+      "Recorded: Checks: smoke tests. Still needed: Release note [release_note].",
+    );
     expect((await questionOf(questionId)).draft).toEqual({
       deploy_target: ["Production"],
       checks: ["smoke tests"],

@@ -165,10 +165,9 @@ describe("handleInbound: the stepper of a prompt with several questions", () => 
 
   it("Done with nothing ticked keeps nothing and says the step still needs a choice", async () => {
     const { tap, drafts } = stepper();
-    expect(await tap({ type: "choose", questionIndex: 1, optionIndexes: [] })).toMatchObject({
-      kind: "incomplete",
-      missing: [{ id: "checks" }],
-    });
+    const outcome = await tap({ type: "choose", questionIndex: 1, optionIndexes: [] });
+    expect(outcome).toMatchObject({ kind: "incomplete", missing: [{ id: "checks" }] });
+    expect(outcome.kind === "incomplete" && outcome.recorded).toEqual({});
     expect(drafts).toEqual([]);
   });
 
@@ -200,6 +199,7 @@ describe("handleInbound: the stepper of a prompt with several questions", () => 
     const { submit, drafts } = stepper();
     const outcome = await submit({}, 0);
     expect(outcome).toMatchObject({ kind: "incomplete", missing: [{ id: "target" }] });
+    expect(outcome.kind === "incomplete" && outcome.recorded).toEqual({});
     expect(drafts).toEqual([]);
   });
 
@@ -216,6 +216,8 @@ describe("handleInbound: the stepper of a prompt with several questions", () => 
     await tap({ type: "choose", questionIndex: 1, optionIndexes: [0] });
     const outcome = await submit({ notify: ["Yes"] });
     expect(outcome).toMatchObject({ kind: "incomplete", missing: [{ id: "target" }, { id: "checks" }] });
+    // What this form gave is echoed; the draft it did not show is not.
+    expect(outcome.kind === "incomplete" && outcome.recorded).toEqual({ notify: ["Yes"] });
     expect(answered).toEqual([]);
   });
 
@@ -234,8 +236,13 @@ describe("handleInbound: typed lines during the steps", () => {
     await tap({ type: "choose", questionIndex: 1, optionIndexes: [0] });
     await tap({ type: "back", questionIndex: 2 });
     await tap({ type: "back", questionIndex: 1 });
-    // "Target" is on screen again: "2" is its Production, not Notify's "No".
-    expect(await type("2")).toMatchObject({ kind: "incomplete", missing: [{ id: "notify" }] });
+    // "Target" is on screen again: "2" is its Production, not Notify's "No"; only that line's is recorded.
+    expect(await type("2")).toEqual({
+      kind: "incomplete",
+      record: expect.anything(),
+      recorded: { target: ["Production"] },
+      missing: [expect.objectContaining({ id: "notify" })],
+    });
     expect(current()).toMatchObject({ draft: { target: ["Production"], checks: ["Unit"] }, step: 2 });
     // The next plain line answers what "Still needed" named.
     expect((await type("1")).kind).toBe("resolved");
@@ -254,7 +261,10 @@ describe("handleInbound: typed lines during the steps", () => {
     await tap({ type: "option", questionIndex: 0, optionIndex: 1 });
     // A reply to the question's message reads the record once, whole (the draft with it).
     const before = reads();
-    expect(await type("checks: 2")).toMatchObject({ kind: "incomplete", missing: [{ id: "notify" }] });
+    const partial = await type("checks: 2");
+    expect(partial).toMatchObject({ kind: "incomplete", missing: [{ id: "notify" }] });
+    // This line's answer is echoed, not the step's kept before it.
+    expect(partial.kind === "incomplete" && partial.recorded).toEqual({ checks: ["E2E"] });
     expect(reads() - before).toBe(1);
     expect(current().draft).toEqual({ target: ["Production"], checks: ["E2E"] });
     expect((await type("2")).kind).toBe("resolved");

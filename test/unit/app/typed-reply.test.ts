@@ -33,6 +33,7 @@ describe("interpretTypedReply", () => {
     expect(reply.kind).toBe("incomplete");
     if (reply.kind !== "incomplete") return;
     expect(reply.answered).toEqual({ checks: ["E2E"] });
+    expect(reply.given).toEqual({ checks: ["E2E"] });
     expect(reply.missing.map((q) => q.id)).toEqual(["deploy_target"]);
   });
 
@@ -54,6 +55,7 @@ describe("interpretTypedReply", () => {
     expect(reply).toEqual({
       kind: "incomplete",
       answered: { deploy_target: ["Production"], checks: ["Unit"] },
+      given: { deploy_target: ["Production"] },
       missing: [three[2]],
     });
   });

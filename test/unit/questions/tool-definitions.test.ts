@@ -3,13 +3,15 @@
  * and a JSON Schema that agrees with normalizeAskUserArgs. docs/ask-user.md ("What the model is told") names where
  * they may differ: the uniqueness rules, which JSON Schema cannot express, and text lengths, which JSON
  * Schema counts in code points where the contract counts UTF-16 units — both in the lenient direction (the
- * schema accepts, normalize rejects); and one in the strict direction: `maxLength` counts the surrounding
- * whitespace the contract trims before it counts (a question or description at its limit, padded).
+ * schema accepts, normalize rejects); and two in the strict direction: `maxLength` counts the surrounding
+ * whitespace the contract trims before it counts (a question or description at its limit, padded), and the
+ * schema has no `null` where normalize reads null for an optional field as absent.
  */
 import { Ajv2020 } from "ajv/dist/2020.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { askUserToolDefinitions, normalizeAskUserArgs, ToolInputError } from "#lib/questions/index.ts";
+import { typeProblems } from "../../support/json-schema.ts";
 import { issuesOf, oneQuestionArgs, questionArgs, withOptions } from "./fixtures.ts";
 
 const definitions = askUserToolDefinitions;
@@ -65,14 +67,11 @@ const accepted: [string, unknown][] = [
   ["ids a and q2", { questions: [questionArgs({ id: "a" }), questionArgs({ id: "q2" })] }],
   ["multiSelect true", oneQuestionArgs({ multiSelect: true })],
   ["multiSelect false", oneQuestionArgs({ multiSelect: false })],
-  ["multiSelect null", oneQuestionArgs({ multiSelect: null })],
   ["a description", withOptions({ label: "Staging", description: "safe" }, { label: "Production" })],
   ["a blank description", withOptions({ label: "Staging", description: "  " }, { label: "Production" })],
-  ["a null description", withOptions({ label: "Staging", description: null }, { label: "Production" })],
   ["timeoutSeconds 60", { ...oneQuestionArgs(), timeoutSeconds: 60 }],
   ["timeoutSeconds 5 (clamped later)", { ...oneQuestionArgs(), timeoutSeconds: 5 }],
   ["timeoutSeconds -1 (clamped later)", { ...oneQuestionArgs(), timeoutSeconds: -1 }],
-  ["timeoutSeconds null", { ...oneQuestionArgs(), timeoutSeconds: null }],
   ["a long header (cut later)", oneQuestionArgs({ header: "Deployment target" })],
   ["a header with surrounding spaces", oneQuestionArgs({ header: "  Deploy  " })],
   ["a label of 64 units", withOptions({ label: "x".repeat(64) }, { label: "Production" })],
@@ -178,11 +177,16 @@ const schemaAcceptsNormalizeRejects: [string, unknown, string][] = [
 ];
 
 /**
- * The one deliberate divergence the other way (docs/ask-user.md, "What the model is told"): the contract trims
+ * The deliberate divergences the other way (docs/ask-user.md, "What the model is told"). The contract trims
  * before it counts, JSON Schema's `maxLength` cannot, so text at its limit with whitespace around it is valid
- * for normalizeAskUserArgs only. A provider that enforces the schema makes the model drop the padding.
+ * for normalizeAskUserArgs only; a provider that enforces the schema makes the model drop the padding. And
+ * `null` for an optional field: normalize reads it as absent, the schema gives the field its type alone
+ * (some providers refuse a type array or a `null` branch), so a provider that enforces it never sends null.
  */
 const schemaRejectsNormalizeAccepts: [string, unknown][] = [
+  ["multiSelect null", oneQuestionArgs({ multiSelect: null })],
+  ["a null description", withOptions({ label: "Staging", description: null }, { label: "Production" })],
+  ["timeoutSeconds null", { ...oneQuestionArgs(), timeoutSeconds: null }],
   ["a question of 1,000 units with spaces around", oneQuestionArgs({ question: ` ${"q".repeat(1000)}\n` })],
   [
     "a description of 200 units with spaces around",
@@ -213,7 +217,24 @@ describe("askUserToolDefinitions: the three formats", () => {
     const description = question.properties.options.items.properties.description;
 
     expect(question.properties.question).toMatchObject({ type: "string", maxLength: 1000 });
-    expect(description.anyOf).toContainEqual({ type: "string", maxLength: 200 });
+    expect(description).toMatchObject({ type: "string", maxLength: 200 });
+  });
+
+  it("types multiSelect as an optional boolean, and each optional field by its own type alone", () => {
+    const question = (definitions.anthropic.input_schema as any).properties.questions.items;
+    const option = question.properties.options.items;
+
+    expect(question.properties.multiSelect).toEqual({
+      type: "boolean",
+      description: expect.any(String),
+    });
+    expect(question.required).not.toContain("multiSelect");
+    expect(option.properties.description.type).toBe("string");
+    expect((definitions.anthropic.input_schema as any).properties.timeoutSeconds.type).toBe("integer");
+  });
+
+  it.each(formats)("has no type array and no null type anywhere in the $provider schema", ({ schema }) => {
+    expect(typeProblems(schema)).toEqual([]);
   });
 
   it("describes an object with exactly questions and an optional timeoutSeconds", () => {
@@ -287,7 +308,8 @@ describe("askUserToolDefinitions: JSON Schema and normalizeAskUserArgs agree", (
         const issues = normalizeAccepts(args) ? [] : issuesOf(args);
 
         for (const { validate } of validators) {
-          const valid = validate(args);
+          // normalize reads null as absent, the schema has no null: it judges the arguments without them.
+          const valid = validate(withoutNullFields(args));
           // Rejected by the schema → rejected by normalize; accepted by the schema → only documented refusals.
           if (!valid) expect(issues.length).toBeGreaterThan(0);
           else expect(issues.filter((issue) => !isDocumentedDivergence(args, issue.path))).toEqual([]);
@@ -297,6 +319,17 @@ describe("askUserToolDefinitions: JSON Schema and normalizeAskUserArgs agree", (
     );
   });
 });
+
+/** The arguments with every object field whose value is null left out (what normalize reads them as). */
+function withoutNullFields(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNullFields);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).flatMap(([key, field]) =>
+      field === null ? [] : [[key, withoutNullFields(field)]],
+    ),
+  );
+}
 
 /** Follows a dot-joined issue path into the arguments. */
 function at(args: unknown, path: string): unknown {
