@@ -20,6 +20,7 @@ import * as z from "../zod.ts";
 import { HttpError } from "./http-errors.ts";
 import { apiKeyOf, insufficientScope, parseJsonBody } from "./middlewares.ts";
 import { encodePageCursor, pageCursorSchema } from "./page-cursor.ts";
+import type { questionPageSchema, questionReadSchema, waitResultSchema } from "./response-schemas.ts";
 import { json } from "./responses.ts";
 
 const shortText = z.string().check(z.minLength(1), z.maxLength(256));
@@ -155,12 +156,15 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
       return json(200, {
         questions: page.questions,
         ...(page.next && { nextCursor: encodePageCursor(page.next) }),
-      });
+      } satisfies z.output<typeof questionPageSchema>);
     },
     "GET /questions/{id}": async (event) => {
       const record = await visibleTo(apiKeyOf(event), idOf(event));
       const answerUrl = await deps.links.urlFor(record);
-      return json(200, { question: record, ...(answerUrl !== undefined && { answerUrl }) });
+      return json(200, {
+        question: record,
+        ...(answerUrl !== undefined && { answerUrl }),
+      } satisfies z.output<typeof questionReadSchema>);
     },
     "POST /questions/{id}/answer": async (event) => {
       const key = apiKeyOf(event);
@@ -210,7 +214,7 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
         status: record.status,
         ...(record.answers && { answers: record.answers }),
         ...(record.reason && { reason: record.reason }),
-      });
+      } satisfies z.output<typeof waitResultSchema>);
     },
   };
 
@@ -251,3 +255,15 @@ function apiResolvedBy(given: string | undefined): string {
 function argsOf(questions: unknown, timeoutSeconds: unknown): Record<string, unknown> {
   return timeoutSeconds === undefined ? { questions } : { questions, timeoutSeconds };
 }
+
+/**
+ * The schemas the routes parse their input with, for the API's OpenAPI document (lib/http/openapi.ts), so
+ * that it describes exactly what is checked here.
+ */
+export const questionApiInput = {
+  createBody: createBodySchema,
+  listQuery: listQuerySchema,
+  answerBody: answerBodySchema,
+  cancelBody: cancelBodySchema,
+  waitQuery: waitQuerySchema,
+} as const;
