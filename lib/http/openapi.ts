@@ -42,13 +42,16 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /**
  * zod's JSON Schema, as an OpenAPI schema object: without the dialect and id of a standalone schema (the
- * document sets the dialect), and without the ±2^53 bounds zod gives every integer (true of any JSON number
- * a client sends, and noise in a generated client).
+ * document sets the dialect).
  */
 function strip(schema: Json): Json {
   const { $schema: _dialect, $id: _id, ...rest } = schema;
   return rest;
 }
+/**
+ * The conversion: of what a route takes (`input`: defaults optional) or gives (`output`), without the ±2^53
+ * bounds zod gives every integer (true of any JSON number, and noise in a generated client).
+ */
 const params = (io: "input" | "output") => ({
   io,
   override: ({ jsonSchema }: { jsonSchema: { minimum?: unknown; maximum?: unknown } }) => {
@@ -91,7 +94,7 @@ function componentSchemas(): Record<string, Json> {
 }
 
 /** A JSON response whose body is an error of one of `codes` (docs/api.md, "Errors"). */
-function errorResponse(description: string, codes: readonly [string, ...string[]], headers?: Json): Json {
+function documentedError(description: string, codes: readonly [string, ...string[]], headers?: Json): Json {
   return {
     description,
     ...(headers && { headers }),
@@ -198,12 +201,12 @@ nothing is stored.`,
               description: "Asked (or stored as delivery_failed).",
               content: jsonContent(ref("QuestionCreated")),
             },
-            "400": errorResponse("The body does not fit (with `issues`), or is not JSON.", [
+            "400": documentedError("The body does not fit (with `issues`), or is not JSON.", [
               "INVALID_ARGUMENT",
               "INVALID_JSON",
             ]),
             "401": unauthorized,
-            "409": errorResponse(
+            "409": documentedError(
               "The id is taken, or the session already has a question waiting (ask again once it has ended).",
               ["ID_IN_USE", "SESSION_BUSY"],
             ),
@@ -226,7 +229,7 @@ listing leave out \`answerers\`, \`askedBy\` and \`requestedBy\`.`,
           }),
           responses: {
             "200": { description: "A page.", content: jsonContent(ref("QuestionPage")) },
-            "400": errorResponse("No filter, a bad limit or cursor, or an unknown parameter.", [
+            "400": documentedError("No filter, a bad limit or cursor, or an unknown parameter.", [
               "INVALID_ARGUMENT",
             ]),
             "401": unauthorized,
@@ -268,12 +271,12 @@ answer wins. Recorded with \`resolvedBy\` \`api:<resolvedBy>\` (or \`api\`) and 
           }),
           responses: {
             "200": { description: "Answered.", content: jsonContent(ref("Answered")) },
-            "400": errorResponse(
+            "400": documentedError(
               "The answers do not fit the questions (the question stays pending), the body does not fit, or it is not JSON.",
               ["INVALID_ANSWER", "INVALID_ARGUMENT", "INVALID_JSON"],
             ),
             "401": unauthorized,
-            "403": errorResponse(
+            "403": documentedError(
               "The key's scope is ask (INSUFFICIENT_SCOPE), the key asked this question itself (SELF_ANSWER), or resolvedBy is the question's requestedBy (REQUESTER_CANNOT_ANSWER). Nothing changes.",
               ["INSUFFICIENT_SCOPE", "SELF_ANSWER", "REQUESTER_CANNOT_ANSWER"],
               {
@@ -285,7 +288,9 @@ answer wins. Recorded with \`resolvedBy\` \`api:<resolvedBy>\` (or \`api\`) and 
               },
             ),
             "404": notFound,
-            "409": errorResponse("The question has already ended: `status` says how.", ["ALREADY_RESOLVED"]),
+            "409": documentedError("The question has already ended: `status` says how.", [
+              "ALREADY_RESOLVED",
+            ]),
             "413": tooLarge,
             "429": throttled,
             "500": internal,
@@ -304,16 +309,18 @@ answer wins. Recorded with \`resolvedBy\` \`api:<resolvedBy>\` (or \`api\`) and 
           requestBody: bodyOf("CancelRequest", { skip: { value: { reason: "skipped" } } }),
           responses: {
             "200": { description: "Cancelled.", content: jsonContent(ref("Cancelled")) },
-            "400": errorResponse("The body does not fit, or is not JSON.", [
+            "400": documentedError("The body does not fit, or is not JSON.", [
               "INVALID_ARGUMENT",
               "INVALID_JSON",
             ]),
             "401": unauthorized,
-            "403": errorResponse("resolvedBy is the question's requestedBy. Nothing changes.", [
+            "403": documentedError("resolvedBy is the question's requestedBy. Nothing changes.", [
               "REQUESTER_CANNOT_ANSWER",
             ]),
             "404": notFound,
-            "409": errorResponse("The question has already ended: `status` says how.", ["ALREADY_RESOLVED"]),
+            "409": documentedError("The question has already ended: `status` says how.", [
+              "ALREADY_RESOLVED",
+            ]),
             "413": tooLarge,
             "429": throttled,
             "500": internal,
@@ -335,7 +342,7 @@ and call again.`,
           }),
           responses: {
             "200": { description: "The outcome, or pending.", content: jsonContent(ref("WaitResult")) },
-            "400": errorResponse("A bad timeoutMs, or an unknown parameter.", ["INVALID_ARGUMENT"]),
+            "400": documentedError("A bad timeoutMs, or an unknown parameter.", ["INVALID_ARGUMENT"]),
             "401": unauthorized,
             "404": notFound,
             "429": throttled,
@@ -459,22 +466,22 @@ wait and call again.`,
         CacheControl: { description: "How long a cache may keep it.", schema: { type: "string" } },
       },
       responses: {
-        Unauthorized: errorResponse("No key, or a wrong one.", ["UNAUTHORIZED"], {
+        Unauthorized: documentedError("No key, or a wrong one.", ["UNAUTHORIZED"], {
           "WWW-Authenticate": {
             description: '`Bearer realm="handraise"`',
             required: true,
             schema: { type: "string" },
           },
         }),
-        NotFound: errorResponse(
+        NotFound: documentedError(
           "No question with that id; for an ask key, none it asked (the same answer).",
           ["NOT_FOUND"],
         ),
-        PayloadTooLarge: errorResponse(
+        PayloadTooLarge: documentedError(
           `The body is over ${MAX_BODY_BYTES / 1024} KiB; nothing of it was read.`,
           ["PAYLOAD_TOO_LARGE"],
         ),
-        Internal: errorResponse(
+        Internal: documentedError(
           "Anything unexpected: no detail is given (the function's log has it). Safe to retry.",
           ["INTERNAL"],
         ),
