@@ -70,7 +70,7 @@ export const SMOKE: BenchSizes = {
   throughput: { rounds: 1, serialAnswers: 3, concurrentAnswers: 20, concurrency: 20 },
   scale: { levels: [10, 20, 40], pairsPerLevel: 2, cycles: 1, batch: 2 },
   // The functions the smoke test names, the references and the model-client variant, one round: every
-  // function of serverless.yml in both builds would be most of the smoke run (two builds of fifteen
+  // function of serverless.yml in both builds would be most of the smoke run (two builds of sixteen
   // bundles, and a fresh process for each), and test/template/bundles.test.ts already loads every packaged
   // bundle. modelStep's import budget (bench/model-clients.ts) is then judged against questionsApi and ask.
   coldStart: { warmupRounds: 0, rounds: 1, functions: ["questionsApi", "ask", "modelStep"] },

@@ -20,6 +20,7 @@ import * as z from "../zod.ts";
 import { HttpError } from "./http-errors.ts";
 import { apiKeyOf, insufficientScope, parseJsonBody } from "./middlewares.ts";
 import { encodePageCursor, pageCursorSchema } from "./page-cursor.ts";
+import type { questionPageSchema, questionReadSchema, waitResultSchema } from "./response-schemas.ts";
 import { json } from "./responses.ts";
 
 const shortText = z.string().check(z.minLength(1), z.maxLength(256));
@@ -163,13 +164,16 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
       return json(200, {
         questions: page.questions,
         ...(page.next && { nextCursor: encodePageCursor(page.next) }),
-      });
+      } satisfies z.output<typeof questionPageSchema>);
     },
     "GET /questions/{id}": async (event) => {
       const key = apiKeyOf(event);
       const record = await visibleTo(key, idOf(event));
       const answerUrl = await answerUrlFor(key, record);
-      return json(200, { question: record, ...(answerUrl !== undefined && { answerUrl }) });
+      return json(200, {
+        question: record,
+        ...(answerUrl !== undefined && { answerUrl }),
+      } satisfies z.output<typeof questionReadSchema>);
     },
     "POST /questions/{id}/answer": async (event) => {
       const key = apiKeyOf(event);
@@ -219,7 +223,7 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
         status: record.status,
         ...(record.answers && { answers: record.answers }),
         ...(record.reason && { reason: record.reason }),
-      });
+      } satisfies z.output<typeof waitResultSchema>);
     },
   };
 
@@ -260,3 +264,15 @@ function apiResolvedBy(given: string | undefined): string {
 function argsOf(questions: unknown, timeoutSeconds: unknown): Record<string, unknown> {
   return timeoutSeconds === undefined ? { questions } : { questions, timeoutSeconds };
 }
+
+/**
+ * The schemas the routes parse their input with, for the API's OpenAPI document (lib/http/openapi.ts), so
+ * that it describes exactly what is checked here.
+ */
+export const questionApiInput = {
+  createBody: createBodySchema,
+  listQuery: listQuerySchema,
+  answerBody: answerBodySchema,
+  cancelBody: cancelBodySchema,
+  waitQuery: waitQuerySchema,
+} as const;

@@ -4,7 +4,7 @@
  */
 
 import * as z from "../zod.ts";
-import type { answersSchema, noAnswerReasonSchema, questionSchema } from "./schema.ts";
+import { answersSchema, questionSchema } from "./schema.ts";
 
 export const deliveryTargetSchema = z.strictObject({
   channel: z.string().check(z.minLength(1), z.maxLength(32)),
@@ -37,11 +37,19 @@ export type Delivery = z.infer<typeof deliverySchema>;
  * is also derived on read: between the deadline and that write (at most about a minute, or for good where no
  * timer runs) a pending record past its deadline reads as expired.
  */
-export type StoredStatus = "pending" | "answered" | "cancelled" | "delivery_failed" | "expired";
+export const questionStatusSchema = z.enum([
+  "pending",
+  "answered",
+  "cancelled",
+  "delivery_failed",
+  "expired",
+]);
+export type StoredStatus = z.infer<typeof questionStatusSchema>;
 export type QuestionStatus = StoredStatus;
 
 /** Why a question ended without an answer, when it was cancelled (`cancelled` or `skipped`). */
-export type CancelReason = Exclude<z.infer<typeof noAnswerReasonSchema>, "expired">;
+export const cancelReasonSchema = z.enum(["cancelled", "skipped"]);
+export type CancelReason = z.infer<typeof cancelReasonSchema>;
 
 /**
  * Every id a question record can have: `ask_` + 32 hex when Handraise derives it, or the explicit id given to
@@ -83,62 +91,78 @@ export const escalationSchema = z.strictObject({
 export type Escalation = z.infer<typeof escalationSchema>;
 
 /** Someone who may answer (or skip) a question, from `fromMs` on. */
-export interface Answerer {
-  owner: string;
-  fromMs: number;
-}
+export const answererSchema = z.object({ owner: z.string(), fromMs: z.int() });
+export type Answerer = z.infer<typeof answererSchema>;
 
-export interface QuestionRecord {
-  id: string;
-  status: QuestionStatus;
-  questions: z.infer<typeof questionSchema>[];
-  owner: string;
-  sessionKey?: string;
-  agentId?: string;
-  runId?: string;
-  deliveries: Delivery[];
-  createdAtMs: number;
-  expiresAtMs: number;
-  answers?: z.infer<typeof answersSchema>;
+/** `text` as the field's description in the API's OpenAPI document (lib/http/openapi.ts). */
+const about = <T extends z.ZodMiniType>(schema: T, text: string): T => schema.check(z.describe(text));
+
+/**
+ * The question record as the store returns it and the API shows it (GET /questions/{id}, listings, events).
+ * The record's type is inferred from it, so the API's description cannot drift from what is stored; each
+ * optional field is absent (never `undefined`) when it does not apply.
+ */
+export const questionRecordSchema = z.object({
+  id: z.string().check(z.regex(RECORD_ID_PATTERN)),
+  status: about(
+    questionStatusSchema,
+    "pending until the question ends; a pending question past its deadline reads as expired.",
+  ),
+  questions: about(z.array(questionSchema), "The questions in canonical form."),
+  owner: about(z.string(), "Who may answer, platform-qualified (telegram:42, slack:T1:U1, web:alice)."),
+  sessionKey: z.exactOptional(z.string()),
+  agentId: z.exactOptional(z.string()),
+  runId: z.exactOptional(z.string()),
+  deliveries: about(z.array(deliverySchema), "One per target; messageId once the platform took the post."),
+  createdAtMs: z.int(),
+  expiresAtMs: about(z.int(), "The deadline, epoch milliseconds."),
+  answers: z.exactOptional(answersSchema),
   /**
    * What the owner has chosen so far in a chat's stepper (one question at a time), by question id. Never an
    * answer: the last step submits all of them through the answer path, which alone sets `answers`. Shown
    * only while the question is pending; an answer or a cancel removes it from the item.
    */
-  draft?: z.infer<typeof answersSchema>;
+  draft: z.exactOptional(
+    about(answersSchema, "While pending: what the person has chosen so far in a chat's stepper."),
+  ),
   /**
    * The stepper's step on screen when the draft was last written (a step answered, Back): a plain typed line
    * answers that question, not the first one the draft has no value for.
    */
-  step?: number;
+  step: z.exactOptional(about(z.int().check(z.gte(0)), "While pending: the stepper's question on screen.")),
   /** Set when cancelled: `cancelled` or `skipped`. */
-  reason?: CancelReason;
-  resolvedBy?: string;
+  reason: z.exactOptional(cancelReasonSchema),
+  resolvedBy: z.exactOptional(
+    about(z.string(), "Who ended it (telegram:42, web:alice, api:<resolvedBy>, …)."),
+  ),
   /** The name of the API key a question API answer or cancel (or an MCP cancel) came with. */
-  resolvedByKey?: string;
-  resolvedAtMs?: number;
+  resolvedByKey: z.exactOptional(
+    about(z.string(), "The API key an answer or cancel over the API came with."),
+  ),
+  resolvedAtMs: z.exactOptional(z.int()),
   /**
    * Who asked: `api:<key name>` (the question API and /mcp, lib/auth/api-keys.ts) or `run` (an AskUser task,
    * a durable run). An `ask` key sees only the questions it asked; an `answer` key answers any but those.
    */
-  askedBy?: string;
+  askedBy: z.exactOptional(about(z.string(), "api:<key name>, or run. Not in a listing.")),
   /**
    * The person on whose behalf the agent asked (an owner-form identity, given by the caller, never the model):
    * that person may never answer or skip it, even as its owner or escalation owner (separation of duties).
    */
-  requestedBy?: string;
+  requestedBy: z.exactOptional(about(z.string(), "Who the agent asks for; they may never answer it.")),
   /** Reminders, in seconds after `createdAtMs` (lib/app/fire-question-timer.ts). */
-  remindAfterSeconds?: number[];
+  remindAfterSeconds: z.exactOptional(remindAfterSecondsSchema),
   /** A second person who may answer from `createdAtMs + afterSeconds * 1000`, and where they are asked. */
-  escalate?: Escalation;
+  escalate: z.exactOptional(escalationSchema),
   /**
    * Who may answer, and from when: the owner from the start, then the escalation owner. Shown on a record
    * read by id; a pending listing leaves it out (the pending indexes do not carry the escalation).
    */
-  answerers?: Answerer[];
+  answerers: z.exactOptional(about(z.array(answererSchema), "Who may answer, from when. Not in a listing.")),
   /** Where its result is POSTed, signed, when it ends (lib/notify). */
-  notify?: { url: string };
-}
+  notify: z.exactOptional(z.object({ url: z.string() })),
+});
+export type QuestionRecord = z.infer<typeof questionRecordSchema>;
 
 /** When the escalation owner may answer (and is sent the question); undefined without an escalation. */
 export function escalationAtMs(record: Pick<QuestionRecord, "createdAtMs" | "escalate">): number | undefined {

@@ -2,7 +2,7 @@
  * `npm run bench` on a tiny size, so the benchmarks cannot rot: every measurement runs against the real
  * local stack and bundles, and its figures come out finite and consistent. Timings are not judged here
  * (the full run reports them, with its targets, in bench/results/latest.json and docs/benchmarks.md).
- * Cold start bundles and starts three functions, not all fifteen (bench/bench.ts SMOKE):
+ * Cold start bundles and starts three functions, not all sixteen (bench/bench.ts SMOKE):
  * test/template/bundles.test.ts loads every packaged bundle.
  */
 import { describe, expect, it } from "vitest";

@@ -11,7 +11,7 @@ import { startFakePlatform } from "../integration/support/fake-platform.ts";
 
 /**
  * How long one expected line may take, and one test. Each test starts the whole stack in a child process
- * (tsx, fifteen handlers, dynalite): seconds on an idle machine, but over 20 s was seen on 2 cores shared
+ * (tsx, sixteen handlers, dynalite): seconds on an idle machine, but over 20 s was seen on 2 cores shared
  * with the rest of the suite and a CPU-bound process. A wait ends as soon as its line is printed.
  */
 const WAIT_MS = 60_000;

@@ -410,6 +410,8 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
     probeDurable(stage),
     INVOKE_BEDROCK_MODELS,
   ],
+  // The API's description: built from schemas, it reads nothing.
+  openApi: [{ actions: LOGS, resources: ["OpenApiLogGroup.Arn"] }],
   notifier: [
     { actions: LOGS, resources: ["NotifierLogGroup.Arn"] },
     {

@@ -33,7 +33,7 @@ export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /**
  * How long a test or hook that packages may take (the template tests write it out as 420_000). Packaging
- * bundles the AWS SDK into each of the fifteen functions (esbuild parses ≈ 565 KB more of it per function than
+ * bundles the AWS SDK into each function that calls AWS (esbuild parses ≈ 565 KB more of it per function than
  * when the SDK stayed outside): seconds on an idle machine, but 2–4 minutes were measured on a 2-core machine
  * loaded by other work.
  */
@@ -80,7 +80,7 @@ export async function ensurePackage(): Promise<number> {
  *
  * `bundles: "reuse"` is for a test that reads the template only: the copy takes the project's zips (call
  * `ensurePackage()` first) through serverless-esbuild's `skipBuild`, which packages in seconds where
- * building fifteen bundles again costs half a minute of both cores. A test of what goes into a bundle (the
+ * building every bundle again costs half a minute of both cores. A test of what goes into a bundle (the
  * secret canaries) builds them.
  */
 export async function packageCopy(
