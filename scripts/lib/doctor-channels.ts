@@ -50,7 +50,8 @@ export async function checkChannelSecrets(
       if ((await place.secrets.get(name)) === undefined) missing.push(name);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
-      malformed.push(error.message.replace(/\.$/, ""));
+      // "The SSM parameter … must be …", mid-sentence here.
+      malformed.push(error.message.replace(/\.$/, "").replace(/^The /, "the "));
     }
   }
   if (malformed.length > 0) {

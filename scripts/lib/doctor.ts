@@ -254,7 +254,7 @@ async function answerPageCheck(
   if (state === "on" && stored) return pass(`answer page on (link-secret ${place.where})`);
   if (state === "off" && !stored) {
     return pass(
-      `answer page off: no link-secret ${place.where} (${place.storeFix(["link-secret"]).replace(/^store it/, "stored")} turns it on)`,
+      `answer page off: no link-secret ${place.where} (${place.storeFix(["link-secret"]).replace(/^store it with /, "")} turns it on)`,
     );
   }
   if (state === "on")

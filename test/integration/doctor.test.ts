@@ -6,6 +6,8 @@
  * with its streams; one runs `npm run -s doctor` as a process.
  */
 import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "#infra/local/stack.ts";
 import { type DoctorIo, runDoctor } from "../../scripts/lib/doctor.ts";
@@ -389,6 +391,25 @@ describe("npm run doctor, credentials from the environment", () => {
     expect(run.stderr()).toContain(`Interrupted: question ${question.id} is cancelled.`);
     const read = await stack.api("GET", `/questions/${question.id}`);
     expect(read.body.question).toMatchObject({ status: "cancelled", resolvedBy: "api:doctor-interrupted" });
+  });
+
+  it("an API it cannot reach, or a URL that is not Handraise's API: ✗ naming the stack output to give, and nothing else", async () => {
+    // A port that was free a moment ago: nothing listens there.
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+    const nobody = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await new Promise((resolve) => server.close(resolve));
+    const closed = doctor(["--url", nobody]);
+    expect(await closed.exit).toBe(1);
+    expect(closed.lines()).toEqual([
+      `✗ the API at ${nobody} cannot be reached (ECONNREFUSED) — check --url: the stack output HttpApiUrl (locally, the URL npm run local prints)`,
+    ]);
+    // Another service answers there (the fake platform: 404 to every path it does not know).
+    const other = doctor(["--url", platform.url]);
+    expect(await other.exit).toBe(1);
+    expect(other.lines()).toEqual([
+      `✗ ${platform.url} does not answer as Handraise's API does (GET /questions: HTTP 404) — give --url the stack output HttpApiUrl, without a path`,
+    ]);
   });
 
   it("refuses a URL it would send the key to in clear text, before any request", async () => {
