@@ -194,7 +194,9 @@ const REGISTRATIONS: Record<ChannelName, (context: RegistrationContext) => Promi
     }
     if (!sameUrl(registered, expected)) {
       return fail(
-        `discord: application ${app.name}'s interactions endpoint is ${registered ? shownUrl(registered) : "not set"}, not ${expected}`,
+        registered
+          ? `discord: application ${app.name}'s interactions endpoint is ${shownUrl(registered)}, not ${expected}`
+          : `discord: application ${app.name} has no interactions endpoint`,
         `set it to ${expected} (Developer Portal → General Information → Interactions Endpoint URL; npm run discord:register -- ${expected} prints it)`,
       );
     }
