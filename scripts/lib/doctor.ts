@@ -110,6 +110,9 @@ export async function runDoctor(io: DoctorIo): Promise<number> {
   const api = await checkApi(client, keyFix(settings));
   api.checks.forEach(print);
   if (!api.reached) return EXIT.unhealthy;
+  // Ctrl-C stops it between checks (each is bounded in time); only --ask has something to undo.
+  const stopped = () => interrupt.aborted;
+  const stoppedExit = () => EXIT_ON_SIGNAL[String(interrupt.reason)] ?? EXIT.unhealthy;
 
   // The configuration and the secrets, as the stack reads them (lib/config, lib/secrets).
   const loadFor = (channels: readonly ChannelName[]): Config =>
@@ -154,6 +157,7 @@ export async function runDoctor(io: DoctorIo): Promise<number> {
     );
   }
 
+  if (stopped()) return stoppedExit();
   const channels = await probeChannels(client);
   channels.checks.forEach(print);
   print(await answerPageCheck(client, place, wrongStage));
@@ -191,6 +195,7 @@ export async function runDoctor(io: DoctorIo): Promise<number> {
     perChannel.flat().forEach(print);
   }
 
+  if (stopped()) return stoppedExit();
   if (settings.ask) {
     if (!api.keyAccepted) {
       print(
@@ -204,7 +209,7 @@ export async function runDoctor(io: DoctorIo): Promise<number> {
         sleep: io.sleep ?? sleepUnlessAborted,
         now,
       });
-      if (outcome.interrupted) return EXIT_ON_SIGNAL[String(interrupt.reason)] ?? EXIT.unhealthy;
+      if (outcome.interrupted) return stoppedExit();
     }
   }
   return failed > 0 ? EXIT.unhealthy : EXIT.healthy;

@@ -335,6 +335,16 @@ describe("npm run doctor, credentials from the environment", () => {
     expect(platform.calls.filter((call) => call.method === "auth.test")).toEqual([]);
   });
 
+  it("a missing setting: ✗ naming the variable, and that channel's platform is not asked", async () => {
+    const { MATTERMOST_URL: _dropped, ...env } = doctorEnv();
+    const run = doctor([], { env });
+    expect(await run.exit).toBe(1);
+    expect(run.failures()).toEqual([
+      "✗ mattermost settings: MATTERMOST_URL is required: the mattermost channel is on — set them here as where npm run local runs (docs/channels.md)",
+    ]);
+    expect(platform.calls.filter((call) => call.path.startsWith("/mattermost/"))).toEqual([]);
+  });
+
   it("--ask: one real question end to end — where it went, its answer link, and ✓ once it is answered", async () => {
     const run = doctor(["--ask", "telegram:42", "--deliver-to", "telegram:42"]);
     const question = await waitFor(
