@@ -215,13 +215,14 @@ export async function runDoctor(io: DoctorIo): Promise<number> {
   return failed > 0 ? EXIT.unhealthy : EXIT.healthy;
 }
 
-/** What to do about a refused key. */
+/** What to do about a refused key: where the stack's key is, and how a key of one's own is made. */
 function keyFix(settings: Settings): string {
-  const stage = settings.ssm?.stage ?? "<stage>";
-  return (
-    `give the stack's key with --key or HANDRAISE_API_KEY (the ${settings.ssm?.prefix ?? `/handraise/${stage}`}/api-key parameter, ` +
-    `or a key of its own: npm run secrets:put -- --stage ${stage} --api-key <name> --scope ask)`
-  );
+  const make = (stage: string) => `npm run secrets:put -- --stage ${stage} --api-key <name> --scope ask`;
+  if (settings.ssm === undefined) {
+    return `give the stack's key with --key or HANDRAISE_API_KEY (locally, the key npm run local prints; deployed, the /handraise/<stage>/api-key parameter, or a key of its own: ${make("<stage>")})`;
+  }
+  const stage = settings.ssm.stage ?? "<stage>";
+  return `give the stack's key with --key or HANDRAISE_API_KEY (the ${settings.ssm.prefix}/api-key parameter, or a key of its own: ${make(stage)})`;
 }
 
 /**

@@ -101,6 +101,14 @@ describe("npm run doctor --stage: secrets from SSM, as deployed", () => {
     }
   });
 
+  it("a wrong key: ✗ naming the stage's api-key parameter", async () => {
+    const run = await doctor([], "not-the-stage-key-0000");
+    expect(run.exit).toBe(1);
+    expect(run.failures).toEqual([
+      `✗ the API refused the key (401) — give the stack's key with --key or HANDRAISE_API_KEY (the ${PREFIX}/api-key parameter, or a key of its own: npm run secrets:put -- --stage test --api-key <name> --scope ask)`,
+    ]);
+  });
+
   it("names an ask key of the stage's list, and says it may not answer", async () => {
     const run = await doctor([], AGENT_KEY);
     expect(run.exit).toBe(0);

@@ -209,7 +209,7 @@ describe("npm run doctor, credentials from the environment", () => {
     const run = doctor(["--key", "not-the-stack-key-000"]);
     expect(await run.exit).toBe(1);
     expect(run.failures()).toEqual([
-      "✗ the API refused the key (401) — give the stack's key with --key or HANDRAISE_API_KEY (the /handraise/<stage>/api-key parameter, or a key of its own: npm run secrets:put -- --stage <stage> --api-key <name> --scope ask)",
+      "✗ the API refused the key (401) — give the stack's key with --key or HANDRAISE_API_KEY (locally, the key npm run local prints; deployed, the /handraise/<stage>/api-key parameter, or a key of its own: npm run secrets:put -- --stage <stage> --api-key <name> --scope ask)",
     ]);
     expect(run.lines()).toContain(`✓ the API at ${stack.httpUrl} answers`);
     expect(run.lines()).toContain("✓ channels on: telegram, slack, discord, mattermost, teams");
