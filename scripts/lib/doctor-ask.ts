@@ -133,7 +133,9 @@ export async function askEndToEnd(
         status === "expired"
           ? fail(
               `no answer from ${owner} within ${settings.timeoutSeconds} s: question ${id} expired`,
-              `check that ${owner} gets the bot's messages where it was posted (the lines above), or allow more time with --timeout <seconds>`,
+              posted.length > 0
+                ? `check that ${owner} gets the bot's messages where it was posted (the lines above), or allow more time with --timeout <seconds>`
+                : "answer it by its link within the time, post it to a chat with --deliver-to <channel>:<chat id>, or allow more time with --timeout <seconds>",
             )
           : fail(
               `question ${id} ended ${status}${by ? ` by ${by}` : ""} without an answer`,

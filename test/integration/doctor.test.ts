@@ -381,7 +381,7 @@ describe("npm run doctor, credentials from the environment", () => {
     );
     expect(run.failures()).toEqual([
       expect.stringMatching(
-        /^✗ no answer from web:nobody-doctor within 1 s: question doctor_[0-9a-f]{24} expired — check that web:nobody-doctor gets the bot's messages where it was posted \(the lines above\), or allow more time with --timeout <seconds>$/,
+        /^✗ no answer from web:nobody-doctor within 1 s: question doctor_[0-9a-f]{24} expired — answer it by its link within the time, post it to a chat with --deliver-to <channel>:<chat id>, or allow more time with --timeout <seconds>$/,
       ),
     ]);
   });
