@@ -75,6 +75,53 @@ function describeReply(reply: PlatformReply): string {
 }
 
 /**
+ * One app token from the client-credentials grant at `tokenUrl`, and how long it lasts (0 when the answer
+ * does not say). What the API client below caches, and what `npm run doctor` asks for to prove the app's
+ * id, tenant and password belong together.
+ *
+ * @throws PlatformApiError naming the identity platform's error code (`invalid_client`, …), never a secret.
+ */
+export async function requestTeamsAppToken(
+  options: Pick<TeamsApiOptions, "appId" | "appPassword" | "tokenUrl">,
+): Promise<{ value: string; lifetimeMs: number }> {
+  const body = new URLSearchParams({
+    grant_type: "client_credentials",
+    client_id: options.appId,
+    client_secret: await options.appPassword(),
+    scope: BOT_CONNECTOR_SCOPE,
+  });
+  let response: Response;
+  try {
+    response = await fetch(options.tokenUrl, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+      body,
+      signal: AbortSignal.timeout(PLATFORM_CALL_TIMEOUT_MS),
+    });
+  } catch (error) {
+    throw new PlatformApiError(
+      "teams",
+      "token",
+      undefined,
+      error instanceof Error ? error.name : "fetch failed",
+    );
+  }
+  const parsed = (await response.json().catch(() => undefined)) as
+    | { access_token?: unknown; expires_in?: unknown; error?: unknown }
+    | undefined;
+  if (!response.ok || typeof parsed?.access_token !== "string") {
+    // The identity platform's error code (invalid_client, …) says what is wrong without any secret.
+    const code = typeof parsed?.error === "string" ? parsed.error : `HTTP ${response.status}`;
+    throw new PlatformApiError("teams", "token", response.status, code);
+  }
+  const seconds = typeof parsed.expires_in === "number" ? parsed.expires_in : Number(parsed.expires_in);
+  return {
+    value: parsed.access_token,
+    lifetimeMs: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 0,
+  };
+}
+
+/**
  * The Bot Connector REST API (`{serviceUrl}/v3/conversations/{id}/activities…`), with an app token from the
  * client-credentials grant, kept per process until shortly before it expires (a cold process asks once,
  * however many calls it makes). Calls go through the one platform client (deadlines, retries, a 429's
@@ -95,40 +142,9 @@ export function createTeamsApi(options: TeamsApiOptions): TeamsApi {
   let asking: Promise<string> | undefined;
 
   async function requestToken(): Promise<string> {
-    const body = new URLSearchParams({
-      grant_type: "client_credentials",
-      client_id: options.appId,
-      client_secret: await options.appPassword(),
-      scope: BOT_CONNECTOR_SCOPE,
-    });
-    let response: Response;
-    try {
-      response = await fetch(options.tokenUrl, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
-        body,
-        signal: AbortSignal.timeout(PLATFORM_CALL_TIMEOUT_MS),
-      });
-    } catch (error) {
-      throw new PlatformApiError(
-        "teams",
-        "token",
-        undefined,
-        error instanceof Error ? error.name : "fetch failed",
-      );
-    }
-    const parsed = (await response.json().catch(() => undefined)) as
-      | { access_token?: unknown; expires_in?: unknown; error?: unknown }
-      | undefined;
-    if (!response.ok || typeof parsed?.access_token !== "string") {
-      // The identity platform's error code (invalid_client, …) says what is wrong without any secret.
-      const code = typeof parsed?.error === "string" ? parsed.error : `HTTP ${response.status}`;
-      throw new PlatformApiError("teams", "token", response.status, code);
-    }
-    const seconds = typeof parsed.expires_in === "number" ? parsed.expires_in : Number(parsed.expires_in);
-    const lifetimeMs = Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 0;
-    token = { value: parsed.access_token, renewAtMs: now() + Math.max(0, lifetimeMs - TOKEN_EARLY_MS) };
-    return parsed.access_token;
+    const issued = await requestTeamsAppToken(options);
+    token = { value: issued.value, renewAtMs: now() + Math.max(0, issued.lifetimeMs - TOKEN_EARLY_MS) };
+    return issued.value;
   }
 
   function appToken(): Promise<string> {

@@ -1,0 +1,261 @@
+/**
+ * `npm run doctor`'s checks of the chat channels a stack has on, with the credentials read the way the
+ * deployment reads them (scripts/lib/doctor.ts builds `SecretPlace` from lib/config and lib/secrets): are
+ * the channel's secrets there, and does the platform, asked with them, say it is set up for this stack?
+ * Telegram's webhook (getWebhookInfo), Slack's bot token (auth.test), Discord's interactions endpoint
+ * (GET /applications/@me), Mattermost's bot account (/users/me), Teams' app token (the token endpoint).
+ * Every call only reads.
+ */
+
+import { createDiscordApi } from "../../lib/channels/discord/discord-api.ts";
+import { createMattermostApi } from "../../lib/channels/mattermost/mattermost-api.ts";
+import { PlatformApiError } from "../../lib/channels/platform-api-error.ts";
+import { withPlatformDeadline } from "../../lib/channels/platform-http.ts";
+import { createSlackApi } from "../../lib/channels/slack/slack-api.ts";
+import { requestTeamsAppToken, teamsTokenUrl } from "../../lib/channels/teams/teams-api.ts";
+import { createTelegramApi } from "../../lib/channels/telegram/telegram-api.ts";
+import type { Config } from "../../lib/config.ts";
+import { ConfigError } from "../../lib/config-error.ts";
+import { type ChannelName, channelSecrets, type FixedSecretName } from "../../lib/secrets/secret-catalog.ts";
+import { type Secrets, secretValue } from "../../lib/secrets/secrets.ts";
+import { type Check, describeFailure, fail, pass, shownUrl } from "./doctor-checks.ts";
+
+/** Where the secrets are read from, and how a missing one is put there. */
+export interface SecretPlace {
+  kind: "ssm" | "env";
+  secrets: Secrets;
+  /** `in SSM under /handraise/prod`, `in this environment`. */
+  where: string;
+  /** A secret as it is named there: the parameter, or the environment variable. */
+  nameOf(name: FixedSecretName): string;
+  /** What stores (or sets) `names`, the secrets of `channel` (none: the deployment's own). */
+  storeFix(names: readonly FixedSecretName[], channel?: ChannelName): string;
+  /** What sets the settings that are not secrets, named by their variables. */
+  settingsFix: string;
+}
+
+/** Platform calls get this long in all, retries included: a person runs this from afar. */
+const PLATFORM_DEADLINE_MS = 10_000;
+
+/** The channel's secrets: all there and well-formed, or which are not. Throws when they cannot be read. */
+export async function checkChannelSecrets(
+  place: SecretPlace,
+  channel: ChannelName,
+): Promise<{ check: Check; complete: boolean }> {
+  const names = channelSecrets(channel);
+  const missing: FixedSecretName[] = [];
+  const malformed: string[] = [];
+  for (const name of names) {
+    try {
+      if ((await place.secrets.get(name)) === undefined) missing.push(name);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      // "The SSM parameter … must be …", mid-sentence here.
+      malformed.push(error.message.replace(/\.$/, "").replace(/^The /, "the "));
+    }
+  }
+  if (malformed.length > 0) {
+    return {
+      check: fail(
+        `${channel} secrets ${place.where}: ${malformed.join("; ")}`,
+        place.storeFix(names, channel),
+      ),
+      complete: false,
+    };
+  }
+  if (missing.length > 0) {
+    return {
+      check: fail(
+        `${channel} ${missing.length > 1 ? "secrets are" : "secret is"} missing ${place.where}: ${missing.map(place.nameOf).join(", ")}`,
+        place.storeFix(names, channel),
+      ),
+      complete: false,
+    };
+  }
+  return {
+    check: pass(`${channel} secrets ${place.where}: ${names.map(place.nameOf).join(", ")}`),
+    complete: true,
+  };
+}
+
+/** What checkRegistration needs: the configuration with the channel on, and where its secrets are. */
+export interface RegistrationContext {
+  config: Config;
+  place: SecretPlace;
+  /** The stack's public base URL, which the platforms must call: `<it>/webhooks/<channel>`. */
+  publicUrl: string;
+  now: () => number;
+}
+
+/** Asks the platform whether the channel is set up for this stack, with its credentials. */
+export async function checkRegistration(channel: ChannelName, context: RegistrationContext): Promise<Check> {
+  const deadline = context.now() + PLATFORM_DEADLINE_MS;
+  try {
+    return await withPlatformDeadline(deadline, () => REGISTRATIONS[channel](context), "for the check");
+  } catch (error) {
+    return platformFailure(channel, error, context.place);
+  }
+}
+
+const webhookOf = (context: RegistrationContext, channel: ChannelName) =>
+  `${context.publicUrl.replace(/\/+$/, "")}/webhooks/${channel}`;
+
+/** Whether a platform could call the stack at all: only at a public https URL. */
+const isPublic = (url: string) => url.startsWith("https://");
+
+const sameUrl = (a: string, b: string) => a.replace(/\/+$/, "") === b.replace(/\/+$/, "");
+
+const REGISTRATIONS: Record<ChannelName, (context: RegistrationContext) => Promise<Check>> = {
+  async telegram(context) {
+    const settings = context.config.channels.telegram;
+    if (!settings) throw new Error("the telegram channel is not on");
+    const api = createTelegramApi({
+      apiBase: settings.apiBase,
+      botToken: secretValue(context.place.secrets, "telegram/bot-token"),
+      now: context.now,
+    });
+    const info = await api.call<{ url?: string; last_error_date?: number; last_error_message?: string }>(
+      "getWebhookInfo",
+      {},
+    );
+    const expected = webhookOf(context, "telegram");
+    const setUp = `run npm run telegram:setup -- ${expected} (with TELEGRAM_BOT_TOKEN and TELEGRAM_WEBHOOK_SECRET as stored)`;
+    const registered = info.url ?? "";
+    if (!isPublic(context.publicUrl)) {
+      return pass(
+        `telegram: the bot token works (webhook: ${registered ? shownUrl(registered) : "none"}); not compared with ${context.publicUrl}, which Telegram cannot call`,
+      );
+    }
+    if (registered === "") return fail("telegram: the bot has no webhook", setUp);
+    if (!sameUrl(registered, expected)) {
+      return fail(`telegram: the bot's webhook is ${shownUrl(registered)}, not ${expected}`, setUp);
+    }
+    if (info.last_error_date !== undefined || info.last_error_message !== undefined) {
+      const at = info.last_error_date
+        ? new Date(info.last_error_date * 1000).toISOString()
+        : "an unknown time";
+      const message = info.last_error_message ?? "no description";
+      return fail(
+        `telegram: Telegram's last delivery to ${expected} failed at ${at}: ${message}`,
+        /\b40[13]\b/.test(message)
+          ? `the stack refused Telegram's secret token: ${setUp}`
+          : "see the telegramWebhook function's log (docs/operating.md)",
+      );
+    }
+    return pass(`telegram: the bot's webhook is ${expected}, with no delivery error`);
+  },
+
+  async slack(context) {
+    const settings = context.config.channels.slack;
+    if (!settings) throw new Error("the slack channel is not on");
+    const api = createSlackApi({
+      apiBase: settings.apiBase,
+      botToken: secretValue(context.place.secrets, "slack/bot-token"),
+      now: context.now,
+    });
+    const who = await api.call<{ user?: string; team?: string; team_id?: string }>("auth.test", {});
+    return pass(
+      `slack: the bot token is ${who.user ? `@${who.user}'s` : "valid"}, in workspace ${who.team ?? "?"} (${who.team_id ?? "?"})`,
+    );
+  },
+
+  async discord(context) {
+    const settings = context.config.channels.discord;
+    if (!settings) throw new Error("the discord channel is not on");
+    const api = createDiscordApi({
+      apiBase: settings.apiBase,
+      botToken: secretValue(context.place.secrets, "discord/bot-token"),
+      now: context.now,
+    });
+    const app = await api.request<{
+      id?: string;
+      name?: string;
+      verify_key?: string;
+      interactions_endpoint_url?: string | null;
+    }>("GET", "/applications/@me");
+    if (app.id !== settings.applicationId) {
+      return fail(
+        `discord: the bot token is application ${app.id}'s, not DISCORD_APPLICATION_ID ${settings.applicationId}'s`,
+        `give the bot token and the id of one application: ${context.place.storeFix(["discord/bot-token"], "discord")}, or DISCORD_APPLICATION_ID=${app.id} (${context.place.settingsFix})`,
+      );
+    }
+    if (app.verify_key?.toLowerCase() !== settings.publicKey.toLowerCase()) {
+      return fail(
+        "discord: the application's public key is not DISCORD_PUBLIC_KEY",
+        `DISCORD_PUBLIC_KEY=${app.verify_key} (Developer Portal → General Information → Public Key; ${context.place.settingsFix})`,
+      );
+    }
+    const expected = webhookOf(context, "discord");
+    const registered = app.interactions_endpoint_url ?? "";
+    if (!isPublic(context.publicUrl)) {
+      return pass(
+        `discord: application ${app.name} (${app.id}) takes the bot token (interactions endpoint: ${registered ? shownUrl(registered) : "none"}); not compared with ${context.publicUrl}, which Discord cannot call`,
+      );
+    }
+    if (!sameUrl(registered, expected)) {
+      return fail(
+        registered
+          ? `discord: application ${app.name}'s interactions endpoint is ${shownUrl(registered)}, not ${expected}`
+          : `discord: application ${app.name} has no interactions endpoint`,
+        `set it to ${expected} (Developer Portal → General Information → Interactions Endpoint URL; npm run discord:register -- ${expected} prints it)`,
+      );
+    }
+    return pass(`discord: application ${app.name} (${app.id}) sends its interactions to ${expected}`);
+  },
+
+  async mattermost(context) {
+    const settings = context.config.channels.mattermost;
+    if (!settings) throw new Error("the mattermost channel is not on");
+    const api = createMattermostApi({
+      url: settings.url,
+      botToken: secretValue(context.place.secrets, "mattermost/bot-token"),
+      now: context.now,
+    });
+    const me = await api.getMe();
+    return pass(`mattermost: the bot token is @${me.username}'s on ${settings.url}`);
+  },
+
+  async teams(context) {
+    const settings = context.config.channels.teams;
+    if (!settings) throw new Error("the teams channel is not on");
+    await requestTeamsAppToken({
+      appId: settings.appId,
+      appPassword: secretValue(context.place.secrets, "teams/app-password"),
+      tokenUrl: teamsTokenUrl(settings.loginBase, settings.tenantId),
+    });
+    return pass(`teams: tenant ${settings.tenantId} issues app ${settings.appId} a token`);
+  },
+};
+
+/** Slack's answers to a token it does not take (its `error` codes). */
+const SLACK_REFUSALS =
+  /^(invalid_auth|not_authed|token_revoked|token_expired|account_inactive|no_permission)$/;
+
+/** A platform call that failed: a refused credential (store the right one), or a platform out of reach. */
+function platformFailure(channel: ChannelName, error: unknown, place: SecretPlace): Check {
+  if (!(error instanceof PlatformApiError)) {
+    return fail(`${channel}: the check failed (${describeFailure(error)})`, "run it again");
+  }
+  // The platform's own words, without the "<platform> <call> failed: " the error starts with.
+  const prefix = `${error.platform} ${error.method} failed: `;
+  const words = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+  const refused =
+    channel === "slack"
+      ? SLACK_REFUSALS.test(words)
+      : error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 429;
+  if (refused) {
+    const what = channel === "teams" ? "the app's id, tenant or password" : "the bot token";
+    return fail(
+      `${channel}: the platform refused ${what} (${error.method}: ${words})`,
+      channel === "teams"
+        ? `${place.storeFix(["teams/app-password"], channel)}; and check TEAMS_APP_ID and TEAMS_TENANT_ID (${place.settingsFix})`
+        : place.storeFix(channelSecrets(channel), channel),
+    );
+  }
+  return fail(
+    `${channel}: the platform could not be asked (${error.method}: ${words})`,
+    channel === "mattermost"
+      ? `check MATTERMOST_URL (${place.settingsFix}), then run it again`
+      : "run it again; if it persists, check the platform's status",
+  );
+}

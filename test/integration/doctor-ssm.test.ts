@@ -1,0 +1,169 @@
+/**
+ * `npm run doctor -- --stage test` against the local stack with its secrets in SSM Parameter Store (a local
+ * fake, reached as the real one through AWS_ENDPOINT_URL_SSM), the way a deployment reads them: the
+ * doctor reads the same parameters, names the key from the stage's key list, reports a missing parameter
+ * with the `secrets:put` command that stores it, and notices when --stage is not the stack's.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DoctorIo, runDoctor } from "../../scripts/lib/doctor.ts";
+import { type FakePlatform, startFakePlatform } from "./support/fake-platform.ts";
+import { type FakeSsm, startFakeSsm } from "./support/fake-ssm.ts";
+import { startTestStack, type TestStack, waitFor } from "./support/test-stack.ts";
+
+const PREFIX = "/handraise/test";
+const API_KEY = "ssm-doctor-api-key-0123456789";
+const AGENT_KEY = "ssm-doctor-agent-key-0123456789";
+const BOT_TOKEN = "5151:ssm-doctor-bot";
+
+let ssm: FakeSsm;
+let telegram: FakePlatform;
+let stack: TestStack;
+
+beforeAll(async () => {
+  ssm = await startFakeSsm();
+  ssm.put(`${PREFIX}/api-key`, API_KEY);
+  ssm.put(`${PREFIX}/api-keys/agent`, `ask:${AGENT_KEY}`);
+  ssm.put(`${PREFIX}/telegram/bot-token`, BOT_TOKEN);
+  ssm.put(`${PREFIX}/telegram/webhook-secret`, "ssm_webhook_secret");
+  telegram = await startFakePlatform((call) =>
+    call.method === "getWebhookInfo"
+      ? { body: { ok: true, result: { url: "", pending_update_count: 0 } } }
+      : { body: { ok: true, result: true } },
+  );
+  stack = await startTestStack({
+    HANDRAISE_SSM_PREFIX: PREFIX,
+    HANDRAISE_CHANNELS: "telegram",
+    HANDRAISE_SECRETS_MAX_AGE_SECONDS: "1",
+    AWS_ENDPOINT_URL_SSM: ssm.url,
+    TELEGRAM_API_BASE: telegram.url,
+  });
+});
+afterAll(async () => {
+  await stack?.stop();
+  await telegram?.stop();
+  await ssm?.stop();
+});
+
+/**
+ * The doctor as run after a deploy: the stage's URL and key, and a shell that still holds the values it
+ * stored with `npm run secrets:put` — which must not count, SSM's are the deployment's.
+ */
+async function doctor(argv: string[], key = API_KEY) {
+  let stdout = "";
+  const io: DoctorIo = {
+    argv: ["--stage", "test", ...argv],
+    env: {
+      HANDRAISE_URL: stack.httpUrl,
+      HANDRAISE_API_KEY: key,
+      TELEGRAM_BOT_TOKEN: "1:a-stale-token-in-the-shell",
+      TELEGRAM_API_BASE: telegram.url,
+    },
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: () => {},
+  };
+  const exit = await runDoctor(io);
+  const lines = stdout.trim().split("\n");
+  return { exit, lines, failures: lines.filter((line) => line.startsWith("✗")) };
+}
+
+describe("npm run doctor --stage: secrets from SSM, as deployed", () => {
+  it("reads the stage's parameters, decrypted, and names the key from its key list; exit 0", async () => {
+    const reads = ssm.calls.length;
+    const run = await doctor([]);
+    expect(run.exit, run.lines.join("\n")).toBe(0);
+    expect(run.lines).toEqual([
+      `✓ the API at ${stack.httpUrl} answers`,
+      `✓ the key is accepted: "default", scope admin: it may do anything (the operator's key: never give it to an agent)`,
+      "✓ channels on: telegram; off: slack, discord, mattermost, teams",
+      `✓ answer page off: no link-secret in SSM under ${PREFIX} (npm run secrets:put -- --stage test --answer-page turns it on)`,
+      `✓ telegram secrets in SSM under ${PREFIX}: telegram/bot-token, telegram/webhook-secret`,
+      `✓ telegram: the bot token works (webhook: none); not compared with ${stack.httpUrl}, which Telegram cannot call`,
+    ]);
+    // The bot token from SSM is the one asked with, not the shell's.
+    expect(telegram.callsTo("getWebhookInfo").at(-1)?.path).toBe(`/bot${BOT_TOKEN}/getWebhookInfo`);
+    // The stack's own functions read the same fake: every read here, theirs or the doctor's, is of the stage's
+    // parameters, decrypted, and the keys are read by their path only.
+    const calls = ssm.calls.slice(reads);
+    expect(calls.some((c) => c.operation === "GetParametersByPath")).toBe(true);
+    for (const call of calls) {
+      expect(call.body.WithDecryption).toBe(true);
+      if (call.operation === "GetParameter") {
+        expect(String(call.body.Name)).toMatch(/^\/handraise\/test\/(api-key|link-secret|telegram\/.+)$/);
+      } else {
+        expect(call).toMatchObject({
+          operation: "GetParametersByPath",
+          body: { Path: `${PREFIX}/api-keys` },
+        });
+        expect(call.body.Recursive).not.toBe(true);
+      }
+    }
+  });
+
+  it("a wrong key: ✗ naming the stage's api-key parameter", async () => {
+    const run = await doctor([], "not-the-stage-key-0000");
+    expect(run.exit).toBe(1);
+    expect(run.failures).toEqual([
+      `✗ the API refused the key (401) — give the stack's key with --key or HANDRAISE_API_KEY (the ${PREFIX}/api-key parameter, or a key of its own: npm run secrets:put -- --stage test --api-key <name> --scope ask)`,
+    ]);
+  });
+
+  it("names an ask key of the stage's list, and says it may not answer", async () => {
+    const run = await doctor([], AGENT_KEY);
+    expect(run.exit).toBe(0);
+    expect(run.lines[1]).toBe(
+      `✓ the key is accepted: "agent", scope ask: it may ask, and read, wait for and cancel its own questions; it may not answer`,
+    );
+  });
+
+  it("a missing parameter: ✗ with the secrets:put command that stores it", async () => {
+    const name = `${PREFIX}/telegram/webhook-secret`;
+    const kept = ssm.parameters.get(name);
+    ssm.parameters.delete(name);
+    try {
+      const run = await doctor([]);
+      expect(run.exit).toBe(1);
+      expect(run.failures).toContain(
+        `✗ telegram secret is missing in SSM under ${PREFIX}: telegram/webhook-secret — store them with npm run secrets:put -- --stage test --channels telegram, with TELEGRAM_BOT_TOKEN and TELEGRAM_WEBHOOK_SECRET set`,
+      );
+      expect(run.lines.filter((line) => line.startsWith("✓ telegram:"))).toEqual([]);
+    } finally {
+      if (kept) ssm.parameters.set(name, kept);
+    }
+  });
+
+  it("a placeholder stored as a secret: ✗ naming the parameter, never its value", async () => {
+    ssm.put(`${PREFIX}/telegram/bot-token`, "changeme");
+    try {
+      const run = await doctor([]);
+      expect(run.exit).toBe(1);
+      expect(run.failures).toContain(
+        `✗ telegram secrets in SSM under ${PREFIX}: the SSM parameter ${PREFIX}/telegram/bot-token is a placeholder ("changeme"), not a secret — store them with npm run secrets:put -- --stage test --channels telegram, with TELEGRAM_BOT_TOKEN and TELEGRAM_WEBHOOK_SECRET set`,
+      );
+    } finally {
+      ssm.put(`${PREFIX}/telegram/bot-token`, BOT_TOKEN);
+    }
+  });
+
+  it("the answer page on with the stage's link-secret; --stage of another stack: ✗ for the key and the secrets", async () => {
+    ssm.put(`${PREFIX}/link-secret`, "ssm-doctor-link-secret-0123456789abcdef");
+    // The stack reads a new secret within its cache age (1 s here).
+    await waitFor(
+      async () => ((await fetch(`${stack.httpUrl}/answer/x?sig=x`)).status === 403 ? true : undefined),
+      { what: "the answer page to turn on" },
+    );
+    const run = await doctor([]);
+    expect(run.exit).toBe(0);
+    expect(run.lines).toContain(`✓ answer page on (link-secret in SSM under ${PREFIX})`);
+
+    const other = await doctor(["--stage", "other"]);
+    const fix = `check that --stage names the stack of --url (${stack.httpUrl})`;
+    expect(other.exit).toBe(1);
+    expect(other.failures).toEqual([
+      `✗ the key is accepted, but it is none of the keys in SSM under /handraise/other — ${fix}`,
+      `✗ the answer page is on, but there is no link-secret in SSM under /handraise/other — ${fix}`,
+      "✗ telegram secrets are missing in SSM under /handraise/other: telegram/bot-token, telegram/webhook-secret — store them with npm run secrets:put -- --stage other --channels telegram, with TELEGRAM_BOT_TOKEN and TELEGRAM_WEBHOOK_SECRET set",
+    ]);
+  });
+});
