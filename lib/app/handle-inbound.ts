@@ -236,13 +236,13 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     inbound: Inbound,
     { record: routed, listed }: { record?: QuestionRecord; listed?: true },
   ): Promise<InboundOutcome> {
-    // A pending listing does not carry the draft (the indexes project what a listing shows): a prompt of
-    // several questions routed that way is read whole before typed text is merged with its draft, or before
-    // `/question` posts it again at its first step still open.
-    const needsDraft =
-      inbound.kind === "text" || (inbound.kind === "command" && inbound.command === "question");
+    // A pending listing carries neither the draft nor the context (the indexes project what a listing
+    // shows): a prompt of several questions routed that way is read whole before typed text is merged with
+    // its draft, and any prompt before `/question` posts it again as it was asked, at its first open step.
+    const reposts = inbound.kind === "command" && inbound.command === "question";
+    const mergesDraft = inbound.kind === "text" && (routed?.questions.length ?? 0) > 1;
     const record =
-      routed && listed && needsDraft && routed.questions.length > 1 && routed.status === "pending"
+      routed && listed && (reposts || mergesDraft) && routed.status === "pending"
         ? await store.get(routed.id, now())
         : routed;
     if (!record) return inbound.kind === "command" ? { kind: "no_pending" } : { kind: "ignored" };

@@ -22,7 +22,7 @@ const noOutputSchemas = {
 
 export interface McpHttpDeps {
   tools: McpTools;
-  defaults: { owner: string | undefined; deliverTo: string | undefined };
+  defaults: { owner: string | undefined; deliverTo: string | undefined; context?: string | undefined };
 }
 
 export function createMcpHttp(deps: McpHttpDeps) {
