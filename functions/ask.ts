@@ -12,6 +12,7 @@ import { DeliveryFailedError } from "#lib/app/errors.ts";
 import { functionDeadline, withPlatformDeadline } from "#lib/channels/platform-http.ts";
 import { loadConfig } from "#lib/config.ts";
 import {
+  contextSchema,
   deliveryTargetSchema,
   escalationSchema,
   ownerSchema,
@@ -41,6 +42,8 @@ const askTaskEventSchema = z.object({
   escalate: z.nullish(escalationSchema),
   // The person the run acts for, who may never answer its question (the task input's, never the model's).
   requestedBy: z.nullish(ownerSchema),
+  // Who is asking and why, shown above the questions (the task input's, never the model's).
+  context: z.nullish(contextSchema),
 });
 
 export const handler = middy()

@@ -29,4 +29,4 @@ export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredRe
   .use(observability.middlewares)
   .use(httpErrors(observability.telemetry))
   .use(apiKeyAuth(keyring))
-  .handler(createMcpHttp({ tools, defaults: { owner: config.mcp.owner, deliverTo: config.mcp.deliverTo } }));
+  .handler(createMcpHttp({ tools, defaults: config.mcp }));

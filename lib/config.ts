@@ -23,7 +23,7 @@
 import { DEFAULT_API_KEY_NAME } from "./auth/api-keys.ts";
 import { ConfigError } from "./config-error.ts";
 import { isHttpsOrLoopback } from "./http/outbound.ts";
-import { ownerProblem, parseDeliverTo } from "./mcp/asker.ts";
+import { contextProblem, ownerProblem, parseDeliverTo } from "./mcp/asker.ts";
 import { MAX_REMINDERS } from "./questions/question-record.ts";
 import {
   MAX_TIMEOUT_SECONDS,
@@ -189,6 +189,8 @@ const envSchema = z
     /** The MCP server's asking person and targets when a request names none (README.md, "MCP server"). */
     HANDRAISE_MCP_OWNER: z.optional(z.string()),
     HANDRAISE_MCP_DELIVER_TO: z.optional(z.string()),
+    /** The context (who is asking and why) of MCP questions whose request sends no X-Handraise-Context. */
+    HANDRAISE_MCP_CONTEXT: z.optional(z.string()),
     /** How long an MCP tool call waits for the answer before it returns `pending` (under clients' timeouts). */
     HANDRAISE_MCP_WAIT_SECONDS: seconds(20, 25),
   })
@@ -265,10 +267,12 @@ export interface NotifySettings {
   allowLoopback: boolean;
 }
 
-/** The MCP server's defaults (its requests may name their own owner and targets). */
+/** The MCP server's defaults (its requests may name their own owner, targets and context). */
 export interface McpSettings {
   owner: string | undefined;
   deliverTo: string | undefined;
+  /** Who is asking and why, for requests that send no X-Handraise-Context (checked here). */
+  context: string | undefined;
   waitSeconds: number;
 }
 
@@ -338,6 +342,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (mcpOwnerProblem) problems.push(`HANDRAISE_MCP_OWNER: ${mcpOwnerProblem}`);
   const mcpTargets = e?.HANDRAISE_MCP_DELIVER_TO && parseDeliverTo(e.HANDRAISE_MCP_DELIVER_TO);
   if (mcpTargets && "problem" in mcpTargets) problems.push(`HANDRAISE_MCP_DELIVER_TO: ${mcpTargets.problem}`);
+  const mcpContextProblem = e?.HANDRAISE_MCP_CONTEXT && contextProblem(e.HANDRAISE_MCP_CONTEXT);
+  if (mcpContextProblem) problems.push(`HANDRAISE_MCP_CONTEXT: ${mcpContextProblem}`);
   if (problems.length > 0 || !e) {
     throw new ConfigError(`Invalid configuration: ${problems.join("; ")}`);
   }
@@ -370,6 +376,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mcp: {
       owner: e.HANDRAISE_MCP_OWNER,
       deliverTo: e.HANDRAISE_MCP_DELIVER_TO,
+      context: e.HANDRAISE_MCP_CONTEXT,
       waitSeconds: e.HANDRAISE_MCP_WAIT_SECONDS,
     },
   };

@@ -7,6 +7,7 @@ import {
   ToolInputError,
 } from "../questions/index.ts";
 import {
+  contextSchema,
   deliveryTargetSchema,
   type Escalation,
   escalationSchema,
@@ -63,6 +64,8 @@ export const agentInputSchema = z.object({
   escalate: z.optional(escalationSchema),
   /** The person the run acts for (owner form): they may never answer its questions. */
   requestedBy: z.optional(ownerSchema),
+  /** Who is asking and why, shown to the person above each question of the run. */
+  context: z.optional(contextSchema),
 });
 export type AgentInput = z.infer<typeof agentInputSchema>;
 
@@ -120,6 +123,8 @@ export interface AskStep {
   escalate: Escalation | null;
   /** The person the run acts for, or null. Never absent: the task's Parameters read it. */
   requestedBy: string | null;
+  /** Who is asking and why (the run's), or null. Never absent: the task's Parameters read it. */
+  context: string | null;
 }
 /**
  * The run's reminders and escalation for one of its questions. The model chose that question's timeout, so
@@ -318,6 +323,7 @@ export function createModelStep(deps: ModelStepDeps) {
           deliverTo: state.deliverTo,
           ...runTimersFor(state, timeoutSeconds),
           requestedBy: state.requestedBy ?? null,
+          context: state.context ?? null,
         };
       } catch (error) {
         if (!(error instanceof ToolInputError)) throw error;

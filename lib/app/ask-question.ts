@@ -3,6 +3,7 @@ import type { TaskCallbacks } from "../callbacks/task-callbacks.ts";
 import type { ChannelRegistry } from "../channels/chat-channel.ts";
 import { normalizeAskUserArgs, questionIdFor, type TimeoutLimits } from "../questions/index.ts";
 import {
+  contextSchema,
   type Delivery,
   type DeliveryTarget,
   type Escalation,
@@ -46,6 +47,11 @@ export interface AskQuestionInput {
    * (InvalidArgumentError at `requestedBy`).
    */
   requestedBy?: string | null | undefined;
+  /**
+   * Who is asking and why, in the caller's words (never the model's): shown above the questions. Checked and
+   * made canonical here, whichever way it came (InvalidArgumentError at `context`).
+   */
+  context?: string | null | undefined;
 }
 
 export interface AskQuestionDeps {
@@ -74,8 +80,8 @@ export interface AskQuestionDeps {
  * const ask = createAskQuestion({ store, channels, callbacks, limits, now: Date.now });
  * const record = await ask({ args, owner: "telegram:42", deliverTo: [{ channel: "telegram", chatId: "42" }] });
  * @throws ToolInputError (bad arguments), InvalidArgumentError (a target channel that is not enabled, a
- *   reminder or escalation not before the deadline, a requester who would be the only one to answer:
- *   nothing stored), SessionBusyError, IdInUseError.
+ *   reminder or escalation not before the deadline, a requester who would be the only one to answer, a
+ *   context that breaks its rules: nothing stored), SessionBusyError, IdInUseError.
  */
 export function createAskQuestion(deps: AskQuestionDeps) {
   const { store, channels, limits, now, telemetry } = deps;
@@ -136,6 +142,7 @@ export function createAskQuestion(deps: AskQuestionDeps) {
         "requestedBy is the only person who could answer, and the person a question is asked for may not answer it: ask someone else (owner), or escalate to someone else.",
       );
     }
+    const context = contextOf(input.context);
     const id = input.id ?? defaultId(input);
     const created = await create({
       ...request,
@@ -153,6 +160,7 @@ export function createAskQuestion(deps: AskQuestionDeps) {
       askedBy: input.askedBy,
       listUnderAsker: input.listUnderAsker,
       requestedBy,
+      context,
     });
     if (created.kind === "id_in_use") throw new IdInUseError(id);
     if (created.kind === "session_busy") throw new SessionBusyError(created.pendingId);
@@ -244,6 +252,14 @@ function checkBeforeDeadline(seconds: number, timeoutSeconds: number, path: stri
     path,
     `${seconds} s is not before the question's deadline (it times out after ${timeoutSeconds} s).`,
   );
+}
+
+/** The context, canonical (trimmed, `\n` line breaks); undefined when none was given. */
+function contextOf(given: string | null | undefined): string | undefined {
+  if (given === undefined || given === null) return undefined;
+  const parsed = contextSchema.safeParse(given);
+  if (parsed.success) return parsed.data;
+  throw new InvalidArgumentError("context", `${parsed.error.issues[0]?.message ?? "context is not valid"}.`);
 }
 
 function defaultId(input: AskQuestionInput): string {

@@ -245,8 +245,9 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     { record: routed, listed }: { record?: QuestionRecord; listed?: true },
   ): Promise<InboundOutcome> {
     // A question found in a pending listing is read whole before anything is decided: the indexes project
-    // what a listing shows, not who may answer (the person it was asked for, the escalation) nor the draft.
-    // Judged on the listing, the person a question was asked for could answer it by typing in their own chat.
+    // what a listing shows, not who may answer (the person it was asked for, the escalation), the draft or
+    // the context. Judged on the listing, the person a question was asked for could answer it by typing in
+    // their own chat, and `/question` would post it again without its context.
     const record = routed && listed ? await store.get(routed.id, now()) : routed;
     if (!record) return inbound.kind === "command" ? { kind: "no_pending" } : { kind: "ignored" };
     // The owner, or from the escalation time its escalation owner — never the person it was asked for;

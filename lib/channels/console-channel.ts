@@ -5,9 +5,10 @@ import type { ChatChannel } from "./chat-channel.ts";
 import { outcomeText } from "./replies.ts";
 
 /**
- * The terminal of the local stack as a chat: the prompt is written as text and answered by typing (see the
- * demo), with the answerer's answer page link when the page is on — the terminal is the person's own, a
- * private target. Meant for local use: deployed, its output would land in the function's logs.
+ * The terminal of the local stack as a chat: the prompt (under the question's context) is written as text
+ * and answered by typing (see the demo), with the answerer's answer page link when the page is on — the
+ * terminal is the person's own, a private target. Meant for local use: deployed, its output would land in
+ * the function's logs.
  */
 export function createConsoleChannel(
   write: (text: string) => void,
@@ -18,7 +19,7 @@ export function createConsoleChannel(
     async deliver(question, target, answerer) {
       const url = await links.urlFor(question, answerer);
       const link = url === undefined ? "" : `\n${ANSWER_IN_BROWSER}: ${url}\n`;
-      write(`\n[${question.id}] ${renderPromptText(question.questions)}\n${link}`);
+      write(`\n[${question.id}] ${renderPromptText(question.questions, question.context)}\n${link}`);
       return { ...target, messageId: question.id, privateTo: answerer };
     },
     async retire(question) {

@@ -34,6 +34,8 @@ export interface DurableAskOptions {
   escalate?: Escalation | undefined;
   /** The person the run acts for (owner form), who may never answer the question. */
   requestedBy?: string | undefined;
+  /** Who is asking and why, shown above the questions: 1-500 characters (else InvalidArgumentError). */
+  context?: string | undefined;
 }
 
 /** Errors of the registration a retry cannot cure: the execution gets them at once. */
@@ -81,6 +83,7 @@ export function createDurableAskUser(deps: { askQuestion: AskQuestion; limits: T
               remindAfterSeconds: options.remindAfterSeconds,
               escalate: options.escalate,
               requestedBy: options.requestedBy,
+              context: options.context,
               askedBy: "run",
             });
             if (record.status === "delivery_failed") throw new DeliveryFailedError(record.id);

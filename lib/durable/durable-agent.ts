@@ -85,6 +85,7 @@ export function createDurableAgent(deps: DurableAgentDeps) {
         remindAfterSeconds: timers.remindAfterSeconds ?? undefined,
         escalate: timers.escalate ?? undefined,
         requestedBy: input.requestedBy,
+        context: input.context,
       });
       return { outcome: result, text: formatToolResult(result, questions).text };
     } catch (error) {

@@ -6,6 +6,7 @@ import { MAX_WAIT_MS, type WaitForQuestion } from "../app/wait-for-question.ts";
 import { type ApiKey, askedByOf, keyAnswerRefusal, maySee } from "../auth/api-keys.ts";
 import { type NotifyUrlPolicy, notifyUrlProblem } from "../notify/notify-url.ts";
 import {
+  contextSchema,
   deliveryTargetSchema,
   escalationSchema,
   isRequester,
@@ -46,6 +47,8 @@ const createBodySchema = z.strictObject({
   notify: z.optional(z.strictObject({ url: z.string() })),
   // The person the agent acts for, who may never answer it (checked against the answerers by the ask).
   requestedBy: z.optional(ownerSchema),
+  // Who is asking and why, shown to the person above the questions (trimmed, 1-500 characters).
+  context: z.optional(contextSchema),
 });
 
 const answerBodySchema = z.strictObject({ answers: z.unknown(), resolvedBy: z.optional(shortText) });

@@ -3,12 +3,25 @@
  * `X-Handraise-Deliver-To` (`telegram:42,slack:C123`: comma-separated `<channel>:<chatId>`, each split at
  * its first `:`), else the deployment's HANDRAISE_MCP_OWNER / HANDRAISE_MCP_DELIVER_TO. No target is
  * allowed, as in the question API: the question is then answered on its answer page or over the API.
+ *
+ * What the person is told of who asks and why (the question's `context`) comes the same way — the header
+ * `X-Handraise-Context`, else HANDRAISE_MCP_CONTEXT — and never from the model: it is not an ask_user
+ * argument. The header is percent-encoded UTF-8 (as `encodeURIComponent` writes it), since a header can
+ * carry neither a line break nor, in most clients, anything beyond Latin-1; plain ASCII without `%` reads
+ * as it is.
  */
-import { type DeliveryTarget, deliveryTargetSchema, ownerSchema } from "../questions/question-record.ts";
+import {
+  contextSchema,
+  type DeliveryTarget,
+  deliveryTargetSchema,
+  ownerSchema,
+} from "../questions/question-record.ts";
 
 export interface Asker {
   owner: string;
   deliverTo: DeliveryTarget[];
+  /** Who is asking and why, canonical; absent when neither the request nor the deployment says. */
+  context?: string;
 }
 
 /**
@@ -48,10 +61,30 @@ export function ownerProblem(owner: string): string | undefined {
   return parsed.success ? undefined : parsed.error.issues[0]?.message;
 }
 
+/** The context's problem, if any (the rules of every question's context). */
+export function contextProblem(context: string): string | undefined {
+  const parsed = contextSchema.safeParse(context);
+  return parsed.success ? undefined : parsed.error.issues[0]?.message;
+}
+
+/** The context an `X-Handraise-Context` header carries (percent-encoded), or what is wrong with it. */
+function headerContext(header: string): { context: string } | { problem: string } {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(header);
+  } catch {
+    return { problem: "X-Handraise-Context: not valid percent-encoding (write a % sign as %25)." };
+  }
+  const parsed = contextSchema.safeParse(decoded);
+  return parsed.success
+    ? { context: parsed.data }
+    : { problem: `X-Handraise-Context: ${parsed.error.issues[0]?.message ?? "not valid"}.` };
+}
+
 /** The asker of a request; a sentence saying what is missing or malformed otherwise. */
 export function askerOf(
   headers: Record<string, string | undefined>,
-  defaults: { owner: string | undefined; deliverTo: string | undefined },
+  defaults: { owner: string | undefined; deliverTo: string | undefined; context?: string | undefined },
 ): Asker | { problem: string } {
   const owner = headers["x-handraise-owner"] ?? defaults.owner;
   if (owner === undefined) {
@@ -61,5 +94,13 @@ export function askerOf(
   if (badOwner) return { problem: `X-Handraise-Owner: ${badOwner}.` };
   const deliverTo = parseDeliverTo(headers["x-handraise-deliver-to"] ?? defaults.deliverTo ?? "");
   if ("problem" in deliverTo) return { problem: `X-Handraise-Deliver-To: ${deliverTo.problem}.` };
-  return { owner, deliverTo: deliverTo.targets };
+  const header = headers["x-handraise-context"];
+  if (header === undefined) {
+    // The deployment's default was checked when the configuration was loaded.
+    const context = defaults.context === undefined ? undefined : contextSchema.parse(defaults.context);
+    return { owner, deliverTo: deliverTo.targets, ...(context !== undefined && { context }) };
+  }
+  const context = headerContext(header);
+  if ("problem" in context) return context;
+  return { owner, deliverTo: deliverTo.targets, context: context.context };
 }

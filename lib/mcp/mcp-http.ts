@@ -26,7 +26,7 @@ const noValidator = {
 
 export interface McpHttpDeps {
   tools: McpTools;
-  defaults: { owner: string | undefined; deliverTo: string | undefined };
+  defaults: { owner: string | undefined; deliverTo: string | undefined; context?: string | undefined };
 }
 
 export function createMcpHttp(deps: McpHttpDeps) {

@@ -210,6 +210,7 @@ export function createMcpTools(deps: McpToolDeps) {
             args,
             owner: asker.owner,
             deliverTo: asker.deliverTo,
+            context: asker.context,
             askedBy: askedByOf(key),
             listUnderAsker: key.scope === "ask",
           });

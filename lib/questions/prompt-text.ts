@@ -3,6 +3,7 @@ import type { Question } from "./schema.ts";
 /**
  * The plain-text prompt (docs/ask-user.md, "Typed replies"): used where a channel has no native controls
  * and as the fallback text everywhere. It always says how to answer by typing, so it works on its own.
+ * `context` (who is asking and why, the question record's) stands between the first line and the questions.
  *
  * @example
  * renderPromptText([{ id: "deploy_target", header: "Deploy", question: "Where to?", allowOther: true,
@@ -17,12 +18,13 @@ import type { Question } from "./schema.ts";
  * //
  * // Reply with the number, the option text, or your own answer. Reply skip to skip, /cancel to cancel.
  */
-export function renderPromptText(questions: readonly Question[]): string {
+export function renderPromptText(questions: readonly Question[], context?: string): string {
   const several = questions.length > 1;
   const blocks = questions.map((question, index) =>
     renderQuestion(question, several ? index + 1 : undefined),
   );
-  return ["Question for you:", ...blocks, guidanceLine(questions)].join("\n\n");
+  const above = context === undefined || context === "" ? [] : [context];
+  return ["Question for you:", ...above, ...blocks, guidanceLine(questions)].join("\n\n");
 }
 
 function renderQuestion(question: Question, number: number | undefined): string {

@@ -64,6 +64,32 @@ export const ownerSchema = z.string().check(
   z.maxLength(256),
 );
 
+/** The most a question's context may say, in UTF-16 code units once trimmed: a short paragraph, no more. */
+export const MAX_CONTEXT_UNITS = 500;
+
+/** A control character other than a line feed (line breaks are the one layout a context may carry). */
+const CONTROL_CHARACTER = /(?!\n)\p{Cc}/u;
+
+/**
+ * Who is asking and why, as the caller (never the model) writes it: shown above the questions on every
+ * surface. Parsing gives it canonical: line breaks as `\n` (a `\r\n` or a lone `\r` becomes one), trimmed.
+ */
+export const contextSchema = z
+  .string({
+    error: (issue) => (issue.input === undefined ? "context is required" : "context must be a string"),
+  })
+  .check(
+    z.overwrite((text) => text.replace(/\r\n?/g, "\n").trim()),
+    z.minLength(1, { error: "context must not be empty or blank", abort: true }),
+    z.refine((text) => text.length <= MAX_CONTEXT_UNITS, {
+      error: `context must be at most ${MAX_CONTEXT_UNITS} characters after trimming`,
+      abort: true,
+    }),
+    z.refine((text) => !CONTROL_CHARACTER.test(text), {
+      error: "context must not contain control characters (line breaks are allowed)",
+    }),
+  );
+
 /** At most this many reminders per question (each is a schedule, and a message in every chat). */
 export const MAX_REMINDERS = 5;
 
@@ -150,6 +176,9 @@ export const questionRecordSchema = z.object({
    * that person may never answer or skip it, even as its owner or escalation owner (separation of duties).
    */
   requestedBy: z.exactOptional(about(z.string(), "Who the agent asks for; they may never answer it.")),
+  context: z.exactOptional(
+    about(z.string(), "Who is asking and why, in the caller's words: shown above the questions everywhere."),
+  ),
   /** Reminders, in seconds after `createdAtMs` (lib/app/fire-question-timer.ts). */
   remindAfterSeconds: z.exactOptional(remindAfterSecondsSchema),
   /** A second person who may answer from `createdAtMs + afterSeconds * 1000`, and where they are asked. */

@@ -93,6 +93,7 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
         ...(question.escalate !== undefined && { escalate: question.escalate }),
         ...(question.askedBy !== undefined && { askedBy: question.askedBy }),
         ...(question.requestedBy !== undefined && { requestedBy: question.requestedBy }),
+        ...(question.context !== undefined && { context: question.context }),
       };
       const indexKeys = {
         [INDEX.pendingByOwner.partitionKey]: keys.ownerIndex(question.owner),

@@ -43,6 +43,7 @@ export function toListedRecord(item: QuestionItem, nowMs: number): QuestionRecor
     // Not projected into the pending indexes (infra/table.json): shown when the question is read by id.
     ...(item.askedBy !== undefined && { askedBy: item.askedBy }),
     ...(item.requestedBy !== undefined && { requestedBy: item.requestedBy }),
+    ...(item.context !== undefined && { context: item.context }),
     deliveries: item.deliveries ?? [],
     createdAtMs: item.createdAtMs,
     expiresAtMs: item.expiresAtMs,

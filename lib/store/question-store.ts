@@ -36,6 +36,8 @@ export interface NewQuestion extends AskUserRequest {
   listUnderAsker?: boolean | undefined;
   /** The person the question was asked on behalf of, who may never answer it. */
   requestedBy?: string | undefined;
+  /** Who is asking and why, canonical (QuestionRecord.context). */
+  context?: string | undefined;
 }
 
 export type CreateResult =

@@ -21,6 +21,7 @@ main{max-width:40rem;margin:0 auto;padding:1.25rem 1rem 2rem}
 h1{font-size:1.5rem;line-height:1.25;margin:.25rem 0 .5rem}
 p{margin:.5rem 0}
 .meta,.stepper,.hint{color:var(--muted)}
+.context{white-space:pre-wrap;overflow-wrap:anywhere;border-left:4px solid var(--line);padding:.25rem .75rem;margin:.75rem 0}
 .stepper{font-weight:600;margin:1rem 0 .5rem}
 .alert{border:2px solid var(--error);border-radius:.5rem;padding:.75rem 1rem;margin:1rem 0;font-weight:600}
 fieldset{border:1px solid var(--line);border-radius:.75rem;background:var(--card);margin:1rem 0;padding:.75rem 1rem 1rem;min-width:0}

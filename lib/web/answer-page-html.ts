@@ -3,10 +3,16 @@
  * the outcome of an ended question, and the few message pages (an invalid link, …). Every sentence the page
  * shows is written here, once. Pure: records in, HTML out.
  *
- * Everything from a question (header, text, labels, descriptions, answers) is escaped: it was written by a
- * model or a person, and is shown as text, never as markup.
+ * Everything from a question (its context, header, text, labels, descriptions, answers) is escaped: it was
+ * written by a model, a caller or a person, and is shown as text, never as markup.
+ *
+ * Above the questions, on the form and on the outcome alike, the page says who is asking and why: the
+ * question's context, and the name of the API key it was asked with ("Asked by ops-bot") — a name the
+ * operator chose, never the key itself. The `default` key's name says nothing about who asked, and a run
+ * (`askedBy: "run"`) has no name, so neither is shown.
  */
 
+import { DEFAULT_API_KEY_NAME } from "../auth/api-keys.ts";
 import type { QuestionRecord } from "../questions/question-record.ts";
 import { MAX_ANSWER_VALUE_UNITS, type Question } from "../questions/schema.ts";
 import { type FieldProblem, type FormState, OTHER_VALUE, pickField, textField } from "./answer-form.ts";
@@ -38,6 +44,8 @@ export const PAGE_TEXT = {
   chooseOne: "Choose one.",
   chooseMany: "Choose one or more.",
   timeLeft: "Time left:",
+  /** Followed by the name of the API key the question was asked with. */
+  askedBy: "Asked by",
   timeUp: "Time is up.",
   checkAnswers: "Some answers need your attention.",
   tooLongTogether: "Your answers are too long together. Shorten your own answers, then submit again.",
@@ -116,6 +124,23 @@ export function timeLeftText(remainingMs: number): string {
   return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
+/** The name of the API key a question was asked with, when that name says who asked. */
+export function askingKeyName(record: Pick<QuestionRecord, "askedBy">): string | undefined {
+  const name = record.askedBy?.startsWith("api:") ? record.askedBy.slice("api:".length) : undefined;
+  return name === DEFAULT_API_KEY_NAME || name === "" ? undefined : name;
+}
+
+/** Who is asking and why, as the page shows it above the questions: nothing when the record says neither. */
+function askedAbove(record: QuestionRecord): string {
+  const key = askingKeyName(record);
+  return [
+    key === undefined ? "" : `<p class="meta" id="asked-by">${escapeHtml(`${PAGE_TEXT.askedBy} ${key}`)}</p>`,
+    record.context === undefined ? "" : `<p class="context" id="context">${escapeHtml(record.context)}</p>`,
+  ]
+    .filter(Boolean)
+    .join("\n");
+}
+
 export interface FormView {
   record: QuestionRecord;
   /** The link's signature: the form posts it back (the capability, and the form's CSRF check). */
@@ -138,6 +163,7 @@ export function renderFormPage(view: FormView): string {
   const hasProblems = Object.keys(problems).length > 0 || view.formProblem !== undefined;
   const body = [
     `<h1>${escapeHtml(title)}</h1>`,
+    askedAbove(record),
     `<p class="meta" id="time-left" data-remaining-ms="${Math.max(0, Math.floor(view.remainingMs))}" ` +
       `data-left="${escapeHtml(PAGE_TEXT.timeLeft)}" data-up="${escapeHtml(PAGE_TEXT.timeUp)}">` +
       `${escapeHtml(PAGE_TEXT.timeLeft)} ${escapeHtml(timeLeftText(view.remainingMs))}</p>`,
@@ -248,6 +274,7 @@ export function renderOutcomePage(record: QuestionRecord, options: { notSent?: b
     options.notSent ? `<p class="alert" role="alert">${escapeHtml(PAGE_TEXT.notSent)}</p>` : "",
     `<h1>${escapeHtml(outcome.title)}</h1>`,
     `<p>${escapeHtml(outcome.text)}</p>`,
+    askedAbove(record),
     summary,
   ].join("\n");
   return document(outcome.title, body, false);

@@ -150,6 +150,21 @@ describe("the agent state machine", () => {
     });
   });
 
+  it("a run's context (who is asking and why) travels through the AskUser task to its question's record", async () => {
+    const sessionKey = unique("context");
+    const executionArn = await start({
+      ...scriptedInput(sessionKey, { questions: [singleQuestion] }, "{{call_1.status}}"),
+      context: " Release agent for <alice>:\r\nv1.4 is green. ",
+    });
+    const question = await pendingQuestionOf(sessionKey);
+    const record = (await stack.api("GET", `/questions/${question.id}`)).body.question;
+    expect(record.context).toBe("Release agent for <alice>:\nv1.4 is green.");
+    await stack.api("POST", `/questions/${question.id}/cancel`, {});
+    expect(JSON.parse((await waitForExecutionEnd(stack, executionArn)).output ?? "{}")).toEqual({
+      reply: "no_answer",
+    });
+  });
+
   it("a run whose requestedBy is its owner, with no one else to answer, never waits: delivery_failed", async () => {
     const sessionKey = unique("self-requested");
     const executionArn = await start({

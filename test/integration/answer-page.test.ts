@@ -25,10 +25,15 @@ import {
 
 let stack: TestStack;
 let browser: Browser;
+/** An agent's `ask` key, named `release-bot`: the page names it as who asked. */
+const RELEASE_BOT_KEY = "release-bot-key-0123456789abcdef";
 
 beforeAll(async () => {
   // Both at once; whichever started is stopped after, even when the other failed (no chromium).
-  const [started, launched] = await Promise.allSettled([startTestStack(), launchChromium()]);
+  const [started, launched] = await Promise.allSettled([
+    startTestStack({ HANDRAISE_API_KEYS: `release-bot:ask:${RELEASE_BOT_KEY}` }),
+    launchChromium(),
+  ]);
   if (started.status === "fulfilled") stack = started.value;
   if (launched.status === "fulfilled") browser = launched.value;
   for (const result of [launched, started]) if (result.status === "rejected") throw result.reason;
@@ -633,5 +638,66 @@ describe("on a phone and on a desktop", () => {
       fullPage: true,
     });
     await waitForExecutionEnd(stack, run.executionArn);
+  });
+});
+
+describe("who is asking and why", () => {
+  it("the context (as text, its line break kept) and the asking key's name stand above the questions, at every step and on the outcome", async () => {
+    const context = "Release agent for <b>alice</b> & co:\nv1.4 <img src=x onerror=alert(1)> is green.";
+    const created = await stack.api(
+      "POST",
+      "/questions",
+      {
+        questions: [
+          { id: "go", header: "Go", question: "Ship it?", options: [{ label: "Yes" }, { label: "No" }] },
+          {
+            id: "note",
+            header: "Note",
+            question: "Tell anyone?",
+            options: [{ label: "Yes" }, { label: "No" }],
+          },
+        ],
+        owner: `web:${unique("owner")}`,
+        context,
+      },
+      { auth: `Bearer ${RELEASE_BOT_KEY}` },
+    );
+    expect(created.status, created.text).toBe(201);
+    const opened = await openPage(created.body.answerUrl);
+    const { page } = opened;
+    const shown = page.locator("#context");
+    await expect(shown.textContent()).resolves.toBe(context);
+    // Shown on two lines, as written: its line break is kept.
+    const whiteSpace = await shown.evaluate(
+      (element) => (globalThis as any).getComputedStyle(element).whiteSpace as string,
+    );
+    expect(whiteSpace).toBe("pre-wrap");
+    await expect(page.locator("#asked-by").textContent()).resolves.toBe("Asked by release-bot");
+    expect(await page.locator("main img, main b").count()).toBe(0);
+
+    await page.getByRole("radio", { name: "Yes" }).check();
+    await button(page, "Next").click();
+    await expect(stepper(page).textContent()).resolves.toBe("2 of 2");
+    expect(await shown.isVisible()).toBe(true);
+    await page.locator("#question-1").getByRole("radio", { name: "No" }).check();
+    await button(page, "Submit").click();
+
+    await page.getByRole("heading", { name: "Answered", exact: true }).waitFor();
+    await expect(page.locator("#context").textContent()).resolves.toBe(context);
+    await expect(page.locator("#asked-by").textContent()).resolves.toBe("Asked by release-bot");
+    expect(await page.locator("main img, main b").count()).toBe(0);
+    expectClean(opened);
+    await page.close();
+  });
+
+  it("a question with no context, asked with the operator's default key, shows neither", async () => {
+    const { answerUrl } = await createQuestion([
+      { id: "go", header: "Go", question: "Ship it?", options: [{ label: "Yes" }, { label: "No" }] },
+    ]);
+    const opened = await openPage(answerUrl);
+    await opened.page.getByRole("heading", { name: "A question for you" }).waitFor();
+    expect(await opened.page.locator("#context, #asked-by").count()).toBe(0);
+    expectClean(opened);
+    await opened.page.close();
   });
 });

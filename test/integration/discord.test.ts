@@ -992,3 +992,43 @@ describe("Discord webhook responses", () => {
     for (const text of webhookResponses) for (const token of tokens) expect(text).not.toContain(token);
   });
 });
+
+describe("Discord: the context (who is asking and why) above the questions", () => {
+  const CONTEXT = "Release agent for *ops* & <alice>:\n# v1.4 _passed_ `CI`";
+  /** As Discord markdown shows it literally: emphasis, code, quotes and a heading at a line's start escaped. */
+  const SHOWN = "Release agent for \\*ops\\* & <alice\\>:\n\\# v1.4 \\_passed\\_ \\`CI\\`";
+
+  it("stands above the question in the first post, each step's redraw and the retired copy, escaped", async () => {
+    const created = await stack.api("POST", "/questions", {
+      questions: [single, multi],
+      owner: `discord:${OWNER_ID}`,
+      deliverTo: [{ channel: "discord", chatId: CHANNEL }],
+      context: CONTEXT,
+    });
+    expect(created.status).toBe(201);
+    const questionId = created.body.id as string;
+    const record = await waitFor(
+      async () => {
+        const found = (await stack.api("GET", `/questions/${questionId}`)).body.question;
+        return posted(found) >= 1 ? found : undefined;
+      },
+      { what: "the delivery stored" },
+    );
+    const message = record.deliveries[0].messageId as string;
+    const post = discord.calls.filter(postsMessage).at(-1) as RecordedCall;
+    expect(post.body.content).toContain(`Question for you:\n\n${SHOWN}\n\n1 of 2 · Deploy to`);
+    expect(post.body.allowed_mentions).toEqual({ parse: [] });
+
+    const redraw = await send(tap(customId(post, "Production"), message));
+    expect(redraw.body).toMatchObject({ type: 7, data: { allowed_mentions: { parse: [] } } });
+    expect(redraw.body.data.content).toContain(`Question for you:\n\n${SHOWN}\n\n2 of 2 · Checks`);
+
+    const select = (redraw.body.data.components as Component[])
+      .flatMap((row) => row.components ?? [])
+      .find((c) => c.type === 3);
+    const last = await send(tap(select?.custom_id ?? "", message, { values: ["0"] }));
+    expect(last.body).toMatchObject({ type: 7, data: { components: [] } });
+    expect(last.body.data.content).toContain(`Question for you:\n\n${SHOWN}\n\n1. Deploy to`);
+    expect(last.body.data.content).toContain("Answered — Deploy to: Production; Checks: Unit");
+  });
+});

@@ -141,3 +141,17 @@ describe("question events", () => {
     expect(stack.streamFailures).toEqual([]);
   });
 });
+
+describe("question events carry the context", () => {
+  it("Requested and Resolved both show who is asking and why", async () => {
+    const id = await ask({ context: "Release agent:\nv1.4 is green." });
+    await stack.api("POST", `/questions/${id}/cancel`, {});
+    await stack.streamsDrained();
+
+    const events = eventsOf(id);
+    expect(events.map((event) => event.detail.context)).toEqual([
+      "Release agent:\nv1.4 is green.",
+      "Release agent:\nv1.4 is green.",
+    ]);
+  });
+});

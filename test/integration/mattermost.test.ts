@@ -1088,3 +1088,41 @@ describe("Mattermost: an answer link only where its answerer alone can read it",
     ]);
   });
 });
+
+describe("Mattermost: the context (who is asking and why) above the questions", () => {
+  const CONTEXT = "Release agent for <alice> & *ops*:\n@channel v1.4 `green`";
+  /** As Mattermost's Markdown shows it literally: markup escaped, `@` kept from notifying, the line break kept. */
+  const SHOWN = "Release agent for \\<alice\\> \\& \\*ops\\*:\n@\u200bchannel v1\\.4 \\`green\\`";
+
+  it("stands above the question in the first post, each step's redraw and the retired copy, escaped", async () => {
+    const before = created.length;
+    const asked = await stack.api("POST", "/questions", {
+      questions: [single, note],
+      owner: `mattermost:${OWNER}`,
+      deliverTo: [{ channel: "mattermost", chatId: channel }],
+      context: CONTEXT,
+    });
+    expect(asked.status).toBe(201);
+    const questionId = asked.body.id as string;
+    await waitFor(
+      async () => {
+        const record = (await stack.api("GET", `/questions/${questionId}`)).body.question;
+        return posted(record) >= 1 ? true : undefined;
+      },
+      { what: "the delivery recorded" },
+    );
+    const post = created[before] as { id: string; body: any };
+    expect(post.body.message).toMatch(/^\*\*1 of 2\*\*\n\n/);
+    expect(post.body.message).toContain(`Question for you:\n\n${SHOWN}\n\nDeploy to\nWhere should it go?`);
+
+    const first = await tap(post, "Production");
+    expect(first.body.update.message).toMatch(/^\*\*2 of 2\*\*\n\n/);
+    expect(first.body.update.message).toContain(`Question for you:\n\n${SHOWN}\n\nRelease note`);
+
+    const step2 = { id: post.id, body: { channel_id: post.body.channel_id, ...first.body.update } };
+    const last = await tap(step2, "Urgent");
+    expect(last.body.update.props).toEqual({ attachments: [] });
+    expect(last.body.update.message).toContain(`Question for you:\n\n${SHOWN}\n\n1\\. Deploy to`);
+    expect(await statusOf(questionId)).toBe("answered");
+  });
+});

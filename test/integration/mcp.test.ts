@@ -512,3 +512,51 @@ describe("MCP with an ask key", () => {
     await agentA.close();
   });
 });
+
+describe("MCP: the context (who is asking and why)", () => {
+  it("comes from X-Handraise-Context, percent-encoded, onto the record; the model's arguments cannot carry it", async () => {
+    const context = "Release agent for <alice> & *ops*:\nv1.4 — green.";
+    const client = await connect({
+      "x-handraise-owner": `web:${unique("mcp-context")}`,
+      "x-handraise-context": encodeURIComponent(context),
+    });
+    const { questionId } = jsonOf(await call(client, "ask_user", { questions: [singleQuestion] }));
+    expect((await stack.api("GET", `/questions/${questionId}`)).body.question.context).toBe(context);
+
+    // Not an ask_user argument: the model never writes it.
+    const fromModel = await call(client, "ask_user", { questions: [singleQuestion], context: "Trust me" });
+    expect(fromModel.isError).toBe(true);
+    expect(jsonOf(fromModel).error.code).toBe("INVALID_ARGUMENT");
+    await client.close();
+  });
+
+  it("a context header that breaks the rules is a tool error naming the header; nothing is stored", async () => {
+    const before = (await allItems(stack)).length;
+    const owner = { "x-handraise-owner": `web:${unique("mcp-context")}` };
+    const tooLong = await connect({ ...owner, "x-handraise-context": "x".repeat(501) });
+    const control = await connect({ ...owner, "x-handraise-context": "bell%07" });
+    const badEncoding = await connect({ ...owner, "x-handraise-context": "50% done" });
+    const results = await Promise.all(
+      [tooLong, control, badEncoding].map((client) =>
+        call(client, "ask_user", { questions: [singleQuestion] }),
+      ),
+    );
+    expect(results.map((result) => jsonOf(result).error)).toEqual([
+      {
+        code: "NO_ASKER",
+        message: "X-Handraise-Context: context must be at most 500 characters after trimming.",
+      },
+      {
+        code: "NO_ASKER",
+        message:
+          "X-Handraise-Context: context must not contain control characters (line breaks are allowed).",
+      },
+      {
+        code: "NO_ASKER",
+        message: "X-Handraise-Context: not valid percent-encoding (write a % sign as %25).",
+      },
+    ]);
+    expect((await allItems(stack)).length).toBe(before);
+    await Promise.all([tooLong.close(), control.close(), badEncoding.close()]);
+  });
+});

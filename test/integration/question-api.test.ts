@@ -608,3 +608,37 @@ describe("question ids in the path", () => {
     }
   });
 });
+
+describe("context: who is asking and why", () => {
+  it("is stored trimmed, with its line breaks and markup as written, and returned on the record", async () => {
+    const context = "  Release agent for <alice> & *ops*:\r\nv1.4 is green.  ";
+    const created = await stack.api("POST", "/questions", askBody({ context }));
+    expect(created.status).toBe(201);
+    const read = await stack.api("GET", `/questions/${created.body.id}`);
+    expect(read.body.question.context).toBe("Release agent for <alice> & *ops*:\nv1.4 is green.");
+  });
+
+  it.each([
+    ["501 characters", "x".repeat(501), "context must be at most 500 characters after trimming"],
+    [
+      "a control character",
+      "Deploy\u0007now",
+      "context must not contain control characters (line breaks are allowed)",
+    ],
+    ["blank", " \n ", "context must not be empty or blank"],
+    ["not a string", 42, "context must be a string"],
+  ])("%s → 400 INVALID_ARGUMENT at path context, nothing stored", async (_, context, message) => {
+    const id = unique("bad-context");
+    const response = await stack.api("POST", "/questions", askBody({ id, context }));
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe("INVALID_ARGUMENT");
+    expect(response.body.error.issues).toEqual([{ path: "context", message }]);
+    expect((await stack.api("GET", `/questions/${id}`)).status).toBe(404);
+  });
+
+  it("exactly 500 characters is taken", async () => {
+    const created = await stack.api("POST", "/questions", askBody({ context: "y".repeat(500) }));
+    expect(created.status).toBe(201);
+    expect((await stack.api("GET", `/questions/${created.body.id}`)).body.question.context).toHaveLength(500);
+  });
+});

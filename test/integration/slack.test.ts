@@ -1273,3 +1273,47 @@ describe("Slack: a typed reply follows the reply rules (one message at a time)",
     expect(await statusOf(questionId)).toBe("pending");
   });
 });
+
+describe("Slack: the context (who is asking and why) above the questions", () => {
+  const CONTEXT = "Release agent for <alice> & *ops*:\n_v1.4_ <@U0123> `green`";
+  /** As mrkdwn shows it literally: `& < >` escaped (no mention, no link), the line break kept. */
+  const SHOWN = "Release agent for &lt;alice&gt; &amp; *ops*:\n_v1.4_ &lt;@U0123&gt; `green`";
+
+  it("stands above the question in the first post, each step's redraw and the retired copy, escaped", async () => {
+    const created = await stack.api("POST", "/questions", {
+      questions: [single, multi],
+      owner: `slack:${TEAM}:${OWNER}`,
+      deliverTo: [{ channel: "slack", chatId: CHANNEL }],
+      context: CONTEXT,
+    });
+    expect(created.status).toBe(201);
+    const questionId = created.body.id as string;
+    const ts = await postedTs(questionId);
+    const post = slack.callsTo("chat.postMessage").at(-1) as RecordedCall;
+    expect(post.body.text).toContain(`Question for you:\n\n${SHOWN}\n\n1. Deploy to`);
+    expect(post.body.blocks[0]).toEqual({ type: "section", text: { type: "mrkdwn", text: SHOWN } });
+    expect(post.body.blocks[1].text.text).toBe("*Deploy to*\nWhere should it go?");
+
+    await postInteraction(tap(control(post, "Production"), ts));
+    const redraw = slack.callsTo("chat.update").at(-1) as RecordedCall;
+    expect(redraw.body).toMatchObject({ channel: CHANNEL, ts });
+    expect(redraw.body.blocks[0]).toEqual({ type: "section", text: { type: "mrkdwn", text: SHOWN } });
+    expect(redraw.body.blocks[1].text.text).toBe("*Checks*\nWhich checks?");
+    expect(JSON.stringify(redraw.body)).not.toContain("<alice>");
+
+    await stack.api("POST", `/questions/${questionId}/answer`, {
+      answers: { deploy_target: ["Production"], checks: ["Unit"] },
+    });
+    const retired = await waitFor(
+      async () =>
+        slack
+          .callsTo("chat.update")
+          .find(
+            (u) => u.body.ts === ts && !u.body.blocks.some((b: { type: string }) => b.type === "actions"),
+          ),
+      { what: "the copy retired" },
+    );
+    expect(retired.body.text).toContain(`Question for you:\n\n${SHOWN}\n\n1. Deploy to`);
+    expect(retired.body.blocks[0].text.text).toContain(SHOWN);
+  });
+});

@@ -766,3 +766,48 @@ describe("Teams: an answer link only in its answerer's personal chat", () => {
     await send(inGroup(tap(cardId, codec("s", 0, 0, questionId))));
   });
 });
+
+describe("Teams: the context (who is asking and why) above the questions", () => {
+  const CONTEXT = "Release agent for *ops* & [alice](https://x.test):\n1. v1.4 _green_";
+  /**
+   * As a TextBlock shows it literally: emphasis and link brackets escaped, a list marker at a line's start too,
+   * and the line break a paragraph break (a TextBlock joins single line breaks).
+   */
+  const SHOWN = "Release agent for \\*ops\\* & \\[alice\\](https://x.test):\n\n1\\. v1.4 \\_green\\_";
+
+  it("heads the card when posted, at each step and once retired, escaped", async () => {
+    const before = cardPosts().length;
+    const asked = await stack.api("POST", "/questions", {
+      questions: [single, multi],
+      owner: `teams:${OWNER_AAD}`,
+      deliverTo: [{ channel: "teams", chatId: conversation, serviceUrl: SERVICE_URL }],
+      context: CONTEXT,
+    });
+    expect(asked.status).toBe(201);
+    const questionId = asked.body.id as string;
+    const post = await waitFor(async () => cardPosts()[before], { what: "the card posted to Teams" });
+    const cardId = await waitFor(
+      async () =>
+        (await stack.api("GET", `/questions/${questionId}`)).body.question.deliveries[0]?.messageId as
+          | string
+          | undefined,
+      { what: "the posted card recorded on the question" },
+    );
+    const contextBlock = { type: "TextBlock", text: SHOWN, wrap: true };
+    const first = cardOf(post);
+    expect(first.body[0]).toEqual(contextBlock);
+    expect(first.body.slice(1, 3).map((e: any) => e.text)).toEqual(["1 of 2", "Deploy to"]);
+
+    expect((await send(tap(cardId, codec("o", 0, 1, questionId)))).status).toBe(200);
+    const second = cardOf(updatesOf(cardId).at(-1) as RecordedCall);
+    expect(second.body[0]).toEqual(contextBlock);
+    expect(second.body[1].text).toBe("2 of 2");
+
+    await send(tap(cardId, codec("d", 1, 0, questionId), { choice1: "0", other1: "" }));
+    const retired = await waitFor(async () => updatesOf(cardId).find((u) => !cardOf(u).actions), {
+      what: "the card retired",
+    });
+    expect(cardOf(retired).body[0]).toEqual(contextBlock);
+    expect(texts(cardOf(retired))).toContain('"text":"Answered — Deploy to: Production; Checks: Unit"');
+  });
+});

@@ -1032,3 +1032,43 @@ describe("Telegram: several questions, one step at a time", () => {
     ).toEqual([]);
   });
 });
+
+describe("Telegram: the context (who is asking and why) above the questions", () => {
+  /** Markup characters and a line break: Telegram gets plain text (no parse_mode), so it shows as written. */
+  const CONTEXT = "Release agent for <alice> & *ops*:\n_v1.4_ [passed](CI) `green`";
+
+  it("stands above the question in the first post, each step's redraw, a re-post and the retired copy", async () => {
+    const { executionArn, posts, questionId } = await startRun([single, multi], {
+      input: { context: CONTEXT },
+    });
+    const messageId = await postedMessageId(questionId);
+    const first = posts[0] as RecordedCall;
+    expect(first.body.text).toContain(`Question for you:\n\n${CONTEXT}\n\nDeploy to (1 of 2)`);
+    expect(first.body).not.toHaveProperty("parse_mode");
+
+    await post(tap(button(first, "Production"), messageId, { keyboard: first.body.reply_markup }));
+    const redraw = telegram.callsTo("editMessageText").at(-1) as RecordedCall;
+    expect(redraw.body).toMatchObject({ chat_id: CHAT_ID, message_id: messageId });
+    expect(redraw.body.text).toContain(`Question for you:\n\n${CONTEXT}\n\nChecks (2 of 2)`);
+    expect(redraw.body).not.toHaveProperty("parse_mode");
+
+    // Posted again by /question. It finds the question through the pending listing, whose deployed indexes
+    // do not carry the context (the local table returns every attribute: test/unit/app/handle-inbound.test.ts
+    // holds the re-read to that).
+    await post(text("/question"));
+    const again = telegram.callsTo("sendMessage").at(-1) as RecordedCall;
+    expect(again.body.text).toContain(`${CONTEXT}\n\nChecks (2 of 2)`);
+
+    await post(text("Unit", { replyTo: messageId }));
+    expect(await replyOf(executionArn)).toBe("answered||ProductionUnit");
+    const retired = await waitFor(
+      async () =>
+        telegram
+          .callsTo("editMessageText")
+          .find((c) => c.body.message_id === messageId && c.body.reply_markup.inline_keyboard.length === 0),
+      { what: "the copy retired" },
+    );
+    expect(retired.body.text).toContain(`Question for you:\n\n${CONTEXT}\n\n1. Deploy to [deploy_target]`);
+    expect(retired.body.text).toContain("Answered — Deploy to: Production; Checks: Unit");
+  });
+});

@@ -114,6 +114,15 @@ describe("loadConfig", () => {
   it("refuses a non-URL API base", () => {
     expect(problemsOf({ ...TABLE, TELEGRAM_API_BASE: "not a url" })).toMatch(/TELEGRAM_API_BASE/);
   });
+
+  it("reads the MCP server's default context, and refuses one that breaks the context's rules", () => {
+    expect(loadConfig({ ...TABLE, HANDRAISE_MCP_CONTEXT: "The release agent" }).mcp.context).toBe(
+      "The release agent",
+    );
+    expect(problemsOf({ ...TABLE, HANDRAISE_MCP_CONTEXT: "x".repeat(501) })).toMatch(
+      /HANDRAISE_MCP_CONTEXT: context must be at most 500 characters/,
+    );
+  });
 });
 
 describe("channels are all-or-nothing", () => {

@@ -1,6 +1,7 @@
 /**
- * What a question looks like in Discord: markdown-escaped text (nothing the model or a user wrote is read as
- * formatting or pings anyone) with message components, and the modal behind "Other…". A prompt of several
+ * What a question looks like in Discord: markdown-escaped text (nothing the model, the caller or a user wrote
+ * is read as formatting or pings anyone), the question's context (who is asking and why) above the questions
+ * in every drawing, with message components, and the modal behind "Other…". A prompt of several
  * questions is shown one step at a time (the stepper of lib/app/handle-inbound.ts). Every custom_id — a
  * button's, the select's, the modal's — is a control of lib/channels/control-codec.ts (≤ 57 of Discord's 100
  * characters; the short question id, never a token).
@@ -54,20 +55,20 @@ export function clip(text: string, max: number): string {
 // ── message content ─────────────────────────────────────────────────────────────────────────────────────
 
 /**
- * The plain-text prompt (`renderPromptText`) of every question, or of step `step` alone with its progress
- * ("2 of 3"), without its last line: that line says how to answer by typing a reply, and Discord does not
- * deliver plain messages to an interactions endpoint (only to a Gateway connection). The Discord guidance
- * line replaces it.
+ * The plain-text prompt (`renderPromptText`, the context above the questions) of every question, or of step
+ * `step` alone with its progress ("2 of 3"), without its last line: that line says how to answer by typing a
+ * reply, and Discord does not deliver plain messages to an interactions endpoint (only to a Gateway
+ * connection). The Discord guidance line replaces it.
  */
 function promptBody(record: QuestionRecord, step?: number): string {
   const stepping = step !== undefined && record.questions.length > 1 ? record.questions[step] : undefined;
-  const text = renderPromptText(stepping ? [stepping] : record.questions);
-  const body = text.slice(0, text.lastIndexOf("\n\n"));
-  if (!stepping || step === undefined) return escapeMarkdown(body);
-  // "Question for you:", then the step's question, led by where it stands.
-  const intro = body.indexOf("\n\n");
-  const progress = stepProgressText(step, record.questions.length);
-  return escapeMarkdown(`${body.slice(0, intro)}\n\n${progress} · ${body.slice(intro + 2)}`);
+  // The step's question is led by where it stands.
+  const shown =
+    stepping && step !== undefined
+      ? [{ ...stepping, header: `${stepProgressText(step, record.questions.length)} · ${stepping.header}` }]
+      : record.questions;
+  const text = renderPromptText(shown, record.context);
+  return escapeMarkdown(text.slice(0, text.lastIndexOf("\n\n")));
 }
 
 /** The `content` of a pending question at step `step` (0 for a single question). */

@@ -1,6 +1,7 @@
 /**
  * What a question looks like in Mattermost: the plain-text prompt as the post's Markdown message (escaped:
- * the model and the user wrote it, not us) with interactive-message buttons whose private context is a signed
+ * the model, the caller and the user wrote it, not us) — the question's context (who is asking and why)
+ * above the questions in every drawing — with interactive-message buttons whose private context is a signed
  * control, one step of the stepper at a time for several questions, and the interactive dialogs behind
  * Other… and Choose….
  */
@@ -44,13 +45,19 @@ export function cutBytes(text: string, maxBytes: number): string {
   return `${out}…`;
 }
 
-/** The prompt, with the slash command Mattermost users have (`/cancel` would be an unknown command there). */
-export function promptText(questions: readonly Question[]): string {
-  return renderPromptText(questions).replace(/\/cancel\b/g, "/handraise cancel");
+/**
+ * The prompt under `context`, with the slash command Mattermost users have in its last line (`/cancel` would
+ * be an unknown command there); what the model or the caller wrote is left as written.
+ */
+export function promptText(questions: readonly Question[], context?: string): string {
+  return renderPromptText(questions, context).replace(
+    /\/cancel to cancel\.$/,
+    "/handraise cancel to cancel.",
+  );
 }
 
 export function renderMessage(record: QuestionRecord): string {
-  return escapeMarkdown(promptText(record.questions));
+  return escapeMarkdown(promptText(record.questions, record.context));
 }
 
 /**
@@ -62,7 +69,7 @@ export function stepMessage(record: QuestionRecord, step: number): string {
   const question = record.questions[step];
   if (record.questions.length === 1 || !question) return renderMessage(record);
   const progress = stepProgressText(step, record.questions.length);
-  return `**${escapeMarkdown(progress)}**\n\n${escapeMarkdown(promptText([question]))}`;
+  return `**${escapeMarkdown(progress)}**\n\n${escapeMarkdown(promptText([question], record.context))}`;
 }
 
 /**

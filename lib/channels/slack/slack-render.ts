@@ -1,6 +1,7 @@
 /**
  * What a question looks like in Slack (Block Kit): the plain prompt of every channel as an mrkdwn section —
- * escaped, so nothing the model or a user wrote becomes a mention, a link or a channel ping — and the
+ * escaped, so nothing the model, the caller or a user wrote becomes a mention, a link or a channel ping —
+ * with the question's context (who is asking and why) above the questions in every drawing, and the
  * controls that fit its shape:
  * - one single-select question: a button per option, "Other…" (a modal with a text box) and "Skip";
  * - one multi-select question: checkboxes, "Done" (reads the ticked boxes from `state.values`), "Other…",
@@ -154,7 +155,7 @@ function actions(record: QuestionRecord, step: number, browser: BrowserEntry): S
  * Slack's own way to cancel, escaped and cut to fit.
  */
 export function renderText(record: QuestionRecord): string {
-  const prompt = renderPromptText(record.questions).replace(
+  const prompt = renderPromptText(record.questions, record.context).replace(
     /\/cancel to cancel\.$/,
     `${SLASH_COMMAND} cancel to cancel.`,
   );
@@ -163,8 +164,9 @@ export function renderText(record: QuestionRecord): string {
 
 /**
  * The blocks of a pending question: one question — the prompt and its controls; several — step `step` of
- * the stepper (its header and question, "2 of 3", its controls with the draft's choice marked). `browser`
- * is what the copy offers for the answer page: its answerer's link, the control, or nothing.
+ * the stepper (the context, its header and question, "2 of 3", its controls with the draft's choice
+ * marked). `browser` is what the copy offers for the answer page: its answerer's link, the control, or
+ * nothing.
  */
 export function renderBlocks(
   record: QuestionRecord,
@@ -176,6 +178,8 @@ export function renderBlocks(
   if (record.questions.length < 2 || !question)
     return [section(renderText(record)), actions(record, 0, browser)];
   return [
+    // A context is at most 500 characters (an entity each: 2,500), within a section's limit.
+    ...(record.context === undefined ? [] : [section(fitMrkdwn(record.context, TEXT_LIMIT))]),
     // A header is at most 12 characters (an entity each: 60): the question gets the rest of the section.
     section(`*${escapeMrkdwn(question.header)}*\n${fitMrkdwn(question.question, TEXT_LIMIT - 64)}`),
     { type: "context", elements: [plain(stepProgressText(shown, record.questions.length))] },
@@ -194,7 +198,10 @@ export function renderOwnLink(url: string): { text: string; blocks: SlackBlock[]
 
 /** An ended question's `text` and only block: the prompt and the outcome — no controls. */
 export function renderRetiredText(record: QuestionRecord): string {
-  return fitMrkdwn(`${renderPromptText(record.questions)}\n\n${outcomeText(record)}`, TEXT_LIMIT);
+  return fitMrkdwn(
+    `${renderPromptText(record.questions, record.context)}\n\n${outcomeText(record)}`,
+    TEXT_LIMIT,
+  );
 }
 
 export function renderRetiredBlocks(record: QuestionRecord): SlackBlock[] {

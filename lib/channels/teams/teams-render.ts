@@ -6,7 +6,8 @@
  * every Teams client renders it, and its taps take the same path as everything else the webhook handles —
  * answer 200, then talk through the Bot Connector — instead of an invoke whose HTTP response must carry the
  * card. The data is one control-codec.ts string: which question, which step, which option (an index into the
- * record, never a label).
+ * record, never a label). The question's context (who is asking and why) heads every card: each step, and the
+ * ended card.
  */
 
 import type { QuestionRecord } from "../../questions/question-record.ts";
@@ -51,6 +52,16 @@ const textBlock = (text: string, extra: CardElement = {}): CardElement => ({
   ...extra,
 });
 
+/**
+ * The question's context as the card's first block, if it has one. A TextBlock joins single line breaks (it
+ * is Markdown): each of the context's lines becomes a paragraph of its own.
+ */
+function contextBlocks(record: QuestionRecord): CardElement[] {
+  if (record.context === undefined) return [];
+  const block = textBlock(record.context);
+  return [{ ...block, text: String(block.text).replace(/\n/g, "\n\n") }];
+}
+
 const choiceTitle = (option: Question["options"][number]) =>
   option.description ? `${option.label} — ${option.description}` : option.label;
 
@@ -77,14 +88,14 @@ function submit(title: string, control: Control, withInputs = true): CardElement
 }
 
 /**
- * The card at one step of the prompt (step 0 for a prompt of one question): its progress ("2 of 3") when there
- * are several, the question, and its controls. A single-select question gets a button per option (one tap
- * answers it and moves on) and an own-answer box with Send; a multi-select one a choice set (tick one or more)
- * and an own-answer box, both sent with Done. Then Back (from the second step on), Skip, and — on a personal
- * chat's card only — its answerer's link to the answer page (`browser`): Teams has no message one member of a
- * group alone sees, so a shared card has no way to hand anyone a link, and shows no browser control at all.
- * What the draft already holds for the question (an earlier pass, then Back) is shown chosen: its button
- * highlighted, its boxes ticked, its typed text in the box.
+ * The card at one step of the prompt (step 0 for a prompt of one question): the question's context, its
+ * progress ("2 of 3") when there are several, the question, and its controls. A single-select question gets
+ * a button per option (one tap answers it and moves on) and an own-answer box with Send; a multi-select one
+ * a choice set (tick one or more) and an own-answer box, both sent with Done. Then Back (from the second
+ * step on), Skip, and — on a personal chat's card only — its answerer's link to the answer page (`browser`):
+ * Teams has no message one member of a group alone sees, so a shared card has no way to hand anyone a link,
+ * and shows no browser control at all. What the draft already holds for the question (an earlier pass, then
+ * Back) is shown chosen: its button highlighted, its boxes ticked, its typed text in the box.
  */
 export function renderQuestionCard(
   record: QuestionRecord,
@@ -105,6 +116,7 @@ export function renderQuestionCard(
   const chosen = question.options.flatMap((option, index) => (drafted.includes(option.label) ? [index] : []));
   const count = record.questions.length;
   const body: CardElement[] = [
+    ...contextBlocks(record),
     ...(count > 1 ? [textBlock(stepProgressText(step, count), { isSubtle: true, size: "Small" })] : []),
     ...questionText(question, step, false),
     ...(question.multiSelect
@@ -158,7 +170,7 @@ export function renderQuestionCard(
   };
 }
 
-/** A posted card once the question has ended: the questions and the outcome, no inputs, no actions. */
+/** A card once its question has ended: the context, the questions, the outcome; no inputs, no actions. */
 export function renderRetiredCard(record: QuestionRecord): CardElement {
   const several = record.questions.length > 1;
   return {
@@ -166,6 +178,7 @@ export function renderRetiredCard(record: QuestionRecord): CardElement {
     $schema: "http://adaptivecards.io/schemas/adaptive-card.json",
     version: CARD_VERSION,
     body: [
+      ...contextBlocks(record),
       ...record.questions.flatMap((question, index) => questionText(question, index, several)),
       textBlock(outcomeText(record), { weight: "Bolder", spacing: "Medium", separator: true }),
     ],

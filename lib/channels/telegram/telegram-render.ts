@@ -1,9 +1,10 @@
 /**
- * What a question looks like in Telegram: plain text (no parse_mode, so nothing the model or user wrote is
- * interpreted as markup) with inline buttons. A prompt of several questions is a stepper: one question at a
- * time in the same message, redrawn at each step. Every button's callback_data (≤ 64 bytes) is the shared
- * control codec (../control-codec.ts); a multi-select's toggle state lives in the drawn keyboard (t0 / t1),
- * not in storage, until Done.
+ * What a question looks like in Telegram: plain text (no parse_mode, so nothing the model, the caller or a
+ * user wrote is interpreted as markup) with inline buttons. The question's context (who is asking and why)
+ * stands above its questions in every drawing: each step, and the ended copy. A prompt of several questions
+ * is a stepper: one question at a time in the same message, redrawn at each step. Every button's
+ * callback_data (≤ 64 bytes) is the shared control codec (../control-codec.ts); a multi-select's toggle
+ * state lives in the drawn keyboard (t0 / t1), not in storage, until Done.
  */
 import { renderPromptText } from "../../questions/index.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
@@ -98,9 +99,9 @@ export function renderPrompt(
 
 function promptAt(record: QuestionRecord, questionIndex: number): string {
   const question = record.questions[questionIndex];
-  if (record.questions.length === 1 || !question) return renderPromptText(record.questions);
+  if (record.questions.length === 1 || !question) return renderText(record);
   const progress = stepProgressText(questionIndex, record.questions.length);
-  return renderPromptText([{ ...question, header: `${question.header} (${progress})` }]);
+  return renderPromptText([{ ...question, header: `${question.header} (${progress})` }], record.context);
 }
 
 /** The options of sub-question `questionIndex` whose labels the draft holds (kept by an earlier step). */
@@ -125,9 +126,9 @@ export function selectedToggles(keyboard: InlineKeyboard | undefined): Set<numbe
   return selected;
 }
 
-/** The whole prompt (every question), as an ended question's copy shows it above its outcome. */
+/** The whole prompt (every question, under the context), as an ended copy shows it above its outcome. */
 export function renderText(record: QuestionRecord): string {
-  return renderPromptText(record.questions);
+  return renderPromptText(record.questions, record.context);
 }
 
 /**

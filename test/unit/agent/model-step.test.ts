@@ -126,6 +126,7 @@ describe("model step", () => {
         remindAfterSeconds: null,
         escalate: null,
         requestedBy: null,
+        context: null,
       },
     });
   });
@@ -138,6 +139,18 @@ describe("model step", () => {
     };
     const result = await step({ runId: "rq", state });
     expect(result.action === "ask" && result.ask).toMatchObject({ requestedBy: "slack:T1:U9" });
+  });
+
+  it("passes the run's context to every ask (the task input's, never the model's)", async () => {
+    const { step } = setup();
+    const state = {
+      ...input([{ toolCalls: [{ id: "c", name: "ask_user", arguments: { questions: [question] } }] }]),
+      context: "Release agent for alice: v1.4 is ready.",
+    };
+    const result = await step({ runId: "rc", state });
+    expect(result.action === "ask" && result.ask).toMatchObject({
+      context: "Release agent for alice: v1.4 is ready.",
+    });
   });
 
   it("passes the run's reminders and escalation that fall before the question's deadline, and only those", async () => {

@@ -197,3 +197,39 @@ describe("askQuestion on someone's behalf (requestedBy)", () => {
     expect(created[0]).toMatchObject({ requestedBy: "web:a", escalate });
   });
 });
+
+describe("askQuestion with a context (who is asking and why)", () => {
+  it("stores it trimmed, with every line break as \\n", async () => {
+    const { ask, created } = setup("resumed");
+    await ask({
+      args,
+      owner: "web:a",
+      deliverTo: [],
+      context: "  Release agent:\r\nv1.4 <ready> & *green*\r ",
+    });
+    expect(created[0]).toMatchObject({ context: "Release agent:\nv1.4 <ready> & *green*" });
+  });
+
+  it.each([
+    ["501 characters", "x".repeat(501), "at most 500 characters"],
+    ["a tab", "a\tb", "control characters"],
+    ["a NUL", "a\u0000b", "control characters"],
+    ["nothing but spaces", "  \n ", "empty or blank"],
+  ])("refuses %s (400 at context), storing nothing", async (_, context, rule) => {
+    const { ask, created } = setup("resumed");
+    const refused = ask({ args, owner: "web:a", deliverTo: [], context });
+    await expect(refused).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(refused).rejects.toMatchObject({
+      issues: [{ path: "context", message: expect.stringContaining(rule) }],
+    });
+    expect(created).toEqual([]);
+  });
+
+  it("takes exactly 500 characters, and none at all (null, as a task input without one passes it)", async () => {
+    const { ask, created } = setup("resumed");
+    await ask({ args, owner: "web:a", deliverTo: [], context: "y".repeat(500) });
+    await ask({ args, owner: "web:a", deliverTo: [], context: null });
+    expect(created[0]?.context).toBe("y".repeat(500));
+    expect(created[1]?.context).toBeUndefined();
+  });
+});

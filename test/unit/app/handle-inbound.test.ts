@@ -292,3 +292,44 @@ describe("handleInbound: Answer in browser on a shared copy", () => {
     expect((await handle(tap("telegram:42"))).kind).toBe("invalid");
   });
 });
+
+describe("handleInbound: /question posts the question again as it was asked", () => {
+  it("reads a question routed from the pending listing whole first: the re-post shows its context", async () => {
+    const whole: QuestionRecord = { ...record, context: "Release agent for alice" };
+    // The pending indexes project what a listing shows: no context.
+    const { context: _notProjected, ...listed } = whole;
+    const posted: QuestionRecord[] = [];
+    const store = {
+      get: async (id: string) => (id === whole.id ? whole : undefined),
+      listPendingPage: async () => ({ questions: [listed] }),
+      addDeliveries: async () => whole,
+      claimEvent: async () => true,
+      releaseEvent: async () => undefined,
+    } as unknown as QuestionStore;
+    const telegram = {
+      name: "telegram",
+      deliver: async (question: QuestionRecord, target: { channel: string; chatId: string }) => {
+        posted.push(question);
+        return { ...target, messageId: "8" };
+      },
+      retire: async () => {},
+      remind: async () => {},
+    };
+    const handle = createHandleInbound({
+      store,
+      resolve: {} as ResolveQuestion,
+      channels: new Map([["telegram", telegram]]),
+      links: NO_ANSWER_LINKS,
+      now: () => 1,
+    });
+    const outcome = await handle({
+      platform: "telegram",
+      actor: "telegram:42",
+      chatId: "-100",
+      kind: "command",
+      command: "question",
+    });
+    expect(outcome.kind).toBe("shown");
+    expect(posted.map((question) => question.context)).toEqual(["Release agent for alice"]);
+  });
+});

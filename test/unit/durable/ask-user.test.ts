@@ -49,6 +49,7 @@ function harness(status: QuestionRecord["status"] | Error = "pending") {
           remindAfterSeconds: [600],
           escalate: { afterSeconds: 900, owner: "web:bob", deliverTo: [] },
           requestedBy: "web:carol",
+          context: "Nightly release job",
         }),
       };
     } catch (error) {
@@ -74,8 +75,8 @@ describe("askUser (durable)", () => {
       remindAfterSeconds: [600],
       escalate: { afterSeconds: 900, owner: "web:bob", deliverTo: [] },
     });
-    // Asked by a run, for the person the run acts for.
-    expect(input).toMatchObject({ askedBy: "run", requestedBy: "web:carol" });
+    // Asked by a run, for the person the run acts for, saying who asks and why.
+    expect(input).toMatchObject({ askedBy: "run", requestedBy: "web:carol", context: "Nightly release job" });
     // A retried registration of the same execution and callback finds the same question.
     expect(questionIdFor({ runId: input?.runId, toolCallId: callbackId })).toMatch(/^ask_[0-9a-f]{32}$/);
     const answered = { status: "answered", answers: { q: ["B"] }, resolvedBy: "telegram:42" };

@@ -130,3 +130,18 @@ describe("renderPromptText: option descriptions", () => {
     expect(optionLines).toEqual(["1. Blue", "2. Green - the new fleet", "3. Red"]);
   });
 });
+
+describe("renderPromptText: the context (who is asking and why)", () => {
+  it("stands between the first line and the questions, as written, line breaks kept", () => {
+    const context = "Release agent for alice:\nv1.4 passed CI.";
+
+    const text = renderPromptText([deployTarget, checks], context);
+
+    expect(text.startsWith(`Question for you:\n\n${context}\n\n1. Deploy [deploy_target]`)).toBe(true);
+  });
+
+  it("is left out when there is none", () => {
+    expect(renderPromptText([deployTarget], undefined)).toBe(renderPromptText([deployTarget]));
+    expect(renderPromptText([deployTarget], "")).toBe(renderPromptText([deployTarget]));
+  });
+});

@@ -4,6 +4,7 @@ import { normalizeAskUserArgs } from "#lib/questions/index.ts";
 import type { QuestionRecord } from "#lib/questions/question-record.ts";
 import { CONTENT_SECURITY_POLICY, PAGE_SCRIPT, PAGE_STYLE } from "#lib/web/answer-page-assets.ts";
 import {
+  askingKeyName,
   escapeHtml,
   renderFormPage,
   renderMessagePage,
@@ -84,5 +85,44 @@ describe("the answer page's HTML", () => {
     expect(timeLeftText(59_999)).toBe("less than a minute");
     expect(timeLeftText(14 * 60_000 + 59_000)).toBe("14 min");
     expect(timeLeftText(125 * 60_000)).toBe("2 h 5 min");
+  });
+});
+
+describe("who is asking and why, above the questions", () => {
+  const context = `Release agent for ${HOSTILE}:\nv1.4 is green.`;
+  const asked: QuestionRecord = { ...record, context, askedBy: "api:ops-bot" };
+  const form = (r: QuestionRecord) => renderFormPage({ record: r, sig: "s".repeat(43), remainingMs: 60_000 });
+
+  it("shows the context escaped, line break kept, and the asking key's name, before the first question", () => {
+    const html = form(asked);
+    const shown = `<p class="context" id="context">${escapeHtml(context)}</p>`;
+    expect(html).toContain(shown);
+    expect(html).toContain('<p class="meta" id="asked-by">Asked by ops-bot</p>');
+    expect(html.indexOf(shown)).toBeLessThan(html.indexOf('<fieldset id="question-0"'));
+    expect(html).not.toContain("<img");
+  });
+
+  it("shows both on the outcome page too, above the answers", () => {
+    const html = renderOutcomePage({
+      ...asked,
+      status: "answered",
+      answers: { q: ["B"] },
+      resolvedBy: "web:ann",
+    });
+    const shown = `<p class="context" id="context">${escapeHtml(context)}</p>`;
+    expect(html).toContain(shown);
+    expect(html).toContain("Asked by ops-bot");
+    expect(html.indexOf(shown)).toBeLessThan(html.indexOf("<dl>"));
+    expect(renderOutcomePage({ ...asked, status: "expired" })).toContain(shown);
+  });
+
+  it("names an API key, but neither the operator's default key nor a run; nothing without a context", () => {
+    expect(askingKeyName({ askedBy: "api:ops-bot" })).toBe("ops-bot");
+    expect(askingKeyName({ askedBy: "api:default" })).toBeUndefined();
+    expect(askingKeyName({ askedBy: "run" })).toBeUndefined();
+    expect(askingKeyName({})).toBeUndefined();
+    const plain = form({ ...record, askedBy: "run" });
+    expect(plain).not.toContain('id="context"');
+    expect(plain).not.toContain("Asked by");
   });
 });
