@@ -11,7 +11,14 @@ import * as z from "../zod.ts";
 /** The tool's name in every provider format. */
 export const ASK_USER_TOOL_NAME = "ask_user";
 
-export const QUESTION_ID_PATTERN = /^[a-z][a-z0-9_]*$/;
+/**
+ * A question id: 1–64 characters. The answers are keyed by it, and it names a Slack modal's input blocks and a
+ * Mattermost dialog's elements, whose names the platforms hold to 255 and 300 characters.
+ */
+export const MAX_QUESTION_ID_UNITS = 64;
+export const QUESTION_ID_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+/** The characters of an id, checked apart from its length so each problem gets its own message. */
+const QUESTION_ID_CHARACTERS = /^[a-z][a-z0-9_]*$/;
 export const MAX_QUESTIONS = 3;
 export const MIN_OPTIONS = 2;
 export const MAX_OPTIONS = 4;
@@ -112,8 +119,11 @@ const questionArgSchema = z.strictObject(
   {
     id: described(
       z.string({ error: typeError("id", "a string") }).check(
-        z.regex(QUESTION_ID_PATTERN, {
+        z.regex(QUESTION_ID_CHARACTERS, {
           error: "id must start with a lowercase letter and contain only a-z, 0-9 and _ (e.g. deploy_target)",
+        }),
+        z.maxLength(MAX_QUESTION_ID_UNITS, {
+          error: `id must be at most ${MAX_QUESTION_ID_UNITS} characters`,
         }),
       ),
       "Short unique key for this question, e.g. deploy_target. The answers are keyed by it.",

@@ -180,7 +180,7 @@ export function readForm(state: SlackState): FormReading {
   /** Questions answered with a single-select choice: a typed answer beside it is one value too many. */
   const chosenOne = new Set<string>();
   for (const [blockId, block] of Object.entries(state.values)) {
-    const [, kind, id] = /^([ct])\|([a-z][a-z0-9_]*)$/.exec(blockId) ?? [];
+    const [, kind, id] = /^([ct])\|([a-z][a-z0-9_]{0,63})$/.exec(blockId) ?? [];
     if (!id) continue;
     const choice = block.choice;
     if (kind === "c" && choice?.selected_option) chosenOne.add(id);

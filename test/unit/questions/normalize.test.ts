@@ -202,6 +202,15 @@ describe("normalizeAskUserArgs: id", () => {
     expect(paths).toEqual(["questions.0.id"]);
   });
 
+  it("takes an id of 64 characters and refuses one of 65, naming the limit", () => {
+    const longest = `q${"_".repeat(63)}`;
+    expect(normalizeAskUserArgs(oneQuestionArgs({ id: longest })).questions[0]?.id).toBe(longest);
+
+    const issues = issuesOf(oneQuestionArgs({ id: `${longest}x` }));
+
+    expect(issues).toEqual([{ path: "questions.0.id", message: "id must be at most 64 characters" }]);
+  });
+
   it("rejects a missing id, saying it is required", () => {
     const { id: _id, ...question } = questionArgs();
 
