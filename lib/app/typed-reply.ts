@@ -1,6 +1,7 @@
 import { InvalidAnswerError, parseTextReply, validateAnswers } from "../questions/index.ts";
 import { isNumberNamingNoOption } from "../questions/reply-parser.ts";
 import type { Answers, Question } from "../questions/schema.ts";
+import { cutText } from "../questions/text.ts";
 
 export type TypedReply =
   | { kind: "answer"; answers: Answers }
@@ -77,7 +78,8 @@ function numberNamingNoOption(
 
 /** The one sentence for a typed option number that names no option; with several questions, says which. */
 export function noOptionText(question: Question, typed: string, several: boolean): string {
-  const sentence = `there is no option ${typed} — type a number 1–${question.options.length} or your own answer.`;
+  // A number as long as a message would make the sentence longer than one: its start says enough.
+  const sentence = `there is no option ${cutText(typed, 24)} — type a number 1–${question.options.length} or your own answer.`;
   return several
     ? `${question.header} [${question.id}]: ${sentence}`
     : `${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}`;

@@ -8,6 +8,7 @@ import type { InboundOutcome } from "../app/handle-inbound.ts";
 import type { QuestionRecord } from "../questions/question-record.ts";
 import type { Answers, Question } from "../questions/schema.ts";
 import { ANSWER_IN_BROWSER } from "./answer-in-browser.ts";
+import { fitToLimit } from "./fit.ts";
 
 /** The fixed sentences and labels. */
 export const replies = {
@@ -81,7 +82,10 @@ export function typeYourAnswerText(question: Pick<Question, "header"> | undefine
   return `Type your answer to “${question?.header ?? "the question"}” as a reply to this message.`;
 }
 
-/** One line saying how a question ended, shown where its prompt was posted. */
+/**
+ * One line saying how a question ended, shown where its prompt was posted. See `fittedOutcomeText` for one
+ * held to a platform's limit.
+ */
 export function outcomeText(record: QuestionRecord): string {
   switch (record.status) {
     case "answered": {
@@ -102,6 +106,11 @@ export function outcomeText(record: QuestionRecord): string {
     case "pending":
       return "Waiting for an answer.";
   }
+}
+
+/** The outcome line, its answers cut (with "…") until it `fits`. */
+export function fittedOutcomeText(record: QuestionRecord, fits: TextFits): string {
+  return fitToLimit(record, outcomeText, fits, { ended: true });
 }
 
 /** What a late tap or reply is told about a question that has already ended. */
@@ -154,12 +163,18 @@ export function stillNeededText(
   return kept.length === 0 ? stillNeeded : `Recorded: ${kept.join("; ")}. ${stillNeeded}`;
 }
 
+/** Whether a sentence fits where it is sent (its platform's escaping and limit, lib/channels/platform-limits.ts). */
+export type TextFits = (text: string) => boolean;
+
+const anySize: TextFits = () => true;
+
 /**
  * What the person who tapped a control, submitted a form or typed a reply is told about its outcome, the
  * same on every platform; undefined where the outcome shows itself (the prompt redrawn at a step, a modal
- * opened) or was told the first time (a duplicate).
+ * opened) or was told the first time (a duplicate). `fits`: where it is sent — what it repeats of the
+ * person's answers is cut (with "…") until it fits (lib/channels/fit.ts).
  */
-export function outcomeReplyText(outcome: InboundOutcome): string | undefined {
+export function outcomeReplyText(outcome: InboundOutcome, fits: TextFits = anySize): string | undefined {
   switch (outcome.kind) {
     case "ignored":
       return replies.gone;
@@ -170,7 +185,7 @@ export function outcomeReplyText(outcome: InboundOutcome): string | undefined {
     case "requester":
       return replies.requesterCannotAnswer;
     case "ended":
-      return endedText(outcome.record);
+      return fitToLimit(outcome.record, endedText, fits);
     case "resolved":
       return outcome.record.status === "answered"
         ? replies.gotIt
@@ -178,7 +193,11 @@ export function outcomeReplyText(outcome: InboundOutcome): string | undefined {
           ? replies.skipped
           : replies.cancelled;
     case "incomplete":
-      return stillNeededText(outcome.record.questions, outcome.recorded, outcome.missing);
+      return fitToLimit(
+        { questions: outcome.record.questions, answers: outcome.recorded },
+        ({ questions, answers }) => stillNeededText(questions, answers ?? {}, outcome.missing),
+        fits,
+      );
     case "invalid":
       return outcome.message;
     case "duplicate":

@@ -24,6 +24,18 @@ export function truncateUtf16(text: string, maxUnits: number): string {
   return text.slice(0, splitsPair ? maxUnits - 1 : maxUnits);
 }
 
+/**
+ * `text` at most `maxUnits` UTF-16 code units, ending in "…" when cut (never half a surrogate pair); "" for
+ * `maxUnits` 0.
+ *
+ * @example cutText("Where should it go?", 9) // → "Where sh…"
+ */
+export function cutText(text: string, maxUnits: number): string {
+  if (text.length <= maxUnits) return text;
+  if (maxUnits <= 0) return "";
+  return `${truncateUtf16(text, maxUnits - 1).trimEnd()}…`;
+}
+
 /** Comparison key for labels and typed keys: trimmed, lower-cased. */
 export function foldForComparison(text: string): string {
   return text.trim().toLowerCase();

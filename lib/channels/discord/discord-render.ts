@@ -8,13 +8,20 @@
  */
 import { parseTextReply, renderPromptText } from "../../questions/index.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
-import type { Answers, Question } from "../../questions/schema.ts";
+import { type Answers, MAX_ANSWER_VALUE_UNITS, type Question } from "../../questions/schema.ts";
 import { ANSWER_IN_BROWSER, type BrowserEntry, NO_BROWSER_ENTRY } from "../answer-in-browser.ts";
 import { type ControlKind, encodeControl } from "../control-codec.ts";
-import { outcomeText, replies, stepProgressText } from "../replies.ts";
+import { fitToLimit } from "../fit.ts";
+import { PLATFORM_LIMITS } from "../platform-limits.ts";
+import { outcomeText, replies, stepProgressText, type TextFits } from "../replies.ts";
+
+const LIMITS = PLATFORM_LIMITS.discord;
 
 /** Message `content` limit. */
-export const MAX_CONTENT = 2000;
+export const MAX_CONTENT = LIMITS.content;
+
+/** Whether a sentence, markdown-escaped, fits a message's content (a notice or a reply). */
+export const fitsContent: TextFits = (text) => escapeMarkdown(text).length <= MAX_CONTENT;
 /** No mention in a posted question or reply notifies anyone (`@everyone`, `<@id>` in model or user text). */
 export const NO_MENTIONS = { parse: [] as string[] };
 
@@ -71,16 +78,31 @@ function promptBody(record: QuestionRecord, step?: number): string {
   return escapeMarkdown(text.slice(0, text.lastIndexOf("\n\n")));
 }
 
-/** The `content` of a pending question at step `step` (0 for a single question). */
+const withinContent = (content: string) => content.length <= MAX_CONTENT;
+
+/**
+ * The `content` of a pending question at step `step` (0 for a single question), shortened to fit
+ * (lib/channels/fit.ts): descriptions first, then the question's text; never its options or the guidance.
+ */
 export function promptContent(record: QuestionRecord, step = 0): string {
   const tail = `\n\n${record.questions[step]?.multiSelect ? replies.discordHowToPick : replies.discordHowToTap}`;
-  return `${clip(promptBody(record, step), MAX_CONTENT - tail.length)}${tail}`;
+  const content = fitToLimit(record, (shown) => `${promptBody(shown, step)}${tail}`, withinContent);
+  return withinContent(content)
+    ? content
+    : `${clip(promptBody(record, step), MAX_CONTENT - tail.length)}${tail}`;
 }
 
-/** A retired copy's `content`: every question, then how it ended (its controls are removed with it). */
+/**
+ * A retired copy's `content`: every question, then how it ended (its controls are removed with it), shortened
+ * to fit without ever losing the outcome line or a question's header and answer in it.
+ */
 export function retiredContent(record: QuestionRecord): string {
-  const tail = `\n\n${clip(escapeMarkdown(outcomeText(record)), 500)}`;
-  return `${clip(promptBody(record), MAX_CONTENT - tail.length)}${tail}`;
+  return fitToLimit(
+    record,
+    (shown) => `${promptBody(shown)}\n\n${escapeMarkdown(outcomeText(shown))}`,
+    withinContent,
+    { ended: true },
+  );
 }
 
 // ── components ──────────────────────────────────────────────────────────────────────────────────────────
@@ -90,7 +112,7 @@ type Component = Record<string, unknown>;
 const button = (label: string, customId: string, style = SECONDARY): Component => ({
   type: BUTTON,
   style,
-  label: clip(label, 80),
+  label: clip(label, LIMITS.buttonLabel),
   custom_id: customId,
 });
 
@@ -124,9 +146,11 @@ export function renderComponents(
           min_values: 1,
           max_values: question.options.length,
           options: question.options.map((option, index) => ({
-            label: clip(option.label, 100),
+            label: clip(option.label, LIMITS.selectOptionText),
             value: String(index),
-            ...(option.description !== undefined && { description: clip(option.description, 100) }),
+            ...(option.description !== undefined && {
+              description: clip(option.description, LIMITS.selectOptionText),
+            }),
             ...(chosen.has(option.label) && { default: true }),
           })),
         },
@@ -177,18 +201,19 @@ export function otherModal(record: QuestionRecord, sub: number): Component {
   const question = record.questions[sub];
   return {
     custom_id: encodeControl({ kind: "other", questionId: record.id, questionIndex: sub, optionIndex: 0 }),
-    title: clip(`${replies.yourAnswer}: ${question?.header ?? ""}`, 45),
+    title: clip(`${replies.yourAnswer}: ${question?.header ?? ""}`, LIMITS.modalTitle),
     components: [
       {
         type: LABEL,
-        label: clip(question?.header ?? replies.yourAnswer, 45),
-        description: clip(question?.question ?? "", 100),
+        label: clip(question?.header ?? replies.yourAnswer, LIMITS.labelText),
+        description: clip(question?.question ?? "", LIMITS.labelDescription),
         component: {
           type: TEXT_INPUT,
           custom_id: OTHER_INPUT_ID,
           style: PARAGRAPH,
           required: true,
-          max_length: 1000,
+          // As much as an own answer may be (lib/questions/schema.ts), where Discord allows it.
+          max_length: Math.min(MAX_ANSWER_VALUE_UNITS, LIMITS.textInputMaxLength),
         },
       },
     ],

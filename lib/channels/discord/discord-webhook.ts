@@ -8,7 +8,7 @@ import { browserEntry, copyIn } from "../answer-in-browser.ts";
 import type { ChatWebhookDeps } from "../chat-webhook.ts";
 import { controlAction, decodeControl } from "../control-codec.ts";
 import type { Inbound } from "../inbound.ts";
-import { outcomeReplyText, outcomeText, replies } from "../replies.ts";
+import { fittedOutcomeText, outcomeReplyText, replies } from "../replies.ts";
 import type { DiscordApi } from "./discord-api.ts";
 import { retireMessage } from "./discord-channel.ts";
 import {
@@ -24,6 +24,7 @@ import {
 import {
   clip,
   escapeMarkdown,
+  fitsContent,
   MAX_CONTENT,
   NO_MENTIONS,
   otherAnswer,
@@ -187,7 +188,7 @@ export function createDiscordWebhook(deps: DiscordWebhookDeps) {
           };
         }
         // Without a copy to update, the full outcome rather than a bare "Got it.".
-        return privately(outcomeText(outcome.record));
+        return privately(fittedOutcomeText(outcome.record, fitsContent));
       case "ended":
         if (tapped) await healTappedCopy(outcome.record, interaction);
         break;
@@ -198,7 +199,7 @@ export function createDiscordWebhook(deps: DiscordWebhookDeps) {
         if (!tapped) return privately(replies.nothingWaiting);
         break;
     }
-    const text = outcomeReplyText(outcome);
+    const text = outcomeReplyText(outcome, fitsContent);
     return text === undefined ? acknowledge(interaction) : privately(text);
   }
 

@@ -7,10 +7,12 @@
  */
 import { renderPromptText } from "../../questions/index.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
-import type { Question } from "../../questions/schema.ts";
+import { MAX_ANSWER_VALUE_UNITS, type Question } from "../../questions/schema.ts";
 import { ANSWER_IN_BROWSER, type BrowserEntry, NO_BROWSER_ENTRY } from "../answer-in-browser.ts";
 import type { Control } from "../control-codec.ts";
-import { outcomeText, replies, stepProgressText } from "../replies.ts";
+import { fitToLimit } from "../fit.ts";
+import { codePoints, PLATFORM_LIMITS } from "../platform-limits.ts";
+import { outcomeText, replies, stepProgressText, type TextFits } from "../replies.ts";
 import type { Dialog, DialogElement, PostAction, PostContent } from "./mattermost-api.ts";
 import { signControl, signDialogState } from "./mattermost-signature.ts";
 
@@ -33,6 +35,14 @@ export function mattermostWebhookUrl(publicUrl: string): string {
 export function escapeMarkdown(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!|~<>=&$]/g, "\\$&").replace(/@/g, "@\u200b");
 }
+
+const LIMITS = PLATFORM_LIMITS.mattermost;
+
+/** Whether a post's message is within Mattermost's limit (runes: code points). */
+const withinPost = (message: string) => codePoints(message) <= LIMITS.postRunes;
+
+/** Whether a sentence, escaped, fits a post (an ephemeral reply, a command's reply, a comment). */
+export const fitsPost: TextFits = (text) => withinPost(escapeMarkdown(text));
 
 /** Cuts to at most `maxBytes` UTF-8 bytes on a code point boundary (Mattermost measures dialog fields in bytes). */
 export function cutBytes(text: string, maxBytes: number): string {
@@ -152,10 +162,12 @@ export function renderPost(
   browser: BrowserEntry = NO_BROWSER_ENTRY,
   step = 0,
 ): PostContent {
-  const message = stepMessage(record, step);
+  const withLink = (message: string) =>
+    browser.kind === "link" ? `${message}\n\n${answerLinkMarkdown(browser.url)}` : message;
   const actions = renderActions(record, target, step, browser.kind === "control");
   return {
-    message: browser.kind === "link" ? `${message}\n\n${answerLinkMarkdown(browser.url)}` : message,
+    // Shortened to fit (lib/channels/fit.ts): descriptions first, then the question's text.
+    message: fitToLimit(record, (shown) => withLink(stepMessage(shown, step)), withinPost),
     props: {
       // The plain-text fallback (notifications, old clients) is the question itself.
       attachments: [{ fallback: record.questions[step]?.question ?? "", actions }],
@@ -163,12 +175,18 @@ export function renderPost(
   };
 }
 
-/** A posted copy once the question has ended: the prompt and the outcome, no buttons. */
+/**
+ * A posted copy once the question has ended: the prompt and the outcome, no buttons — shortened to fit a
+ * post, never losing the outcome line or a question's header and answer in it.
+ */
 export function retiredPost(record: QuestionRecord): PostContent {
-  return {
-    message: `${renderMessage(record)}\n\n**${escapeMarkdown(outcomeText(record))}**`,
-    props: { attachments: [] },
-  };
+  const message = fitToLimit(
+    record,
+    (shown) => `${renderMessage(shown)}\n\n**${escapeMarkdown(outcomeText(shown))}**`,
+    withinPost,
+    { ended: true },
+  );
+  return { message, props: { attachments: [] } };
 }
 
 /** The name of the free-text element of a question (`:` cannot occur in a question id). */
@@ -189,11 +207,11 @@ export function renderDialog(
   if (!question) throw new Error(`question ${record.id} has no questions`);
   const elements: DialogElement[] =
     opened.control.kind === "choose"
-      ? [select(question), freeText(question, "text", true)]
-      : [freeText(question, "textarea", false)];
+      ? [select(question), freeText(question, true)]
+      : [freeText(question, false)];
   return {
     callback_id: "handraise",
-    title: cutBytes(question.header, 24),
+    title: cutBytes(question.header, LIMITS.dialogTitleBytes),
     introduction_text: escapeMarkdown(question.question),
     elements,
     submit_label: replies.done,
@@ -204,7 +222,7 @@ export function renderDialog(
 
 function select(question: Question): DialogElement {
   return {
-    display_name: cutBytes(question.header, 24),
+    display_name: cutBytes(question.header, LIMITS.displayNameBytes),
     name: question.id,
     type: "select",
     // Optional: the own-answer field may be used instead; the submission is checked as a whole.
@@ -214,12 +232,16 @@ function select(question: Question): DialogElement {
   };
 }
 
-function freeText(question: Question, type: "text" | "textarea", optional: boolean): DialogElement {
+/**
+ * The own-answer field: a `textarea`, the element that takes more than a `text` element's 150 characters — as
+ * much as Mattermost lets one take, short of an own answer's limit (lib/questions/schema.ts).
+ */
+function freeText(question: Question, optional: boolean): DialogElement {
   return {
-    display_name: cutBytes(optional ? replies.other : replies.yourAnswer, 24),
+    display_name: cutBytes(optional ? replies.other : replies.yourAnswer, LIMITS.displayNameBytes),
     name: otherElementName(question.id),
-    type,
+    type: "textarea",
     optional,
-    max_length: 3000,
+    max_length: Math.min(MAX_ANSWER_VALUE_UNITS, LIMITS.textareaMaxLength),
   };
 }

@@ -18,6 +18,7 @@ import {
   type ActionTarget,
   answerLinkMarkdown,
   escapeMarkdown,
+  fitsPost,
   renderDialog,
   renderPost,
   retiredPost,
@@ -217,7 +218,7 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
       case "resolved":
         return ok({
           update: retiredPost(outcome.record),
-          ephemeral_text: escapeMarkdown(outcomeReplyText(outcome) ?? ""),
+          ephemeral_text: escapeMarkdown(outcomeReplyText(outcome, fitsPost) ?? ""),
         });
       case "step":
         return ok({ update: await stepPost(outcome.record, outcome.questionIndex, request) });
@@ -230,7 +231,7 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
         return openDialog(outcome.record, { control, postId: request.postId }, request.triggerId);
       default: {
         // A duplicate was answered the first time; the rest are told privately.
-        const text = outcomeReplyText(outcome);
+        const text = outcomeReplyText(outcome, fitsPost);
         return text === undefined ? ok() : ephemeral(text);
       }
     }
@@ -280,7 +281,7 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
         // The posts are edited to the outcome everywhere.
         return ok();
       default: {
-        const text = outcomeReplyText(outcome);
+        const text = outcomeReplyText(outcome, fitsPost);
         return text === undefined ? ok() : ok({ error: text });
       }
     }
@@ -316,7 +317,7 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
       kind: "command",
       command,
     });
-    const text = outcome.kind === "shown" ? replies.postedAgain : outcomeReplyText(outcome);
+    const text = outcome.kind === "shown" ? replies.postedAgain : outcomeReplyText(outcome, fitsPost);
     return text === undefined ? ok() : commandReply(text);
   }
 
@@ -350,7 +351,7 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
       case "ended":
       case "incomplete":
       case "invalid":
-        return comment(outcomeReplyText(outcome) ?? "");
+        return comment(outcomeReplyText(outcome, fitsPost) ?? "");
       // Someone else's message in the thread gets no public reply; chatter is not for us.
       default:
         return ok();

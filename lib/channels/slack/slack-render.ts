@@ -18,10 +18,12 @@
  */
 import { renderPromptText } from "../../questions/index.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
-import type { Question } from "../../questions/schema.ts";
+import { MAX_ANSWER_VALUE_UNITS, type Question } from "../../questions/schema.ts";
 import { ANSWER_IN_BROWSER, type BrowserEntry, NO_BROWSER_ENTRY } from "../answer-in-browser.ts";
 import { type Control, encodeControl } from "../control-codec.ts";
-import { outcomeText, replies, stepProgressText } from "../replies.ts";
+import { fitToLimit } from "../fit.ts";
+import { PLATFORM_LIMITS } from "../platform-limits.ts";
+import { outcomeText, replies, stepProgressText, type TextFits } from "../replies.ts";
 
 /** The slash command of infra/slack/manifest.yml: `/handraise cancel`, `/handraise question`. */
 export const SLASH_COMMAND = "/handraise";
@@ -29,10 +31,10 @@ export const SLASH_COMMAND = "/handraise";
 export type SlackBlock = Record<string, unknown>;
 
 /** Block Kit's limit on a section's text (and what Slack recommends for a message's `text`). */
-const TEXT_LIMIT = 3000;
+const TEXT_LIMIT = PLATFORM_LIMITS.slack.sectionText;
 /** Block Kit's limits on an input's label and a checkbox option's description. */
-const LABEL_LIMIT = 2000;
-const DESCRIPTION_LIMIT = 75;
+const LABEL_LIMIT = PLATFORM_LIMITS.slack.inputLabel;
+const DESCRIPTION_LIMIT = PLATFORM_LIMITS.slack.optionDescription;
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;" };
 
@@ -150,16 +152,22 @@ function actions(record: QuestionRecord, step: number, browser: BrowserEntry): S
   return { type: "actions", block_id: blockId, elements };
 }
 
-/**
- * The message's `text` and section: the plain prompt (notifications, and how to answer by typing) with
- * Slack's own way to cancel, escaped and cut to fit.
- */
-export function renderText(record: QuestionRecord): string {
-  const prompt = renderPromptText(record.questions, record.context).replace(
+/** Whether escaped text fits one section (what a notice, a section and a message's `text` are held to). */
+export const fitsSection: TextFits = (text) => escapeMrkdwn(text).length <= TEXT_LIMIT;
+
+/** The plain prompt with Slack's own way to cancel. */
+const promptWithCommand = (record: QuestionRecord) =>
+  renderPromptText(record.questions, record.context).replace(
     /\/cancel to cancel\.$/,
     `${SLASH_COMMAND} cancel to cancel.`,
   );
-  return fitMrkdwn(prompt, TEXT_LIMIT);
+
+/**
+ * The message's `text` and section: the plain prompt (notifications, and how to answer by typing) with
+ * Slack's own way to cancel, escaped and shortened to fit (lib/channels/fit.ts).
+ */
+export function renderText(record: QuestionRecord): string {
+  return fitMrkdwn(fitToLimit(record, promptWithCommand, fitsSection), TEXT_LIMIT);
 }
 
 /**
@@ -174,16 +182,27 @@ export function renderBlocks(
   step = 0,
 ): SlackBlock[] {
   const shown = record.questions[step] === undefined ? 0 : step;
-  const question = record.questions[shown];
-  if (record.questions.length < 2 || !question)
+  if (record.questions.length < 2 || !record.questions[shown])
     return [section(renderText(record)), actions(record, 0, browser)];
+  return [...stepSections(record, shown), actions(record, shown, browser)];
+}
+
+/**
+ * A step's text: the context, the question under its header, the progress. A context is at most 500
+ * characters (an entity each: 2,500) and a header 12 (60): the question's text gives way first if need be.
+ */
+function stepSections(record: QuestionRecord, step: number): SlackBlock[] {
+  const sections = (shown: QuestionRecord) => {
+    const question = shown.questions[step] as Question;
+    return [
+      ...(shown.context === undefined ? [] : [escapeMrkdwn(shown.context)]),
+      `*${escapeMrkdwn(question.header)}*\n${escapeMrkdwn(question.question)}`,
+    ];
+  };
+  const texts = fitToLimit(record, sections, (all) => all.every((text) => text.length <= TEXT_LIMIT));
   return [
-    // A context is at most 500 characters (an entity each: 2,500), within a section's limit.
-    ...(record.context === undefined ? [] : [section(fitMrkdwn(record.context, TEXT_LIMIT))]),
-    // A header is at most 12 characters (an entity each: 60): the question gets the rest of the section.
-    section(`*${escapeMrkdwn(question.header)}*\n${fitMrkdwn(question.question, TEXT_LIMIT - 64)}`),
-    { type: "context", elements: [plain(stepProgressText(shown, record.questions.length))] },
-    actions(record, shown, browser),
+    ...texts.map((text) => section(text.length <= TEXT_LIMIT ? text : fitMrkdwn(text, TEXT_LIMIT, false))),
+    { type: "context", elements: [plain(stepProgressText(step, record.questions.length))] },
   ];
 }
 
@@ -196,12 +215,18 @@ export function renderOwnLink(url: string): { text: string; blocks: SlackBlock[]
   return { text, blocks: [section(text), { type: "actions", elements: [linkButton(url)] }] };
 }
 
-/** An ended question's `text` and only block: the prompt and the outcome — no controls. */
+/**
+ * An ended question's `text` and only block: the prompt and the outcome — no controls — shortened to fit one
+ * section, never losing the outcome (lib/channels/fit.ts).
+ */
 export function renderRetiredText(record: QuestionRecord): string {
-  return fitMrkdwn(
-    `${renderPromptText(record.questions, record.context)}\n\n${outcomeText(record)}`,
-    TEXT_LIMIT,
+  const text = fitToLimit(
+    record,
+    (shown) => `${renderPromptText(shown.questions, shown.context)}\n\n${outcomeText(shown)}`,
+    fitsSection,
+    { ended: true },
   );
+  return fitMrkdwn(text, TEXT_LIMIT);
 }
 
 export function renderRetiredBlocks(record: QuestionRecord): SlackBlock[] {
@@ -250,7 +275,13 @@ export function renderModal(
       block_id: `t|${question.id}`,
       optional: !other,
       label: plain(other ? title : replies.orYourOwnAnswer),
-      element: { type: "plain_text_input", action_id: "text", multiline: true, max_length: 2000 },
+      element: {
+        type: "plain_text_input",
+        action_id: "text",
+        multiline: true,
+        // As much as an own answer may be (lib/questions/schema.ts), where Slack allows it.
+        max_length: Math.min(MAX_ANSWER_VALUE_UNITS, PLATFORM_LIMITS.slack.textInputMaxLength),
+      },
     };
     if (other) return [text];
     const options = checkboxOptions(question, (label) => label);

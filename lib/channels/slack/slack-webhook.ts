@@ -29,6 +29,7 @@ import {
 } from "./slack-inbound.ts";
 import {
   escapeMrkdwn,
+  fitsSection,
   MODAL_CALLBACK_ID,
   readModalOrigin,
   renderModal,
@@ -149,7 +150,7 @@ export function createSlackWebhook(deps: SlackWebhookDeps) {
       outcome.kind === "requester" ||
       outcome.kind === "ignored" ||
       outcome.kind === "resolved";
-    const text = silent ? undefined : outcomeReplyText(outcome);
+    const text = silent ? undefined : outcomeReplyText(outcome, fitsSection);
     await ephemeral(inbound.chatId, envelope.event.user ?? "", text, inbound.replyToMessageId);
     return ACK;
   }
@@ -186,7 +187,7 @@ export function createSlackWebhook(deps: SlackWebhookDeps) {
         ? undefined
         : outcome.kind === "incomplete"
           ? replies.chooseAtLeastOne
-          : outcomeReplyText(outcome);
+          : outcomeReplyText(outcome, fitsSection);
     const work: unknown[] = [ephemeral(chatId, payload.user.id, text, threadTs)];
     if (outcome.kind === "private_link") {
       const message = renderOwnLink(outcome.url);
@@ -265,7 +266,7 @@ export function createSlackWebhook(deps: SlackWebhookDeps) {
       await bestEffort("slack step", () => channel.showStep(outcome.record, message, outcome.questionIndex));
     }
     // Outcomes that leave the modal open show on its first input; resolved, a step or a duplicate close it.
-    const text = outcome.kind === "resolved" ? undefined : outcomeReplyText(outcome);
+    const text = outcome.kind === "resolved" ? undefined : outcomeReplyText(outcome, fitsSection);
     const [first] = Object.keys(values);
     return text === undefined || first === undefined ? ACK : errors({ [first]: text });
   }
@@ -294,7 +295,7 @@ export function createSlackWebhook(deps: SlackWebhookDeps) {
       return ephemeralReply(replies.couldNotPostHere);
     }
     // shown: the question is posted in the channel; duplicate: answered the first time.
-    const text = outcomeReplyText(outcome);
+    const text = outcomeReplyText(outcome, fitsSection);
     return text === undefined ? ACK : ephemeralReply(text);
   }
 }

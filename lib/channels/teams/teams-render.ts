@@ -11,10 +11,12 @@
  */
 
 import type { QuestionRecord } from "../../questions/question-record.ts";
-import type { Question } from "../../questions/schema.ts";
+import { MAX_ANSWER_VALUE_UNITS, type Question } from "../../questions/schema.ts";
 import { ANSWER_IN_BROWSER, type BrowserEntry } from "../answer-in-browser.ts";
 import { type Control, encodeControl } from "../control-codec.ts";
-import { outcomeText, replies, stepProgressText } from "../replies.ts";
+import { fitToLimit } from "../fit.ts";
+import { PLATFORM_LIMITS, utf16JsonBytes } from "../platform-limits.ts";
+import { outcomeText, replies, stepProgressText, type TextFits } from "../replies.ts";
 import type { TeamsActivity } from "./teams-api.ts";
 
 export const ADAPTIVE_CARD = "application/vnd.microsoft.card.adaptive";
@@ -101,6 +103,25 @@ export function renderQuestionCard(
   record: QuestionRecord,
   options: { step?: number; browser?: BrowserEntry } = {},
 ): CardElement {
+  // Shortened to fit one activity (lib/channels/fit.ts): descriptions first, then the question's text.
+  return fitToLimit(record, (shown) => questionCard(shown, options), cardFits);
+}
+
+/**
+ * The room a card may take: one activity as the Bot Framework counts it, less what the Bot Connector call
+ * adds to it (the activity's id, or the one it replies to).
+ */
+const ACTIVITY_ROOM = PLATFORM_LIMITS.teams.activityBytes - 1024;
+
+const cardFits = (card: CardElement) => utf16JsonBytes(cardActivity(card)) <= ACTIVITY_ROOM;
+
+/** Whether a notice, escaped, fits one activity. */
+export const fitsActivity: TextFits = (text) => utf16JsonBytes(textActivity(text)) <= ACTIVITY_ROOM;
+
+function questionCard(
+  record: QuestionRecord,
+  options: { step?: number; browser?: BrowserEntry },
+): CardElement {
   const step = options.step ?? 0;
   const question = record.questions[step];
   if (!question) throw new Error(`the question has no step ${step}`);
@@ -149,7 +170,7 @@ export function renderQuestionCard(
       type: "Input.Text",
       id: otherInputId(step),
       placeholder: replies.other,
-      maxLength: 1000,
+      maxLength: MAX_ANSWER_VALUE_UNITS,
       ...(typed !== "" && { value: typed }),
     },
   ];
@@ -170,8 +191,15 @@ export function renderQuestionCard(
   };
 }
 
-/** A card once its question has ended: the context, the questions, the outcome; no inputs, no actions. */
+/**
+ * A card once its question has ended: the context, the questions, the outcome; no inputs, no actions —
+ * shortened to fit one activity, never losing the outcome line or a question's header and answer in it.
+ */
 export function renderRetiredCard(record: QuestionRecord): CardElement {
+  return fitToLimit(record, retiredCard, cardFits, { ended: true });
+}
+
+function retiredCard(record: QuestionRecord): CardElement {
   const several = record.questions.length > 1;
   return {
     type: "AdaptiveCard",

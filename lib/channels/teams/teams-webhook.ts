@@ -8,7 +8,13 @@ import { outcomeReplyText, replies } from "../replies.ts";
 import { activityToInbound, parseActivity, withInputs } from "./teams-activity.ts";
 import type { TeamsApi } from "./teams-api.ts";
 import { KeySetUnavailableError, type VerifyTeamsRequest } from "./teams-auth.ts";
-import { cardActivity, renderQuestionCard, renderRetiredCard, textActivity } from "./teams-render.ts";
+import {
+  cardActivity,
+  fitsActivity,
+  renderQuestionCard,
+  renderRetiredCard,
+  textActivity,
+} from "./teams-render.ts";
 
 /** The 401's message (which proof was missing or wrong, never what was presented). */
 export const TEAMS_REFUSAL = "Missing or invalid Bot Framework token.";
@@ -76,7 +82,7 @@ function noticeOf(outcome: InboundOutcome, tapped: boolean): string | undefined 
       // such a tap was not made on a card of ours, and is handed nothing.
       return undefined;
     default:
-      return outcomeReplyText(outcome);
+      return outcomeReplyText(outcome, fitsActivity);
   }
 }
 

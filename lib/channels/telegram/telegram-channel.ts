@@ -3,9 +3,8 @@ import { firstOpenStep } from "../../questions/question-record.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import { browserEntry } from "../answer-in-browser.ts";
 import type { ChatChannel } from "../chat-channel.ts";
-import { outcomeText } from "../replies.ts";
 import type { TelegramApi } from "./telegram-api.ts";
-import { renderPrompt, renderText } from "./telegram-render.ts";
+import { renderPrompt, renderRetiredText } from "./telegram-render.ts";
 
 /**
  * Whether `target` is the private chat of the bot with `answerer`. A Telegram chat of type `private` is the
@@ -45,7 +44,7 @@ export function createTelegramChannel(api: TelegramApi, links: AnswerLinks = NO_
       await api.call("editMessageText", {
         chat_id: delivery.chatId,
         message_id: Number(delivery.messageId),
-        text: `${renderText(record)}\n\n${outcomeText(record)}`,
+        text: renderRetiredText(record),
         reply_markup: { inline_keyboard: [] },
       });
     },

@@ -15,7 +15,9 @@ import {
   NO_BROWSER_ENTRY,
 } from "../answer-in-browser.ts";
 import { type Control, decodeControl, encodeControl } from "../control-codec.ts";
-import { replies, stepProgressText } from "../replies.ts";
+import { fitToLimit } from "../fit.ts";
+import { PLATFORM_LIMITS } from "../platform-limits.ts";
+import { outcomeText, replies, stepProgressText, type TextFits } from "../replies.ts";
 
 export interface InlineButton {
   text: string;
@@ -35,6 +37,9 @@ export interface DrawnPrompt {
 }
 
 const SELECTED = "✅ ";
+
+/** Whether a message's text is within Telegram's limit (it is sent as plain text: nothing is escaped). */
+export const fitsMessage: TextFits = (text) => text.length <= PLATFORM_LIMITS.telegram.text;
 
 /**
  * The keyboard of sub-question `questionIndex`: a single-select's options as buttons, a multi-select's as
@@ -90,7 +95,7 @@ export function renderPrompt(
   browser: BrowserEntry = NO_BROWSER_ENTRY,
 ): DrawnPrompt {
   return {
-    text: withLink(promptAt(record, questionIndex), browser),
+    text: fitToLimit(record, (shown) => withLink(promptAt(shown, questionIndex), browser), fitsMessage),
     reply_markup: {
       inline_keyboard: renderKeyboard(record, chosenInDraft(record, questionIndex), browser, questionIndex),
     },
@@ -129,6 +134,13 @@ export function selectedToggles(keyboard: InlineKeyboard | undefined): Set<numbe
 /** The whole prompt (every question, under the context), as an ended copy shows it above its outcome. */
 export function renderText(record: QuestionRecord): string {
   return renderPromptText(record.questions, record.context);
+}
+
+/** An ended copy's text: the whole prompt, then how it ended — shortened to fit, never losing the outcome. */
+export function renderRetiredText(record: QuestionRecord): string {
+  return fitToLimit(record, (shown) => `${renderText(shown)}\n\n${outcomeText(shown)}`, fitsMessage, {
+    ended: true,
+  });
 }
 
 /**

@@ -5,6 +5,7 @@ import { HttpError } from "../../http/http-errors.ts";
 import { json } from "../../http/responses.ts";
 import { verifiedWebhook } from "../../http/webhook-prelude.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
+import { cutText } from "../../questions/text.ts";
 import type { SecretValue } from "../../secrets/secrets.ts";
 import type { AnswerLinks } from "../../web/answer-link.ts";
 import { browserEntry, copyIn } from "../answer-in-browser.ts";
@@ -12,11 +13,18 @@ import type { ChatWebhookDeps } from "../chat-webhook.ts";
 import { controlAction, decodeControl } from "../control-codec.ts";
 import type { Inbound } from "../inbound.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
+import { PLATFORM_LIMITS } from "../platform-limits.ts";
 import { remembered } from "../remembered.ts";
 import { outcomeReplyText, replies, typeYourAnswerText } from "../replies.ts";
 import type { TelegramApi } from "./telegram-api.ts";
 import { createTelegramChannel } from "./telegram-channel.ts";
-import { renderKeyboard, renderOwnLink, renderPrompt, selectedToggles } from "./telegram-render.ts";
+import {
+  fitsMessage,
+  renderKeyboard,
+  renderOwnLink,
+  renderPrompt,
+  selectedToggles,
+} from "./telegram-render.ts";
 import {
   keyboardOf,
   messageToInbound,
@@ -103,7 +111,10 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
     const answer = (text?: string, alert = false) =>
       deps.api.call("answerCallbackQuery", {
         callback_query_id: query.id,
-        ...(text !== undefined && { text, show_alert: alert }),
+        ...(text !== undefined && {
+          text: cutText(text, PLATFORM_LIMITS.telegram.callbackAnswer),
+          show_alert: alert,
+        }),
       });
     const control = query.data === undefined ? undefined : decodeControl(query.data);
     const message = query.message;
@@ -237,7 +248,7 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
     // A private chat's id is its person's user id.
     const inPrivate = inbound.actor === `telegram:${inbound.chatId}`;
     const told = TOLD_IN_CHAT.has(outcome.kind) || (inPrivate && TOLD_IN_PRIVATE.has(outcome.kind));
-    const text = told ? outcomeReplyText(outcome) : undefined;
+    const text = told ? outcomeReplyText(outcome, fitsMessage) : undefined;
     if (text === undefined) return;
     await deps.api.call("sendMessage", {
       chat_id: inbound.chatId,

@@ -128,8 +128,10 @@ describe("Mattermost rendering", () => {
     expect(Buffer.byteLength(dialog.title)).toBeLessThanOrEqual(24);
     expect(dialog.elements.map((e) => [e.name, e.type, e.multiselect])).toEqual([
       ["checks", "select", true],
-      ["checks:other", "text", undefined],
+      // A textarea: a `text` element takes at most 150 characters.
+      ["checks:other", "textarea", undefined],
     ]);
+    expect(dialog.elements.find((e) => e.type === "textarea")?.max_length).toBe(3000);
     for (const element of dialog.elements) {
       expect(Buffer.byteLength(element.display_name)).toBeLessThanOrEqual(24);
     }
