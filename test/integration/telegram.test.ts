@@ -1,6 +1,9 @@
 import { StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { MAX_ANSWER_VALUE_UNITS } from "#lib/questions/schema.ts";
 import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
+import { largestArgs, largestContext, textOf } from "../support/largest-questions.ts";
+import { telegramProblems } from "../support/platform-sizes.ts";
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
 import {
   multiQuestion as multi,
@@ -34,13 +37,17 @@ let telegram: FakePlatform;
 let messageIds = 1000;
 
 beforeAll(async () => {
-  telegram = await startFakePlatform((call) => {
-    if (call.method === "sendMessage")
-      return { body: { ok: true, result: { message_id: ++messageIds, chat: { id: call.body.chat_id } } } };
-    if (call.method === "getMe")
-      return { body: { ok: true, result: { id: BOT_ID, is_bot: true, username: BOT_USERNAME } } };
-    return { body: { ok: true, result: true } };
-  });
+  telegram = await startFakePlatform(
+    (call) => {
+      if (call.method === "sendMessage")
+        return { body: { ok: true, result: { message_id: ++messageIds, chat: { id: call.body.chat_id } } } };
+      if (call.method === "getMe")
+        return { body: { ok: true, result: { id: BOT_ID, is_bot: true, username: BOT_USERNAME } } };
+      return { body: { ok: true, result: true } };
+      // Refused like Telegram past its size limits: every test here runs within them.
+    },
+    { limits: "telegram" },
+  );
   stack = await startTestStack({
     TELEGRAM_BOT_TOKEN: BOT_TOKEN,
     TELEGRAM_WEBHOOK_SECRET: SECRET,
@@ -1070,5 +1077,55 @@ describe("Telegram: the context (who is asking and why) above the questions", ()
     );
     expect(retired.body.text).toContain(`Question for you:\n\n${CONTEXT}\n\n1. Deploy to [deploy_target]`);
     expect(retired.body.text).toContain("Answered — Deploy to: Production; Checks: Unit");
+  });
+});
+
+describe("Telegram: every message fits, whatever the question's size", () => {
+  const lastCall = (method: string) => telegram.callsTo(method).at(-1) as RecordedCall;
+  const tapButton = (drawn: RecordedCall, label: string, messageId: number) =>
+    post(tap(button(drawn, label), messageId, { keyboard: drawn.body.reply_markup }));
+
+  it("the largest question the contract allows: each post, redraw, notice and the ended copy within Telegram's limits; the outcome shown", async () => {
+    const { questions } = largestArgs("mixed");
+    const [first, second, third] = questions;
+    const { executionArn, posts, questionId } = await startRun(questions, {
+      input: { context: largestContext("mixed") },
+    });
+    const messageId = await postedMessageId(questionId);
+    const posted = posts[0] as RecordedCall;
+    expect(posted.body.text).toContain(first?.options[0]?.label);
+
+    // A keyed own answer of the longest to the last question: recorded, and the notice repeats it — cut.
+    const own = textOf("mixed", MAX_ANSWER_VALUE_UNITS, "Own ");
+    await post(text(`${third?.id}: ${own}`, { replyTo: messageId }));
+    expect(lastCall("sendMessage").body.text).toMatch(/^Recorded: .+…\. Still needed: /s);
+    // One character more is refused, naming the limit.
+    await post(text(`${third?.id}: ${own}x`, { replyTo: messageId }));
+    expect(lastCall("sendMessage").body.text).toContain(`longer than ${MAX_ANSWER_VALUE_UNITS} characters`);
+
+    // Step by step: an option, then two toggles and Done (each redraw within the limit), then the own answer.
+    await tapButton(posted, first?.options[1]?.label ?? "", messageId);
+    const step2 = lastCall("editMessageText");
+    expect(step2.body.text).toContain("(2 of 3)");
+    await tapButton(step2, second?.options[0]?.label ?? "", messageId);
+    await tapButton(lastCall("editMessageReplyMarkup"), second?.options[3]?.label ?? "", messageId);
+    await tapButton(lastCall("editMessageReplyMarkup"), "Done", messageId);
+    expect(lastCall("editMessageText").body.text).toContain("(3 of 3)");
+    await post(text(own, { replyTo: messageId }));
+    expect(await replyOf(executionArn)).toMatch(/^answered\|/);
+
+    const retired = await waitFor(
+      async () =>
+        telegram
+          .callsTo("editMessageText")
+          .find((c) => c.body.message_id === messageId && c.body.reply_markup.inline_keyboard.length === 0),
+      { what: "the copy retired" },
+    );
+    const outcome = retired.body.text.slice(retired.body.text.lastIndexOf("Answered — "));
+    for (const question of questions) expect(outcome).toContain(`${question.header}: `);
+    expect(outcome).toContain(`${third?.header}: Own `);
+    expect(
+      telegram.refused.map((call) => `${call.method}: ${telegramProblems(call.method, call.body)}`),
+    ).toEqual([]);
   });
 });

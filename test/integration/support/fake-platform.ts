@@ -9,6 +9,18 @@ import {
   type Http2ServerResponse,
 } from "node:http2";
 import type { AddressInfo } from "node:net";
+import {
+  discordMessageProblems,
+  discordRefusal,
+  mattermostProblems,
+  mattermostRefusal,
+  slackProblems,
+  slackRefusal,
+  teamsProblems,
+  teamsRefusal,
+  telegramProblems,
+  telegramRefusal,
+} from "../../support/platform-sizes.ts";
 
 export interface RecordedCall {
   path: string;
@@ -34,9 +46,48 @@ export interface FakeReply {
 /** May answer late (a Promise), to play a slow platform. */
 export type Responder = (call: RecordedCall) => FakeReply | Promise<FakeReply>;
 
+/** The platforms whose size limits a fake can hold calls to (lib/channels/platform-limits.ts). */
+export type SizedPlatform = "telegram" | "slack" | "discord" | "mattermost" | "teams";
+
+/**
+ * What `platform` answers a call that breaks one of its size limits, as the platform does (Telegram's
+ * `Bad Request: message is too long`, Slack's `invalid_arguments`, Discord's `Invalid Form Body`,
+ * Mattermost's `model.post.is_valid.msg.app_error`, the Bot Connector's 413 `MessageSizeTooBig`); undefined
+ * for a call within them.
+ */
+export function sizeRefusal(platform: SizedPlatform, call: RecordedCall): FakeReply | undefined {
+  switch (platform) {
+    case "telegram": {
+      const problems = telegramProblems(call.method, call.body);
+      return problems.length === 0 ? undefined : telegramRefusal(problems);
+    }
+    case "slack": {
+      const problems = slackProblems(call.method, call.body);
+      return problems.length === 0 ? undefined : slackRefusal(problems);
+    }
+    case "discord": {
+      const writes = call.verb === "POST" || call.verb === "PATCH";
+      const problems =
+        writes && /\/messages(\/[^/]+)?$/.test(call.path) ? discordMessageProblems(call.body) : [];
+      return problems.length === 0 ? undefined : discordRefusal(problems);
+    }
+    case "mattermost": {
+      const problems = mattermostProblems(call.path, call.body);
+      return problems.length === 0 ? undefined : mattermostRefusal(call.path, problems);
+    }
+    case "teams": {
+      const writes = call.verb === "POST" || call.verb === "PUT";
+      const problems = writes && /\/activities/.test(call.path) ? teamsProblems(call.body) : [];
+      return problems.length === 0 ? undefined : teamsRefusal(problems);
+    }
+  }
+}
+
 export interface FakePlatform {
   url: string;
   calls: RecordedCall[];
+  /** The calls refused for breaking a size limit (with `limits`), each also in `calls`. */
+  refused: RecordedCall[];
   callsTo(method: string): RecordedCall[];
   respond(responder: Responder): void;
   /**
@@ -49,15 +100,17 @@ export interface FakePlatform {
 
 /**
  * `http2`: speak HTTP/2 without TLS (prior knowledge), as the AWS SDK's Bedrock Runtime client does with an
- * `http://` endpoint (its default handler is HTTP/2).
+ * `http://` endpoint (its default handler is HTTP/2). `limits`: refuse a call over one of that platform's
+ * size limits as the platform does (`sizeRefusal`), before any responder sees it.
  */
 export async function startFakePlatform(
   responder: Responder,
-  options: { http2?: boolean } = {},
+  options: { http2?: boolean; limits?: SizedPlatform } = {},
 ): Promise<FakePlatform> {
   let respond = responder;
   const once: { matches: (call: RecordedCall) => boolean; reply: FakeReply }[] = [];
   const calls: RecordedCall[] = [];
+  const refused: RecordedCall[] = [];
   const handle = async (
     req: IncomingMessage | Http2ServerRequest,
     res: ServerResponse | Http2ServerResponse,
@@ -84,8 +137,12 @@ export async function startFakePlatform(
       at,
     };
     calls.push(call);
+    const tooLarge = options.limits === undefined ? undefined : sizeRefusal(options.limits, call);
+    if (tooLarge) refused.push(call);
     const special = once.findIndex((entry) => entry.matches(call));
-    const reply = special >= 0 ? (once.splice(special, 1)[0] as (typeof once)[0]).reply : await respond(call);
+    const reply =
+      tooLarge ??
+      (special >= 0 ? (once.splice(special, 1)[0] as (typeof once)[0]).reply : await respond(call));
     // A client that gave up (timed out) is gone: nothing to answer.
     if (res.destroyed || (res as Http2ServerResponse).stream?.destroyed) return;
     res.writeHead(reply.status ?? 200, { "content-type": "application/json", ...reply.headers });
@@ -102,6 +159,7 @@ export async function startFakePlatform(
   return {
     url: `http://127.0.0.1:${port}`,
     calls,
+    refused,
     callsTo: (method) => calls.filter((call) => call.method === method),
     respond: (next) => {
       respond = next;
