@@ -6,7 +6,10 @@ import { decodeControl } from "#lib/channels/control-codec.ts";
 import { PlatformApiError } from "#lib/channels/platform-api-error.ts";
 import { withPlatformDeadline } from "#lib/channels/platform-http.ts";
 import { createSlackApi } from "#lib/channels/slack/slack-api.ts";
+import { MAX_ANSWER_VALUE_UNITS } from "#lib/questions/schema.ts";
 import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
+import { largestArgs, largestContext, textOf } from "../support/largest-questions.ts";
+import { slackProblems } from "../support/platform-sizes.ts";
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
 import { answerThroughLink } from "./support/link-answer.ts";
 import { multiQuestion as multi, singleQuestion as single, unique } from "./support/sample-questions.ts";
@@ -47,31 +50,35 @@ function newIm(user: string): string {
 const imOfUser = (user: string) => [...ims].find(([, withUser]) => withUser === user)?.[0] ?? newIm(user);
 
 beforeAll(async () => {
-  slack = await startFakePlatform((call) => {
-    switch (call.method) {
-      case "chat.postMessage": {
-        const channel = String(call.body.channel);
-        const posted = /^[UW]/.test(channel) ? imOfUser(channel) : channel;
-        return { body: { ok: true, channel: posted, ts: nextTs(), message: {} } };
+  slack = await startFakePlatform(
+    (call) => {
+      switch (call.method) {
+        case "chat.postMessage": {
+          const channel = String(call.body.channel);
+          const posted = /^[UW]/.test(channel) ? imOfUser(channel) : channel;
+          return { body: { ok: true, channel: posted, ts: nextTs(), message: {} } };
+        }
+        case "conversations.info": {
+          // Slack's read methods take their arguments in the query string.
+          const id = call.query.channel ?? "";
+          if (ims.has(id)) return { body: { ok: true, channel: { id, is_im: true, user: ims.get(id) } } };
+          if (id.startsWith("C"))
+            return { body: { ok: true, channel: { id, is_channel: true, is_im: false } } };
+          return { body: { ok: false, error: "channel_not_found" } };
+        }
+        case "chat.update":
+          return { body: { ok: true, channel: call.body.channel, ts: call.body.ts } };
+        case "chat.postEphemeral":
+          return { body: { ok: true, message_ts: nextTs() } };
+        case "views.open":
+          return { body: { ok: true, view: { id: `V${++seq}` } } };
+        default:
+          return { body: { ok: false, error: "unknown_method" } };
       }
-      case "conversations.info": {
-        // Slack's read methods take their arguments in the query string.
-        const id = call.query.channel ?? "";
-        if (ims.has(id)) return { body: { ok: true, channel: { id, is_im: true, user: ims.get(id) } } };
-        if (id.startsWith("C"))
-          return { body: { ok: true, channel: { id, is_channel: true, is_im: false } } };
-        return { body: { ok: false, error: "channel_not_found" } };
-      }
-      case "chat.update":
-        return { body: { ok: true, channel: call.body.channel, ts: call.body.ts } };
-      case "chat.postEphemeral":
-        return { body: { ok: true, message_ts: nextTs() } };
-      case "views.open":
-        return { body: { ok: true, view: { id: `V${++seq}` } } };
-      default:
-        return { body: { ok: false, error: "unknown_method" } };
-    }
-  });
+      // Refused like Slack past its size limits: every test here runs within them.
+    },
+    { limits: "slack" },
+  );
   proxy = await startSlowProxy(slack.url);
   stack = await startTestStack({
     SLACK_BOT_TOKEN: BOT_TOKEN,
@@ -133,7 +140,12 @@ const note = {
 
 async function startRun(
   questions: unknown[],
-  options: { channels?: string[]; sessionKey?: string; escalate?: unknown } = {},
+  options: {
+    channels?: string[];
+    sessionKey?: string;
+    escalate?: unknown;
+    input?: Record<string, unknown>;
+  } = {},
 ) {
   const sessionKey = options.sessionKey ?? unique("slack");
   const channels = options.channels ?? [CHANNEL];
@@ -156,6 +168,7 @@ async function startRun(
             },
           ],
         },
+        ...options.input,
       }),
     }),
   );
@@ -1317,3 +1330,65 @@ describe("Slack: the context (who is asking and why) above the questions", () =>
     expect(retired.body.blocks[0].text.text).toContain(SHOWN);
   });
 });
+
+describe("Slack: every message fits, whatever the question's size", () => {
+  it("the largest question the contract allows: the post, the form, the notices and the ended copy within Slack's limits; the outcome shown", async () => {
+    const { questions } = largestArgs("mixed");
+    const [first, second, third] = questions;
+    const { executionArn, posts, questionId } = await startRun(questions, {
+      input: { context: largestContext("mixed") },
+    });
+    const ts = await postedTs(questionId);
+    const post = posts[0] as RecordedCall;
+    expect(elements(post).map((e) => e.text?.text)).toContain(first?.options[0]?.label);
+
+    // A keyed own answer of the longest in the question's thread: recorded, and the notice repeats it — cut.
+    const own = textOf("mixed", MAX_ANSWER_VALUE_UNITS, "Own ");
+    await postEvent(messageEvent(`${third?.id}: ${own}`, { threadTs: ts }));
+    const recorded = slack.callsTo("chat.postEphemeral").at(-1) as RecordedCall;
+    expect(recorded.body.text).toMatch(/^Recorded: .+…\. Still needed: /s);
+
+    await postInteraction(tap(control(post, "Answer in a form"), ts));
+    const view = (slack.callsTo("views.open").at(-1) as RecordedCall).body.view;
+    const text = (value: string) => ({ text: { type: "plain_text_input", value } });
+    const values = {
+      [`c|${first?.id}`]: {
+        choice: { type: "static_select", selected_option: { value: first?.options[1]?.label } },
+      },
+      [`t|${first?.id}`]: { text: { type: "plain_text_input", value: null } },
+      [`c|${second?.id}`]: {
+        choice: {
+          type: "checkboxes",
+          selected_options: [{ value: second?.options[0]?.label }, { value: second?.options[3]?.label }],
+        },
+      },
+      [`t|${second?.id}`]: text(own.slice(0, 3000)),
+      [`c|${third?.id}`]: { choice: { type: "static_select", selected_option: null } },
+      // One character over an own answer's limit: refused, naming the limit, nothing answered.
+      [`t|${third?.id}`]: text(`${own}x`),
+    };
+    const tooLong = await postInteraction(submit(view, values));
+    expect(JSON.stringify(tooLong.json.errors)).toContain(`longer than ${MAX_ANSWER_VALUE_UNITS} characters`);
+    expect(await statusOf(questionId)).toBe("pending");
+
+    const complete = await postInteraction(submit(view, { ...values, [`t|${third?.id}`]: text(own) }));
+    expect(complete.text).toBe("");
+    expect(await replyOf(executionArn)).toMatch(/^answered\|/);
+    const retired = await waitFor(
+      async () =>
+        slack
+          .callsTo("chat.update")
+          .find((c) => c.body.ts === ts && !JSON.stringify(c.body.blocks).includes('"actions"')),
+      { what: "the copy retired" },
+    );
+    const shown = retired.body.blocks[0].text.text as string;
+    const outcome = shown.slice(shown.lastIndexOf("Answered — "));
+    for (const question of questions) expect(outcome).toContain(`${escapeSlack(question.header)}: `);
+    expect(outcome).toContain(`${escapeSlack(third?.header ?? "")}: Own `);
+    expect(slack.refused.map((call) => `${call.method}: ${slackProblems(call.method, call.body)}`)).toEqual(
+      [],
+    );
+  });
+});
+
+const escapeSlack = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
