@@ -4,7 +4,10 @@ import { decodeControl } from "#lib/channels/control-codec.ts";
 import { DISCORD_ACK_BUDGET_MS } from "#lib/channels/discord/discord-webhook.ts";
 import { PLATFORM_CALL_TIMEOUT_MS } from "#lib/channels/platform-api-error.ts";
 import { MAX_WEBHOOK_BODY_BYTES } from "#lib/http/middlewares.ts";
+import { MAX_ANSWER_VALUE_UNITS } from "#lib/questions/schema.ts";
 import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
+import { largestArgs, largestContext, textOf } from "../support/largest-questions.ts";
+import { discordMessageProblems, discordResponseProblems } from "../support/platform-sizes.ts";
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
 import { answerThroughLink } from "./support/link-answer.ts";
 import { multiQuestion as multi, singleQuestion as single, unique } from "./support/sample-questions.ts";
@@ -68,7 +71,8 @@ const fastDiscord = (call: RecordedCall) =>
       : { body: { id: call.method } };
 
 beforeAll(async () => {
-  discord = await startFakePlatform(fastDiscord);
+  // Refused like Discord past its size limits: every test here runs within them.
+  discord = await startFakePlatform(fastDiscord, { limits: "discord" });
   stack = await startTestStack({
     DISCORD_BOT_TOKEN: BOT_TOKEN,
     DISCORD_PUBLIC_KEY: D1.public_key,
@@ -90,7 +94,12 @@ const DEFAULT_REPLY = "{{c1.status}}|{{c1.reason}}|{{c1.deploy_target}}{{c1.chec
 
 async function startRun(
   questions: unknown[],
-  options: { channels?: string[]; reply?: string; escalate?: unknown } = {},
+  options: {
+    channels?: string[];
+    reply?: string;
+    escalate?: unknown;
+    input?: Record<string, unknown>;
+  } = {},
 ) {
   const sessionKey = unique("dc");
   const channels = options.channels ?? [CHANNEL];
@@ -111,6 +120,7 @@ async function startRun(
             { reply: options.reply ?? DEFAULT_REPLY },
           ],
         },
+        ...options.input,
       }),
     }),
   );
@@ -1032,3 +1042,59 @@ describe("Discord: the context (who is asking and why) above the questions", () 
     expect(last.body.data.content).toContain("Answered — Deploy to: Production; Checks: Unit");
   });
 });
+
+describe("Discord: every message fits, whatever the question's size", () => {
+  /** A component of an interaction response's message, by its label (or a select: the first one). */
+  const idIn = (data: { components: Component[] }, label?: string) => {
+    const found = data.components
+      .flatMap((row) => row.components ?? [])
+      .find((c) => (label === undefined ? c.type === 3 : c.label === label));
+    if (!found?.custom_id) throw new Error(`no control ${label ?? "select"}`);
+    return found.custom_id;
+  };
+
+  it("the largest question the contract allows: the post, each step, the modal, the notices and the ended copy within Discord's limits; the outcome shown", async () => {
+    const { questions } = largestArgs("mixed");
+    const [first, , third] = questions;
+    const { executionArn, posts, messageIn } = await startRun(questions, {
+      input: { context: largestContext("mixed") },
+    });
+    const message = messageIn(CHANNEL);
+    const responses: unknown[] = [];
+    const respond = async (interaction: unknown) => {
+      const response = await send(interaction);
+      responses.push(response.body);
+      return response.body;
+    };
+
+    // A keyed own answer of the longest, typed through the command: recorded, and the notice repeats it — cut.
+    const own = textOf("mixed", MAX_ANSWER_VALUE_UNITS, "Own ");
+    const recorded = await respond(command("question", { answer: `${third?.id}: ${own}` }));
+    expect(recorded.data.content).toMatch(/^Recorded: .+…\. Still needed: /s);
+
+    const step2 = await respond(
+      tap(customId(posts[0] as RecordedCall, first?.options[1]?.label ?? ""), message),
+    );
+    expect(step2.type).toBe(7);
+    const step3 = await respond(tap(idIn(step2.data), message, { values: ["0", "3"] }));
+    expect(step3.data.content).toContain("3 of 3");
+    const modal = await respond(tap(idIn(step3.data, "Other…"), message));
+    expect(modal).toMatchObject({ type: 9, data: { custom_id: idIn(step3.data, "Other…") } });
+
+    // One character over an own answer's limit: refused, naming the limit; then the longest is taken.
+    const tooLong = await respond(submit(modal.data.custom_id, message, { answer: `${own}x` }));
+    expect(tooLong.data.content).toContain(`longer than ${MAX_ANSWER_VALUE_UNITS} characters`);
+    const retired = await respond(submit(modal.data.custom_id, message, { answer: own }));
+    expect(retired).toMatchObject({ type: 7, data: { components: [] } });
+    expect(await replyOf(executionArn)).toMatch(/^answered\|/);
+
+    const content = retired.data.content as string;
+    const outcome = content.slice(content.lastIndexOf("Answered — "));
+    for (const question of questions) expect(outcome).toContain(`${escapeDiscord(question.header)}: `);
+    expect(outcome).toContain(`${escapeDiscord(third?.header ?? "")}: Own `);
+    expect(responses.flatMap(discordResponseProblems)).toEqual([]);
+    expect(discord.refused.map((call) => `${call.path}: ${discordMessageProblems(call.body)}`)).toEqual([]);
+  });
+});
+
+const escapeDiscord = (text: string) => text.replace(/[\\*_~`|>[\]]/g, "\\$&");
