@@ -1,5 +1,8 @@
 import { DescribeExecutionCommand, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { MAX_ANSWER_VALUE_UNITS } from "#lib/questions/schema.ts";
+import { largestArgs, largestContext, textOf } from "../support/largest-questions.ts";
+import { mattermostActionResponseProblems, mattermostProblems } from "../support/platform-sizes.ts";
 import {
   type FakePlatform,
   type RecordedCall,
@@ -61,55 +64,59 @@ const directChannels = new Map<string, string>();
 let fault: ((call: RecordedCall) => ReturnType<Responder> | undefined) | undefined;
 
 beforeAll(async () => {
-  mattermost = await startFakePlatform((call) => {
-    const faulty = fault?.(call);
-    if (faulty !== undefined) return faulty;
-    if (call.path === "/api/v4/posts") {
-      const id = newId("botpost");
-      created.push({ id, body: call.body });
-      return {
-        status: 201,
-        body: { id, channel_id: call.body.channel_id, root_id: call.body.root_id ?? "" },
-      };
-    }
-    const read = call.verb === "GET" ? /^\/api\/v4\/posts\/([a-z0-9]+)$/.exec(call.path) : null;
-    if (read?.[1]) {
-      const id = read[1];
-      const post = userPosts.get(id);
-      if (post) return { body: { id, ...post } };
-      const own = created.find((c) => c.id === id);
-      return own
-        ? {
-            body: {
-              id,
-              channel_id: own.body.channel_id,
-              user_id: BOT_USER_ID,
-              root_id: own.body.root_id ?? "",
-              message: own.body.message,
-              create_at: Date.now(),
-              type: "",
-            },
-          }
-        : { status: 404, body: { message: "not found" } };
-    }
-    const member = /^\/api\/v4\/channels\/([a-z0-9]+)\/members\/([a-z0-9]+)$/.exec(call.path);
-    if (call.verb === "GET" && member?.[1] && member[2]) {
-      const [, channelId, userId] = member;
-      return outsiders.has(`${channelId}:${userId}`)
-        ? { status: 404, body: { message: "not a member" } }
-        : { body: { channel_id: channelId, user_id: userId, roles: "channel_user" } };
-    }
-    const channelRead = /^\/api\/v4\/channels\/([a-z0-9]+)$/.exec(call.path);
-    if (call.verb === "GET" && channelRead?.[1]) {
-      const id = channelRead[1];
-      const name = directChannels.get(id);
-      return { body: name ? { id, type: "D", name } : { id, type: "O", name: "town-square" } };
-    }
-    if (call.verb === "GET" && call.path === "/api/v4/users/me") {
-      return { body: { id: BOT_USER_ID, username: BOT_USERNAME, is_bot: true } };
-    }
-    return { body: { status: "OK" } };
-  });
+  mattermost = await startFakePlatform(
+    (call) => {
+      const faulty = fault?.(call);
+      if (faulty !== undefined) return faulty;
+      if (call.path === "/api/v4/posts") {
+        const id = newId("botpost");
+        created.push({ id, body: call.body });
+        return {
+          status: 201,
+          body: { id, channel_id: call.body.channel_id, root_id: call.body.root_id ?? "" },
+        };
+      }
+      const read = call.verb === "GET" ? /^\/api\/v4\/posts\/([a-z0-9]+)$/.exec(call.path) : null;
+      if (read?.[1]) {
+        const id = read[1];
+        const post = userPosts.get(id);
+        if (post) return { body: { id, ...post } };
+        const own = created.find((c) => c.id === id);
+        return own
+          ? {
+              body: {
+                id,
+                channel_id: own.body.channel_id,
+                user_id: BOT_USER_ID,
+                root_id: own.body.root_id ?? "",
+                message: own.body.message,
+                create_at: Date.now(),
+                type: "",
+              },
+            }
+          : { status: 404, body: { message: "not found" } };
+      }
+      const member = /^\/api\/v4\/channels\/([a-z0-9]+)\/members\/([a-z0-9]+)$/.exec(call.path);
+      if (call.verb === "GET" && member?.[1] && member[2]) {
+        const [, channelId, userId] = member;
+        return outsiders.has(`${channelId}:${userId}`)
+          ? { status: 404, body: { message: "not a member" } }
+          : { body: { channel_id: channelId, user_id: userId, roles: "channel_user" } };
+      }
+      const channelRead = /^\/api\/v4\/channels\/([a-z0-9]+)$/.exec(call.path);
+      if (call.verb === "GET" && channelRead?.[1]) {
+        const id = channelRead[1];
+        const name = directChannels.get(id);
+        return { body: name ? { id, type: "D", name } : { id, type: "O", name: "town-square" } };
+      }
+      if (call.verb === "GET" && call.path === "/api/v4/users/me") {
+        return { body: { id: BOT_USER_ID, username: BOT_USERNAME, is_bot: true } };
+      }
+      return { body: { status: "OK" } };
+      // Refused like Mattermost past its size limits: every test here runs within them.
+    },
+    { limits: "mattermost" },
+  );
   stack = await startTestStack({
     MATTERMOST_URL: mattermost.url,
     MATTERMOST_BOT_TOKEN: BOT_TOKEN,
@@ -131,7 +138,10 @@ beforeEach(() => {
 
 type Target = { channel: string; chatId: string; threadId?: string };
 
-async function startRun(questions: unknown[], options: { targets?: Target[] } = {}) {
+async function startRun(
+  questions: unknown[],
+  options: { targets?: Target[]; input?: Record<string, unknown> } = {},
+) {
   const sessionKey = unique("mm");
   const targets = options.targets ?? [{ channel: "mattermost", chatId: channel }];
   const before = created.length;
@@ -153,6 +163,7 @@ async function startRun(questions: unknown[], options: { targets?: Target[] } = 
             },
           ],
         },
+        ...options.input,
       }),
     }),
   );
@@ -536,7 +547,8 @@ describe("Mattermost end to end", () => {
         multiselect: true,
         options: ["Unit", "E2E", "Lint"].map((label) => ({ text: label, value: label })),
       }),
-      expect.objectContaining({ name: "checks:other", type: "text", optional: true }),
+      // A textarea: a `text` element takes at most 150 characters.
+      expect.objectContaining({ name: "checks:other", type: "textarea", optional: true }),
     ]);
     const submitted = await submitDialog(opened, { checks: ["Unit", "Lint"], "checks:other": "" });
     expect(submitted).toEqual({ status: 200, body: {} });
@@ -1124,5 +1136,76 @@ describe("Mattermost: the context (who is asking and why) above the questions", 
     expect(last.body.update.props).toEqual({ attachments: [] });
     expect(last.body.update.message).toContain(`Question for you:\n\n${SHOWN}\n\n1\\. Deploy to`);
     expect(await statusOf(questionId)).toBe("answered");
+  });
+});
+
+describe("Mattermost: every message fits, whatever the question's size", () => {
+  const redrawn = (post: { id: string; body: any }, update: any) => ({
+    id: post.id,
+    body: { channel_id: post.body.channel_id, ...update },
+  });
+  /** Mattermost shows text escaped: compare a header as the post carries it. */
+  const escaped = (text: string) =>
+    text.replace(/[\\`*_{}[\]()#+\-.!|~<>=&$]/g, "\\$&").replace(/@/g, "@\u200b");
+
+  it("the largest question the contract allows: the post, each step, the dialogs, the notices and the ended copy within Mattermost's limits; the outcome shown", async () => {
+    const { questions } = largestArgs("mixed");
+    const [first, second, third] = questions;
+    const { executionArn, post, questionId } = await startRun(questions, {
+      input: { context: largestContext("mixed") },
+    });
+    const responses: unknown[] = [];
+    const respond = async (sent: Promise<{ body: any }>) => {
+      const { body } = await sent;
+      responses.push(body);
+      return body;
+    };
+
+    // A keyed own answer of the longest in the question's thread: recorded, and the comment repeats it.
+    const own = textOf("mixed", MAX_ANSWER_VALUE_UNITS, "Own ");
+    const recorded = await respond(typed(`${third?.id}: ${own}`, { rootId: post.id }));
+    expect(recorded).toMatchObject({
+      response_type: "comment",
+      text: expect.stringMatching(/^Recorded: .+Still needed: /s),
+    });
+
+    const step2 = redrawn(post, (await respond(tap(post, first?.options[1]?.label ?? ""))).update);
+    expect(await respond(tap(step2, "Choose one or more…"))).toEqual({});
+    const choose = lastDialog();
+    expect(choose.body.dialog.elements.map((e: { type: string }) => e.type)).toEqual(["select", "textarea"]);
+    const chosen = await respond(
+      submitDialog(choose, {
+        [`${second?.id}`]: [second?.options[0]?.label, second?.options[3]?.label],
+        [`${second?.id}:other`]: own.slice(0, 3000),
+      }),
+    );
+    expect(chosen).toEqual({});
+    const step3 = redrawn(post, (patches().at(-1) as RecordedCall).body);
+    expect(step3.body.message).toContain("3 of 3");
+
+    expect(await respond(tap(step3, "Other…"))).toEqual({});
+    const other = lastDialog();
+    // One character over an own answer's limit: refused, naming the limit; then the longest a textarea takes.
+    const tooLong = await respond(submitDialog(other, { [`${third?.id}:other`]: `${own}x` }));
+    expect(tooLong.error).toContain(`longer than ${MAX_ANSWER_VALUE_UNITS} characters`);
+    expect(await respond(submitDialog(other, { [`${third?.id}:other`]: own.slice(0, 3000) }))).toEqual({});
+    expect(await replyOf(executionArn)).toMatch(/^answered\|/);
+
+    const retired = await waitFor(
+      async () =>
+        patches().find(
+          (c) => c.path === `/api/v4/posts/${post.id}/patch` && c.body.props.attachments.length === 0,
+        ),
+      { what: "the copy retired" },
+    );
+    const message = retired.body.message as string;
+    const outcome = message.slice(message.lastIndexOf("Answered — "));
+    for (const question of questions) expect(outcome).toContain(`${escaped(question.header)}: `);
+    expect(outcome).toContain(`${escaped(third?.header ?? "")}: Own `);
+    expect(await statusOf(questionId)).toBe("answered");
+    expect(responses.flatMap(mattermostActionResponseProblems)).toEqual([]);
+    expect(
+      mattermost.refused.map((call) => `${call.path}: ${mattermostProblems(call.path, call.body)}`),
+    ).toEqual([]);
   });
 });
