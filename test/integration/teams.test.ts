@@ -7,6 +7,9 @@ import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { MAX_ANSWER_VALUE_UNITS } from "#lib/questions/schema.ts";
+import { largestArgs, largestContext, textOf } from "../support/largest-questions.ts";
+import { teamsProblems } from "../support/platform-sizes.ts";
 import {
   type FakePlatform,
   type FakeReply,
@@ -58,7 +61,8 @@ const otherChannelKey = keyPair();
 const strangerKey = keyPair();
 
 beforeAll(async () => {
-  connector = await startFakePlatform((call) => connectorReply(call));
+  // Refused like the Bot Connector past a message's size: every test here runs within it.
+  connector = await startFakePlatform((call) => connectorReply(call), { limits: "teams" });
   keyServer = await startFakePlatform((call) => {
     if (keysDown) return { status: 503, body: { error: "temporarily unavailable" } };
     if (call.path === "/v1/.well-known/openidconfiguration") {
@@ -811,3 +815,59 @@ describe("Teams: the context (who is asking and why) above the questions", () =>
     expect(texts(cardOf(retired))).toContain('"text":"Answered — Deploy to: Production; Checks: Unit"');
   });
 });
+
+describe("Teams: every message fits, whatever the question's size", () => {
+  const lastUpdate = (cardId: string) => cardOf(updatesOf(cardId).at(-1) as RecordedCall);
+
+  it("the largest question the contract allows: the card, each step, the notices and the ended card within one activity; the outcome shown", async () => {
+    const { questions } = largestArgs("mixed");
+    const third = questions[2];
+    const before = cardPosts().length;
+    const asked = await stack.api("POST", "/questions", {
+      questions,
+      owner: `teams:${OWNER_AAD}`,
+      deliverTo: [{ channel: "teams", chatId: conversation, serviceUrl: SERVICE_URL }],
+      context: largestContext("mixed"),
+    });
+    expect(asked.status).toBe(201);
+    const questionId = asked.body.id as string;
+    await waitFor(async () => cardPosts()[before], { what: "the card posted to Teams" });
+    const cardId = await waitFor(
+      async () =>
+        (await stack.api("GET", `/questions/${questionId}`)).body.question.deliveries[0]?.messageId as
+          | string
+          | undefined,
+      { what: "the posted card recorded on the question" },
+    );
+
+    // A keyed own answer of the longest, typed: recorded, and the notice repeats it.
+    const own = textOf("mixed", MAX_ANSWER_VALUE_UNITS, "Own ");
+    await send(activity({ text: `${third?.id}: ${own}` }));
+    const recorded = await waitFor(async () => replies().at(-1), { what: "the recorded notice" });
+    expect(recorded.body.text).toMatch(/^Recorded: .+Still needed: /s);
+
+    await send(tap(cardId, codec("o", 0, 1, questionId)));
+    expect(lastUpdate(cardId).body.map((e: any) => e.text)).toContain("2 of 3");
+    await send(tap(cardId, codec("d", 1, 0, questionId), { choice1: "0,3", other1: own }));
+    expect(lastUpdate(cardId).body.map((e: any) => e.text)).toContain("3 of 3");
+
+    // One character over an own answer's limit: refused, naming the limit; then the longest is taken.
+    const notices = replies().length;
+    await send(tap(cardId, codec("x", 2, 0, questionId), { other2: `${own}x` }));
+    const tooLong = await waitFor(async () => replies()[notices], { what: "the too-long notice" });
+    expect(tooLong.body.text).toContain(`longer than ${MAX_ANSWER_VALUE_UNITS} characters`);
+    await send(tap(cardId, codec("x", 2, 0, questionId), { other2: own }));
+    expect(await statusOf(stack, questionId)).toBe("answered");
+
+    const retired = await waitFor(async () => updatesOf(cardId).find((u) => !cardOf(u).actions), {
+      what: "the card retired",
+    });
+    const outcome = cardOf(retired).body.at(-1).text as string;
+    expect(outcome).toMatch(/^Answered — /);
+    for (const question of questions) expect(outcome).toContain(`${escapeCard(question.header)}: `);
+    expect(outcome).toContain(`${escapeCard(third?.header ?? "")}: Own `);
+    expect(connector.refused.map((call) => `${call.path}: ${teamsProblems(call.body)}`)).toEqual([]);
+  });
+});
+
+const escapeCard = (text: string) => text.replace(/[\\`*_[\]~]/g, "\\$&");
