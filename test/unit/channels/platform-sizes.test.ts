@@ -36,7 +36,7 @@ import {
   renderPost,
   retiredPost,
 } from "#lib/channels/mattermost/mattermost-render.ts";
-import { fittedOutcomeText, outcomeReplyText, outcomeText } from "#lib/channels/replies.ts";
+import { fittedOutcomeText, outcomeReplyText, outcomeText, reminderText } from "#lib/channels/replies.ts";
 import {
   escapeMrkdwn,
   fitsSection,
@@ -401,6 +401,16 @@ describe.each(ALPHABET_NAMES)("the largest question, in %s characters", (alphabe
       expect(teamsProblems(textActivity(outcomeReplyText(outcome, fitsActivity) ?? ""))).toEqual([]);
     });
   });
+});
+
+it("a reminder, however long the wait, is within every platform's limits", () => {
+  const record = largestRecord("mixed", { expiresAtMs: 31_536_000_000 });
+  const text = reminderText(record, 0);
+  expect(telegramProblems("sendMessage", { text })).toEqual([]);
+  expect(slackProblems("chat.postMessage", { text: escapeMrkdwn(text) })).toEqual([]);
+  expect(discordMessageProblems({ content: escapeDiscord(text) })).toEqual([]);
+  expect(mattermostMessageProblems(escapeMattermost(text))).toEqual([]);
+  expect(teamsProblems({ type: "message", text })).toEqual([]);
 });
 
 describe("what gives way", () => {
