@@ -127,6 +127,16 @@ describe("Lambda bundles", () => {
     }
   });
 
+  it("carry none of the packages only tests use (the platforms' validators of the size tests)", () => {
+    for (const fn of functions) {
+      const map = JSON.parse(text(fn, `${handlerModule(fn)}.mjs.map`)) as { sources: string[] };
+      expect(
+        map.sources.filter((s) => /node_modules\/(@discordjs|adaptivecards|discord-api-types)\//.test(s)),
+        fn.key,
+      ).toEqual([]);
+    }
+  });
+
   it("the import check names a package a bundle would load from node_modules", () => {
     const code =
       'import{a}from"node:fs";import{b}from"crypto";import{DynamoDBClient as c}from"@aws-sdk/client-dynamodb";';
