@@ -23,12 +23,16 @@ export class AlreadyResolvedError extends Error {
   }
 }
 
+/**
+ * A session holds one pending question at a time. The message names that question (`pendingId`, the
+ * `pendingQuestionId` of the API's and /mcp's error body) unless the caller may not see it.
+ */
 export class SessionBusyError extends Error {
   override readonly name = "SessionBusyError";
   readonly code = "SESSION_BUSY";
-  constructor(readonly pendingId: string) {
+  constructor(readonly pendingId: string | undefined) {
     super(
-      "Another question is already waiting for an answer in this session. Wait for it to be answered first.",
+      `${pendingId === undefined ? "Another question" : `Question "${pendingId}"`} is already waiting for an answer in this session. Wait for it to end before asking again.`,
     );
   }
 }

@@ -5,6 +5,7 @@
  * allowed, as in the question API: the question is then answered on its answer page or over the API.
  */
 import { type DeliveryTarget, deliveryTargetSchema, ownerSchema } from "../questions/question-record.ts";
+import * as z from "../zod.ts";
 
 export interface Asker {
   owner: string;
@@ -32,9 +33,12 @@ export function parseDeliverTo(text: string): { targets: DeliveryTarget[] } | { 
   return { targets };
 }
 
-/** The owner value's problem, if any (platform-qualified, as everywhere). */
-export function ownerProblem(owner: string): string | undefined {
-  const parsed = ownerSchema.safeParse(owner);
+/**
+ * The owner value's problem, if any (platform-qualified, as everywhere), as a sentence about `field` (the
+ * header, variable or flag it came in): `X-Handraise-Owner must be platform-qualified, e.g. …`.
+ */
+export function ownerProblem(owner: string, field: string): string | undefined {
+  const parsed = z.object({ [field]: ownerSchema }).safeParse({ [field]: owner });
   return parsed.success ? undefined : parsed.error.issues[0]?.message;
 }
 
@@ -47,8 +51,8 @@ export function askerOf(
   if (owner === undefined) {
     return { problem: "No one to ask: send X-Handraise-Owner, or set HANDRAISE_MCP_OWNER." };
   }
-  const badOwner = ownerProblem(owner);
-  if (badOwner) return { problem: `X-Handraise-Owner: ${badOwner}.` };
+  const badOwner = ownerProblem(owner, "X-Handraise-Owner");
+  if (badOwner) return { problem: `${badOwner}.` };
   const deliverTo = parseDeliverTo(headers["x-handraise-deliver-to"] ?? defaults.deliverTo ?? "");
   if ("problem" in deliverTo) return { problem: `X-Handraise-Deliver-To: ${deliverTo.problem}.` };
   return { owner, deliverTo: deliverTo.targets };
