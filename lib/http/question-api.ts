@@ -235,7 +235,7 @@ function atLeastOneFilter(filters: {
   if (agentId !== undefined) return { ...filters, agentId };
   throw new InvalidArgumentError(
     "query",
-    "Give at least one of owner, sessionKey or agentId: listing every question would be a table scan.",
+    "Give at least one of owner, sessionKey or agentId in the query: listing every question would be a table scan.",
   );
 }
 

@@ -45,6 +45,24 @@ describe("the model step and the agent state machine", () => {
     });
   });
 
+  it("turn an AskUser task input that does not fit into an error result telling the model not to ask again", () => {
+    const catches = asl.States.AskUser.Catch as { ErrorEquals: string[]; Next: string }[];
+    const name = new InvalidInputError("x", []).name;
+    const caught = catches.findIndex((c) => c.ErrorEquals.includes(name));
+    // Before the catch-all, which would report it as delivery_failed.
+    expect(caught).toBeGreaterThanOrEqual(0);
+    expect(caught).toBeLessThan(catches.findIndex((c) => c.ErrorEquals.includes("States.ALL")));
+    expect(asl.States[catches[caught]?.Next ?? ""]).toMatchObject({
+      Type: "Pass",
+      Result: {
+        status: "error",
+        error: { code: "INVALID_INPUT", message: expect.stringContaining("Do not call ask_user again") },
+      },
+      ResultPath: "$.askResult",
+      Next: "ModelStep",
+    });
+  });
+
   it("send a `continue` back to the model step", () => {
     expect(asl.States.AskOrReply.Choices).toContainEqual({
       Variable: "$.step.action",
