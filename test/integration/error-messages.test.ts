@@ -160,6 +160,27 @@ describe("POST /questions refuses bad input in sentences, each at its path", () 
     expect(nested.message).toBe("Invalid request: chatId is required (at deliverTo.0.chatId).");
   });
 
+  it('the example of docs/api.md, "Errors"', async () => {
+    const response = await stack.api("POST", "/questions", {
+      questions: [],
+      owner: "alice",
+      deliverTo: [{ channel: "telegram" }],
+      timeout: 60,
+    });
+    const owner = 'owner must be platform-qualified, e.g. "telegram:12345", "slack:T1:U1" or "web:alice"';
+    expect(response.body).toEqual({
+      error: {
+        code: "INVALID_ARGUMENT",
+        message: `Invalid request: ${owner}, and 2 more problems.`,
+        issues: [
+          { path: "owner", message: owner },
+          { path: "deliverTo.0.chatId", message: "chatId is required" },
+          { path: "timeout", message: "timeout is not a field of this request" },
+        ],
+      },
+    });
+  });
+
   it("the ask_user arguments break the contract's rules → its own sentences, at their paths", async () => {
     const cases: [Record<string, unknown>, string[]][] = [
       [{ questions: "deploy?" }, ["questions"]],
