@@ -2,6 +2,7 @@
  * The message catalog (lib/validation-messages.ts): the sentence for each kind of zod issue, read from the
  * schema that raised it, and how every boundary lists and summarizes problems.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   describeIssue,
@@ -181,6 +182,44 @@ describe("the sentence for each kind of problem", () => {
         expect(problem.message).not.toMatch(LIBRARY_WORDING);
       }
     }
+  });
+});
+
+describe("for any value of any field", () => {
+  it("every problem is a sentence naming its field, without the library's wording (property)", () => {
+    const fields = [
+      "questions",
+      "owner",
+      "deliverTo",
+      "sessionKey",
+      "multiSelect",
+      "reason",
+      "notify",
+      "labels",
+    ];
+    // Keys from a fixed set: an unknown field's name is said back, and a random one could be "expected".
+    const anything = fc.anything({ key: fc.constantFrom(...fields, "channel", "chatId", "url", "extra") });
+    const value = fc.oneof(
+      anything,
+      fc.dictionary(fc.constantFrom(...fields, "extra"), anything, { maxKeys: 6 }),
+      fc.record({ questions: fc.constant(1), owner: fc.constant("o"), deliverTo: fc.array(anything) }),
+    );
+    fc.assert(
+      fc.property(value, (input) => {
+        const parsed = body.safeParse(input);
+        if (parsed.success) return;
+        for (const problem of issuesOf(parsed.error.issues)) {
+          expect(problem.message).not.toMatch(LIBRARY_WORDING);
+          const field =
+            problem.path
+              .split(".")
+              .filter((s) => s !== "" && !/^\d+$/.test(s))
+              .at(-1) ?? "the input";
+          expect(problem.message, problem.path).toContain(field);
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 
