@@ -142,7 +142,7 @@ describe("Lambda bundles", () => {
     for (const name of new Set(caught)) expect(code, name).toContain(`"${name}"`);
   });
 
-  it("load as ES modules, export their handlers, and refuse bad input with zod's English messages", async () => {
+  it("load as ES modules, export their handlers, and refuse bad input by name, in Handraise's sentences", async () => {
     // Unpacked outside the project, where no node_modules is in reach: a package left out of a bundle fails
     // the import here as it would on Lambda.
     const smoke = mkdtempSync(join(tmpdir(), "handraise-bundles-"));
@@ -154,14 +154,17 @@ describe("Lambda bundles", () => {
         for (const entry of fn.entries) writeFileSync(join(smoke, fn.key, entry.name), fn.read(entry));
         return file;
       });
-      // Each bad event must be refused with zod's English messages: zod/mini loads its locale only through
-      // lib/zod.ts, a side effect a bundler drops unless package.json "sideEffects" keeps it.
+      // A bad event must be refused as Handraise.InvalidInput in Handraise's sentences: zod/mini takes them
+      // only through lib/zod.ts, a side effect a bundler drops unless package.json "sideEffects" keeps it
+      // (without it, every message would be "Invalid input").
       const script = `for (const f of ${JSON.stringify(files)}) {
         const m = await import(f);
         if (typeof m.handler !== "function") throw new Error(f + " exports no handler");
         if (!f.includes("/ask/")) continue;
-        const message = await m.handler({}, {}).then(() => "accepted", (e) => String(e?.message));
-        if (!message.includes("Invalid input: expected")) throw new Error("not zod's English messages: " + message);
+        const refused = await m.handler({}, {}).then(() => "accepted", (e) => e?.name + ": " + e?.message);
+        if (!refused.startsWith("Handraise.InvalidInput: Invalid AskUser task input: taskToken is required")) {
+          throw new Error("not refused in Handraise's sentences: " + refused);
+        }
       }`;
       const { stderr } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script], {
         cwd: smoke,
