@@ -49,7 +49,7 @@ const FREE_WHILE_IDLE: { group: string; why: string; types: string[] }[] = [
     ],
   },
   {
-    group: "DynamoDB (on demand)",
+    group: "DynamoDB on demand",
     why: "per request; storage and point-in-time recovery per GB stored, ≈ 0 for a table of pending questions. Lambda reads its stream free",
     types: ["AWS::DynamoDB::Table"],
   },
@@ -59,7 +59,7 @@ const FREE_WHILE_IDLE: { group: string; why: string; types: string[] }[] = [
     types: ["AWS::SQS::Queue", "AWS::SQS::QueuePolicy"],
   },
   {
-    group: "API Gateway (HTTP API)",
+    group: "API Gateway HTTP API",
     why: "per request",
     types: [
       "AWS::ApiGatewayV2::Api",
@@ -69,7 +69,7 @@ const FREE_WHILE_IDLE: { group: string; why: string; types: string[] }[] = [
     ],
   },
   {
-    group: "Step Functions (Standard)",
+    group: "Step Functions Standard",
     why: "per state transition; a waiting run makes none",
     types: ["AWS::StepFunctions::StateMachine"],
   },
@@ -252,7 +252,7 @@ export function idleCost(template: CfnTemplate, { artifactBytes }: { artifactByt
   if (queueTriggers > 0) {
     const receives = queueTriggers * 15 * 60 * 24 * 30;
     estimates.push({
-      item: `SQS empty receives of ${queueTriggers} Lambda queue trigger(s), ≈ 15 a minute each`,
+      item: `SQS empty receives of ${queueTriggers} Lambda trigger${queueTriggers === 1 ? "" : "s"} on a queue, ≈ 15 a minute each`,
       quantity: receives.toLocaleString("en-US"),
       usd: usd(receives * PRICE.sqsRequest),
       why: `$${(PRICE.sqsRequest * 1e6).toFixed(2)} per million requests beyond the first million a month, which are free`,
