@@ -20,6 +20,7 @@ import {
 import {
   ALL_ON,
   type CfnTemplate,
+  cfnLint,
   ensurePackage,
   loadTemplate,
   PACKAGE_TIMEOUT_MS,
@@ -543,6 +544,7 @@ describe("IAM roles of the packaged template", () => {
       try {
         const only = loadTemplate(telegramOnly.dir);
         expect(iamProblems(only, subjects, iamTable(stage, ["telegram"]))).toEqual([]);
+        expect(await cfnLint([copy.dir, telegramOnly.dir])).toBe("");
       } finally {
         telegramOnly.remove();
       }

@@ -173,6 +173,26 @@ export async function packagedVariant(options: string[]): Promise<string> {
   }, `${dir}.lock`);
 }
 
+/**
+ * cfn-lint's findings on the packaged templates in `dirs` (its settings: .cfnlintrc.yaml), "" when it finds
+ * nothing. Throws, saying how to install it, when cfn-lint is missing: a template test must not pass unlinted.
+ */
+export async function cfnLint(dirs: string[]): Promise<string> {
+  const templates = dirs.map((dir) => join(dir, TEMPLATE_FILE));
+  try {
+    const { stdout, stderr } = await run("cfn-lint", ["--", ...templates], { cwd: ROOT });
+    return `${stdout}${stderr}`;
+  } catch (error) {
+    const failure = error as NodeJS.ErrnoException & { stdout?: string; stderr?: string };
+    if (failure.code === "ENOENT") {
+      throw new Error(
+        "cfn-lint is not installed: `pip install cfn-lint==1.51.0` (Python 3.9 or newer), then run the template tests again",
+      );
+    }
+    return `cfn-lint exited ${String(failure.code)}:\n${failure.stdout ?? ""}${failure.stderr ?? ""}`;
+  }
+}
+
 export function loadTemplate(dir = PACKAGE_DIR): CfnTemplate {
   return readTemplate(dir);
 }

@@ -3,16 +3,15 @@
  * (`npm run package`) and in one with every optional part on (ALL_ON, packaged once for all template tests,
  * bundles reused) — and cfn-lint on both.
  */
-import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { alarmMetrics } from "../../scripts/lib/idle-cost.ts";
 import { functionKey, render, resource, resourcesOfType } from "./cfn.ts";
 import {
   ALL_ON,
   type CfnTemplate,
+  cfnLint,
   ensurePackage,
   loadTemplate,
   PACKAGE_DIR,
@@ -219,26 +218,8 @@ describe("the durable agent", () => {
 });
 
 describe("cfn-lint", () => {
-  const run = promisify(execFile);
-
   it("finds nothing in the default package nor in the all-on one (.cfnlintrc.yaml says what it skips and why)", async () => {
-    const templates = [PACKAGE_DIR, allOnDir].map((dir) =>
-      join(dir, "cloudformation-template-update-stack.json"),
-    );
-    let result: { code: number; output: string };
-    try {
-      const { stdout, stderr } = await run("cfn-lint", ["--", ...templates], { cwd: ROOT });
-      result = { code: 0, output: `${stdout}${stderr}` };
-    } catch (error) {
-      const failure = error as NodeJS.ErrnoException & { code?: unknown; stdout?: string; stderr?: string };
-      if (failure.code === "ENOENT") {
-        throw new Error(
-          "cfn-lint is not installed: `pip install cfn-lint==1.51.0` (Python 3.9 or newer), then run the template tests again",
-        );
-      }
-      result = { code: Number(failure.code), output: `${failure.stdout ?? ""}${failure.stderr ?? ""}` };
-    }
-    expect(result).toEqual({ code: 0, output: "" });
+    expect(await cfnLint([PACKAGE_DIR, allOnDir])).toBe("");
   }, 120_000);
 
   it("is told to skip one check only, W3005 (a DependsOn osls writes next to a Ref)", () => {

@@ -19,7 +19,7 @@ import {
   ttlProblems,
   walkStrings,
 } from "./cfn.ts";
-import { type CfnTemplate, ensurePackage, loadTemplate, packageCopy } from "./packaged.ts";
+import { type CfnTemplate, cfnLint, ensurePackage, loadTemplate, packageCopy } from "./packaged.ts";
 import { listZipEntries, readZipEntry } from "./zip.ts";
 
 let template: CfnTemplate;
@@ -406,6 +406,7 @@ describe("operating the stack", () => {
       for (const [id, fn] of resourcesOfType(prod, "AWS::Lambda::Function")) {
         expect(fn.Properties?.ReservedConcurrentExecutions, id).toBeUndefined();
       }
+      expect(await cfnLint([copy.dir])).toBe("");
     } finally {
       copy.remove();
     }
