@@ -81,7 +81,8 @@ function standardAlarms(alarm, functions) {
     Resources[`${capitalized(fn)}FailedInvocationsFilter`] = problemsFilter(logGroup, RUNTIME_FAILURES);
   }
   // The access log's status is the one API Gateway answered with, so a throttled function shows as its 500.
-  Resources.HttpApi5xxFilter = problemsFilter("HttpApiLogGroup", '{ $.status = "5*" }');
+  // It is written as a string ("$context.status"): a wildcard matches it, as for an IP address.
+  Resources.HttpApi5xxFilter = problemsFilter("HttpApiLogGroup", "{ $.status = 5* }");
   // The agent state machine logs at level ERROR (serverless.yml), which includes each run that ends badly.
   Resources.AgentRunsFailedFilter = problemsFilter(
     "AgentStateMachineLogGroup",

@@ -76,7 +76,7 @@ describe("alarms", () => {
       for (const line of ["Invoke Error", "Task timed out", "Runtime exited"])
         expect(runtime).toContain(line);
     }
-    expect(patternsOf("HttpApiLogGroup")).toEqual(['{ $.status = "5*" }']);
+    expect(patternsOf("HttpApiLogGroup")).toEqual(["{ $.status = 5* }"]);
     // The access log writes the status as the filter reads it.
     const accessLog = resource(base, "HttpApiStage").Properties?.AccessLogSettings as
       | { Format?: string }
