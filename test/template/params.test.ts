@@ -169,7 +169,7 @@ describe("reserved concurrency", () => {
     expect(resource(base, "McpLambdaFunction").Properties?.Timeout).toBe(29);
   });
 
-  it("with reserve=on: each function's reservation, 250 in all with the durable agent", () => {
+  it("with reserve=on: each function's reservation, 252 in all with the durable agent", () => {
     const reserved = Object.fromEntries(
       lambdas(allOn).map(([id, fn]) => [functionKey(id, fn), fn.Properties?.ReservedConcurrentExecutions]),
     );
@@ -186,11 +186,12 @@ describe("reserved concurrency", () => {
       executionStatus: 5,
       answerPage: 10,
       mcp: 20,
+      openApi: 2,
       durableAgent: 20,
       notifier: 10,
       questionTimer: 10,
     });
-    expect(Object.values(reserved).reduce((sum: number, n) => sum + Number(n), 0)).toBe(250);
+    expect(Object.values(reserved).reduce((sum: number, n) => sum + Number(n), 0)).toBe(252);
   });
 });
 
