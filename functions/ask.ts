@@ -2,13 +2,14 @@
  * The AskUser task (`lambda:invoke.waitForTaskToken`): registers the question with the run's task token and
  * delivers it, then returns; the run stays suspended until an answer, a cancel or its timeout. Expected
  * failures are thrown by name for the state machine's Catch: ToolInputError, SessionBusyError,
- * DeliveryFailedError (no target took the question; it is closed as delivery_failed). A reminder or an
- * escalation at or past the deadline, or a `requestedBy` who would be the only one to answer
- * (InvalidArgumentError), ends the task like a failed delivery.
+ * DeliveryFailedError (no target took the question; it is closed as delivery_failed), and
+ * Handraise.InvalidInput for a task input that does not fit (the workflow's, not the model's: its message
+ * names each problem's path). A reminder or an escalation at or past the deadline, or a `requestedBy` who
+ * would be the only one to answer (InvalidArgumentError), ends the task like a failed delivery.
  */
 import middy from "@middy/core";
 import type { Context } from "aws-lambda";
-import { DeliveryFailedError } from "#lib/app/errors.ts";
+import { DeliveryFailedError, parseInput } from "#lib/app/errors.ts";
 import { functionDeadline, withPlatformDeadline } from "#lib/channels/platform-http.ts";
 import { loadConfig } from "#lib/config.ts";
 import {
@@ -49,7 +50,11 @@ const askTaskEventSchema = z.object({
 export const handler = middy()
   .use(observability.middlewares)
   .handler(async (event: unknown, context: Context): Promise<{ questionId: string }> => {
-    const { questions, timeoutSeconds, ...task } = askTaskEventSchema.parse(event);
+    const { questions, timeoutSeconds, ...task } = parseInput(
+      askTaskEventSchema,
+      event,
+      "AskUser task input",
+    );
     // No webhook is waiting on this function: delivering may wait out a platform's rate limit (or retry a
     // 5xx) for as long as its own time allows, rather than fail the question as delivery_failed.
     const deadline = functionDeadline(context.getRemainingTimeInMillis(), now());

@@ -44,24 +44,24 @@ import {
   secretEnvName,
   secretProblem,
 } from "./secrets/secret-catalog.ts";
+import { describeIssue, issuesOf, ruleMessage } from "./validation-messages.ts";
 import * as z from "./zod.ts";
 
 export { ConfigError } from "./config-error.ts";
 
 const seconds = (fallback: number, max = STEP_FUNCTIONS_MAX_TIMEOUT_SECONDS) =>
   z._default(
-    z.coerce
-      .number()
-      .check(
-        z.int("must be a whole number of seconds"),
-        z.gte(1, "must be at least 1"),
-        z.lte(
-          max,
+    z.coerce.number().check(
+      z.int({ error: ruleMessage("must be a whole number of seconds") }),
+      z.gte(1, { error: ruleMessage("must be at least 1") }),
+      z.lte(max, {
+        error: ruleMessage(
           max === STEP_FUNCTIONS_MAX_TIMEOUT_SECONDS
             ? "must be at most one year (31536000), the Step Functions limit"
             : `must be at most ${max}`,
         ),
-      ),
+      }),
+    ),
     fallback,
   );
 
@@ -71,24 +71,30 @@ const seconds = (fallback: number, max = STEP_FUNCTIONS_MAX_TIMEOUT_SECONDS) =>
  */
 export const DEFAULT_NOTIFY_RETRY_SECONDS = [5, 300, 1800, 7200, 18_000, 28_800, 28_800];
 
-const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
+const httpUrl = z.url({ protocol: /^https?$/, error: ruleMessage("must be an http(s) URL") });
 /** An endpoint that is sent credentials (an app token) or that vouches for them (a key set). */
 const credentialUrl = httpUrl.check(
-  z.refine(isHttpsOrLoopback, "must be an https URL (http only on localhost / 127.0.0.1 / [::1])"),
+  z.refine(isHttpsOrLoopback, {
+    error: ruleMessage("must be an https URL (http only on localhost / 127.0.0.1 / [::1])"),
+  }),
 );
 
 /** `600,1800` → [600, 1800]: whole seconds, at least 1, at most MAX_REMINDERS of them. */
 const reminderList = z.pipe(
-  z
-    .string()
-    .check(z.regex(/^\s*\d+\s*(,\s*\d+\s*)*$/, "must be whole seconds separated by commas, e.g. 600,1800")),
+  z.string().check(
+    z.regex(/^\s*\d+\s*(,\s*\d+\s*)*$/, {
+      error: ruleMessage("must be whole seconds separated by commas, e.g. 600,1800"),
+    }),
+  ),
   z.transform((text) => text.split(",").map((part) => Number(part.trim()))),
 );
 
 /** The settings that are not secrets; each channel's are checked only when the channel is on. */
 const envSchema = z
   .object({
-    HANDRAISE_TABLE: z.string().check(z.minLength(1, "is required (the DynamoDB table name)")),
+    HANDRAISE_TABLE: z
+      .string()
+      .check(z.minLength(1, { error: ruleMessage("is required (the DynamoDB table name)") })),
     HANDRAISE_MIN_TIMEOUT_SECONDS: seconds(MIN_TIMEOUT_SECONDS),
     HANDRAISE_MAX_TIMEOUT_SECONDS: seconds(MAX_TIMEOUT_SECONDS),
     /** Days a closed or expired record stays readable before DynamoDB TTL removes it. */
@@ -101,18 +107,17 @@ const envSchema = z
     HANDRAISE_CHANNELS: z.optional(z.string()),
     /** Deployed: read secrets from SSM Parameter Store under this path (`/handraise/<stage>`). */
     HANDRAISE_SSM_PREFIX: z.optional(
-      z.string().check(z.regex(SSM_PATH, "must be an SSM path such as /handraise/prod")),
+      z
+        .string()
+        .check(z.regex(SSM_PATH, { error: ruleMessage("must be an SSM path such as /handraise/prod") })),
     ),
     /** The EventBridge bus question events go to (name or ARN); unset: no events are published. */
     HANDRAISE_EVENT_BUS: z.optional(
-      z
-        .string()
-        .check(
-          z.regex(
-            /^(arn:[\w-]+:events:[\w-]+:\d{12}:event-bus\/)?[\w.\-/]{1,256}$/,
-            "must be an EventBridge bus name or ARN",
-          ),
-        ),
+      z.string().check(
+        z.regex(/^(arn:[\w-]+:events:[\w-]+:\d{12}:event-bus\/)?[\w.\-/]{1,256}$/, {
+          error: ruleMessage("must be an EventBridge bus name or ARN"),
+        }),
+      ),
     ),
     /**
      * Reminders every question gets unless its request names its own (`remindAfterSeconds`), in seconds
@@ -126,43 +131,60 @@ const envSchema = z
      * and closed by the model step when an AskUser task times out).
      */
     HANDRAISE_SCHEDULE_GROUP: z.optional(
-      z.string().check(z.regex(/^[0-9a-zA-Z_.-]{1,64}$/, "must be a schedule group name")),
-    ),
-    HANDRAISE_TIMER_FUNCTION_ARN: z.optional(
       z
         .string()
-        .check(z.regex(/^arn:[\w-]+:lambda:[\w-]+:\d{12}:function:[\w-]+$/, "must be a Lambda function ARN")),
+        .check(z.regex(/^[0-9a-zA-Z_.-]{1,64}$/, { error: ruleMessage("must be a schedule group name") })),
+    ),
+    HANDRAISE_TIMER_FUNCTION_ARN: z.optional(
+      z.string().check(
+        z.regex(/^arn:[\w-]+:lambda:[\w-]+:\d{12}:function:[\w-]+$/, {
+          error: ruleMessage("must be a Lambda function ARN"),
+        }),
+      ),
     ),
     HANDRAISE_TIMER_ROLE_ARN: z.optional(
-      z.string().check(z.regex(/^arn:[\w-]+:iam::\d{12}:role\/[\w+=,.@/-]+$/, "must be an IAM role ARN")),
+      z.string().check(
+        z.regex(/^arn:[\w-]+:iam::\d{12}:role\/[\w+=,.@/-]+$/, {
+          error: ruleMessage("must be an IAM role ARN"),
+        }),
+      ),
     ),
     HANDRAISE_TIMER_DEAD_LETTER_ARN: z.optional(
-      z.string().check(z.regex(/^arn:[\w-]+:sqs:[\w-]+:\d{12}:[\w-]{1,80}$/, "must be an SQS queue ARN")),
+      z.string().check(
+        z.regex(/^arn:[\w-]+:sqs:[\w-]+:\d{12}:[\w-]{1,80}$/, {
+          error: ruleMessage("must be an SQS queue ARN"),
+        }),
+      ),
     ),
     /** How long a secret read from SSM is reused: a rotated value is picked up within this. */
     HANDRAISE_SECRETS_MAX_AGE_SECONDS: seconds(300, 3600),
     TELEGRAM_API_BASE: z._default(httpUrl, "https://api.telegram.org"),
     SLACK_API_BASE: z._default(httpUrl, "https://slack.com/api"),
     DISCORD_API_BASE: z._default(httpUrl, "https://discord.com/api/v10"),
-    DISCORD_APPLICATION_ID: z.optional(z.string().check(z.regex(/^\d{1,20}$/, "must be digits"))),
+    DISCORD_APPLICATION_ID: z.optional(
+      z.string().check(z.regex(/^\d{1,20}$/, { error: ruleMessage("must be digits") })),
+    ),
     DISCORD_PUBLIC_KEY: z.optional(
-      z.string().check(z.regex(/^[0-9a-fA-F]{64}$/, "must be 64 hexadecimal characters")),
+      z
+        .string()
+        .check(z.regex(/^[0-9a-fA-F]{64}$/, { error: ruleMessage("must be 64 hexadecimal characters") })),
     ),
     MATTERMOST_URL: z.optional(httpUrl),
     /** The Teams bot's Microsoft App ID (a GUID): the audience of inbound tokens, the client of outbound ones. */
     TEAMS_APP_ID: z.optional(
-      z
-        .string()
-        .check(
-          z.regex(
-            /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
-            "must be a Microsoft App ID (a GUID)",
-          ),
-        ),
+      z.string().check(
+        z.regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, {
+          error: ruleMessage("must be a Microsoft App ID (a GUID)"),
+        }),
+      ),
     ),
     /** The bot's Entra tenant (a GUID or a domain), whose token endpoint issues the app token. */
     TEAMS_TENANT_ID: z.optional(
-      z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9.-]{0,127}$/, "must be a tenant id (GUID) or domain")),
+      z.string().check(
+        z.regex(/^[A-Za-z0-9][A-Za-z0-9.-]{0,127}$/, {
+          error: ruleMessage("must be a tenant id (GUID) or domain"),
+        }),
+      ),
     ),
     /** The Bot Connector service URL for a target that names none. */
     TEAMS_API_BASE: z._default(credentialUrl, "https://smba.trafficmanager.net/teams/"),
@@ -177,11 +199,11 @@ const envSchema = z
     HANDRAISE_NOTIFY_QUEUE_URL: z.optional(httpUrl),
     /** Seconds before each retry of a notification, comma-separated (default: about 24 hours in all). */
     HANDRAISE_NOTIFY_RETRY_SECONDS: z._default(
-      z
-        .string()
-        .check(
-          z.regex(/^\d{1,6}(,\d{1,6}){0,19}$/, "must be up to 20 whole numbers of seconds, comma-separated"),
-        ),
+      z.string().check(
+        z.regex(/^\d{1,6}(,\d{1,6}){0,19}$/, {
+          error: ruleMessage("must be up to 20 whole numbers of seconds, comma-separated"),
+        }),
+      ),
       DEFAULT_NOTIFY_RETRY_SECONDS.join(","),
     ),
     /** Local stack only: notify receivers on this machine (`http://127.0.0.1:…`). */
@@ -197,7 +219,7 @@ const envSchema = z
   .check(
     z.refine((env) => env.HANDRAISE_MIN_TIMEOUT_SECONDS <= env.HANDRAISE_MAX_TIMEOUT_SECONDS, {
       path: ["HANDRAISE_MIN_TIMEOUT_SECONDS"],
-      message: "must not be above HANDRAISE_MAX_TIMEOUT_SECONDS",
+      error: ruleMessage("must not be above HANDRAISE_MAX_TIMEOUT_SECONDS"),
     }),
   );
 type Env = z.infer<typeof envSchema>;
@@ -297,7 +319,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const problems: string[] = [];
   const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
-    problems.push(...parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`));
+    problems.push(...issuesOf(parsed.error.issues).map(describeIssue));
   }
   const e = parsed.success ? parsed.data : undefined;
   const fromSsm = e?.HANDRAISE_SSM_PREFIX !== undefined;
@@ -338,8 +360,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `HANDRAISE_REMIND_AFTER_SECONDS must list at most ${MAX_REMINDERS} reminders, each at least 1 second`,
     );
   }
-  const mcpOwnerProblem = e?.HANDRAISE_MCP_OWNER && ownerProblem(e.HANDRAISE_MCP_OWNER);
-  if (mcpOwnerProblem) problems.push(`HANDRAISE_MCP_OWNER: ${mcpOwnerProblem}`);
+  const mcpOwnerProblem =
+    e?.HANDRAISE_MCP_OWNER && ownerProblem(e.HANDRAISE_MCP_OWNER, "HANDRAISE_MCP_OWNER");
+  if (mcpOwnerProblem) problems.push(mcpOwnerProblem);
   const mcpTargets = e?.HANDRAISE_MCP_DELIVER_TO && parseDeliverTo(e.HANDRAISE_MCP_DELIVER_TO);
   if (mcpTargets && "problem" in mcpTargets) problems.push(`HANDRAISE_MCP_DELIVER_TO: ${mcpTargets.problem}`);
   const mcpContextProblem = e?.HANDRAISE_MCP_CONTEXT && contextProblem(e.HANDRAISE_MCP_CONTEXT);

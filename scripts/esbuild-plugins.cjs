@@ -2,17 +2,18 @@
  * esbuild plugins for the Lambda bundles (serverless.yml `custom.esbuild.plugins`).
  *
  * zod re-exports every one of its ~45 message locales (`z.locales`), and because the code uses `z` as a
- * value (`z.object(...)`), tree shaking cannot drop them: they are over half of each bundle. Handraise only
- * uses zod's default English messages, so the locale index is replaced by one that exports `en` alone.
+ * value (`z.object(...)`), tree shaking cannot drop them: they are over half of each bundle. Handraise words
+ * its messages itself (lib/validation-messages.ts, installed by lib/zod.ts), so the locale index is replaced
+ * by an empty one (zod's classic API, which the MCP SDK uses, imports its English file directly).
  * test/template/bundles.test.ts holds every bundle to its size budget.
  */
 "use strict";
 
-const zodEnglishOnly = {
-  name: "zod-english-only",
+const zodWithoutLocales = {
+  name: "zod-without-locales",
   setup(build) {
     build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({
-      contents: 'export { default as en } from "./en.js";\n',
+      contents: "export {};\n",
       loader: "js",
     }));
   },
@@ -37,4 +38,4 @@ const mcpWithoutAjv = {
   },
 };
 
-module.exports = [zodEnglishOnly, mcpWithoutAjv];
+module.exports = [zodWithoutLocales, mcpWithoutAjv];

@@ -1,12 +1,15 @@
 /**
- * serverless.yml `resources`: the concurrency reserved for each function, from `params.reservedConcurrency`
- * (`questionsApi=25,telegramWebhook=20,…`, or `off`). A reservation is both a floor and a ceiling: a flood
- * of long-polls on the question API cannot take the executions the webhooks need, and one busy function
- * cannot starve the account.
+ * serverless.yml `resources`: the concurrency reserved for each function. None by default: a reservation is
+ * taken from the account's Lambda concurrency quota, and a new account's may be as low as 10, where any
+ * reservation at all makes the deploy fail. With `--param="reserve=on"` each function gets its number from
+ * `params.reservedConcurrency` (`questionsApi=25,telegramWebhook=20,…`): a reservation is both a floor and a
+ * ceiling, so a flood of long-polls on the question API cannot take the executions the webhooks need, and one
+ * busy function cannot starve the account.
  */
 "use strict";
 
 const catalog = require("../secrets.json");
+const { capitalized, deployedFunctions, onOff } = require("./deployment.cjs");
 
 /** `name=n,…` → {name: n}; `off` or empty → {}. An unknown function or a bad number stops packaging. */
 function parseReservations(value) {
@@ -29,11 +32,17 @@ function parseReservations(value) {
   return reservations;
 }
 
-const capitalized = (name) => `${name.charAt(0).toUpperCase()}${name.slice(1)}`;
-
-function capacity(value) {
+/**
+ * The extensions for one deployment: nothing unless `reserve` is on; then the reservations of the functions
+ * it deploys (the durable agent's only with `durable` on).
+ * @param {{reserve: boolean, reservations: string, durable: boolean}} settings
+ */
+function capacity({ reserve, reservations, durable }) {
   const extensions = {};
-  for (const [name, count] of Object.entries(parseReservations(value))) {
+  if (!reserve) return { extensions };
+  const deployed = new Set(deployedFunctions(durable));
+  for (const [name, count] of Object.entries(parseReservations(reservations))) {
+    if (!deployed.has(name)) continue;
     extensions[`${capitalized(name)}LambdaFunction`] = {
       Properties: { ReservedConcurrentExecutions: count },
     };
@@ -41,6 +50,11 @@ function capacity(value) {
   return { extensions };
 }
 
-module.exports = async ({ resolveVariable }) => capacity(await resolveVariable("param:reservedConcurrency"));
+module.exports = async ({ resolveVariable }) =>
+  capacity({
+    reserve: onOff("params.reserve", await resolveVariable("param:reserve")),
+    reservations: await resolveVariable("param:reservedConcurrency"),
+    durable: onOff("params.durable", await resolveVariable("param:durable")),
+  });
 module.exports.capacity = capacity;
 module.exports.parseReservations = parseReservations;

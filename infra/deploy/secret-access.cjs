@@ -11,6 +11,7 @@
 "use strict";
 
 const catalog = require("../secrets.json");
+const { capitalized, deployedFunctions, onOff } = require("./deployment.cjs");
 
 const CHANNELS = ["telegram", "slack", "discord", "mattermost", "teams"];
 
@@ -37,8 +38,6 @@ function functionSecrets(fn, channels) {
   });
 }
 
-const capitalized = (name) => `${name.charAt(0).toUpperCase()}${name.slice(1)}`;
-
 /** The groups read by path (lib/secrets/secret-catalog.ts SecretGroup): grant `<group>/*`. */
 const GROUPS = ["api-keys"];
 
@@ -48,14 +47,14 @@ const parameterArn = (prefix, name) => ({
 
 /**
  * The resources and extensions for one deployment.
- * @param {{channels: string, ssmPrefix: string, kmsKeyArn: string}} settings
+ * @param {{channels: string, ssmPrefix: string, kmsKeyArn: string, durable?: boolean}} settings
  */
-function secretAccess({ channels, ssmPrefix, kmsKeyArn }) {
+function secretAccess({ channels, ssmPrefix, kmsKeyArn, durable = false }) {
   const enabled = parseChannels(channels);
   const prefix = String(ssmPrefix).replace(/\/+$/, "");
   const Resources = {};
   const extensions = {};
-  for (const fn of Object.keys(catalog.functions)) {
+  for (const fn of deployedFunctions(durable)) {
     const grants = functionSecrets(fn, enabled);
     if (grants.length === 0) continue;
     const groups = GROUPS.filter((group) => grants.includes(`${group}/*`));
@@ -107,6 +106,7 @@ module.exports = async ({ resolveVariable }) =>
     channels: await resolveVariable("param:channels"),
     ssmPrefix: await resolveVariable("param:ssmPrefix"),
     kmsKeyArn: await resolveVariable("param:secretsKmsKeyArn"),
+    durable: onOff("params.durable", await resolveVariable("param:durable")),
   });
 module.exports.secretAccess = secretAccess;
 module.exports.parseChannels = parseChannels;

@@ -1,22 +1,24 @@
-import { z } from "zod";
 import { ConfigError } from "#lib/config.ts";
+import { describeIssue, issuesOf } from "#lib/validation-messages.ts";
+import * as z from "#lib/zod.ts";
 import { type LocalStack, type LocalStackOptions, startLocalStack } from "./stack.ts";
 
-const port = (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback);
+const port = (fallback: number) =>
+  z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(65_535)), fallback);
 
 const cliEnvSchema = z.object({
   PORT: port(3000),
   SFN_PORT: port(8083),
   DYNAMODB_PORT: port(8000),
-  HANDRAISE_DATA_DIR: z.string().min(1).optional(),
-  HANDRAISE_API_KEY: z.string().min(16).optional(),
+  HANDRAISE_DATA_DIR: z.optional(z.string().check(z.minLength(1))),
+  HANDRAISE_API_KEY: z.optional(z.string().check(z.minLength(16))),
 });
 
 /** The local stack's settings from the environment (names and defaults: docs/local-stack.md). */
 export function localStackOptionsFromEnv(env: Record<string, string | undefined>): LocalStackOptions {
   const parsed = cliEnvSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v)));
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`);
+    const problems = issuesOf(parsed.error.issues).map(describeIssue);
     throw new ConfigError(`Invalid local stack settings: ${problems.join("; ")}`);
   }
   const e = parsed.data;

@@ -4,6 +4,7 @@
  * never one of them: the input names the secret that holds it (`apiKeySecret`, lib/secrets/secret-catalog.ts).
  */
 import { MODEL_SECRET_NAME_PATTERN } from "../secrets/secret-catalog.ts";
+import { ruleMessage } from "../validation-messages.ts";
 import * as z from "../zod.ts";
 
 /**
@@ -27,27 +28,29 @@ export const maxStepsSetting = z.optional(z.int().check(z.gte(1), z.lte(100)));
 
 const apiKeySecret = (provider: string) =>
   z._default(
-    z
-      .string()
-      .check(
-        z.regex(
-          MODEL_SECRET_NAME_PATTERN,
+    z.string().check(
+      z.regex(MODEL_SECRET_NAME_PATTERN, {
+        error: ruleMessage(
           "must name a secret: 1-64 of a-z 0-9 _ - (the key itself never goes in the input)",
         ),
-      ),
+      }),
+    ),
     provider,
   );
 
 const baseUrl = (fallback: string) =>
   z._default(
-    z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).check(
+    z.url({ protocol: /^https?$/, error: ruleMessage("must be an http(s) URL") }).check(
       z.maxLength(2048),
       // Checks run on after a failed one: a value that is no URL at all is refused above, not here.
-      z.refine((value) => {
-        if (!URL.canParse(value)) return true;
-        const url = new URL(value);
-        return url.username === "" && url.password === "";
-      }, "must not hold credentials (name the key with apiKeySecret)"),
+      z.refine(
+        (value) => {
+          if (!URL.canParse(value)) return true;
+          const url = new URL(value);
+          return url.username === "" && url.password === "";
+        },
+        { error: ruleMessage("must not hold credentials (name the key with apiKeySecret)") },
+      ),
     ),
     fallback,
   );
@@ -67,7 +70,11 @@ const common = {
 export const bedrockModelSchema = z.strictObject({
   provider: z.literal("bedrock"),
   modelId: z.string().check(z.minLength(1), z.maxLength(2048)),
-  region: z.optional(z.string().check(z.regex(/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, "must be an AWS region"))),
+  region: z.optional(
+    z
+      .string()
+      .check(z.regex(/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, { error: ruleMessage("must be an AWS region") })),
+  ),
   ...common,
 });
 export type BedrockModel = z.infer<typeof bedrockModelSchema>;

@@ -1,3 +1,4 @@
+import { InvalidInputError } from "../app/errors.ts";
 import { WAIT_ENDED } from "../app/wait-ended.ts";
 import {
   formatToolResult,
@@ -22,6 +23,7 @@ import {
 } from "../questions/schema.ts";
 import type { QuestionStore } from "../store/question-store.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
+import { describeIssue, issuesOf } from "../validation-messages.ts";
 import * as z from "../zod.ts";
 import { ModelError, StepLimitError } from "./model-error.ts";
 import type { ModelProvider, ModelTurn, ModelUsage } from "./model-provider.ts";
@@ -87,17 +89,23 @@ export type ModelStepEvent = z.infer<typeof modelStepEventSchema>;
 
 /**
  * The event, parsed. A `model` that is not valid (a typo, a key where its secret's name belongs) ends the
- * run as a ModelError that says what to fix; zod names the fields, never their values.
+ * run as a ModelError that says what to fix; any other problem of the agent's input ends it as
+ * Handraise.InvalidInput. Either names the fields and their paths in the agent's input, never their values.
  *
- * @throws ModelError for problems in `model` alone; the ZodError for any other.
+ * @throws ModelError for problems in `model` alone; InvalidInputError for any other.
  */
 export function parseModelStepEvent(event: unknown): ModelStepEvent {
   const parsed = modelStepEventSchema.safeParse(event);
   if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues;
-  if (!issues.every((issue) => issue.path[0] === "state" && issue.path[1] === "model")) throw parsed.error;
-  const problems = issues.map((issue) => `${issue.path.slice(1).join(".")}: ${issue.message}`);
-  throw new ModelError(`The input's model is not valid: ${problems.join("; ")}.`);
+  // The agent's input is the event's `state`: its problems are told at their paths in it.
+  const inState = parsed.error.issues.every((issue) => issue.path[0] === "state");
+  const issues = inState
+    ? issuesOf(parsed.error.issues.map((issue) => ({ ...issue, path: issue.path.slice(1) })))
+    : issuesOf(parsed.error.issues);
+  if (inState && issues.every((issue) => issue.path === "model" || issue.path.startsWith("model."))) {
+    throw new ModelError(`The input's model is not valid: ${issues.map(describeIssue).join("; ")}.`);
+  }
+  throw new InvalidInputError(inState ? "agent input" : "model step event", issues);
 }
 
 /**

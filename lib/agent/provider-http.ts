@@ -7,6 +7,7 @@ import { ConfigError } from "../config-error.ts";
 import { networkCode, parseJsonOrUndefined } from "../http/outbound.ts";
 import { modelSecretName, secretEnvName } from "../secrets/secret-catalog.ts";
 import type { Secrets } from "../secrets/secrets.ts";
+import { describeIssue, issuesOf } from "../validation-messages.ts";
 import type * as z from "../zod.ts";
 import { ModelError } from "./model-error.ts";
 import { isRetryableStatus, ProviderFault, type RetryDeps, retryAfterMs } from "./model-retry.ts";
@@ -104,10 +105,9 @@ export function httpFault(
 
 /** A 2xx body that does not have the documented shape: not retried (the same request gets the same). */
 export function unreadableFault(issues: readonly z.core.$ZodIssue[]): ProviderFault {
-  const first = issues[0];
-  const where = first && first.path.length > 0 ? `${first.path.join(".")}: ` : "";
+  const first = issuesOf(issues)[0];
   return new ProviderFault(
-    `answered with a body Handraise cannot read (${where}${first?.message ?? "not JSON"})`,
+    `answered with a body Handraise cannot read (${first ? describeIssue(first) : "not JSON"})`,
     false,
   );
 }

@@ -52,6 +52,11 @@ export interface AskQuestionInput {
    * made canonical here, whichever way it came (InvalidArgumentError at `context`).
    */
   context?: string | null | undefined;
+  /**
+   * Whether the caller may be told which question holds a busy session (SessionBusyError's `pendingId`): an
+   * `ask` key may not learn of another key's question. Absent: it may.
+   */
+  mayName?: ((pending: QuestionRecord) => boolean) | undefined;
 }
 
 export interface AskQuestionDeps {
@@ -115,6 +120,7 @@ export function createAskQuestion(deps: AskQuestionDeps) {
   async function create(question: NewQuestion): Promise<CreateResult> {
     const created = await store.create(question, now());
     if (created.kind !== "session_busy" || created.pendingTaskToken === undefined) return created;
+    if (created.pendingId === undefined) return created;
     const taskToken = created.pendingTaskToken;
     const alive = await deps.callbacks.heartbeat(taskToken).catch(() => "unknown" as const);
     if (alive !== "not_waiting") return created;
@@ -131,7 +137,12 @@ export function createAskQuestion(deps: AskQuestionDeps) {
     const remindAfterSeconds = remindersOf(input, request.timeoutSeconds);
     const escalate = input.escalate ?? undefined;
     if (escalate) {
-      checkBeforeDeadline(escalate.afterSeconds, request.timeoutSeconds, "escalate.afterSeconds");
+      checkBeforeDeadline(
+        escalate.afterSeconds,
+        request.timeoutSeconds,
+        "escalate.afterSeconds",
+        "afterSeconds",
+      );
       checkChannels(escalate.deliverTo, "escalate.deliverTo");
     }
     const requestedBy = input.requestedBy ?? undefined;
@@ -163,7 +174,7 @@ export function createAskQuestion(deps: AskQuestionDeps) {
       context,
     });
     if (created.kind === "id_in_use") throw new IdInUseError(id);
-    if (created.kind === "session_busy") throw new SessionBusyError(created.pendingId);
+    if (created.kind === "session_busy") throw new SessionBusyError(await nameable(created.pendingId, input));
     const record = created.record;
     if (created.kind === "created") telemetry.asked(record);
     // A retried registration of the same run keeps the copies already posted.
@@ -190,6 +201,16 @@ export function createAskQuestion(deps: AskQuestionDeps) {
     return current ?? { ...record, deliveries: delivered };
   };
 
+  /** The question holding a busy session, if the caller may know it (one read, on this refusal only). */
+  async function nameable(
+    pendingId: string | undefined,
+    input: AskQuestionInput,
+  ): Promise<string | undefined> {
+    if (pendingId === undefined || input.mayName === undefined) return pendingId;
+    const pending = await store.get(pendingId, now());
+    return pending && input.mayName(pending) ? pendingId : undefined;
+  }
+
   /** Every target's channel must be enabled here: nothing is stored otherwise. */
   function checkChannels(targets: DeliveryTarget[], path: string): void {
     const unknown = targets.findIndex((target) => !channels.has(target.channel));
@@ -210,7 +231,12 @@ export function createAskQuestion(deps: AskQuestionDeps) {
       return (deps.defaultRemindAfterSeconds ?? []).filter((seconds) => seconds < timeoutSeconds);
     }
     given.forEach((seconds, index) => {
-      checkBeforeDeadline(seconds, timeoutSeconds, `remindAfterSeconds.${index}`);
+      checkBeforeDeadline(
+        seconds,
+        timeoutSeconds,
+        `remindAfterSeconds.${index}`,
+        "each reminder in remindAfterSeconds",
+      );
     });
     return [...new Set(given)].sort((a, b) => a - b);
   }
@@ -246,11 +272,11 @@ interface Posted {
 }
 
 /** A reminder or escalation at or past the deadline could never happen while the question waits. */
-function checkBeforeDeadline(seconds: number, timeoutSeconds: number, path: string): void {
+function checkBeforeDeadline(seconds: number, timeoutSeconds: number, path: string, field: string): void {
   if (seconds < timeoutSeconds) return;
   throw new InvalidArgumentError(
     path,
-    `${seconds} s is not before the question's deadline (it times out after ${timeoutSeconds} s).`,
+    `${field} must be before the question's deadline: ${seconds} s is not (it times out after ${timeoutSeconds} s).`,
   );
 }
 

@@ -3,6 +3,8 @@
  * are set explicitly: the ask Lambda's errors reach the state machine's `Catch` by name.
  */
 import type { QuestionStatus } from "../questions/question-record.ts";
+import { type InputIssue, issuesOf, summarize } from "../validation-messages.ts";
+import type * as z from "../zod.ts";
 
 export class NotFoundError extends Error {
   override readonly name = "NotFoundError";
@@ -23,12 +25,16 @@ export class AlreadyResolvedError extends Error {
   }
 }
 
+/**
+ * A session holds one pending question at a time. The message names that question (`pendingId`, the
+ * `pendingQuestionId` of the API's and /mcp's error body) unless the caller may not see it.
+ */
 export class SessionBusyError extends Error {
   override readonly name = "SessionBusyError";
   readonly code = "SESSION_BUSY";
-  constructor(readonly pendingId: string) {
+  constructor(readonly pendingId: string | undefined) {
     super(
-      "Another question is already waiting for an answer in this session. Wait for it to be answered first.",
+      `${pendingId === undefined ? "Another question" : `Question "${pendingId}"`} is already waiting for an answer in this session. Wait for it to end before asking again.`,
     );
   }
 }
@@ -83,4 +89,36 @@ export class DeliveryFailedError extends Error {
   constructor(readonly questionId: string) {
     super(`Question "${questionId}" could not be delivered to any target.`);
   }
+}
+
+/**
+ * A run's input that does not fit: the AskUser task's input, the agent's input (its model step, the durable
+ * agent). Unlike a ToolInputError the model did not write it, so nothing it does can fix it: the state
+ * machine's Catch turns it into a result the model is told not to retry on (or ends the run with it), and the
+ * message says, with paths, what the workflow or its caller must change. `name` is what `ErrorEquals`
+ * matches on.
+ */
+export class InvalidInputError extends Error {
+  override readonly name = "Handraise.InvalidInput";
+  readonly code = "INVALID_INPUT";
+  constructor(
+    /** What was read, for the message: `AskUser task input`, `agent input`. */
+    what: string,
+    readonly issues: InputIssue[],
+  ) {
+    super(summarize(`Invalid ${what}`, issues));
+  }
+}
+
+/**
+ * `value` parsed by `schema`, or an InvalidInputError naming each problem (never zod's error, whose name a
+ * state machine cannot match and whose message is a dump).
+ *
+ * @example
+ * const task = parseInput(askTaskEventSchema, event, "AskUser task input");
+ */
+export function parseInput<T extends z.ZodMiniType>(schema: T, value: unknown, what: string): z.output<T> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new InvalidInputError(what, issuesOf(parsed.error.issues));
 }

@@ -8,6 +8,7 @@ import type { DurableContext } from "@aws/durable-execution-sdk-js";
 import type { ModelProvider, ModelTurn } from "../agent/model-provider.ts";
 import { type AgentInput, agentInputSchema, runTimersFor } from "../agent/model-step.ts";
 import type { ToolCall, ToolOutcome, Transcript } from "../agent/transcript.ts";
+import { parseInput } from "../app/errors.ts";
 import {
   formatToolResult,
   normalizeAskUserArgs,
@@ -41,7 +42,7 @@ export function createDurableAgent(deps: DurableAgentDeps) {
   const { providerFor } = deps;
 
   return async function durableAgent(event: unknown, context: DurableContext): Promise<{ reply: string }> {
-    const input = agentInputSchema.parse(event);
+    const input = parseInput(agentInputSchema, event, "agent input");
     const provider = providerFor(input.model);
     const transcript: Transcript = {
       messages: [{ role: "user", content: input.prompt }],

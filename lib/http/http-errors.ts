@@ -10,6 +10,7 @@ import {
   SessionBusyError,
 } from "../app/errors.ts";
 import { InvalidAnswerError, ToolInputError, type ToolInputIssue } from "../questions/errors.ts";
+import { issuesOf, summarize } from "../validation-messages.ts";
 import { errorResponse } from "./responses.ts";
 
 /**
@@ -33,7 +34,7 @@ export interface HttpProblem {
   statusCode: number;
   code: string;
   message: string;
-  extra?: { issues?: ToolInputIssue[]; status?: string };
+  extra?: { issues?: ToolInputIssue[]; status?: string; pendingQuestionId?: string };
   headers?: Record<string, string>;
 }
 
@@ -67,17 +68,12 @@ export function describeError(error: unknown, report: (error: unknown) => void):
     return problem(400, error.code, error.message, { issues: error.issues });
   // A failed `parse` of any zod schema (zod/mini throws the core error; zod's classic ZodError is one too).
   if (error instanceof $ZodError) {
-    const issues = error.issues.map((issue) => ({
-      path: issue.path.map(String).join("."),
-      message: issue.message,
-    }));
-    const first = issues[0];
-    const message = first
-      ? `Invalid request: ${first.path || "body"}: ${first.message}.`
-      : "Invalid request.";
-    return problem(400, "INVALID_ARGUMENT", message, { issues });
+    const issues = issuesOf(error.issues);
+    return problem(400, "INVALID_ARGUMENT", summarize("Invalid request", issues), { issues });
   }
-  if (error instanceof InvalidAnswerError) return problem(400, error.code, error.message);
+  if (error instanceof InvalidAnswerError) {
+    return problem(400, error.code, error.message, { issues: error.issues });
+  }
   if (error instanceof NotFoundError) return problem(404, error.code, error.message);
   if (error instanceof NotOwnerError || error instanceof RequesterCannotAnswerError) {
     return problem(403, error.code, error.message);
@@ -85,9 +81,16 @@ export function describeError(error: unknown, report: (error: unknown) => void):
   if (error instanceof AlreadyResolvedError) {
     return problem(409, error.code, error.message, { status: error.status });
   }
-  if (error instanceof SessionBusyError || error instanceof IdInUseError) {
-    return problem(409, error.code, error.message);
+  if (error instanceof SessionBusyError) {
+    const pending = error.pendingId;
+    return problem(
+      409,
+      error.code,
+      error.message,
+      pending === undefined ? undefined : { pendingQuestionId: pending },
+    );
   }
+  if (error instanceof IdInUseError) return problem(409, error.code, error.message);
   report(error);
   return problem(500, "INTERNAL", "Internal error.");
 }

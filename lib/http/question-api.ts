@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { $ZodError } from "zod/v4/core";
 import type { AskQuestion } from "../app/ask-question.ts";
 import { InvalidArgumentError, RequesterCannotAnswerError } from "../app/errors.ts";
 import type { ResolveQuestion } from "../app/resolve-question.ts";
@@ -146,6 +147,7 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
         askedBy: askedByOf(key),
         // Only an `ask` key's listing is limited to its own questions, so only its questions need its index.
         listUnderAsker: key.scope === "ask",
+        mayName: (pending) => maySee(key, pending),
       });
       const answerUrl = await answerUrlFor(key, record);
       // delivery_failed when no target took it: the id is still the caller's, to read the record back.
@@ -158,7 +160,7 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
     },
     "GET /questions": async (event) => {
       const key = apiKeyOf(event);
-      const { limit, cursor, ...filters } = listQuerySchema.parse(event.queryStringParameters ?? {});
+      const { limit, cursor, ...filters } = parseQuery(listQuerySchema, event);
       const own = key.scope === "ask" ? { askedBy: askedByOf(key) } : {};
       const page = await deps.store.listPendingPage(
         { filters: { ...atLeastOneFilter(filters), ...own }, limit, after: cursor },
@@ -220,7 +222,7 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
     "GET /questions/{id}/wait": async (event) => {
       const key = apiKeyOf(event);
       const id = idOf(event);
-      const { timeoutMs } = waitQuerySchema.parse(event.queryStringParameters ?? {});
+      const { timeoutMs } = parseQuery(waitQuerySchema, event);
       const record = await deps.waitForQuestion(id, timeoutMs, (question) => maySee(key, question));
       return json(200, {
         status: record.status,
@@ -247,11 +249,20 @@ function atLeastOneFilter(filters: {
   if (owner !== undefined) return { ...filters, owner };
   if (sessionKey !== undefined) return { ...filters, sessionKey };
   if (agentId !== undefined) return { ...filters, agentId };
-  throw new HttpError(
-    400,
-    "INVALID_ARGUMENT",
-    "Give at least one of owner, sessionKey or agentId: listing every question would be a table scan.",
+  throw new InvalidArgumentError(
+    "query",
+    "Give at least one of owner, sessionKey or agentId in the query: listing every question would be a table scan.",
   );
+}
+
+/**
+ * The query string, parsed: its problems are at `query.<name>` (`limit` alone could be a body field), for
+ * the one error mapper (http-errors.ts) to word.
+ */
+function parseQuery<T extends z.ZodMiniType>(schema: T, event: APIGatewayProxyEventV2): z.output<T> {
+  const parsed = schema.safeParse(event.queryStringParameters ?? {});
+  if (parsed.success) return parsed.data;
+  throw new $ZodError(parsed.error.issues.map((issue) => ({ ...issue, path: ["query", ...issue.path] })));
 }
 
 /**

@@ -13,10 +13,15 @@ export function errorResponse(
   statusCode: number,
   code: string,
   message: string,
-  extra: { issues?: ToolInputIssue[]; status?: string } = {},
+  extra: { issues?: ToolInputIssue[]; status?: string; pendingQuestionId?: string } = {},
 ): APIGatewayProxyStructuredResultV2 {
   const body: ErrorBody & { status?: string } = {
-    error: { code, message, ...(extra.issues && { issues: extra.issues }) },
+    error: {
+      code,
+      message,
+      ...(extra.issues && { issues: extra.issues }),
+      ...(extra.pendingQuestionId !== undefined && { pendingQuestionId: extra.pendingQuestionId }),
+    },
   };
   if (extra.status !== undefined) body.status = extra.status;
   return json(statusCode, body);

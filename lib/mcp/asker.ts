@@ -16,6 +16,7 @@ import {
   deliveryTargetSchema,
   ownerSchema,
 } from "../questions/question-record.ts";
+import * as z from "../zod.ts";
 
 export interface Asker {
   owner: string;
@@ -55,9 +56,12 @@ export function parseDeliverTo(text: string): { targets: DeliveryTarget[] } | { 
   return { targets };
 }
 
-/** The owner value's problem, if any (platform-qualified, as everywhere). */
-export function ownerProblem(owner: string): string | undefined {
-  const parsed = ownerSchema.safeParse(owner);
+/**
+ * The owner value's problem, if any (platform-qualified, as everywhere), as a sentence about `field` (the
+ * header, variable or flag it came in): `X-Handraise-Owner must be platform-qualified, e.g. …`.
+ */
+export function ownerProblem(owner: string, field: string): string | undefined {
+  const parsed = z.object({ [field]: ownerSchema }).safeParse({ [field]: owner });
   return parsed.success ? undefined : parsed.error.issues[0]?.message;
 }
 
@@ -90,8 +94,8 @@ export function askerOf(
   if (owner === undefined) {
     return { problem: NO_ASKER_MESSAGE };
   }
-  const badOwner = ownerProblem(owner);
-  if (badOwner) return { problem: `X-Handraise-Owner: ${badOwner}.` };
+  const badOwner = ownerProblem(owner, "X-Handraise-Owner");
+  if (badOwner) return { problem: `${badOwner}.` };
   const deliverTo = parseDeliverTo(headers["x-handraise-deliver-to"] ?? defaults.deliverTo ?? "");
   if ("problem" in deliverTo) return { problem: `X-Handraise-Deliver-To: ${deliverTo.problem}.` };
   const header = headers["x-handraise-context"];

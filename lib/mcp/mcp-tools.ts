@@ -21,6 +21,8 @@ import { ASK_USER_TOOL_NAME } from "../questions/schema.ts";
 import { ASK_USER_TOOL_DESCRIPTION, askUserToolDefinitions } from "../questions/tool-definitions.ts";
 import { toolResultSummary } from "../questions/tool-result.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
+import { issuesOf, summarize } from "../validation-messages.ts";
+import * as z from "../zod.ts";
 import type { Asker } from "./asker.ts";
 import { cancelResultSchema, outputSchemaOf, questionResultSchema } from "./tool-results.ts";
 
@@ -156,34 +158,22 @@ function outcome(record: QuestionRecord): ToolCallResult {
   return result(toolResultSummary(ended, record.questions), { ...ended, questionId: record.id });
 }
 
-/** The arguments of get_answer / cancel_question; a tool error naming the bad one otherwise. */
-function questionArgs(args: unknown): { questionId: string; waitSeconds?: number } | ToolCallResult {
-  const { questionId, waitSeconds } = (typeof args === "object" && args !== null ? args : {}) as Record<
-    string,
-    unknown
-  >;
-  const issues: { path: string; message: string }[] = [];
-  if (typeof questionId !== "string" || !RECORD_ID_PATTERN.test(questionId)) {
-    issues.push({ path: "questionId", message: "questionId must be the id ask_user returned" });
-  }
-  if (
-    waitSeconds !== undefined &&
-    (!Number.isInteger(waitSeconds) ||
-      (waitSeconds as number) < 0 ||
-      (waitSeconds as number) > MAX_MCP_WAIT_SECONDS)
-  ) {
-    issues.push({
-      path: "waitSeconds",
-      message: `waitSeconds must be a whole number from 0 to ${MAX_MCP_WAIT_SECONDS}`,
-    });
-  }
-  const first = issues[0];
-  if (first)
-    return toolError("INVALID_ARGUMENT", `Invalid arguments: ${first.path}: ${first.message}.`, { issues });
-  return {
-    questionId: questionId as string,
-    ...(waitSeconds !== undefined && { waitSeconds: waitSeconds as number }),
-  };
+/** get_answer's and cancel_question's arguments, as their `inputSchema` above declares them. */
+const questionIdArg = z
+  .string()
+  .check(z.regex(RECORD_ID_PATTERN, "questionId must be the id ask_user returned"));
+const getAnswerArgsSchema = z.strictObject({
+  questionId: questionIdArg,
+  waitSeconds: z.optional(z.int().check(z.gte(0), z.lte(MAX_MCP_WAIT_SECONDS))),
+});
+const cancelArgsSchema = z.strictObject({ questionId: questionIdArg });
+
+/** The arguments of get_answer / cancel_question; a tool error naming each bad one otherwise. */
+function questionArgs<T extends z.ZodMiniType>(schema: T, args: unknown): z.output<T> | ToolCallResult {
+  const parsed = schema.safeParse(args);
+  if (parsed.success) return parsed.data;
+  const issues = issuesOf(parsed.error.issues);
+  return toolError("INVALID_ARGUMENT", summarize("Invalid arguments", issues), { issues });
 }
 
 /**
@@ -213,17 +203,18 @@ export function createMcpTools(deps: McpToolDeps) {
             context: asker.context,
             askedBy: askedByOf(key),
             listUnderAsker: key.scope === "ask",
+            mayName: visible,
           });
           if (record.status !== "pending") return outcome(record);
           return outcome(await deps.waitForQuestion(record.id, waitMs()));
         }
         case "get_answer": {
-          const parsed = questionArgs(args);
+          const parsed = questionArgs(getAnswerArgsSchema, args);
           if ("content" in parsed) return parsed;
           return outcome(await deps.waitForQuestion(parsed.questionId, waitMs(parsed.waitSeconds), visible));
         }
         case "cancel_question": {
-          const parsed = questionArgs(args);
+          const parsed = questionArgs(cancelArgsSchema, args);
           if ("content" in parsed) return parsed;
           const { record } = await deps.resolve.cancel(parsed.questionId, "cancelled", {
             resolvedBy: "mcp",
@@ -248,9 +239,15 @@ export function createMcpTools(deps: McpToolDeps) {
         return toolError(error.code, error.message, { issues: error.issues });
       if (error instanceof AlreadyResolvedError)
         return toolError(error.code, error.message, { status: error.status });
-      if (error instanceof NotFoundError || error instanceof SessionBusyError) {
-        return toolError(error.code, error.message);
+      if (error instanceof SessionBusyError) {
+        const pending = error.pendingId;
+        return toolError(
+          error.code,
+          error.message,
+          pending === undefined ? {} : { pendingQuestionId: pending },
+        );
       }
+      if (error instanceof NotFoundError) return toolError(error.code, error.message);
       deps.telemetry.internalError("unexpected error in an MCP tool call", error, { tool: name });
       return toolError("INTERNAL", INTERNAL_ERROR_MESSAGE);
     }

@@ -1,3 +1,5 @@
+import { summarize } from "../validation-messages.ts";
+
 /** One problem found in the ask_user arguments, located by the dot-joined path of the offending value. */
 export interface ToolInputIssue {
   /** e.g. `questions.1.id`, `questions.0.options.2.label`, `timeoutSeconds`; `""` for the arguments object. */
@@ -5,9 +7,13 @@ export interface ToolInputIssue {
   message: string;
 }
 
-/** The shape of every error body Handraise returns: tool errors and HTTP 4xx bodies alike. */
+/**
+ * The shape of every error body Handraise returns: tool errors and HTTP 4xx bodies alike. `issues`: each
+ * problem at its path (INVALID_ARGUMENT, INVALID_ANSWER); `pendingQuestionId`: the question a session is
+ * busy with (SESSION_BUSY).
+ */
 export interface ErrorBody {
-  error: { code: string; message: string; issues?: ToolInputIssue[] };
+  error: { code: string; message: string; issues?: ToolInputIssue[]; pendingQuestionId?: string };
 }
 
 /**
@@ -21,7 +27,7 @@ export class ToolInputError extends Error {
   readonly code = "INVALID_ARGUMENT";
 
   constructor(readonly issues: ToolInputIssue[]) {
-    super(summarize(issues));
+    super(summarize("Invalid ask_user arguments", issues));
   }
 
   toErrorBody(): ErrorBody {
@@ -34,15 +40,6 @@ export class ToolInputError extends Error {
   }
 }
 
-function summarize(issues: ToolInputIssue[]): string {
-  const first = issues[0];
-  if (!first) return "Invalid ask_user arguments.";
-  const where = first.path === "" ? "arguments" : first.path;
-  const more =
-    issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? "s" : ""})` : "";
-  return `Invalid ask_user arguments: ${where}: ${first.message}${more}.`;
-}
-
 export type InvalidAnswerReason =
   | "not_an_object"
   | "unknown_question"
@@ -52,7 +49,10 @@ export type InvalidAnswerReason =
   /** A value longer than MAX_ANSWER_VALUE_UNITS, or the whole envelope larger than MAX_ANSWERS_BYTES. */
   | "too_long";
 
-/** An answer that does not fit the questions; the question stays pending. */
+/**
+ * An answer that does not fit the questions; the question stays pending. Its one issue is at
+ * `answers.<question id>`, or at `answers` when the envelope as a whole is wrong.
+ */
 export class InvalidAnswerError extends Error {
   override readonly name = "InvalidAnswerError";
   readonly code = "INVALID_ANSWER";
@@ -66,7 +66,12 @@ export class InvalidAnswerError extends Error {
     super(message);
   }
 
+  get issues(): ToolInputIssue[] {
+    const path = this.questionId === undefined ? "answers" : `answers.${this.questionId}`;
+    return [{ path, message: this.message }];
+  }
+
   toErrorBody(): ErrorBody {
-    return { error: { code: this.code, message: this.message } };
+    return { error: { code: this.code, message: this.message, issues: this.issues } };
   }
 }

@@ -1,4 +1,4 @@
-import type * as z from "../zod.ts";
+import { issuesOf } from "../validation-messages.ts";
 import { ToolInputError, type ToolInputIssue } from "./errors.ts";
 import { isRecord } from "./guards.ts";
 import {
@@ -34,7 +34,7 @@ const SECRET_KEY = /secret|password|passwd|credential|token|api_?key|sensitive/i
  */
 export function normalizeAskUserArgs(args: unknown, limits: TimeoutLimits = {}): AskUserRequest {
   const parsed = askUserArgsSchema.safeParse(args);
-  const issues = parsed.success ? [] : withoutSizeOfWrongType(parsed.error.issues).flatMap(toToolInputIssues);
+  const issues = parsed.success ? [] : issuesOf(parsed.error.issues, { unknownField });
   issues.push(...findDuplicates(args));
   if (!parsed.success || issues.length > 0) throw new ToolInputError(issues);
 
@@ -68,28 +68,11 @@ export function clampTimeout(seconds: number, limits: TimeoutLimits = {}): numbe
   return Math.min(max, Math.max(min, seconds));
 }
 
-const joinPath = (path: readonly PropertyKey[]): string => path.map(String).join(".");
-
-/**
- * zod sizes anything with a `length`, so a string given for `questions` also gets "ask at most 3
- * questions". The type problem at the same path already says what is wrong; the size message would mislead.
- */
-function withoutSizeOfWrongType(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
-  const wrongType = new Set(issues.filter((i) => i.code === "invalid_type").map((i) => joinPath(i.path)));
-  return issues.filter(
-    (i) => !((i.code === "too_big" || i.code === "too_small") && wrongType.has(joinPath(i.path))),
-  );
-}
-
-/** zod reports unknown keys once per object; the contract wants each at its own path. */
-function toToolInputIssues(issue: z.core.$ZodIssue): ToolInputIssue[] {
-  if (issue.code !== "unrecognized_keys") return [{ path: joinPath(issue.path), message: issue.message }];
-  return issue.keys.map((key) => ({
-    path: joinPath([...issue.path, key]),
-    message: SECRET_KEY.test(key)
-      ? "questions cannot ask for secrets or credentials; remove this field and never ask for credentials"
-      : `unknown field "${key}"`,
-  }));
+/** The contract's own sentence for an unknown field (each at its own path: lib/validation-messages.ts). */
+function unknownField(_parent: readonly PropertyKey[], key: string): string {
+  return SECRET_KEY.test(key)
+    ? `"${key}" is not allowed: questions cannot ask for secrets or credentials; remove this field and never ask for credentials`
+    : `unknown field "${key}"`;
 }
 
 /**

@@ -3,6 +3,7 @@
  * beside it but is never part of a record: only `close` hands it to the caller that must resume the run.
  */
 
+import { ruleMessage } from "../validation-messages.ts";
 import * as z from "../zod.ts";
 import { answersSchema, questionSchema } from "./schema.ts";
 
@@ -15,7 +16,7 @@ export const deliveryTargetSchema = z.strictObject({
    * region); without it, the deployment's TEAMS_API_BASE. Kept on the posted copy, which is edited there.
    */
   serviceUrl: z.optional(
-    z.url({ protocol: /^https?$/, error: "serviceUrl must be an http(s) URL" }).check(z.maxLength(512)),
+    z.url({ protocol: /^https?$/, error: ruleMessage("must be an http(s) URL") }).check(z.maxLength(512)),
   ),
 });
 export type DeliveryTarget = z.infer<typeof deliveryTargetSchema>;
@@ -59,7 +60,7 @@ export const RECORD_ID_PATTERN = /^[A-Za-z0-9_-]{1,48}$/;
 
 export const ownerSchema = z.string().check(
   z.regex(/^(telegram|slack|discord|mattermost|teams|web|console):\S+$/, {
-    error: 'owner must be platform-qualified, e.g. "telegram:12345", "slack:T1:U1" or "web:alice"',
+    error: ruleMessage('must be platform-qualified, e.g. "telegram:12345", "slack:T1:U1" or "web:alice"'),
   }),
   z.maxLength(256),
 );
@@ -94,8 +95,8 @@ export const contextSchema = z
 export const MAX_REMINDERS = 5;
 
 const seconds = z
-  .int({ error: "must be a whole number of seconds" })
-  .check(z.gte(1, "must be at least 1 second"));
+  .int({ error: ruleMessage("must be a whole number of seconds") })
+  .check(z.gte(1, { error: ruleMessage("must be at least 1 second") }));
 
 /**
  * When the owner is reminded, in seconds after the question was asked, each before its deadline (checked
@@ -103,7 +104,7 @@ const seconds = z
  */
 export const remindAfterSecondsSchema = z
   .array(seconds)
-  .check(z.maxLength(MAX_REMINDERS, `at most ${MAX_REMINDERS} reminders`));
+  .check(z.maxLength(MAX_REMINDERS, { error: ruleMessage(`must list at most ${MAX_REMINDERS} reminders`) }));
 
 /**
  * Who else may answer, from when (`afterSeconds` after the question was asked, before its deadline), and

@@ -19,8 +19,11 @@ interface SessionSlotItem {
 
 export type SlotClaim =
   | { claimed: true }
-  /** The session's slot is held by `pendingId`, still pending; its run waits on `pendingTaskToken`. */
-  | { claimed: false; pendingId: string; pendingTaskToken?: string | undefined };
+  /**
+   * The session's slot is held by `pendingId`, still pending; its run waits on `pendingTaskToken`. No
+   * `pendingId`: the slot changed hands under every attempt, so which question holds it is not known.
+   */
+  | { claimed: false; pendingId?: string | undefined; pendingTaskToken?: string | undefined };
 
 export interface DynamoDbSessionSlots {
   /** Takes the session's slot for this question; a slot whose question has ended is taken over. */
@@ -71,7 +74,7 @@ export function createDynamoDbSessionSlots(
         condition = "questionId = :holder";
         values = { ":holder": holder.questionId };
       }
-      return { claimed: false, pendingId: "unknown" };
+      return { claimed: false };
     },
   };
 }

@@ -49,7 +49,7 @@ export type CreateResult =
    * Another question of the session is pending. `pendingTaskToken`: the run that waits on it, so the caller
    * can ask Step Functions whether that wait is still alive (a wait ended outside Handraise frees the slot).
    */
-  | { kind: "session_busy"; pendingId: string; pendingTaskToken?: string | undefined };
+  | { kind: "session_busy"; pendingId?: string | undefined; pendingTaskToken?: string | undefined };
 
 /** Who closed a question: the audit value, and the API key the request came with, if any. */
 interface ResolvedBy {

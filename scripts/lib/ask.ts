@@ -302,8 +302,8 @@ export function readSettings(argv: readonly string[], env: AskIo["env"]): Settin
   };
 
   const owner = required("owner");
-  const badOwner = ownerProblem(owner);
-  if (badOwner) throw new AskError(`--owner: ${badOwner}`);
+  const badOwner = ownerProblem(owner, "--owner");
+  if (badOwner) throw new AskError(badOwner);
   const question = required("question");
   const labels = required("options")
     .split(",")

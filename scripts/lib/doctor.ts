@@ -389,8 +389,8 @@ function readSettings(argv: readonly string[], env: DoctorIo["env"]): Settings {
   }
   let ask: Settings["ask"];
   if (owner !== undefined) {
-    const badOwner = ownerProblem(owner);
-    if (badOwner) throw new UsageError(`--ask: ${badOwner}`);
+    const badOwner = ownerProblem(owner, "--ask");
+    if (badOwner) throw new UsageError(badOwner);
     const deliverTo = parseDeliverTo(text("deliver-to") ?? "");
     if ("problem" in deliverTo) throw new UsageError(`--deliver-to: ${deliverTo.problem}`);
     const timeout = text("timeout") ?? String(DEFAULT_ASK_TIMEOUT_SECONDS);

@@ -235,10 +235,55 @@ describe("the agent state machine", () => {
     );
     const secondEnd = await waitForExecutionEnd(stack, second);
     expect(JSON.parse(secondEnd.output ?? "{}")).toEqual({ reply: "error/SESSION_BUSY" });
+    // The AskUser task's own error names the question the session waits on.
+    const history = await stack.sfn.send(new GetExecutionHistoryCommand({ executionArn: second }));
+    const failed = history.events?.find((event) => event.taskFailedEventDetails)?.taskFailedEventDetails;
+    expect(failed?.error).toBe("SessionBusyError");
+    expect(JSON.parse(failed?.cause ?? "{}").errorMessage).toBe(
+      `Question "${question.id}" is already waiting for an answer in this session. Wait for it to end before asking again.`,
+    );
 
     await stack.api("POST", `/questions/${question.id}/answer`, { answers: { deploy_target: ["2"] } });
     const firstEnd = await waitForExecutionEnd(stack, first);
     expect(JSON.parse(firstEnd.output ?? "{}")).toEqual({ reply: "2" });
+  });
+
+  it("a run whose input does not fit fails as Handraise.InvalidInput, its cause naming each problem at its path", async () => {
+    const input = {
+      ...scriptedInput(unique("bad-input"), { questions: [singleQuestion] }, "x"),
+      owner: "alice",
+    };
+    const executionArn = await start({ ...input, deliverTo: [{ channel: "console" }] });
+    const execution = await waitForExecutionEnd(stack, executionArn);
+    expect(execution.status).toBe("FAILED");
+    expect(execution.error).toBe("Handraise.InvalidInput");
+    expect(execution.cause).toMatch(
+      /^Invalid agent input: owner must be platform-qualified, e\.g\. "telegram:12345".*, and 1 more problem\.$/,
+    );
+    expect(execution.cause).not.toMatch(/ZodError|expected|received|Invalid input/);
+  });
+
+  it("an AskUser task input that does not fit is refused as Handraise.InvalidInput, naming each problem", async () => {
+    const event = {
+      taskToken: "t",
+      runId: "r",
+      toolCallId: "c",
+      owner: "alice",
+      deliverTo: "console",
+      questions: [],
+    };
+    const refused = await stack.invoke("ask", event).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    expect(refused?.name).toBe("Handraise.InvalidInput");
+    expect(refused?.message).toMatch(
+      /^Invalid AskUser task input: owner must be platform-qualified, e\.g\. .*, and 1 more problem\.$/,
+    );
+    expect((refused as Error & { issues?: unknown }).issues).toEqual([
+      { path: "owner", message: expect.stringMatching(/^owner must be platform-qualified/) },
+      { path: "deliverTo", message: "deliverTo must be a list of at most 10 {channel, chatId} objects" },
+    ]);
   });
 
   it("SendTaskSuccess with a reused token → TaskTimedOut; unknown → TaskDoesNotExist; garbage → InvalidToken", async () => {

@@ -663,7 +663,10 @@ describe("who is asking and why", () => {
       { auth: `Bearer ${RELEASE_BOT_KEY}` },
     );
     expect(created.status, created.text).toBe(201);
-    const opened = await openPage(created.body.answerUrl);
+    // The asking key is an agent's: the owner's link goes to the operator's key, never to the one that asked.
+    expect(created.body).not.toHaveProperty("answerUrl");
+    const { answerUrl } = (await stack.api("GET", `/questions/${created.body.id}`)).body;
+    const opened = await openPage(answerUrl);
     const { page } = opened;
     const shown = page.locator("#context");
     await expect(shown.textContent()).resolves.toBe(context);

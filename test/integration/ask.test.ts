@@ -233,7 +233,10 @@ describe("npm run ask", () => {
       [["--owner", owner, "--question", QUESTION, "--options", "A,B,C,D,E"], "give at most 4 options"],
       [["--owner", owner, "--question", QUESTION, "--options", "Yes,"], "ask: --options:"],
       [["--owner", owner, "--question", QUESTION], "ask: --options is required"],
-      [["--owner", "alice", "--question", QUESTION, "--options", "A,B"], "ask: --owner: owner must be"],
+      [
+        ["--owner", "alice", "--question", QUESTION, "--options", "A,B"],
+        "ask: --owner must be platform-qualified",
+      ],
       [[...argsFor(owner), "--timeout", "soon"], "ask: --timeout must be a whole number"],
       [
         [...argsFor(owner), "--deliver-to", "telegram"],

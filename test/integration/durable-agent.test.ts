@@ -152,6 +152,19 @@ describe("the durable agent", () => {
     expect(JSON.stringify(await statusOf(run.questionId))).not.toContain(run.callbackId);
   });
 
+  it("an input that does not fit fails the execution as Handraise.InvalidInput, naming each problem", async () => {
+    const runner = new LocalDurableTestRunner({ handlerFunction: handler as never });
+    const result = await runner.run({
+      payload: { sessionKey: unique("durable-bad"), owner: "alice", deliverTo: [], prompt: "test" },
+    });
+    expect(result.getError()).toMatchObject({
+      errorType: "Handraise.InvalidInput",
+      errorMessage: expect.stringMatching(
+        /^Invalid agent input: owner must be platform-qualified, e\.g\. .*, and 1 more problem\.$/,
+      ),
+    });
+  });
+
   it("a skip on Telegram and a cancel over the API give the no-answer results", async () => {
     const skipped = await startRun();
     expect((await tap(skipped.post, "Skip")).status).toBe(200);

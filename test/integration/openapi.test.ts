@@ -221,6 +221,7 @@ describe("the document", () => {
     expect(Object.keys(create.properties).sort()).toEqual(
       [
         "agentId",
+        "context",
         "deliverTo",
         "escalate",
         "id",

@@ -154,13 +154,17 @@ describe("POST /questions", () => {
     expect(again.body.error.code).toBe("ID_IN_USE");
   });
 
-  it("a second question in a session while one is pending → 409 SESSION_BUSY; free again once answered", async () => {
+  it("a second question in a session while one is pending → 409 SESSION_BUSY naming it; free again once answered", async () => {
     const sessionKey = unique("session");
     const first = await stack.api("POST", "/questions", askBody({ sessionKey }));
     expect(first.status).toBe(201);
     const second = await stack.api("POST", "/questions", askBody({ sessionKey }));
     expect(second.status).toBe(409);
-    expect(second.body.error.code).toBe("SESSION_BUSY");
+    expect(second.body.error).toEqual({
+      code: "SESSION_BUSY",
+      message: `Question "${first.body.id}" is already waiting for an answer in this session. Wait for it to end before asking again.`,
+      pendingQuestionId: first.body.id,
+    });
 
     await stack.api("POST", `/questions/${first.body.id}/answer`, {
       answers: { deploy_target: ["Production"] },
@@ -324,14 +328,14 @@ describe("GET /questions: several filters, pages", () => {
   });
 
   it.each(["0", "101", "abc", "-1", "1.5", "", "1e9"])(
-    "limit=%j → 400 INVALID_ARGUMENT at limit",
+    "limit=%j → 400 INVALID_ARGUMENT at query.limit",
     async (limit) => {
       const response = await stack.api("GET", `/questions?owner=web:alice&limit=${limit}`);
 
       expect(response.status).toBe(400);
       expect(response.body.error).toMatchObject({
         code: "INVALID_ARGUMENT",
-        issues: [{ path: "limit", message: "limit must be a whole number from 1 to 100" }],
+        issues: [{ path: "query.limit", message: "limit must be a whole number from 1 to 100" }],
       });
     },
   );
@@ -347,7 +351,7 @@ describe("GET /questions: several filters, pages", () => {
     expect([hundred.status, hundred.questions.length, hundred.nextCursor]).toEqual([200, 2, undefined]);
   });
 
-  it("a malformed or tampered cursor → 400 INVALID_ARGUMENT at cursor, never a 500", async () => {
+  it("a malformed or tampered cursor → 400 INVALID_ARGUMENT at query.cursor, never a 500", async () => {
     const owner = `web:${unique("tamper")}`;
     await ask({ owner });
     const json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
@@ -377,7 +381,7 @@ describe("GET /questions: several filters, pages", () => {
       );
       expect(response.status, cursor).toBe(400);
       expect(response.body.error.code).toBe("INVALID_ARGUMENT");
-      expect(response.body.error.issues[0].path).toBe("cursor");
+      expect(response.body.error.issues[0].path).toBe("query.cursor");
     }
   });
 
@@ -465,12 +469,21 @@ describe("POST /questions/{id}/answer", () => {
     });
   });
 
-  it("an invalid answer → 400 INVALID_ANSWER and the question stays pending", async () => {
+  it("an invalid answer → 400 INVALID_ANSWER at answers.<question id> and the question stays pending", async () => {
     const created = await stack.api("POST", "/questions", askBody());
-    for (const answers of [{ nope: ["x"] }, { deploy_target: [] }, { deploy_target: ["a", "b"] }, "text"]) {
+    const cases: [unknown, string][] = [
+      [{ nope: ["x"] }, "answers.nope"],
+      [{ deploy_target: [] }, "answers.deploy_target"],
+      [{ deploy_target: ["a", "b"] }, "answers.deploy_target"],
+      ["text", "answers"],
+    ];
+    for (const [answers, path] of cases) {
       const response = await stack.api("POST", `/questions/${created.body.id}/answer`, { answers });
       expect(response.status).toBe(400);
-      expect(response.body.error.code).toBe("INVALID_ANSWER");
+      expect(response.body.error).toMatchObject({
+        code: "INVALID_ANSWER",
+        issues: [{ path, message: response.body.error.message }],
+      });
     }
     const record = await stack.api("GET", `/questions/${created.body.id}`);
     expect(record.body.question.status).toBe("pending");

@@ -17,7 +17,16 @@ import {
   stateMachineRoles,
   trustedServices,
 } from "./cfn.ts";
-import { type CfnTemplate, ensurePackage, loadTemplate, packageCopy } from "./packaged.ts";
+import {
+  ALL_ON,
+  type CfnTemplate,
+  cfnLint,
+  ensurePackage,
+  loadTemplate,
+  PACKAGE_TIMEOUT_MS,
+  packageCopy,
+  packagedVariant,
+} from "./packaged.ts";
 
 const TABLE = "QuestionsTable.Arn";
 const QUESTION_ITEM_ACTIONS = [
@@ -207,13 +216,18 @@ function secretRows(fn: string, stage: string, channels: readonly string[], kmsK
 const XRAY = ["xray:PutTraceSegments", "xray:PutTelemetryRecords"];
 const XRAY_STATE_MACHINE = [...XRAY, "xray:GetSamplingRules", "xray:GetSamplingTargets"];
 
-/** Function (key in serverless.yml) or state machine (logical id) → exactly what its role may do. */
+/**
+ * Function (key in serverless.yml) or state machine (logical id) → exactly what its role may do. The durable
+ * agent has a row only where it is deployed (`--param="durable=on"`).
+ */
 const iamTable = (
   stage: string,
   channels: readonly string[] = [],
   kmsKeyArn?: string,
+  { durable = false }: { durable?: boolean } = {},
 ): Record<string, IamRow[]> => {
-  const table = baseIamTable(stage);
+  const { durableAgent, ...always } = baseIamTable(stage);
+  const table: Record<string, IamRow[]> = durable && durableAgent ? { ...always, durableAgent } : always;
   for (const [name, rows] of Object.entries(table)) {
     if (name === "AgentStateMachine" || name === SCHEDULER_ROLE) continue;
     rows.push(...secretRows(name, stage, channels, kmsKeyArn), { actions: XRAY, resources: ["*"] });
@@ -489,6 +503,26 @@ describe("IAM roles of the packaged template", () => {
     expect(iamProblems(template, subjects, IAM_TABLE)).toEqual([]);
   });
 
+  it(
+    "with durable=on, give the durable agent a role of its own with exactly its row, and change no other role",
+    async () => {
+      const withDurable = loadTemplate(await packagedVariant(ALL_ON));
+      const roles = {
+        ...functionRoles(withDurable),
+        ...stateMachineRoles(withDurable),
+        ...serviceRoles(withDurable, "scheduler.amazonaws.com"),
+      };
+      expect(roles.durableAgent).toBe("DurableAgentRole");
+      expect(trustedServices(withDurable, "DurableAgentRole")).toEqual(["lambda.amazonaws.com"]);
+      const stage = /^handraise-(.+)-agent$/.exec(agentName)?.[1] ?? "";
+      expect(iamProblems(withDurable, roles, iamTable(stage, [], undefined, { durable: true }))).toEqual([]);
+      // Without it, no row and no role: the default package has neither (above).
+      expect(subjects.durableAgent).toBeUndefined();
+      expect(template.Resources.DurableAgentRole).toBeUndefined();
+    },
+    PACKAGE_TIMEOUT_MS,
+  );
+
   it("with channels on, let each function read exactly its parameters; a webhook only its platform's", async () => {
     const channels = ["telegram", "slack", "discord", "mattermost", "teams"];
     const key = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
@@ -512,6 +546,7 @@ describe("IAM roles of the packaged template", () => {
       try {
         const only = loadTemplate(telegramOnly.dir);
         expect(iamProblems(only, subjects, iamTable(stage, ["telegram"]))).toEqual([]);
+        expect(await cfnLint([copy.dir, telegramOnly.dir])).toBe("");
       } finally {
         telegramOnly.remove();
       }

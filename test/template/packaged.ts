@@ -18,12 +18,14 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { readServerlessFunctions } from "../../infra/local/serverless-functions.ts";
 import { type CfnTemplate, readTemplate, TEMPLATE_FILE } from "../../scripts/lib/cloudformation.ts";
 import { listZipEntries, readZipEntry, type ZipEntry } from "./zip.ts";
 
@@ -108,21 +110,87 @@ export async function packageCopy(
   }
 }
 
-/** Puts the project's zips where serverless-esbuild's `skipBuild` takes them from, and turns it on. */
+/**
+ * Puts the project's zips where serverless-esbuild's `skipBuild` takes them from, and turns it on. A function
+ * the project's package does not have (the durable agent, which only `durable=on` deploys) is built as usual:
+ * one bundle, not fifteen.
+ */
 function reuseBundles(copy: string): void {
   mkdirSync(join(copy, ".serverless"));
-  for (const zip of readdirSync(PACKAGE_DIR).filter((name) => name.endsWith(".zip"))) {
-    cpSync(join(PACKAGE_DIR, zip), join(copy, ".serverless", zip));
-  }
+  const zips = readdirSync(PACKAGE_DIR).filter((name) => name.endsWith(".zip"));
+  for (const zip of zips) cpSync(join(PACKAGE_DIR, zip), join(copy, ".serverless", zip));
+  const missing = readServerlessFunctions(ROOT)
+    .map((fn) => fn.key)
+    .filter((key) => !zips.includes(`${key}.zip`));
   const file = join(copy, "serverless.yml");
   const section = /^ {2}esbuild:\n/m;
   const yml = readFileSync(file, "utf8");
   if (!section.test(yml))
     throw new Error("serverless.yml has no custom.esbuild section to skip the build in");
+  const settings = `    skipBuild: true\n    skipBuildExcludeFns: [${missing.join(", ")}]\n`;
   writeFileSync(
     file,
-    yml.replace(section, (line) => `${line}    skipBuild: true\n`),
+    yml.replace(section, (line) => `${line}${settings}`),
   );
+}
+
+/**
+ * Every optional part on: per-function alarms, today's reserved concurrency, the durable agent. The template
+ * tests package this one variant besides the default (packagedVariant), so each option is seen both ways.
+ */
+export const ALL_ON = ["--param=alarms=full", "--param=reserve=on", "--param=durable=on"];
+
+/**
+ * The package of the project with extra `osls package` options (`--param=durable=on`, …), bundles reused,
+ * shared by every test file that asks for the same options: the first one packages (under the lock), the
+ * others take its output, and it is packaged again only when an input or the project's own package is newer.
+ * Kept in the temporary directory like a second `.serverless/`; never remove it.
+ */
+export async function packagedVariant(options: string[]): Promise<string> {
+  await ensurePackage();
+  const key = createHash("sha256").update(JSON.stringify(options)).digest("hex").slice(0, 12);
+  const dir = `${LOCK_DIR}-variant-${key}`;
+  const fresh = () => {
+    const template = join(dir, TEMPLATE_FILE);
+    if (!existsSync(template)) return false;
+    const packagedAt = statSync(template).mtimeMs;
+    return (
+      packagedAt >= statSync(join(PACKAGE_DIR, TEMPLATE_FILE)).mtimeMs &&
+      INPUTS.every((input) => newestMtime(join(ROOT, input)) <= packagedAt)
+    );
+  };
+  if (fresh()) return dir;
+  return withLock(async () => {
+    if (fresh()) return dir;
+    const copy = await packageCopy({}, options, { bundles: "reuse" });
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      cpSync(copy.dir, dir, { recursive: true });
+      return dir;
+    } finally {
+      copy.remove();
+    }
+  }, `${dir}.lock`);
+}
+
+/**
+ * cfn-lint's findings on the packaged templates in `dirs` (its settings: .cfnlintrc.yaml), "" when it finds
+ * nothing. Throws, saying how to install it, when cfn-lint is missing: a template test must not pass unlinted.
+ */
+export async function cfnLint(dirs: string[]): Promise<string> {
+  const templates = dirs.map((dir) => join(dir, TEMPLATE_FILE));
+  try {
+    const { stdout, stderr } = await run("cfn-lint", ["--", ...templates], { cwd: ROOT });
+    return `${stdout}${stderr}`;
+  } catch (error) {
+    const failure = error as NodeJS.ErrnoException & { stdout?: string; stderr?: string };
+    if (failure.code === "ENOENT") {
+      throw new Error(
+        "cfn-lint is not installed: `pip install cfn-lint==1.51.0` (Python 3.9 or newer), then run the template tests again",
+      );
+    }
+    return `cfn-lint exited ${String(failure.code)}:\n${failure.stdout ?? ""}${failure.stderr ?? ""}`;
+  }
 }
 
 export function loadTemplate(dir = PACKAGE_DIR): CfnTemplate {
@@ -178,24 +246,30 @@ function newestMtime(path: string): number {
   return newest;
 }
 
-async function withLock<T>(work: () => Promise<T>): Promise<T> {
+async function withLock<T>(work: () => Promise<T>, lockDir = LOCK_DIR): Promise<T> {
   for (;;) {
     try {
-      mkdirSync(LOCK_DIR);
+      mkdirSync(lockDir);
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       // A lock left by a killed run would block every later one.
-      const lockedAt = statSync(LOCK_DIR, { throwIfNoEntry: false })?.mtimeMs;
+      const lockedAt = statSync(lockDir, { throwIfNoEntry: false })?.mtimeMs;
       if (lockedAt !== undefined && Date.now() - lockedAt > LOCK_STALE_MS) {
-        rmSync(LOCK_DIR, { recursive: true, force: true });
+        rmSync(lockDir, { recursive: true, force: true });
       }
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
+  // Packaging can outlast LOCK_STALE_MS on a loaded machine: keep the lock fresh while it works.
+  const heartbeat = setInterval(() => {
+    const now = new Date();
+    if (existsSync(lockDir)) utimesSync(lockDir, now, now);
+  }, 30_000);
   try {
     return await work();
   } finally {
-    rmSync(LOCK_DIR, { recursive: true, force: true });
+    clearInterval(heartbeat);
+    rmSync(lockDir, { recursive: true, force: true });
   }
 }

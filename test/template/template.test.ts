@@ -19,7 +19,7 @@ import {
   ttlProblems,
   walkStrings,
 } from "./cfn.ts";
-import { type CfnTemplate, ensurePackage, loadTemplate, packageCopy } from "./packaged.ts";
+import { type CfnTemplate, cfnLint, ensurePackage, loadTemplate, packageCopy } from "./packaged.ts";
 import { listZipEntries, readZipEntry } from "./zip.ts";
 
 let template: CfnTemplate;
@@ -268,10 +268,6 @@ describe("secrets", () => {
 });
 
 describe("operating the stack", () => {
-  const functionKeys = () => lambdas().map(([id, fn]) => [id, functionKey(id, fn)] as const);
-  const alarmMetric = (alarm: Record<string, unknown> | undefined) =>
-    `${render(alarm?.Namespace)} ${render(alarm?.MetricName)} ${render((alarm?.Dimensions as { Value: unknown }[] | undefined)?.[0]?.Value)}`;
-
   it("publishes question events to a bus of its own, from the stream consumer only", () => {
     expect(resource(template, "QuestionEventBus").Type).toBe("AWS::Events::EventBus");
     for (const [id, fn] of lambdas()) {
@@ -384,79 +380,15 @@ describe("operating the stack", () => {
     );
   });
 
-  it("reserves concurrency for every function, and bounds the routes that hold an execution up to 25 s", () => {
-    for (const [id, key] of functionKeys()) {
-      expect(props(id).ReservedConcurrentExecutions, key).toEqual(expect.any(Number));
-    }
-    const routeSettings = props("HttpApiStage").RouteSettings as Record<string, Record<string, unknown>>;
-    expect(Object.keys(routeSettings).sort()).toEqual(["GET /questions/{id}/wait", "POST /mcp"]);
-    for (const [route, settings] of Object.entries(routeSettings)) {
-      // Below the stage's own throttle (50/s, burst 100): each request may hold a function 25 s.
-      expect(settings, route).toEqual({ ThrottlingRateLimit: 1, ThrottlingBurstLimit: 10 });
-    }
-    // The keys are routes of the API (a misspelt key would throttle nothing).
-    const routeKeys = resourcesOfType(template, "AWS::ApiGatewayV2::Route").map(
-      ([, route]) => route.Properties?.RouteKey,
-    );
-    for (const route of Object.keys(routeSettings)) expect(routeKeys).toContain(route);
-  });
+  // Reserved concurrency, the route throttles of the long waits and the alarms, default and full:
+  // test/template/params.test.ts.
 
-  it("alarms on errors and throttles of every function, the stream, the on-failure and dead-letter queues, failed runs and 5xx", () => {
-    const alarms = resourcesOfType(template, "AWS::CloudWatch::Alarm").map(([, alarm]) => alarm.Properties);
-    const metrics = alarms.map(alarmMetric);
-    for (const [id, key] of functionKeys()) {
-      expect(metrics, key).toContain(`AWS/Lambda Errors ${id}`);
-      expect(metrics, key).toContain(`AWS/Lambda Throttles ${id}`);
-    }
-    expect(metrics).toEqual(
-      expect.arrayContaining([
-        "AWS/Lambda IteratorAge QuestionEventsLambdaFunction",
-        "AWS/SQS ApproximateNumberOfMessagesVisible QuestionEventsFailureQueue.QueueName",
-        "AWS/SQS ApproximateNumberOfMessagesVisible NotifyDeadLetterQueue.QueueName",
-        "AWS/States ExecutionsFailed AgentStateMachine",
-        "AWS/States ExecutionsTimedOut AgentStateMachine",
-        "Handraise ResumeAbandoned handraise",
-      ]),
-    );
-    const fiveXx = alarms.find((alarm) => JSON.stringify(alarm?.Metrics ?? []).includes('"5xx"'));
-    expect(fiveXx?.Metrics).toBeDefined();
-    // The asynchronous work's dead-letter queues share one alarm: the deepest of them, from one message on.
-    const deadLetterAlarms = alarms.filter((alarm) =>
-      /QuestionTimerDeadLetterQueue|ExecutionStatusDeadLetterQueue/.test(JSON.stringify(alarm)),
-    );
-    expect(deadLetterAlarms).toHaveLength(1);
-    const [deadLetters] = deadLetterAlarms;
-    const queries = deadLetters?.Metrics as Record<string, any>[];
-    expect(
-      queries
-        .filter((query) => query.MetricStat)
-        .map(
-          (query) =>
-            `${query.MetricStat.Metric.MetricName} ${render(query.MetricStat.Metric.Dimensions[0].Value)}`,
-        )
-        .sort(),
-    ).toEqual([
-      "ApproximateNumberOfMessagesVisible ExecutionStatusDeadLetterQueue.QueueName",
-      "ApproximateNumberOfMessagesVisible QuestionTimerDeadLetterQueue.QueueName",
-    ]);
-    expect(queries.find((query) => query.ReturnData)?.Expression).toBe("MAX([timer, runStatus])");
-    expect(deadLetters).toMatchObject({ Threshold: 1, ComparisonOperator: "GreaterThanOrEqualToThreshold" });
-    // Without a topic nothing is notified; with one, every alarm is (below).
-    for (const alarm of alarms) expect(alarm?.AlarmActions).toBeUndefined();
-  });
-
-  it("in prod, with a topic, a table key and no reservations: protected, notified, encrypted, unreserved", async () => {
+  it("in prod, with a topic and a table key: protected, notified, encrypted, unreserved", async () => {
     const topic = "arn:aws:sns:us-east-1:123456789012:handraise-alarms";
     const key = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
     const copy = await packageCopy(
       {},
-      [
-        "--stage",
-        "prod",
-        `--param=alarmTopicArn=${topic}`,
-        `--param=tableKmsKeyArn=${key}`,
-        "--param=reservedConcurrency=off",
-      ],
+      ["--stage", "prod", `--param=alarmTopicArn=${topic}`, `--param=tableKmsKeyArn=${key}`],
       { bundles: "reuse" },
     );
     try {
@@ -474,6 +406,7 @@ describe("operating the stack", () => {
       for (const [id, fn] of resourcesOfType(prod, "AWS::Lambda::Function")) {
         expect(fn.Properties?.ReservedConcurrentExecutions, id).toBeUndefined();
       }
+      expect(await cfnLint([copy.dir])).toBe("");
     } finally {
       copy.remove();
     }

@@ -9,6 +9,7 @@ import { parse } from "yaml";
 import { ModelError, StepLimitError } from "#lib/agent/model-error.ts";
 import { MODEL_STEP_SECONDS } from "#lib/agent/model-settings.ts";
 import { MIN_CALL_MS, STEP_MARGIN_MS } from "#lib/agent/model-step.ts";
+import { InvalidInputError } from "#lib/app/errors.ts";
 
 const root = new URL("../../../", import.meta.url);
 const asl = JSON.parse(readFileSync(new URL("infra/state-machines/agent.asl.json", root), "utf8"));
@@ -24,7 +25,7 @@ describe("the model step and the agent state machine", () => {
   });
 
   it("catch the errors that end a run by the names the code gives them, and never retry them", () => {
-    const names = [new ModelError("x").name, new StepLimitError(1).name];
+    const names = [new ModelError("x").name, new StepLimitError(1).name, new InvalidInputError("x", []).name];
     const caught = (modelStep.Catch as { ErrorEquals: string[]; Next: string }[]).find((c) =>
       c.ErrorEquals.includes("Handraise.ModelError"),
     );
@@ -41,6 +42,24 @@ describe("the model step and the agent state machine", () => {
       Type: "Fail",
       ErrorPath: "$.modelError.error",
       CausePath: "$.modelError.lambdaError.errorMessage",
+    });
+  });
+
+  it("turn an AskUser task input that does not fit into an error result telling the model not to ask again", () => {
+    const catches = asl.States.AskUser.Catch as { ErrorEquals: string[]; Next: string }[];
+    const name = new InvalidInputError("x", []).name;
+    const caught = catches.findIndex((c) => c.ErrorEquals.includes(name));
+    // Before the catch-all, which would report it as delivery_failed.
+    expect(caught).toBeGreaterThanOrEqual(0);
+    expect(caught).toBeLessThan(catches.findIndex((c) => c.ErrorEquals.includes("States.ALL")));
+    expect(asl.States[catches[caught]?.Next ?? ""]).toMatchObject({
+      Type: "Pass",
+      Result: {
+        status: "error",
+        error: { code: "INVALID_INPUT", message: expect.stringContaining("Do not call ask_user again") },
+      },
+      ResultPath: "$.askResult",
+      Next: "ModelStep",
     });
   });
 

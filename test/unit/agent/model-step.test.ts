@@ -11,6 +11,7 @@ import {
 } from "#lib/agent/model-step.ts";
 import type { ScriptedModel } from "#lib/agent/scripted-provider.ts";
 import type { Transcript, TranscriptStore } from "#lib/agent/transcript.ts";
+import { InvalidInputError } from "#lib/app/errors.ts";
 import { questionIdFor } from "#lib/questions/index.ts";
 import type { Outcome } from "#lib/store/question-store.ts";
 import { type ClosedQuestion, silentTelemetry } from "#lib/telemetry/telemetry.ts";
@@ -541,17 +542,37 @@ describe("agent input", () => {
       }
     })();
     expect(error).toBeInstanceOf(ModelError);
-    expect(error?.message).toMatch(/^The input's model is not valid: /);
-    expect(error?.message).toContain("apiKey");
-    expect(error?.message).toContain("model.maxSteps");
-    expect(error?.message).not.toContain(key);
-    // Anything else wrong with the event is no model problem.
-    expect(() => parseModelStepEvent({ runId: "", state: {} })).toThrow(
-      expect.not.objectContaining({ name: "Handraise.ModelError" }),
+    expect(error?.message).toBe(
+      "The input's model is not valid: maxSteps must be a whole number from 1 to 100 (at model.maxSteps); " +
+        "apiKey is not a field of model (at model.apiKey).",
     );
+    expect(error?.message).not.toContain(key);
     expect(parseModelStepEvent(event({ provider: "bedrock", modelId: "m" })).state.model).toEqual({
       provider: "bedrock",
       modelId: "m",
     });
+  });
+
+  it("ends the run with Handraise.InvalidInput for any other problem of its input, naming each at its path", () => {
+    const bad = { ...input([{ reply: "x" }]), owner: "alice", deliverTo: [{ channel: "telegram" }] };
+    const error = (() => {
+      try {
+        parseModelStepEvent({ runId: "r", state: bad });
+      } catch (e) {
+        return e as InvalidInputError;
+      }
+    })();
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error?.name).toBe("Handraise.InvalidInput");
+    expect(error?.issues).toEqual([
+      { path: "owner", message: expect.stringMatching(/^owner must be platform-qualified, e\.g\. /) },
+      { path: "deliverTo.0.chatId", message: "chatId is required" },
+    ]);
+    expect(error?.message).toMatch(
+      /^Invalid agent input: owner must be platform-qualified, e\.g\. .+, and 1 more problem\.$/,
+    );
+    expect(() =>
+      parseModelStepEvent({ runId: "r", state: { ...input([{ reply: "x" }]), model: undefined } }),
+    ).toThrow(ModelError);
   });
 });

@@ -246,7 +246,7 @@ describe("OpenAI Chat Completions", () => {
   it("refuses a 200 whose body is not the documented shape, saying where", async () => {
     const { fetch } = fakeFetch({ body: { choices: [] } });
     await expect(providers({ fetch }).next(openai())).rejects.toThrow(
-      /failed: answered with a body Handraise cannot read \(choices: /,
+      /failed: answered with a body Handraise cannot read \(choices must not be empty\)/,
     );
   });
 

@@ -868,11 +868,11 @@ describe("ToolInputError", () => {
     ]);
   });
 
-  it("has a message naming the first problem and how many more there are", () => {
+  it("has a message naming the first problem, where it is, and how many more there are", () => {
     const error = thrown();
 
     expect(error.message).toMatch(
-      /^Invalid ask_user arguments: questions\.0\.id: .+ \(and 1 more problem\)\.$/,
+      /^Invalid ask_user arguments: id must .+ \(at questions\.0\.id\), and 1 more problem\.$/,
     );
   });
 
