@@ -68,8 +68,13 @@ export const ownerSchema = z.string().check(
 /** The most a question's context may say, in UTF-16 code units once trimmed: a short paragraph, no more. */
 export const MAX_CONTEXT_UNITS = 500;
 
-/** A control character other than a line feed (line breaks are the one layout a context may carry). */
-const CONTROL_CHARACTER = /(?!\n)\p{Cc}/u;
+/**
+ * A control character other than a line feed (line breaks are the one layout a context may carry), or one
+ * that reorders or breaks what a person reads without showing itself: the bidirectional overrides and
+ * isolates (U+202A–202E, U+2066–2069) and the line and paragraph separators (U+2028, U+2029). The context
+ * tells the person who is asking: it must read as written.
+ */
+const CONTROL_CHARACTER = /(?!\n)[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]/u;
 
 /**
  * Who is asking and why, as the caller (never the model) writes it: shown above the questions on every
@@ -87,7 +92,7 @@ export const contextSchema = z
       abort: true,
     }),
     z.refine((text) => !CONTROL_CHARACTER.test(text), {
-      error: "context must not contain control characters (line breaks are allowed)",
+      error: "context must not contain control or direction characters (line breaks are allowed)",
     }),
   );
 

@@ -549,7 +549,7 @@ describe("MCP: the context (who is asking and why)", () => {
       {
         code: "NO_ASKER",
         message:
-          "X-Handraise-Context: context must not contain control characters (line breaks are allowed).",
+          "X-Handraise-Context: context must not contain control or direction characters (line breaks are allowed).",
       },
       {
         code: "NO_ASKER",

@@ -636,7 +636,17 @@ describe("context: who is asking and why", () => {
     [
       "a control character",
       "Deploy\u0007now",
-      "context must not contain control characters (line breaks are allowed)",
+      "context must not contain control or direction characters (line breaks are allowed)",
+    ],
+    [
+      "a right-to-left override (it would make the context read other than written)",
+      "Release bot for \u202eecila",
+      "context must not contain control or direction characters (line breaks are allowed)",
+    ],
+    [
+      "a line separator",
+      "Release bot\u2028for alice",
+      "context must not contain control or direction characters (line breaks are allowed)",
     ],
     ["blank", " \n ", "context must not be empty or blank"],
     ["not a string", 42, "context must be a string"],

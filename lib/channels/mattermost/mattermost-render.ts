@@ -169,8 +169,9 @@ export function renderPost(
     // Shortened to fit (lib/channels/fit.ts): descriptions first, then the question's text.
     message: fitToLimit(record, (shown) => withLink(stepMessage(shown, step)), withinPost),
     props: {
-      // The plain-text fallback (notifications, old clients) is the question itself.
-      attachments: [{ fallback: record.questions[step]?.question ?? "", actions }],
+      // The plain-text fallback (notifications, old clients) is the question itself, its @ defused like the
+      // message's, so no client that reads it for mentions can be made to notify a channel.
+      attachments: [{ fallback: (record.questions[step]?.question ?? "").replace(/@/g, "@\u200b"), actions }],
     },
   };
 }

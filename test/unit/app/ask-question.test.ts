@@ -212,8 +212,9 @@ describe("askQuestion with a context (who is asking and why)", () => {
 
   it.each([
     ["501 characters", "x".repeat(501), "at most 500 characters"],
-    ["a tab", "a\tb", "control characters"],
-    ["a NUL", "a\u0000b", "control characters"],
+    ["a tab", "a\tb", "control or direction characters"],
+    ["a NUL", "a\u0000b", "control or direction characters"],
+    ["a right-to-left isolate", "a\u2067b", "control or direction characters"],
     ["nothing but spaces", "  \n ", "empty or blank"],
   ])("refuses %s (400 at context), storing nothing", async (_, context, rule) => {
     const { ask, created } = setup("resumed");
