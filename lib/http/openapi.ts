@@ -314,9 +314,10 @@ answer wins. Recorded with \`resolvedBy\` \`api:<resolvedBy>\` (or \`api\`) and 
               "INVALID_JSON",
             ]),
             "401": unauthorized,
-            "403": documentedError("resolvedBy is the question's requestedBy. Nothing changes.", [
-              "REQUESTER_CANNOT_ANSWER",
-            ]),
+            "403": documentedError(
+              "resolvedBy is the question's requestedBy (REQUESTER_CANNOT_ANSWER), or an ask key skipping rather than cancelling (INSUFFICIENT_SCOPE). Nothing changes.",
+              ["REQUESTER_CANNOT_ANSWER", "INSUFFICIENT_SCOPE"],
+            ),
             "404": notFound,
             "409": documentedError("The question has already ended: `status` says how.", [
               "ALREADY_RESOLVED",

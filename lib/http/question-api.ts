@@ -210,6 +210,13 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
       const key = apiKeyOf(event);
       const id = idOf(event);
       const body = cancelBodySchema.parse(parseJsonBody(event));
+      // `skipped` says a person chose not to answer: an agent's key withdraws its question, it skips nothing.
+      if (key.scope === "ask" && body.reason === "skipped") {
+        throw insufficientScope(
+          "INSUFFICIENT_SCOPE",
+          'This key\'s scope is ask: it may cancel its own questions, not skip them for a person. Leave out reason, or send "cancelled".',
+        );
+      }
       const question = await visibleTo(key, id);
       refuseRequester(question, body.resolvedBy);
       const { record } = await deps.resolve.cancel(id, body.reason, {

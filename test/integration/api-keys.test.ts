@@ -109,6 +109,11 @@ describe("an ask key", () => {
     expect(listed.body.questions.map((q: { id: string }) => q.id)).toEqual([id]);
     const waited = await call("agentA", "GET", `/questions/${id}/wait?timeoutMs=0`);
     expect(waited.body).toEqual({ status: "pending" });
+    // A person skips; an agent's key only withdraws its question.
+    const skipped = await call("agentA", "POST", `/questions/${id}/cancel`, { reason: "skipped" });
+    expect(skipped.status).toBe(403);
+    expect(skipped.body.error.code).toBe("INSUFFICIENT_SCOPE");
+    expect((await read(id)).status).toBe("pending");
     const cancelled = await call("agentA", "POST", `/questions/${id}/cancel`, {});
     expect(cancelled.status).toBe(200);
     expect(await read(id)).toMatchObject({
