@@ -1,10 +1,8 @@
-import type { ToolCall, Transcript } from "./transcript.ts";
+import type { ModelUsage, ToolCall, Transcript } from "./transcript.ts";
 
 /** Tokens one model call consumed, as the provider reported them. */
-export interface ModelUsage {
-  inputTokens: number;
-  outputTokens: number;
-}
+// Kept with the transcript, which records each step's usage; re-exported here for the providers.
+export type { ModelUsage } from "./transcript.ts";
 
 /**
  * The model's next move: call tools (with any text it wrote alongside), or reply and end the run. `usage`

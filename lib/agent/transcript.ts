@@ -1,6 +1,11 @@
 import { askUserResultSchema } from "../questions/schema.ts";
 import * as z from "../zod.ts";
-import type { ModelUsage } from "./model-provider.ts";
+
+/** The tokens a model step used, as the provider reported them. */
+export interface ModelUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
 
 export const toolCallSchema = z.strictObject({
   id: z.string().check(z.minLength(1), z.maxLength(128)),

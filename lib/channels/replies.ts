@@ -4,7 +4,7 @@
  * none writes its own.
  */
 
-import type { InboundOutcome } from "../app/handle-inbound.ts";
+import type { InboundOutcome } from "../app/inbound-outcome.ts";
 import type { QuestionRecord } from "../questions/question-record.ts";
 import type { Answers, Question } from "../questions/schema.ts";
 import { ANSWER_IN_BROWSER } from "./answer-in-browser.ts";

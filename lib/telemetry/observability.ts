@@ -12,27 +12,17 @@
  * loaded: the X-Ray SDK under it tracks every promise of the process with an async hook from the moment it is
  * imported, whether or not anything is traced (10–20% of the question API's own CPU per answer, measured).
  */
-import type { Logger } from "@aws-lambda-powertools/logger";
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
-import type { Metrics } from "@aws-lambda-powertools/metrics";
 import { logMetrics } from "@aws-lambda-powertools/metrics/middleware";
-import type { Tracer } from "@aws-lambda-powertools/tracer";
 import type { MiddlewareObj } from "@middy/core";
 import { tracingSwitchedOff } from "../config.ts";
 import type { FunctionName } from "../secrets/secret-catalog.ts";
 import { createLogsAndMetrics } from "./logs-and-metrics.ts";
+import type { Observability } from "./observability-port.ts";
 import { createPowertoolsTelemetry } from "./powertools-telemetry.ts";
-import type { Telemetry } from "./telemetry.ts";
 import { createUntracedObservability } from "./untraced-observability.ts";
 
-export interface Observability {
-  logger: Logger;
-  metrics: Metrics;
-  tracer: Tracer;
-  telemetry: Telemetry;
-  /** For `middy().use(...)`, first: the other middlewares' errors and responses happen inside them. */
-  middlewares: MiddlewareObj[];
-}
+export type { Observability } from "./observability-port.ts";
 
 /**
  * @example

@@ -14,7 +14,7 @@ import type { Tracer } from "@aws-lambda-powertools/tracer";
 import type { MiddlewareObj } from "@middy/core";
 import type { FunctionName } from "../secrets/secret-catalog.ts";
 import { createLogsAndMetrics } from "./logs-and-metrics.ts";
-import type { Observability } from "./observability.ts";
+import type { Observability } from "./observability-port.ts";
 import { createPowertoolsTelemetry } from "./powertools-telemetry.ts";
 
 /** Hands every client back as it is: nothing traces it. */

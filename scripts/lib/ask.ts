@@ -8,13 +8,14 @@
  * failed), 1 an error (bad arguments, the API refused, the outcome could not be read), 130 / 143 interrupted
  * by SIGINT / SIGTERM — the question it asked is cancelled first.
  */
+
 import { randomBytes } from "node:crypto";
-import { setTimeout as delay } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { ownerProblem, parseDeliverTo } from "../../lib/mcp/asker.ts";
 import { normalizeAskUserArgs, ToolInputError } from "../../lib/questions/index.ts";
 import { MAX_HEADER_UNITS } from "../../lib/questions/schema.ts";
 import { truncateUtf16 } from "../../lib/questions/text.ts";
+import { type ScriptIo, sleepUnlessAborted } from "./script-io.ts";
 
 export const EXIT = { answered: 0, error: 1, noAnswer: 2 } as const;
 /** Shell convention: 128 + the signal's number. */
@@ -35,18 +36,7 @@ export const USAGE = `usage: npm run -s ask -- --owner <owner> --question "…" 
          [--deliver-to <channel>:<chatId>[,…]] [--timeout <seconds>] [--wait] [--url <api url>] [--key <key>]
   --url and --key default to HANDRAISE_URL and HANDRAISE_API_KEY.`;
 
-export interface AskIo {
-  argv: readonly string[];
-  env: Readonly<Record<string, string | undefined>>;
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  /** Aborted with the signal's name (`SIGINT`, `SIGTERM`) when the process is asked to stop. */
-  interrupt?: AbortSignal;
-  fetch?: typeof fetch;
-  /** Resolves after `ms`, or early (without throwing) when `signal` aborts. */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  now?: () => number;
-}
+export type AskIo = ScriptIo;
 
 /** How a question ended, as the wait route reports it, with its id and who closed it. */
 export interface AskResult {
@@ -380,8 +370,4 @@ function networkProblem(error: unknown): string {
   const cause =
     error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
   return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
-}
-
-async function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
-  await delay(ms, undefined, { signal }).catch(() => undefined);
 }

@@ -14,7 +14,7 @@
  * environment, set to the values deployed; without, every one from this environment, as `npm run local`
  * reads them. Nothing is changed anywhere, except by `--ask`'s question.
  */
-import { setTimeout as delay } from "node:timers/promises";
+
 import { parseArgs } from "node:util";
 import { SSMProvider } from "@aws-lambda-powertools/parameters/ssm";
 import { SSMClient } from "@aws-sdk/client-ssm";
@@ -44,6 +44,7 @@ import {
   probeChannels,
   type StackClient,
 } from "./doctor-stack.ts";
+import { type ScriptIo, sleepUnlessAborted } from "./script-io.ts";
 
 export const EXIT = { healthy: 0, unhealthy: 1 } as const;
 /** Shell convention: 128 + the signal's number. */
@@ -56,20 +57,7 @@ export const USAGE = `usage: npm run -s doctor -- [--url <api url>] [--key <key>
   --url and --key default to HANDRAISE_URL and HANDRAISE_API_KEY. With --stage, the secrets are read from SSM
   under /handraise/<stage> (as deployed); without, from this environment (as npm run local reads them).`;
 
-export interface DoctorIo {
-  argv: readonly string[];
-  env: Readonly<Record<string, string | undefined>>;
-  /** The check lines. */
-  stdout: (text: string) => void;
-  /** Problems with the arguments, and progress while `--ask` waits. */
-  stderr: (text: string) => void;
-  /** Aborted with the signal's name (`SIGINT`, `SIGTERM`) when the process is asked to stop. */
-  interrupt?: AbortSignal;
-  fetch?: typeof fetch;
-  /** Resolves after `ms`, or early (without throwing) when `signal` aborts. */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  now?: () => number;
-}
+export type DoctorIo = ScriptIo;
 
 interface Settings {
   url: string;
@@ -410,8 +398,4 @@ function readSettings(argv: readonly string[], env: DoctorIo["env"]): Settings {
 /** The region of an API Gateway URL (`https://abc.execute-api.eu-west-1.amazonaws.com`): its SSM's. */
 function regionOf(url: string): string | undefined {
   return /\.execute-api\.([a-z0-9-]+)\.amazonaws\.com/.exec(new URL(url).hostname)?.[1];
-}
-
-async function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
-  await delay(ms, undefined, { signal }).catch(() => undefined);
 }

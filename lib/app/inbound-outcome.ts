@@ -1,0 +1,48 @@
+/**
+ * What became of an inbound chat event (lib/app/handle-inbound.ts decides it; each platform adapter and the reply
+ * catalog, lib/channels/replies.ts, turn it into what the person is shown). A module of its own, so the catalog
+ * depends on the outcomes and not on the pipeline that produces them.
+ */
+import type { QuestionRecord } from "../questions/question-record.ts";
+import type { Answers, Question } from "../questions/schema.ts";
+
+/** What became of an inbound chat event; the platform adapter turns it into the platform's reply. */
+export type InboundOutcome =
+  /** The platform delivered this event before: nothing changes, acknowledge it again. */
+  | { kind: "duplicate" }
+  /** Chatter that belongs to no question of this user in this chat. */
+  | { kind: "ignored" }
+  | { kind: "no_pending" }
+  /** Someone who may not answer it (yet): they get a private notice, the question stays as it is. */
+  | { kind: "not_owner"; record: QuestionRecord }
+  /**
+   * The person it was asked on behalf of (`requestedBy`): never theirs to answer, skip or cancel, whatever
+   * else they are; told so where someone else is told "not yours", and the question stays as it is.
+   */
+  | { kind: "requester"; record: QuestionRecord }
+  /** It had already ended (answered, cancelled, expired): a late tap is told so. */
+  | { kind: "ended"; record: QuestionRecord }
+  /** This event answered, skipped or cancelled it; the run has been resumed. */
+  | { kind: "resolved"; record: QuestionRecord }
+  /**
+   * Answers to some questions but not all: `recorded` (what this event gave, now kept as the draft; empty when
+   * it kept nothing) and the questions still `missing`, which the person is told.
+   */
+  | { kind: "incomplete"; record: QuestionRecord; recorded: Answers; missing: Question[] }
+  | { kind: "invalid"; record: QuestionRecord; message: string }
+  /** `/question`: the pending question was posted again here. */
+  | { kind: "shown"; record: QuestionRecord }
+  /** "Other…": the owner wants to type an answer to this sub-question. */
+  | { kind: "needs_text"; record: QuestionRecord; questionIndex: number }
+  /** A multi-select toggle by the owner: the adapter re-renders its controls. */
+  | { kind: "toggled"; record: QuestionRecord; questionIndex: number; optionIndex: number }
+  /**
+   * The stepper moved (a step answered and kept in `record.draft`, or Back): the adapter shows sub-question
+   * `questionIndex` of the prompt, with what the draft holds for it already chosen.
+   */
+  | { kind: "step"; record: QuestionRecord; questionIndex: number }
+  /**
+   * "Answer in browser" tapped on a shared copy by someone who may answer: `url` is their own link (made for
+   * them alone), which the adapter hands them privately — never in the conversation.
+   */
+  | { kind: "private_link"; record: QuestionRecord; url: string };
