@@ -62,7 +62,7 @@ async function openPage(url: string, options: BrowserContextOptions = {}): Promi
   const opened: OpenPage = { page, dialogs: [], errors: [], foreign: [] };
   page.on("dialog", (dialog) => {
     opened.dialogs.push(dialog.message());
-    void dialog.dismiss();
+    dialog.dismiss().catch(unlessClosedAlready);
   });
   page.on("console", (message) => {
     // The browser logs every 4xx page it shows; the tests check those statuses themselves.
@@ -73,9 +73,20 @@ async function openPage(url: string, options: BrowserContextOptions = {}): Promi
   page.on("request", (request) => {
     if (!request.url().startsWith(stack.httpUrl)) opened.foreign.push(request.url());
   });
-  page.on("close", () => void context.close());
+  page.on("close", () => {
+    context.close().catch(unlessClosedAlready);
+  });
   await page.goto(url);
   return opened;
+}
+
+/**
+ * For the clean-ups a page's events start on their own (closing its context, dismissing a dialog): when the
+ * browser has already closed that target — a test closed it, or the file's browser is closing — there is
+ * nothing left to do. Anything else is thrown on.
+ */
+function unlessClosedAlready(error: unknown): void {
+  if (!/Target page, context or browser has been closed/.test(String(error))) throw error;
 }
 
 /** Nothing went wrong in the page: no dialog, no console error or CSP violation, nothing fetched elsewhere. */
