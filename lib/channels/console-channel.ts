@@ -2,7 +2,7 @@ import { renderPromptText } from "../questions/index.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../web/answer-link.ts";
 import { ANSWER_IN_BROWSER } from "./answer-in-browser.ts";
 import type { ChatChannel } from "./chat-channel.ts";
-import { outcomeText } from "./replies.ts";
+import { outcomeText, reminderText } from "./replies.ts";
 
 /**
  * The terminal of the local stack as a chat: the prompt (under the question's context) is written as text
@@ -25,7 +25,8 @@ export function createConsoleChannel(
     async retire(question) {
       write(`[${question.id}] ${outcomeText(question)}\n`);
     },
-    async remind(question, _delivery, text) {
+    async remind(question, _delivery, reminder) {
+      const text = reminderText(reminder);
       write(`[${question.id}] ${text}\n`);
     },
   };
