@@ -79,6 +79,22 @@ export function stepProgressText(questionIndex: number, count: number): string {
   return `${questionIndex + 1} of ${count}`;
 }
 
+/**
+ * A prompt's typed-reply hint (lib/questions/prompt-text.ts) with the platform's own slash command for
+ * cancelling where `/cancel` is not one (Slack's and Mattermost's `/handraise cancel`); the rest as written.
+ *
+ * @example
+ * withCancelCommand("… Reply skip to skip, /cancel to cancel.", "/handraise") // "… /handraise cancel to cancel."
+ */
+export function withCancelCommand(prompt: string, command: string): string {
+  return prompt.replace(/\/cancel to cancel\.$/, `${command} cancel to cancel.`);
+}
+
+/** The answer page's link as a line of text, where a platform has no link button for it (or the terminal). */
+export function answerLinkLine(url: string): string {
+  return `${ANSWER_IN_BROWSER}: ${url}`;
+}
+
 /** What "Other…" asks for on platforms that take the text as a reply (Telegram's forced reply). */
 export function typeYourAnswerText(question: Pick<Question, "header"> | undefined): string {
   return `Type your answer to “${question?.header ?? "the question"}” as a reply to this message.`;

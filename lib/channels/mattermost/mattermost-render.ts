@@ -13,7 +13,7 @@ import type { Control } from "../control-codec.ts";
 import { fitToLimit } from "../fit.ts";
 import { codePoints, PLATFORM_LIMITS } from "../platform-limits.ts";
 import { promptView, type StepView } from "../prompt-view.ts";
-import { replies, type TextFits } from "../replies.ts";
+import { replies, type TextFits, withCancelCommand } from "../replies.ts";
 import type { Dialog, DialogElement, PostAction, PostContent } from "./mattermost-api.ts";
 import { signControl, signDialogState } from "./mattermost-signature.ts";
 
@@ -61,10 +61,7 @@ export function cutBytes(text: string, maxBytes: number): string {
  * be an unknown command there); what the model or the caller wrote is left as written.
  */
 export function promptText(questions: readonly Question[], context?: string): string {
-  return renderPromptText(questions, context).replace(
-    /\/cancel to cancel\.$/,
-    "/handraise cancel to cancel.",
-  );
+  return withCancelCommand(renderPromptText(questions, context), "/handraise");
 }
 
 export function renderMessage(record: QuestionRecord): string {

@@ -24,7 +24,7 @@ import { type Control, encodeControl } from "../control-codec.ts";
 import { fitToLimit } from "../fit.ts";
 import { PLATFORM_LIMITS } from "../platform-limits.ts";
 import { controlOf, promptView, type StepView } from "../prompt-view.ts";
-import { replies, type TextFits } from "../replies.ts";
+import { replies, type TextFits, withCancelCommand } from "../replies.ts";
 
 /** The slash command of infra/slack/manifest.yml: `/handraise cancel`, `/handraise question`. */
 export const SLASH_COMMAND = "/handraise";
@@ -137,10 +137,7 @@ export const fitsSection: TextFits = (text) => escapeMrkdwn(text).length <= TEXT
 
 /** The plain prompt with Slack's own way to cancel. */
 const promptWithCommand = (record: QuestionRecord) =>
-  renderPromptText(record.questions, record.context).replace(
-    /\/cancel to cancel\.$/,
-    `${SLASH_COMMAND} cancel to cancel.`,
-  );
+  withCancelCommand(renderPromptText(record.questions, record.context), SLASH_COMMAND);
 
 /**
  * The message's `text` and section: the plain prompt (notifications, and how to answer by typing) with

@@ -18,7 +18,7 @@ import { type Control, decodeControl, encodeControl } from "../control-codec.ts"
 import { fitToLimit } from "../fit.ts";
 import { PLATFORM_LIMITS } from "../platform-limits.ts";
 import { type PromptView, promptView, type StepView } from "../prompt-view.ts";
-import { replies, type TextFits } from "../replies.ts";
+import { answerLinkLine, replies, type TextFits } from "../replies.ts";
 
 export interface InlineButton {
   text: string;
@@ -151,6 +151,6 @@ export function renderOwnLink(url: string) {
 /** With a link to the answer page on this machine (the local stack), the link goes in the text: Telegram refuses such a URL button. */
 function withLink(prompt: string, browser: BrowserEntry): string {
   return browser.kind === "link" && isLoopbackUrl(browser.url)
-    ? `${prompt}\n\n${ANSWER_IN_BROWSER}: ${browser.url}`
+    ? `${prompt}\n\n${answerLinkLine(browser.url)}`
     : prompt;
 }

@@ -5,14 +5,17 @@
 import { describe, expect, it } from "vitest";
 import type { InvalidReason } from "#lib/app/inbound-outcome.ts";
 import {
+  answerLinkLine,
   invalidText,
   outcomeReplyText,
   reminderText,
   replies,
   stillNeededText,
+  withCancelCommand,
 } from "#lib/channels/replies.ts";
 import { validateAnswers } from "#lib/questions/answers.ts";
 import { InvalidAnswerError } from "#lib/questions/errors.ts";
+import { renderPromptText } from "#lib/questions/index.ts";
 import { questionRecord } from "../../support/records.ts";
 import { checks, deployTarget, releaseNote } from "../questions/fixtures.ts";
 
@@ -112,5 +115,22 @@ describe("reasons → sentences: lib/app says why, the catalog says it", () => {
   it("a reminder is how long is left, from the data the timer hands over", () => {
     expect(reminderText({ leftMs: 0 })).toBe("Still waiting for your answer — 0 s left");
     expect(reminderText({ leftMs: 90 * 60_000 })).toBe("Still waiting for your answer — 90 min left");
+  });
+});
+
+describe("the words renderers add to a prompt", () => {
+  it("the typed-reply hint names the platform's own cancel command; nothing else changes", () => {
+    const prompt = renderPromptText([deployTarget]);
+    const withCommand = withCancelCommand(prompt, "/handraise");
+    expect(withCommand).toBe(prompt.replace(/\/cancel to cancel\.$/, "/handraise cancel to cancel."));
+    expect(withCommand.endsWith("Reply skip to skip, /handraise cancel to cancel.")).toBe(true);
+    // Only the hint's last words: "/cancel to cancel." written elsewhere by the model stays as written.
+    expect(withCancelCommand("/cancel to cancel. Or not", "/handraise")).toBe("/cancel to cancel. Or not");
+  });
+
+  it("the answer page's link as a line of text", () => {
+    expect(answerLinkLine("http://127.0.0.1:3000/answer/ask_1?t=x")).toBe(
+      "Answer in browser: http://127.0.0.1:3000/answer/ask_1?t=x",
+    );
   });
 });
