@@ -20,7 +20,7 @@ import { renderPromptText } from "../../questions/index.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import { MAX_ANSWER_VALUE_UNITS, type Question } from "../../questions/schema.ts";
 import { ANSWER_IN_BROWSER, type BrowserEntry, NO_BROWSER_ENTRY } from "../answer-in-browser.ts";
-import { type Control, encodeControl } from "../control-codec.ts";
+import { encodeControl } from "../control-codec.ts";
 import { fitToLimit } from "../fit.ts";
 import { PLATFORM_LIMITS } from "../platform-limits.ts";
 import { controlOf, promptView, type StepView } from "../prompt-view.ts";
@@ -64,9 +64,6 @@ const plain = (text: string) => ({ type: "plain_text", text });
 const section = (text: string) => ({ type: "section", text: { type: "mrkdwn", text } });
 
 // ── Messages ───────────────────────────────────────────────────────────────────────────────────────────
-
-/** A control's action_id (and value): the shared codec's string. */
-const controlId = (control: Control) => encodeControl(control);
 
 const button = (text: string, id: string, style?: "primary") => ({
   type: "button",
@@ -113,20 +110,20 @@ function actions(step: StepView): SlackBlock {
     const ticked = options.filter((_, i) => chosen.includes(i));
     elements.push({
       type: "checkboxes",
-      action_id: controlId(choose.control),
+      action_id: encodeControl(choose.control),
       options,
       ...(ticked.length > 0 && { initial_options: ticked }),
     });
   } else {
     for (const choice of step.choices) {
       const label = choice.chosen ? `${CHOSEN_MARK}${choice.label}` : choice.label;
-      elements.push(button(label, controlId(choice.control), choice.chosen ? "primary" : undefined));
+      elements.push(button(label, encodeControl(choice.control), choice.chosen ? "primary" : undefined));
     }
   }
   for (const c of step.controls) {
     if (c.kind === "link") elements.push(linkButton(c.url));
     else if (c.kind !== "choose")
-      elements.push(button(c.label, controlId(c.control), c.kind === "done" ? "primary" : undefined));
+      elements.push(button(c.label, encodeControl(c.control), c.kind === "done" ? "primary" : undefined));
   }
   // Slack keeps a message's input state per block_id: a step drawn with other ticks needs a fresh one.
   return { type: "actions", block_id: `q|${step.index}|${chosen.join(".")}`, elements };
