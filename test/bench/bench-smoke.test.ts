@@ -52,13 +52,18 @@ describe("npm run bench --smoke", () => {
     // GET /questions?owner= walks every pending question once, in bounded pages.
     expect(scale.listing).toMatchObject({ bounded: true, listed: scale.listing.pending });
 
-    // Both builds of the smoke run's functions, each against its own "AWS SDK clients only" reference; the
-    // full run takes every function of serverless.yml.
+    // Both builds of the smoke run's functions, each against its own "AWS SDK clients + Powertools" reference,
+    // with the ratio of every round; the full run takes every function of serverless.yml.
     expect(FULL.coldStart.functions).toBeUndefined();
     expect(coldStart.builds.map((b) => b.build)).toEqual(["external", "bundled"]);
     for (const build of coldStart.builds) {
       expect(build.functions.length).toBe(coldStart.functions.length);
-      expect(build.functions.every((fn) => positive(fn.referenceRatio))).toBe(true);
+      for (const fn of build.functions) {
+        expect(positive(fn.referenceRatio)).toBe(true);
+        expect(fn.referenceRatio).toBeCloseTo(fn.readyMs / build.sdkPowertools.readyMs, 10);
+        expect(fn.roundRatios).toHaveLength(coldStart.rounds);
+        expect(positive(fn.cpuRatio)).toBe(true);
+      }
     }
 
     const keys = coldStart.functions.map((fn) => fn.function);
