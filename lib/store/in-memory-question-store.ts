@@ -7,7 +7,8 @@
  * a test cannot tell the two apart: test/support/question-store-contract.ts runs the same assertions on both.
  * TTL is not modelled: an item stays until it is deleted (DynamoDB's TTL deletes at some time after it).
  */
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import { isDeepStrictEqual } from "node:util";
+import { type AttributeValue, ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import { type Delivery, statusAt } from "../questions/question-record.ts";
 import { FILTER_ATTRIBUTES, pendingIndexFor } from "./dynamodb-pending-listing.ts";
@@ -35,6 +36,17 @@ export interface InMemoryQuestionStore extends QuestionStore {
 export interface InMemoryQuestionStoreOptions {
   /** How long a record is kept after its deadline (its `expiresAt`, as the DynamoDB store writes it). */
   retentionSeconds: number;
+  /**
+   * Called after each write that changed an item, with its images as the table's stream carries them
+   * (NEW_AND_OLD_IMAGES; lib/store/question-stream.ts reads them): what feeds the stream consumer in process.
+   */
+  onChange?: (change: ItemImages) => void;
+}
+
+/** An item before and after a write, marshalled (undefined: there was none, or there is none now). */
+export interface ItemImages {
+  oldImage: Record<string, AttributeValue> | undefined;
+  newImage: Record<string, AttributeValue> | undefined;
 }
 
 /** How many times a stale session slot is taken over before giving up, as the DynamoDB store does. */
@@ -56,9 +68,21 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
     const item = items.get(pk);
     return item && copy(item as T);
   };
-  const write = (item: { pk: string; [attribute: string]: unknown } | QuestionItem) => {
-    items.set(item.pk, copy(item) as StoredItem);
+  /** Sets or deletes the item under `pk`, and reports the change, as the table's stream would. */
+  const replace = (pk: string, item: StoredItem | undefined) => {
+    const before = items.get(pk);
+    if (item) items.set(pk, item);
+    else items.delete(pk);
+    const image = (value: StoredItem | undefined) =>
+      value && marshall(value, { removeUndefinedValues: true });
+    // DynamoDB writes no stream record for a write that changed nothing.
+    if (options.onChange && !isDeepStrictEqual(before, item)) {
+      options.onChange({ oldImage: image(before), newImage: image(item) });
+    }
   };
+  const write = (item: { pk: string; [attribute: string]: unknown } | QuestionItem) =>
+    replace(item.pk, copy(item) as StoredItem);
+  const remove = (pk: string) => replace(pk, undefined);
   const putIfAbsent = (item: { pk: string; [attribute: string]: unknown }) => {
     if (items.has(item.pk)) return false;
     write(item);
@@ -196,7 +220,7 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
         const slot = await claimSlot(question.sessionKey, question.id, item.expiresAtMs, nowMs);
         if (!slot.claimed) {
           // Undo our own write: the question was never delivered and nothing waits on its id yet.
-          await request(() => items.delete(item.pk));
+          await request(() => remove(item.pk));
           return { kind: "session_busy", pendingId: slot.pendingId, pendingTaskToken: slot.pendingTaskToken };
         }
       }
@@ -339,7 +363,7 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
 
     releaseEvent: (dedupeKey) =>
       request(() => {
-        items.delete(keys.inboundEvent(dedupeKey));
+        remove(keys.inboundEvent(dedupeKey));
       }),
 
     saveLinkToken: (token) =>
@@ -366,7 +390,7 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
         const pk = keys.linkToken(token);
         const item = read<LinkToken>(pk);
         if (!item || item.answerer !== answerer || !(item.expiresAtMs > nowMs)) return undefined;
-        items.delete(pk);
+        remove(pk);
         return { token, questionId: item.questionId, answerer: item.answerer, expiresAtMs: item.expiresAtMs };
       }),
 

@@ -9,9 +9,10 @@ import {
 } from "#infra/local/dynamodb.ts";
 import table from "#infra/table.json" with { type: "json" };
 import { createDynamoDbQuestionStore } from "#lib/store/dynamodb-question-store.ts";
-import { createInMemoryQuestionStore } from "#lib/store/in-memory-question-store.ts";
+import { createInMemoryQuestionStore, type ItemImages } from "#lib/store/in-memory-question-store.ts";
 import { keys, PENDING_INDEX_PROJECTION } from "#lib/store/keys.ts";
 import type { Outcome, QuestionStore } from "#lib/store/question-store.ts";
+import { questionChangeFrom } from "#lib/store/question-stream.ts";
 import {
   describeQuestionStoreContract,
   newQuestion,
@@ -75,6 +76,30 @@ describeQuestionStoreContract("in-memory question store", async () => {
 });
 
 describe("in-memory question store", () => {
+  it("reports its changes as the table's stream does: a question stored, and closed with its run's token", async () => {
+    const changes: ItemImages[] = [];
+    const memory = createInMemoryQuestionStore({ retentionSeconds: 3600, onChange: (c) => changes.push(c) });
+    const question = newQuestion({ sessionKey: "s-stream", runId: "run-s", taskToken: "tok-s" });
+    await memory.create(question, T0);
+    await memory.saveDraft(question.id, { q: ["A"] }, 0, T0 + 1);
+    await memory.saveDraft(question.id, { q: ["A"] }, 0, T0 + 1);
+    await memory.close(question.id, { status: "answered", answers: { q: ["B"] } }, T0 + 2);
+    await memory.close(question.id, { status: "answered", answers: { q: ["A"] } }, T0 + 3);
+
+    const read = changes.map((c) => questionChangeFrom(c.oldImage, c.newImage, T0 + 4));
+    // The question, its session slot, its draft (the second, the same, changed nothing), its close.
+    expect(changes).toHaveLength(4);
+    expect(read[0]).toMatchObject({ kind: "requested", record: { id: question.id, status: "pending" } });
+    expect(read[1]).toBeUndefined();
+    expect(changes[1]?.newImage?.pk).toEqual({ S: keys.sessionSlot("s-stream") });
+    expect(read[2]).toBeUndefined();
+    expect(read[3]).toMatchObject({
+      kind: "closed",
+      taskToken: "tok-s",
+      record: { status: "answered", answers: { q: ["B"] } },
+    });
+  });
+
   it("projects into its listings what every pending index of the table projects", () => {
     for (const index of table.GlobalSecondaryIndexes) {
       expect([...index.Projection.NonKeyAttributes].sort()).toEqual([...PENDING_INDEX_PROJECTION].sort());
