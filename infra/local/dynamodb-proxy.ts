@@ -16,7 +16,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
-import type { DynamoDbWireResponse, LocalDynamoDb } from "./dynamodb.ts";
+import type { DynamoDbWireRequest, DynamoDbWireResponse, LocalDynamoDb } from "./dynamodb.ts";
 import { createFaultSwitch, type FaultSwitch } from "./faults.ts";
 import { createServer } from "./local-server.ts";
 
@@ -49,6 +49,11 @@ export interface DynamoDbProxyOptions {
 export interface DynamoDbProxy {
   url: string;
   faults: FaultSwitch;
+  /**
+   * Serves one request in this process exactly as the proxy's port serves it (faults, change capture):
+   * what the local stack's handlers use instead of a socket (in-process-http-handler.ts).
+   */
+  serve(request: DynamoDbWireRequest): Promise<DynamoDbWireResponse>;
   stop(): Promise<void>;
 }
 
@@ -138,16 +143,9 @@ export async function startDynamoDbProxy(options: DynamoDbProxyOptions): Promise
     return (JSON.parse(response.body.toString("utf8")) as { Item?: Item }).Item;
   }
 
-  const forward = (request: IncomingMessage, body: Buffer): Promise<DynamoDbWireResponse> =>
-    options.dynamodb.serve({
-      method: request.method ?? "GET",
-      url: request.url ?? "/",
-      headers: request.headers,
-      body,
-    });
-
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const body = await readBody(request);
+  async function serve(request: DynamoDbWireRequest): Promise<DynamoDbWireResponse> {
+    const { body } = request;
+    const forward = () => options.dynamodb.serve(request);
     const targetHeader = request.headers["x-amz-target"];
     const operation =
       typeof targetHeader === "string" && targetHeader.startsWith(TARGET_PREFIX)
@@ -156,18 +154,16 @@ export async function startDynamoDbProxy(options: DynamoDbProxyOptions): Promise
     const fault = faults.take(operation);
     if (fault) {
       const text = JSON.stringify({ __type: `${ERROR_NAMESPACE}${fault.code}`, message: fault.message });
-      response.writeHead(fault.status, {
-        "Content-Type": "application/x-amz-json-1.0",
-        "Content-Length": Buffer.byteLength(text),
-        "x-amzn-RequestId": randomUUID(),
-      });
-      response.end(text);
-      return;
+      return {
+        status: fault.status,
+        headers: { "Content-Type": "application/x-amz-json-1.0", "x-amzn-RequestId": randomUUID() },
+        body: Buffer.from(text),
+      };
     }
     const onChange = options.onChange;
     let forwarded: DynamoDbWireResponse;
     if (!onChange || !WRITES.has(operation)) {
-      forwarded = await forward(request, body);
+      forwarded = await forward();
     } else {
       let touched: { tableName: string; keys: Item }[] = [];
       try {
@@ -184,7 +180,7 @@ export async function startDynamoDbProxy(options: DynamoDbProxyOptions): Promise
         const before = await Promise.all(
           touched.map((t) => image(t.tableName, t.keys).catch(() => undefined)),
         );
-        const result = await forward(request, body);
+        const result = await forward();
         if (result.status !== 200) return result;
         const after = await Promise.all(touched.map((t) => image(t.tableName, t.keys)));
         touched.forEach((t, i) => {
@@ -196,9 +192,20 @@ export async function startDynamoDbProxy(options: DynamoDbProxyOptions): Promise
         return result;
       });
     }
-    const { "transfer-encoding": _te, ...headers } = forwarded.headers;
-    response.writeHead(forwarded.status, { ...headers, "content-length": String(forwarded.body.length) });
-    response.end(forwarded.body);
+    return forwarded;
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const body = await readBody(request);
+    const served = await serve({
+      method: request.method ?? "GET",
+      url: request.url ?? "/",
+      headers: request.headers,
+      body,
+    });
+    const { "transfer-encoding": _te, ...headers } = served.headers;
+    response.writeHead(served.status, { ...headers, "content-length": String(served.body.length) });
+    response.end(served.body);
   }
 
   const server = createServer((request, response) => {
@@ -225,6 +232,7 @@ export async function startDynamoDbProxy(options: DynamoDbProxyOptions): Promise
   return {
     url: `http://${urlHost}:${port}`,
     faults,
+    serve,
     stop: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

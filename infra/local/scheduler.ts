@@ -3,9 +3,9 @@
  * protocol (`POST /schedules/{Name}` CreateSchedule, `GET /schedules/{Name}?groupName=` GetSchedule,
  * `DELETE /schedules/{Name}?groupName=` DeleteSchedule, with AWS's error codes in `x-amzn-errortype`), so the
  * handlers' own Scheduler client sets timers through `AWS_ENDPOINT_URL_SCHEDULER`. Each one-time schedule
- * (`at(yyyy-mm-ddThh:mm:ss)`, UTC) runs on this process's clock: when it is due, its target function is
- * invoked in process with the schedule's input, as Scheduler invokes a Lambda function (asynchronously: a
- * failed invocation is retried twice, as Lambda retries an asynchronous one), then deleted
+ * (`at(yyyy-mm-ddThh:mm:ss)`, UTC) runs on this process's clock (or one a test moves): when it is due, its
+ * target function is invoked in process with the schedule's input, as Scheduler invokes a Lambda function
+ * (asynchronously: a failed invocation is retried twice, as Lambda retries an asynchronous one), then deleted
  * (`ActionAfterCompletion: DELETE`). A target that fails every attempt is kept in the schedule's dead-letter
  * queue (`Target.DeadLetterConfig`), with the schedule's input as the message.
  *
@@ -65,7 +65,25 @@ export interface LocalSchedulerOptions {
    * the schedule's input. Without it, or without a queue, the failure is only reported.
    */
   deadLetter?: (queueArn: string, body: string, attempts: number) => void;
+  /** The clock schedules are due by and retries wait on (default: this process's). */
+  clock?: SchedulerClock;
 }
+
+/** What the scheduler reads the time from and waits on: a test gives one it moves itself. */
+export interface SchedulerClock {
+  now(): number;
+  /** Calls `due` once `ms` have passed; the returned function cancels it. */
+  after(ms: number, due: () => void): () => void;
+}
+
+/** This process's clock. Its timers do not hold the process open: the scheduler's server does, until it stops. */
+const PROCESS_CLOCK: SchedulerClock = {
+  now: () => Date.now(),
+  after(ms, due) {
+    const timer = setTimeout(due, Math.min(ms, MAX_TIMER_MS)).unref();
+    return () => clearTimeout(timer);
+  },
+};
 
 const NAME = /^[0-9a-zA-Z_.-]{1,64}$/;
 const AT = /^at\((\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\)$/;
@@ -87,7 +105,8 @@ class SchedulerError extends Error {
 
 export async function startLocalScheduler(options: LocalSchedulerOptions): Promise<LocalScheduler> {
   const faults = createFaultSwitch();
-  const schedules = new Map<string, { schedule: LocalSchedule; timer: NodeJS.Timeout }>();
+  const clock = options.clock ?? PROCESS_CLOCK;
+  const schedules = new Map<string, { schedule: LocalSchedule; cancel: () => void }>();
   const counts: Record<string, number> = {};
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
@@ -97,21 +116,18 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
   const key = (group: string, name: string) => `${group}/${name}`;
   const arnOf = (group: string, name: string) =>
     `arn:aws:scheduler:${options.region}:${options.account}:schedule/${group}/${name}`;
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+  const sleep = (ms: number) => new Promise<void>((resolve) => clock.after(ms, resolve));
 
-  function arm(id: string, schedule: LocalSchedule): NodeJS.Timeout {
-    const delay = Math.max(0, schedule.atMs - Date.now());
-    return setTimeout(
-      () => {
-        if (schedule.atMs > Date.now()) {
-          const entry = schedules.get(id);
-          if (entry) entry.timer = arm(id, schedule);
-          return;
-        }
-        fire(id, schedule);
-      },
-      Math.min(delay, MAX_TIMER_MS),
-    );
+  /** Fires the schedule when it is due; a timer that wakes early (the longest delay has passed) re-arms. */
+  function arm(id: string, schedule: LocalSchedule): () => void {
+    return clock.after(Math.max(0, schedule.atMs - clock.now()), () => {
+      if (schedule.atMs > clock.now()) {
+        const entry = schedules.get(id);
+        if (entry) entry.cancel = arm(id, schedule);
+        return;
+      }
+      fire(id, schedule);
+    });
   }
 
   function fire(id: string, schedule: LocalSchedule): void {
@@ -166,7 +182,7 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
     }
     const atMs = Date.parse(`${at}Z`);
     // Scheduler refuses a one-time schedule in the past (the current second still counts).
-    if (!Number.isFinite(atMs) || atMs < Math.floor(Date.now() / 1000) * 1000) {
+    if (!Number.isFinite(atMs) || atMs < Math.floor(clock.now() / 1000) * 1000) {
       throw new SchedulerError(400, "ValidationException", `The schedule time ${at} has passed.`);
     }
     const target = (body.Target ?? {}) as {
@@ -204,7 +220,7 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
       },
       deleteAfterCompletion: body.ActionAfterCompletion === "DELETE",
     };
-    schedules.set(id, { schedule, timer: arm(id, schedule) });
+    schedules.set(id, { schedule, cancel: arm(id, schedule) });
     return { ScheduleArn: arnOf(group, name) };
   }
 
@@ -212,7 +228,7 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
     const entry = schedules.get(key(group, name));
     if (!entry)
       throw new SchedulerError(404, "ResourceNotFoundException", `Schedule ${name} does not exist.`);
-    clearTimeout(entry.timer);
+    entry.cancel();
     schedules.delete(key(group, name));
     return {};
   }
@@ -304,7 +320,7 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
     },
     async stop() {
       stopped = true;
-      for (const { timer } of schedules.values()) clearTimeout(timer);
+      for (const { cancel } of schedules.values()) cancel();
       schedules.clear();
       await Promise.race([
         Promise.allSettled([...inFlight]),

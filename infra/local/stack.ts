@@ -23,6 +23,7 @@ import {
   type RequestLogEntry,
   startHttpGateway,
 } from "./http-gateway.ts";
+import { inProcessRequestHandler } from "./in-process-http-handler.ts";
 import { lambdaContext } from "./lambda-context.ts";
 import { type LocalSchedule, startLocalScheduler } from "./scheduler.ts";
 import { readServerlessFunctions } from "./serverless-functions.ts";
@@ -66,6 +67,12 @@ export interface LocalStackOptions {
    * DynamoDB units with it). Handlers build their clients when they first load, once per process.
    */
   observeDynamoDbClient?: DynamoDbClientObserver;
+  /**
+   * The handlers reach DynamoDB in this process (in-process-http-handler.ts) instead of over the proxy's
+   * port: the same requests and answers, faults and stream capture, without a socket each way. Off by
+   * default: the benchmark counts DynamoDB round trips on the wire.
+   */
+  dynamoDbInProcess?: boolean;
 }
 
 export interface LocalStack {
@@ -299,9 +306,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...options.env,
     });
 
-    if (options.observeDynamoDbClient) {
+    if (options.observeDynamoDbClient || options.dynamoDbInProcess) {
       const { setDynamoDbClientObserver } = await import("#lib/wiring.ts");
-      setDynamoDbClientObserver(options.observeDynamoDbClient);
+      const observe = options.observeDynamoDbClient;
+      const handler = options.dynamoDbInProcess ? inProcessRequestHandler(proxy.serve) : undefined;
+      setDynamoDbClientObserver((client) => {
+        // Set before the client's first request, which is when it reads its request handler.
+        if (handler) (client.config as { requestHandler: unknown }).requestHandler = handler;
+        observe?.(client);
+      });
     }
     const subscribers: { patterns: Record<string, unknown>[]; handler: LocalLambdaHandler; name: string }[] =
       [];

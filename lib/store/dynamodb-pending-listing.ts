@@ -18,7 +18,7 @@ const MAX_QUERY_LIMIT = 400;
  * The record attributes a paged listing filters on, each projected into every pending index. `askedBy` is
  * not among them: it is only ever the partition of the asker's own index (see pendingIndexFor).
  */
-const FILTER_ATTRIBUTES = ["owner", "sessionKey", "agentId"] as const;
+export const FILTER_ATTRIBUTES = ["owner", "sessionKey", "agentId"] as const;
 
 /** Expired questions keep their index keys until TTL deletes them; a read must not show them. */
 const OPEN = "expiresAtMs > :now AND #status = :pending";
@@ -114,7 +114,7 @@ export function createDynamoDbPendingListing(table: DynamoDbTable): DynamoDbPend
  * adding one index is allowed). The asker's index also reads that key's questions alone — a listing never
  * reads through other keys' questions to fill its page, and its page size stays bounded as every listing's.
  */
-function pendingIndexFor(filters: PendingFilters | PendingFilter) {
+export function pendingIndexFor(filters: PendingFilters | PendingFilter) {
   if ("askedBy" in filters && filters.askedBy !== undefined) {
     return {
       index: INDEX.pendingByAsker,

@@ -5,9 +5,15 @@
  */
 import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import type { QuestionRecord } from "../questions/question-record.ts";
-import { CONDITION_FAILED, conditionally, type DynamoDbTable, ttlAfter } from "./dynamodb-table.ts";
-import { CREATED_ORDER, INDEX, keys } from "./keys.ts";
-import { type QuestionItem, toRecord } from "./question-item.ts";
+import { CONDITION_FAILED, conditionally, type DynamoDbTable } from "./dynamodb-table.ts";
+import { INDEX, keys } from "./keys.ts";
+import {
+  closedItem,
+  newQuestionItem,
+  pendingIndexKeys,
+  type QuestionItem,
+  toRecord,
+} from "./question-item.ts";
 import type { NewQuestion, Outcome, QuestionStore } from "./question-store.ts";
 
 export type PutQuestionResult = { kind: "written"; item: QuestionItem } | { kind: "id_taken" };
@@ -71,47 +77,10 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
 
   return {
     async put(question) {
-      const expiresAtMs = question.createdAtMs + question.timeoutSeconds * 1000;
-      const written: QuestionItem = {
-        pk: keys.question(question.id),
-        entity: "question",
-        id: question.id,
-        status: "pending",
-        questions: question.questions,
-        owner: question.owner,
-        ...(question.sessionKey !== undefined && { sessionKey: question.sessionKey }),
-        ...(question.agentId !== undefined && { agentId: question.agentId }),
-        ...(question.runId !== undefined && { runId: question.runId }),
-        ...(question.taskToken !== undefined && { taskToken: question.taskToken }),
-        ...(question.notify !== undefined && { notify: question.notify }),
-        deliveries: question.deliverTo,
-        createdAtMs: question.createdAtMs,
-        expiresAtMs,
-        expiresAt: ttlAfter(expiresAtMs, retentionSeconds),
-        ...(question.remindAfterSeconds !== undefined &&
-          question.remindAfterSeconds.length > 0 && { remindAfterSeconds: question.remindAfterSeconds }),
-        ...(question.escalate !== undefined && { escalate: question.escalate }),
-        ...(question.askedBy !== undefined && { askedBy: question.askedBy }),
-        ...(question.requestedBy !== undefined && { requestedBy: question.requestedBy }),
-        ...(question.context !== undefined && { context: question.context }),
-      };
-      const indexKeys = {
-        [INDEX.pendingByOwner.partitionKey]: keys.ownerIndex(question.owner),
-        ...(question.sessionKey !== undefined && {
-          [INDEX.pendingBySession.partitionKey]: keys.sessionIndex(question.sessionKey),
-        }),
-        ...(question.agentId !== undefined && {
-          [INDEX.pendingByAgent.partitionKey]: keys.agentIndex(question.agentId),
-        }),
-        ...(question.listUnderAsker &&
-          question.askedBy !== undefined && {
-            [INDEX.pendingByAsker.partitionKey]: keys.askerIndex(question.askedBy),
-          }),
-        [CREATED_ORDER]: keys.createdOrder(question.createdAtMs, question.id),
-      };
+      const written = newQuestionItem(question, retentionSeconds);
       const out = await conditionally(() =>
         table.put({
-          Item: marshall({ ...written, ...indexKeys }, { removeUndefinedValues: true }),
+          Item: marshall({ ...written, ...pendingIndexKeys(question) }, { removeUndefinedValues: true }),
           ConditionExpression: "attribute_not_exists(pk)",
         }),
       );
@@ -287,20 +256,4 @@ function closingUpdate(outcome: Outcome, nowMs: number) {
     values[":resolvedByKey"] = outcome.resolvedByKey;
   }
   return { set, values };
-}
-
-/** The item as the closing write left it, from the item before it (the write returns the old image). */
-function closedItem(before: QuestionItem, outcome: Outcome, nowMs: number): QuestionItem {
-  const { taskToken: _token, draft: _draft, step: _step, ...rest } = before;
-  return {
-    ...rest,
-    status: outcome.status,
-    resolvedAtMs: nowMs,
-    ...(outcome.status === "answered" && { answers: outcome.answers }),
-    ...(outcome.status === "cancelled" && { reason: outcome.reason }),
-    ...(outcome.status !== "delivery_failed" &&
-      outcome.resolvedBy !== undefined && { resolvedBy: outcome.resolvedBy }),
-    ...(outcome.status !== "delivery_failed" &&
-      outcome.resolvedByKey !== undefined && { resolvedByKey: outcome.resolvedByKey }),
-  };
 }

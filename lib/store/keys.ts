@@ -12,10 +12,22 @@ export const INDEX = {
   pendingByAsker: { name: "pendingByAsker", partitionKey: "askerKey" },
 } as const;
 
-/*
- * The pending indexes project only what a listing shows (infra/table.json): never the task token, and a
- * smaller copy costs fewer write units per question.
+/**
+ * The attributes besides the keys that every pending index projects (infra/table.json): only what a listing
+ * shows, never the task token, and a smaller copy costs fewer write units per question.
  */
+export const PENDING_INDEX_PROJECTION = [
+  "id",
+  "status",
+  "questions",
+  "owner",
+  "sessionKey",
+  "agentId",
+  "runId",
+  "deliveries",
+  "createdAtMs",
+  "expiresAtMs",
+] as const;
 
 /** The sort key of the pending indexes: creation time (zero-padded, so it sorts as text) then id. */
 export const CREATED_ORDER = "createdOrder";

@@ -1,7 +1,7 @@
 /**
  * How a question is stored: the record of lib/questions/question-record.ts plus the attributes only storage
- * needs (key, entity, TTL, the task token while a run waits). Read by the DynamoDB store and by the
- * table-stream reader; nothing outside lib/store sees an item.
+ * needs (key, entity, TTL, the task token while a run waits). Read by both question stores (DynamoDB and in
+ * memory) and by the table-stream reader; nothing outside lib/store sees an item.
  */
 import {
   answerersOf,
@@ -9,6 +9,9 @@ import {
   type StoredStatus,
   statusAt,
 } from "../questions/question-record.ts";
+import { ttlAfter } from "./dynamodb-table.ts";
+import { CREATED_ORDER, INDEX, keys } from "./keys.ts";
+import type { NewQuestion, Outcome } from "./question-store.ts";
 
 /** Stored item of a question (the record plus storage-only attributes). */
 export interface QuestionItem extends Omit<QuestionRecord, "status" | "answerers"> {
@@ -58,4 +61,76 @@ export function toListedRecord(item: QuestionItem, nowMs: number): QuestionRecor
     ...(item.escalate !== undefined && { escalate: item.escalate }),
     ...(item.notify !== undefined && { notify: item.notify }),
   };
+}
+
+/** The item of a question just asked: pending, its deadline creation + timeout, kept `retentionSeconds` after. */
+export function newQuestionItem(question: NewQuestion, retentionSeconds: number): QuestionItem {
+  const expiresAtMs = question.createdAtMs + question.timeoutSeconds * 1000;
+  return {
+    pk: keys.question(question.id),
+    entity: "question",
+    id: question.id,
+    status: "pending",
+    questions: question.questions,
+    owner: question.owner,
+    ...(question.sessionKey !== undefined && { sessionKey: question.sessionKey }),
+    ...(question.agentId !== undefined && { agentId: question.agentId }),
+    ...(question.runId !== undefined && { runId: question.runId }),
+    ...(question.taskToken !== undefined && { taskToken: question.taskToken }),
+    ...(question.notify !== undefined && { notify: question.notify }),
+    deliveries: question.deliverTo,
+    createdAtMs: question.createdAtMs,
+    expiresAtMs,
+    expiresAt: ttlAfter(expiresAtMs, retentionSeconds),
+    ...(question.remindAfterSeconds !== undefined &&
+      question.remindAfterSeconds.length > 0 && { remindAfterSeconds: question.remindAfterSeconds }),
+    ...(question.escalate !== undefined && { escalate: question.escalate }),
+    ...(question.askedBy !== undefined && { askedBy: question.askedBy }),
+    ...(question.requestedBy !== undefined && { requestedBy: question.requestedBy }),
+    ...(question.context !== undefined && { context: question.context }),
+  };
+}
+
+/**
+ * The attributes that put a new question in the pending indexes it belongs to (lib/store/keys.ts): the
+ * partition of each, and the creation order they sort by.
+ */
+export function pendingIndexKeys(question: NewQuestion): Record<string, string> {
+  return {
+    [INDEX.pendingByOwner.partitionKey]: keys.ownerIndex(question.owner),
+    ...(question.sessionKey !== undefined && {
+      [INDEX.pendingBySession.partitionKey]: keys.sessionIndex(question.sessionKey),
+    }),
+    ...(question.agentId !== undefined && {
+      [INDEX.pendingByAgent.partitionKey]: keys.agentIndex(question.agentId),
+    }),
+    ...(question.listUnderAsker &&
+      question.askedBy !== undefined && {
+        [INDEX.pendingByAsker.partitionKey]: keys.askerIndex(question.askedBy),
+      }),
+    [CREATED_ORDER]: keys.createdOrder(question.createdAtMs, question.id),
+  };
+}
+
+/** The attributes an outcome sets on the question it ends. */
+export function outcomeAttributes(outcome: Outcome, nowMs: number): Partial<QuestionItem> {
+  return {
+    status: outcome.status,
+    resolvedAtMs: nowMs,
+    ...(outcome.status === "answered" && { answers: outcome.answers }),
+    ...(outcome.status === "cancelled" && { reason: outcome.reason }),
+    ...(outcome.status !== "delivery_failed" &&
+      outcome.resolvedBy !== undefined && { resolvedBy: outcome.resolvedBy }),
+    ...(outcome.status !== "delivery_failed" &&
+      outcome.resolvedByKey !== undefined && { resolvedByKey: outcome.resolvedByKey }),
+  };
+}
+
+/**
+ * The item as the closing write leaves it, from the item before it: the outcome set, and the task token and
+ * the stepper's draft gone.
+ */
+export function closedItem(before: QuestionItem, outcome: Outcome, nowMs: number): QuestionItem {
+  const { taskToken: _token, draft: _draft, step: _step, ...rest } = before;
+  return { ...rest, ...outcomeAttributes(outcome, nowMs) };
 }

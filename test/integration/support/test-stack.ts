@@ -42,6 +42,8 @@ export async function startTestStack(
     // A test that reads the printed event lines asks for them (events.test.ts); thousands of runs would
     // otherwise print two lines each into the test's captured output.
     printEvents: false,
+    // Tests read what the handlers wrote, not how many sockets it took: no HTTP between them and DynamoDB.
+    dynamoDbInProcess: true,
     ...options,
     port: 0,
     sfnPort: 0,

@@ -1,0 +1,406 @@
+/**
+ * QuestionStore in memory, for running the handlers in one process: it holds the very items the DynamoDB
+ * table holds (lib/store/question-item.ts, keys.ts), checks each write's condition as the DynamoDB adapter's
+ * request does, and stores each value as the table would (marshalled and back, so `undefined` is dropped and
+ * no caller shares an object with the store). Each request completes in a later turn, like a round trip, and
+ * a call made of several requests can interleave with others as it does against the table. Through the port
+ * a test cannot tell the two apart: test/support/question-store-contract.ts runs the same assertions on both.
+ * TTL is not modelled: an item stays until it is deleted (DynamoDB's TTL deletes at some time after it).
+ */
+import { isDeepStrictEqual } from "node:util";
+import { type AttributeValue, ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
+import { type Delivery, statusAt } from "../questions/question-record.ts";
+import { FILTER_ATTRIBUTES, pendingIndexFor } from "./dynamodb-pending-listing.ts";
+import { ttlAfter } from "./dynamodb-table.ts";
+import { CREATED_ORDER, INDEX, keys, PENDING_INDEX_PROJECTION } from "./keys.ts";
+import {
+  closedItem,
+  newQuestionItem,
+  outcomeAttributes,
+  pendingIndexKeys,
+  type QuestionItem,
+  toListedRecord,
+  toRecord,
+} from "./question-item.ts";
+import type { LinkToken, PendingFilter, PendingFilters, QuestionStore } from "./question-store.ts";
+
+/** An item as the table holds it, keyed by `pk`. */
+export type StoredItem = Record<string, unknown> & { pk: string };
+
+export interface InMemoryQuestionStore extends QuestionStore {
+  /** The table's items by `pk`: for a test that looks past the port, as one may look into the table. */
+  readonly items: Map<string, StoredItem>;
+}
+
+export interface InMemoryQuestionStoreOptions {
+  /** How long a record is kept after its deadline (its `expiresAt`, as the DynamoDB store writes it). */
+  retentionSeconds: number;
+  /**
+   * Called after each write that changed an item, with its images as the table's stream carries them
+   * (NEW_AND_OLD_IMAGES; lib/store/question-stream.ts reads them): what feeds the stream consumer in process.
+   */
+  onChange?: (change: ItemImages) => void;
+}
+
+/** An item before and after a write, marshalled (undefined: there was none, or there is none now). */
+export interface ItemImages {
+  oldImage: Record<string, AttributeValue> | undefined;
+  newImage: Record<string, AttributeValue> | undefined;
+}
+
+/** How many times a stale session slot is taken over before giving up, as the DynamoDB store does. */
+const SLOT_ATTEMPTS = 3;
+
+/** The partition keys a question leaves when it ends, which is what stops it being listed as pending. */
+const PENDING_PARTITIONS = Object.values(INDEX).map((index) => index.partitionKey);
+
+export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOptions): InMemoryQuestionStore {
+  const items = new Map<string, StoredItem>();
+
+  /** One request: never answered in the caller's own turn, as a round trip to the table never is. */
+  async function request<T>(operation: () => T): Promise<T> {
+    await Promise.resolve();
+    return operation();
+  }
+  const copy = <T>(value: T): T => unmarshall(marshall(value, { removeUndefinedValues: true })) as T;
+  const read = <T>(pk: string): T | undefined => {
+    const item = items.get(pk);
+    return item && copy(item as T);
+  };
+  /** Sets or deletes the item under `pk`, and reports the change, as the table's stream would. */
+  const replace = (pk: string, item: StoredItem | undefined) => {
+    const before = items.get(pk);
+    if (item) items.set(pk, item);
+    else items.delete(pk);
+    const image = (value: StoredItem | undefined) =>
+      value && marshall(value, { removeUndefinedValues: true });
+    // DynamoDB writes no stream record for a write that changed nothing.
+    if (options.onChange && !isDeepStrictEqual(before, item)) {
+      options.onChange({ oldImage: image(before), newImage: image(item) });
+    }
+  };
+  const write = (item: { pk: string; [attribute: string]: unknown } | QuestionItem) =>
+    replace(item.pk, copy(item) as StoredItem);
+  const remove = (pk: string) => replace(pk, undefined);
+  const putIfAbsent = (item: { pk: string; [attribute: string]: unknown }) => {
+    if (items.has(item.pk)) return false;
+    write(item);
+    return true;
+  };
+  const questionItem = (id: string) => {
+    const found = read<QuestionItem>(keys.question(id));
+    return found?.entity === "question" ? found : undefined;
+  };
+  const stillPending = (item: QuestionItem, nowMs: number) =>
+    item.status === "pending" && item.expiresAtMs > nowMs;
+  const withoutPendingPartitions = (item: QuestionItem): QuestionItem => {
+    const rest: Record<string, unknown> = { ...item };
+    for (const key of PENDING_PARTITIONS) delete rest[key];
+    return rest as unknown as QuestionItem;
+  };
+  /** Writes `change(item)` over the question when `condition(item)` holds; the item before, or undefined. */
+  const updateQuestion = (
+    id: string,
+    condition: (item: QuestionItem) => boolean,
+    change: (item: QuestionItem) => QuestionItem,
+  ) => {
+    const before = questionItem(id);
+    if (!before || !condition(before)) return undefined;
+    write(change(before));
+    return before;
+  };
+  const get = (id: string, nowMs: number) =>
+    request(() => {
+      const found = questionItem(id);
+      return found && toRecord(found, nowMs);
+    });
+  async function notPending(id: string, nowMs: number) {
+    const current = await get(id, nowMs);
+    return current ? ({ kind: "not_pending", record: current } as const) : ({ kind: "not_found" } as const);
+  }
+  const updated = (id: string, nowMs: number) => {
+    const after = questionItem(id);
+    return after && toRecord(after, nowMs);
+  };
+
+  async function claimSlot(sessionKey: string, questionId: string, expiresAtMs: number, nowMs: number) {
+    const slot = {
+      pk: keys.sessionSlot(sessionKey),
+      entity: "sessionSlot",
+      questionId,
+      expiresAtMs,
+      expiresAt: ttlAfter(expiresAtMs, options.retentionSeconds),
+    };
+    type Slot = typeof slot;
+    let free = (held: Slot | undefined) =>
+      !held || held.expiresAtMs <= nowMs || held.questionId === questionId;
+    for (let attempt = 0; attempt < SLOT_ATTEMPTS; attempt++) {
+      const claimed = await request(() => {
+        if (!free(read<Slot>(slot.pk))) return false;
+        write(slot);
+        return true;
+      });
+      if (claimed) return { claimed: true } as const;
+      const holder = await request(() => read<Slot>(slot.pk));
+      if (!holder) {
+        free = (held) => !held;
+        continue;
+      }
+      const held = await request(() => questionItem(holder.questionId));
+      if (held && statusAt(held.status, held.expiresAtMs, nowMs) === "pending") {
+        return { claimed: false, pendingId: holder.questionId, pendingTaskToken: held.taskToken } as const;
+      }
+      // The holder has ended but its slot was not released: take it over, unless someone else does first.
+      free = (current) => current?.questionId === holder.questionId;
+    }
+    return { claimed: false } as const;
+  }
+
+  /** Indexes the posted messages of a question that exists; its item, or undefined when there is none. */
+  async function indexMessages(id: string, deliveries: Delivery[]) {
+    const question = await request(() => questionItem(id));
+    if (question && deliveries.some((d) => d.messageId !== undefined)) {
+      await request(() => {
+        for (const { channel, chatId, messageId } of deliveries) {
+          if (messageId === undefined) continue;
+          write({
+            pk: keys.message(channel, chatId, messageId),
+            entity: "messageIndex",
+            questionId: id,
+            expiresAt: question.expiresAt,
+          });
+        }
+      });
+    }
+    return question;
+  }
+
+  /** The open questions of a pending index's partition, in its order (creation time, then id). */
+  function openInIndex(filters: PendingFilter | PendingFilters, nowMs: number) {
+    const { index, value, covers } = pendingIndexFor(filters);
+    const partition = [...items.values()].filter((item) => item[index.partitionKey] === value);
+    partition.sort((a, b) =>
+      Buffer.compare(Buffer.from(String(a[CREATED_ORDER])), Buffer.from(String(b[CREATED_ORDER]))),
+    );
+    const projected = partition.map((item) => {
+      const listed: Record<string, unknown> = {};
+      for (const name of [...PENDING_INDEX_PROJECTION, "pk", index.partitionKey, CREATED_ORDER]) {
+        if (item[name] !== undefined) listed[name] = item[name];
+      }
+      return copy(listed) as unknown as QuestionItem & Record<string, unknown>;
+    });
+    return {
+      covers,
+      open: projected.filter((item) => item.status === "pending" && item.expiresAtMs > nowMs),
+    };
+  }
+
+  return {
+    items,
+
+    async create(question, nowMs) {
+      const item = newQuestionItem(question, options.retentionSeconds);
+      const written = await request(() => putIfAbsent({ ...item, ...pendingIndexKeys(question) }));
+      if (!written) {
+        const { runId, taskToken } = question;
+        if (runId === undefined || taskToken === undefined) return { kind: "id_in_use" };
+        const replaced = await request(() => {
+          const before = updateQuestion(
+            question.id,
+            (current) =>
+              current.status === "pending" && current.runId === runId && current.expiresAtMs > nowMs,
+            (current) => ({ ...current, taskToken }),
+          );
+          return before && updated(question.id, nowMs);
+        });
+        return replaced ? { kind: "token_replaced", record: replaced } : { kind: "id_in_use" };
+      }
+      if (question.sessionKey !== undefined) {
+        const slot = await claimSlot(question.sessionKey, question.id, item.expiresAtMs, nowMs);
+        if (!slot.claimed) {
+          // Undo our own write: the question was never delivered and nothing waits on its id yet.
+          await request(() => remove(item.pk));
+          return { kind: "session_busy", pendingId: slot.pendingId, pendingTaskToken: slot.pendingTaskToken };
+        }
+      }
+      return { kind: "created", record: toRecord(copy(item), nowMs) };
+    },
+
+    get,
+
+    listPending: (filter, nowMs) =>
+      request(() => openInIndex(filter, nowMs).open.map((item) => toListedRecord(item, nowMs))),
+
+    listPendingPage: ({ filters, limit, after }, nowMs) =>
+      request(() => {
+        const { covers, open } = openInIndex(filters, nowMs);
+        const start = after && keys.createdOrder(after.createdAtMs, after.id);
+        const found: QuestionItem[] = [];
+        for (const item of open) {
+          if (found.length > limit) break;
+          if (
+            start !== undefined &&
+            Buffer.compare(Buffer.from(String(item[CREATED_ORDER])), Buffer.from(start)) <= 0
+          ) {
+            continue;
+          }
+          const matches = FILTER_ATTRIBUTES.every(
+            (attribute) =>
+              attribute === covers ||
+              filters[attribute] === undefined ||
+              item[attribute] === filters[attribute],
+          );
+          if (matches) found.push(item);
+        }
+        const questions = found.slice(0, limit).map((item) => toListedRecord(item, nowMs));
+        const last = questions.at(-1);
+        return found.length > limit && last
+          ? { questions, next: { createdAtMs: last.createdAtMs, id: last.id } }
+          : { questions };
+      }),
+
+    async close(id, outcome, nowMs) {
+      const before = await request(() =>
+        updateQuestion(
+          id,
+          (item) => stillPending(item, nowMs),
+          (item) => closedItem(withoutPendingPartitions(item), outcome, nowMs),
+        ),
+      );
+      if (!before) return notPending(id, nowMs);
+      return {
+        kind: "closed",
+        record: toRecord(closedItem(before, outcome, nowMs), nowMs),
+        taskToken: before.taskToken,
+      };
+    },
+
+    async saveDraft(id, draft, step, nowMs) {
+      const after = await request(() => {
+        const before = updateQuestion(
+          id,
+          (item) => stillPending(item, nowMs),
+          (item) => ({ ...item, draft, step }),
+        );
+        return before && updated(id, nowMs);
+      });
+      return after ? { kind: "saved", record: after } : notPending(id, nowMs);
+    },
+
+    release: (id, outcome, nowMs, releaseOptions = {}) =>
+      request(() => {
+        const { taskToken } = releaseOptions;
+        const before = updateQuestion(
+          id,
+          (item) => stillPending(item, nowMs) && (taskToken === undefined || item.taskToken === taskToken),
+          // The token and the draft stay, as the DynamoDB store's `release` leaves them.
+          (item) => ({ ...withoutPendingPartitions(item), ...outcomeAttributes(outcome, nowMs) }),
+        );
+        return before !== undefined;
+      }),
+
+    expire: (id, nowMs) =>
+      request(() => {
+        const before = updateQuestion(
+          id,
+          (item) => item.status === "pending" && item.expiresAtMs <= nowMs,
+          (item) => ({ ...withoutPendingPartitions(item), status: "expired", resolvedAtMs: nowMs }),
+        );
+        return before !== undefined;
+      }),
+
+    async recordDeliveries(id, posted, nowMs) {
+      const question = await indexMessages(
+        id,
+        posted.map((p) => p.delivery),
+      );
+      if (!question) return undefined;
+      return request(() => {
+        // Each posted copy replaces its own target, by position; past the list's end it is appended (as a
+        // DynamoDB `SET list[i]` does).
+        updateQuestion(
+          id,
+          () => true,
+          (item) => {
+            const deliveries = [...(item.deliveries ?? [])];
+            for (const p of posted) {
+              if (p.index < deliveries.length) deliveries[p.index] = p.delivery;
+              else deliveries.push(p.delivery);
+            }
+            return { ...item, deliveries };
+          },
+        );
+        return updated(id, nowMs);
+      });
+    },
+
+    async addDeliveries(id, deliveries, nowMs) {
+      const question = await indexMessages(id, deliveries);
+      if (!question) return undefined;
+      if (deliveries.length === 0) return toRecord(question, nowMs);
+      return request(() => {
+        updateQuestion(
+          id,
+          () => true,
+          (item) => ({ ...item, deliveries: [...(item.deliveries ?? []), ...deliveries] }),
+        );
+        return updated(id, nowMs);
+      });
+    },
+
+    findByMessage: (channel, chatId, messageId) =>
+      request(() => read<{ questionId: string }>(keys.message(channel, chatId, messageId))?.questionId),
+
+    claimEvent: (dedupeKey, ttlSeconds, nowMs) =>
+      request(() =>
+        putIfAbsent({
+          pk: keys.inboundEvent(dedupeKey),
+          entity: "inboundEvent",
+          expiresAt: ttlAfter(nowMs, ttlSeconds),
+        }),
+      ),
+
+    releaseEvent: (dedupeKey) =>
+      request(() => {
+        remove(keys.inboundEvent(dedupeKey));
+      }),
+
+    saveLinkToken: (token) =>
+      request(() => {
+        const saved = putIfAbsent({
+          pk: keys.linkToken(token.token),
+          entity: "linkToken",
+          questionId: token.questionId,
+          answerer: token.answerer,
+          expiresAtMs: token.expiresAtMs,
+          expiresAt: ttlAfter(token.expiresAtMs, 0),
+        });
+        // A token is random: one already there is a clash, failed on as the table fails the conditional put.
+        if (!saved) {
+          throw new ConditionalCheckFailedException({
+            message: "The conditional request failed",
+            $metadata: {},
+          });
+        }
+      }),
+
+    takeLinkToken: (token, answerer, nowMs) =>
+      request((): LinkToken | undefined => {
+        const pk = keys.linkToken(token);
+        const item = read<LinkToken>(pk);
+        if (!item || item.answerer !== answerer || !(item.expiresAtMs > nowMs)) return undefined;
+        remove(pk);
+        return { token, questionId: item.questionId, answerer: item.answerer, expiresAtMs: item.expiresAtMs };
+      }),
+
+    recordResumeFailure: (id, failure) =>
+      request(() => {
+        updateQuestion(
+          id,
+          (item) => item.status !== "pending",
+          (item) => ({ ...item, resumeFailure: failure }),
+        );
+      }),
+  };
+}

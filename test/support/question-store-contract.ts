@@ -1,0 +1,545 @@
+/**
+ * What every QuestionStore (lib/store/question-store.ts) does, as one set of tests run against each adapter
+ * with the same assertions: the DynamoDB store on dynalite and the in-memory one
+ * (test/integration/question-store.test.ts). A test that passes here on one and fails on the other has
+ * found a way to tell them apart through the port.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { normalizeAskUserArgs } from "#lib/questions/index.ts";
+import { keys } from "#lib/store/keys.ts";
+import type { NewQuestion, QuestionStore } from "#lib/store/question-store.ts";
+import { newQuestion as storeQuestion } from "./records.ts";
+
+/** A store to test, and a way past it into the items it keeps (as one may look into the table). */
+export interface StoreUnderTest {
+  store: QuestionStore;
+  /** The item stored under `pk`, read past the store: what a refused write must have left alone. */
+  storedItem(pk: string): Promise<Record<string, unknown> | undefined>;
+  /** Writes an item past the store: what a crash between two writes leaves behind. */
+  putItem(item: Record<string, unknown> & { pk: string }): Promise<void>;
+  /** Deletes an item past the store: what TTL does. */
+  deleteItem(pk: string): Promise<void>;
+}
+
+export const T0 = 1_800_000_000_000;
+let counter = 0;
+
+/** A one-question ask of 60 s by `web:alice` at T0, with an id no other test uses. */
+export function newQuestion(overrides: Partial<NewQuestion> = {}): NewQuestion {
+  const request = normalizeAskUserArgs({
+    questions: [{ id: "q", header: "H", question: "Q?", options: [{ label: "A" }, { label: "B" }] }],
+    timeoutSeconds: 60,
+  });
+  return storeQuestion({
+    ...request,
+    id: `ask_${++counter}_${Date.now()}`,
+    owner: "web:alice",
+    createdAtMs: T0,
+    ...overrides,
+  });
+}
+
+/** Two questions, so a draft can hold the first answer while the second is still open (the stepper's case). */
+export function twoStepQuestion(overrides: Partial<NewQuestion> = {}): NewQuestion {
+  const request = normalizeAskUserArgs({
+    questions: [
+      {
+        id: "colour",
+        header: "Colour",
+        question: "Which colour?",
+        options: [{ label: "Red" }, { label: "Blue" }],
+      },
+      { id: "size", header: "Size", question: "Which size?", options: [{ label: "S" }, { label: "L" }] },
+    ],
+    timeoutSeconds: 60,
+  });
+  return { ...newQuestion(overrides), ...request };
+}
+
+/** Registers the contract's tests for the store `open` returns (called once, before them). */
+export function describeQuestionStoreContract(name: string, open: () => Promise<StoreUnderTest>): void {
+  describe(`${name}: the QuestionStore contract`, () => {
+    let subject: StoreUnderTest;
+    let store: QuestionStore;
+    beforeAll(async () => {
+      subject = await open();
+      store = subject.store;
+    });
+    const storedItem = (id: string) => subject.storedItem(keys.question(id));
+
+    it("creates a pending record whose deadline is creation + timeout, without exposing the token", async () => {
+      const created = await store.create(newQuestion({ taskToken: "secret-token", runId: "run-1" }), T0);
+      expect(created.kind).toBe("created");
+      if (created.kind !== "created") return;
+      expect(created.record).toMatchObject({ status: "pending", expiresAtMs: T0 + 60_000, deliveries: [] });
+      expect(JSON.stringify(created.record)).not.toContain("secret-token");
+      expect(JSON.stringify(await store.get(created.record.id, T0))).not.toContain("secret-token");
+    });
+
+    it("derives expired on read once the deadline has passed, and lists it no more", async () => {
+      const question = newQuestion({ owner: "web:expiry" });
+      await store.create(question, T0);
+      expect((await store.get(question.id, T0 + 59_999))?.status).toBe("pending");
+      expect((await store.get(question.id, T0 + 60_000))?.status).toBe("expired");
+      expect(await store.listPending({ owner: "web:expiry" }, T0 + 1)).toHaveLength(1);
+      expect(await store.listPending({ owner: "web:expiry" }, T0 + 60_000)).toHaveLength(0);
+    });
+
+    it("pages pending questions: every filter ANDed, each page after the last question of the one before", async () => {
+      const owner = `web:paged-${Date.now()}`;
+      const created: NewQuestion[] = [];
+      for (let i = 0; i < 7; i++) {
+        const question = newQuestion({ owner, agentId: i % 2 === 0 ? "even" : "odd", createdAtMs: T0 + i });
+        await store.create(question, T0 + i);
+        created.push(question);
+      }
+      const evens = created.filter((_, i) => i % 2 === 0).map((q) => q.id);
+      const filters = { owner, agentId: "even" };
+
+      const first = await store.listPendingPage({ filters, limit: 3 }, T0 + 10);
+      const second = await store.listPendingPage({ filters, limit: 3, after: first.next }, T0 + 10);
+      const expired = await store.listPendingPage({ filters, limit: 10 }, T0 + 70_000);
+
+      expect(first.questions.map((q) => q.id)).toEqual(evens.slice(0, 3));
+      expect(first.next).toEqual({ createdAtMs: T0 + 4, id: evens[2] });
+      expect(second.questions.map((q) => q.id)).toEqual(evens.slice(3));
+      expect(second.next).toBeUndefined();
+      expect(expired).toEqual({ questions: [] });
+    });
+
+    it("closes exactly once: of 20 concurrent closes one wins and gets the token", async () => {
+      const question = newQuestion({ taskToken: "tok-race" });
+      await store.create(question, T0);
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          store.close(
+            question.id,
+            { status: "answered", answers: { q: [`v${i}`] }, resolvedBy: `r${i}` },
+            T0 + 1,
+          ),
+        ),
+      );
+      const winners = results.filter((r) => r.kind === "closed");
+      expect(winners).toHaveLength(1);
+      expect(winners[0]?.kind === "closed" && winners[0].taskToken).toBe("tok-race");
+      const losers = results.filter((r) => r.kind === "not_pending");
+      expect(losers).toHaveLength(19);
+      // The record the winning write returns is exactly what a read shows afterwards (it is computed from the
+      // item before the write, which the write returns).
+      const stored = await store.get(question.id, T0 + 2);
+      const winner = winners[0];
+      expect(winner?.kind === "closed" ? winner.record : undefined).toEqual(stored);
+      expect(stored).toMatchObject({
+        status: "answered",
+        resolvedAtMs: T0 + 1,
+        resolvedBy: expect.stringMatching(/^r\d+$/),
+      });
+    });
+
+    it("refuses to close after the deadline (a late answer changes nothing)", async () => {
+      const question = newQuestion();
+      await store.create(question, T0);
+      const late = await store.close(question.id, { status: "answered", answers: { q: ["A"] } }, T0 + 60_000);
+      expect(late).toMatchObject({ kind: "not_pending", record: { status: "expired" } });
+    });
+
+    it("one pending question per session; the slot is free once its question has closed", async () => {
+      const sessionKey = `s-${Date.now()}`;
+      const first = newQuestion({ sessionKey });
+      expect((await store.create(first, T0)).kind).toBe("created");
+      const second = newQuestion({ sessionKey });
+      expect(await store.create(second, T0 + 1)).toEqual({ kind: "session_busy", pendingId: first.id });
+      expect(await store.get(second.id, T0 + 1)).toBeUndefined();
+      await store.close(first.id, { status: "cancelled", reason: "cancelled" }, T0 + 2);
+      expect((await store.create(newQuestion({ sessionKey }), T0 + 3)).kind).toBe("created");
+    });
+
+    it("heals a slot left behind by a crash: the slot's question has ended, so a new question takes it", async () => {
+      const sessionKey = `crash-${Date.now()}`;
+      const first = newQuestion({ sessionKey });
+      await store.create(first, T0);
+      // Simulate a crash between closing the question and releasing the slot: close, then put the slot back.
+      await store.close(first.id, { status: "answered", answers: { q: ["A"] } }, T0 + 1);
+      await subject.putItem({
+        pk: keys.sessionSlot(sessionKey),
+        entity: "sessionSlot",
+        questionId: first.id,
+        expiresAtMs: T0 + 60_000,
+        expiresAt: 0,
+      });
+      expect((await store.create(newQuestion({ sessionKey }), T0 + 2)).kind).toBe("created");
+    });
+
+    it("heals a slot whose question vanished (TTL) and one past its deadline", async () => {
+      const sessionKey = `vanished-${Date.now()}`;
+      const first = newQuestion({ sessionKey });
+      await store.create(first, T0);
+      await subject.deleteItem(keys.question(first.id));
+      expect((await store.create(newQuestion({ sessionKey }), T0 + 1)).kind).toBe("created");
+
+      const other = `deadline-${Date.now()}`;
+      await store.create(newQuestion({ sessionKey: other }), T0);
+      expect((await store.create(newQuestion({ sessionKey: other }), T0 + 60_000)).kind).toBe("created");
+    });
+
+    it("same id again → id_in_use; the same run re-registering replaces the token and keeps the record", async () => {
+      const question = newQuestion({ runId: "run-9", taskToken: "first" });
+      await store.create(question, T0);
+      expect(await store.create({ ...question, runId: "other-run", taskToken: "x" }, T0 + 1)).toEqual({
+        kind: "id_in_use",
+      });
+      await store.addDeliveries(question.id, [{ channel: "console", chatId: "t", messageId: "m" }], T0);
+      const retried = await store.create({ ...question, taskToken: "second" }, T0 + 1);
+      expect(retried.kind).toBe("token_replaced");
+      expect(retried.kind === "token_replaced" && retried.record.deliveries).toHaveLength(1);
+      const closed = await store.close(question.id, { status: "answered", answers: { q: ["A"] } }, T0 + 2);
+      expect(closed.kind === "closed" && closed.taskToken).toBe("second");
+    });
+
+    describe("saveDraft (the stepper's answers so far)", () => {
+      it("keeps the draft on a pending question, and get reads it back", async () => {
+        const question = twoStepQuestion();
+        await store.create(question, T0);
+
+        const saved = await store.saveDraft(question.id, { colour: ["Red"] }, 1, T0 + 1);
+        const read = await store.get(question.id, T0 + 2);
+
+        expect(saved).toMatchObject({
+          kind: "saved",
+          record: { status: "pending", draft: { colour: ["Red"] }, step: 1 },
+        });
+        expect(read?.draft).toEqual({ colour: ["Red"] });
+        expect(read?.step).toBe(1);
+        expect(saved.kind === "saved" && saved.record).toEqual(read);
+        // The whole draft is replaced by the next step's, never merged in the table.
+        await store.saveDraft(question.id, { size: ["L"] }, 0, T0 + 3);
+        expect(await store.get(question.id, T0 + 4)).toMatchObject({ draft: { size: ["L"] }, step: 0 });
+      });
+
+      it.each([
+        {
+          ended: "answered",
+          end: (id: string) =>
+            store.close(id, { status: "answered", answers: { colour: ["Blue"], size: ["S"] } }, T0 + 1),
+          at: T0 + 2,
+        },
+        {
+          ended: "cancelled",
+          end: (id: string) => store.close(id, { status: "cancelled", reason: "cancelled" }, T0 + 1),
+          at: T0 + 2,
+        },
+        { ended: "expired", end: async () => {}, at: T0 + 60_000 },
+      ])("refuses a draft on an $ended question and writes nothing", async ({ ended, end, at }) => {
+        const question = twoStepQuestion();
+        await store.create(question, T0);
+        await end(question.id);
+        const before = await storedItem(question.id);
+
+        const refused = await store.saveDraft(question.id, { colour: ["Red"] }, 0, at);
+
+        expect(refused).toMatchObject({ kind: "not_pending", record: { id: question.id, status: ended } });
+        expect(refused.kind === "not_pending" && refused.record.draft).toBeUndefined();
+        const after = await storedItem(question.id);
+        expect(after).toEqual(before);
+        expect(after).not.toHaveProperty("draft");
+      });
+
+      it("says not_found for an id that was never asked, and creates no item", async () => {
+        const id = `ask_unknown_${Date.now()}`;
+        expect(await store.saveDraft(id, { colour: ["Red"] }, 0, T0)).toEqual({ kind: "not_found" });
+        expect(await storedItem(id)).toBeUndefined();
+      });
+
+      it("is dropped when the question closes: neither the closed record nor a later get has it", async () => {
+        const question = twoStepQuestion();
+        await store.create(question, T0);
+        await store.saveDraft(question.id, { colour: ["Red"] }, 0, T0 + 1);
+
+        const closed = await store.close(
+          question.id,
+          { status: "answered", answers: { colour: ["Red"], size: ["S"] } },
+          T0 + 2,
+        );
+
+        expect(closed).toMatchObject({ kind: "closed", record: { status: "answered" } });
+        expect(closed.kind === "closed" && closed.record).not.toHaveProperty("draft");
+        expect(await store.get(question.id, T0 + 3)).not.toHaveProperty("draft");
+        expect(await storedItem(question.id)).not.toHaveProperty("draft");
+        expect(await storedItem(question.id)).not.toHaveProperty("step");
+      });
+
+      it("is not carried by a pending listing (the indexes do not project it)", async () => {
+        const owner = `web:draft-listing-${Date.now()}`;
+        const question = twoStepQuestion({ owner });
+        await store.create(question, T0);
+        await store.saveDraft(question.id, { colour: ["Red"] }, 0, T0 + 1);
+
+        const listed = await store.listPending({ owner }, T0 + 2);
+
+        expect(listed.map((record) => record.id)).toEqual([question.id]);
+        expect(listed[0]).not.toHaveProperty("draft");
+        // The draft is there all the same: the listing leaves it out, it was not lost.
+        expect((await store.get(question.id, T0 + 2))?.draft).toEqual({ colour: ["Red"] });
+      });
+    });
+
+    describe("link tokens (one person's link, handed over once)", () => {
+      const DEADLINE = T0 + 60_000;
+      const tokenFor = (answerer = "telegram:42") => ({
+        token: `tok_${++counter}_${Date.now()}`,
+        questionId: "ask_linked",
+        answerer,
+        expiresAtMs: DEADLINE,
+      });
+      const storedToken = (token: string) => subject.storedItem(keys.linkToken(token));
+
+      it("is stored as its own item, removed by TTL at the question's deadline", async () => {
+        const token = tokenFor();
+        await store.saveLinkToken(token);
+        expect(await storedToken(token.token)).toEqual({
+          pk: keys.linkToken(token.token),
+          entity: "linkToken",
+          questionId: "ask_linked",
+          answerer: "telegram:42",
+          expiresAtMs: DEADLINE,
+          expiresAt: DEADLINE / 1000,
+        });
+      });
+
+      it("is taken once, by the answerer it was made for; someone else's take changes nothing", async () => {
+        const token = tokenFor();
+        await store.saveLinkToken(token);
+        expect(await store.takeLinkToken(token.token, "telegram:99", T0)).toBeUndefined();
+        expect(await storedToken(token.token)).toBeDefined();
+        const takes = await Promise.all(
+          Array.from({ length: 10 }, () => store.takeLinkToken(token.token, "telegram:42", T0)),
+        );
+        expect(takes.filter((t) => t !== undefined)).toEqual([token]);
+        expect(await storedToken(token.token)).toBeUndefined();
+        expect(await store.takeLinkToken(token.token, "telegram:42", T0)).toBeUndefined();
+      });
+
+      it("is not taken at or after its deadline, nor when it was never made", async () => {
+        const token = tokenFor();
+        await store.saveLinkToken(token);
+        expect(await store.takeLinkToken(token.token, "telegram:42", DEADLINE)).toBeUndefined();
+        expect(await storedToken(token.token)).toBeDefined();
+        const never = `never_${Date.now()}`;
+        expect(await store.takeLinkToken(never, "telegram:42", T0)).toBeUndefined();
+        expect(await storedToken(never)).toBeUndefined();
+      });
+
+      it("is never written over: saving a token that exists fails and keeps the first", async () => {
+        const token = tokenFor();
+        await store.saveLinkToken(token);
+        await expect(store.saveLinkToken({ ...token, answerer: "telegram:99" })).rejects.toThrow();
+        expect((await storedToken(token.token))?.answerer).toBe("telegram:42");
+      });
+    });
+    it("lists by owner, session, agent and asker, and keeps an asker's listing to its own questions", async () => {
+      const owner = `web:indexes-${Date.now()}`;
+      const asked = newQuestion({ owner, askedBy: "api:k1", listUnderAsker: true, agentId: "agent-x" });
+      const other = newQuestion({ owner, askedBy: "api:k2", listUnderAsker: true, createdAtMs: T0 + 1 });
+      const unlisted = newQuestion({ owner, askedBy: "api:k1", createdAtMs: T0 + 2 });
+      const session = newQuestion({ owner, sessionKey: `s-idx-${Date.now()}`, createdAtMs: T0 + 3 });
+      const elsewhere = newQuestion({ askedBy: "api:k1", listUnderAsker: true, createdAtMs: T0 + 4 });
+      for (const question of [asked, other, unlisted, session, elsewhere]) await store.create(question, T0);
+      const ids = (records: { id: string }[]) => records.map((record) => record.id);
+
+      expect(ids(await store.listPending({ owner }, T0 + 10))).toEqual([
+        asked.id,
+        other.id,
+        unlisted.id,
+        session.id,
+      ]);
+      expect(ids(await store.listPending({ agentId: "agent-x" }, T0 + 10))).toContain(asked.id);
+      expect(ids(await store.listPending({ sessionKey: session.sessionKey ?? "" }, T0 + 10))).toEqual([
+        session.id,
+      ]);
+      const page = await store.listPendingPage({ filters: { owner, askedBy: "api:k1" }, limit: 10 }, T0 + 10);
+      expect(ids(page.questions)).toEqual([asked.id]);
+      expect(
+        ids(
+          (
+            await store.listPendingPage(
+              { filters: { owner: elsewhere.owner, askedBy: "api:k1" }, limit: 10 },
+              T0 + 10,
+            )
+          ).questions,
+        ),
+      ).toEqual([elsewhere.id]);
+      expect(
+        ids(
+          (
+            await store.listPendingPage(
+              { filters: { agentId: "agent-x", owner: "web:else" }, limit: 10 },
+              T0 + 10,
+            )
+          ).questions,
+        ),
+      ).toEqual([]);
+      // A listed record carries only what the indexes project: no token, no reminders, no asker.
+      const listed = (await store.listPending({ owner }, T0 + 10))[0];
+      expect(listed).toEqual({
+        id: asked.id,
+        status: "pending",
+        questions: asked.questions,
+        owner,
+        agentId: "agent-x",
+        deliveries: [],
+        createdAtMs: T0,
+        expiresAtMs: T0 + 60_000,
+      });
+      await store.close(asked.id, { status: "cancelled", reason: "cancelled" }, T0 + 11);
+      // The asker's index holds `elsewhere` still, so this listing reads past what it leaves out.
+      expect(
+        (await store.listPendingPage({ filters: { owner, askedBy: "api:k1" }, limit: 10 }, T0 + 12))
+          .questions,
+      ).toEqual([]);
+    });
+
+    it("refuses a listing without owner, session or agent, with a RangeError", async () => {
+      await expect(store.listPendingPage({ filters: {} as never, limit: 1 }, T0)).rejects.toThrow(RangeError);
+      await expect(store.listPending({} as never, T0)).rejects.toThrow(
+        "a pending listing needs at least one of owner, sessionKey or agentId",
+      );
+    });
+
+    it("records each posted copy in place of its target, appends further copies, and routes each by message", async () => {
+      const question = newQuestion({
+        deliverTo: [
+          { channel: "telegram", chatId: "1" },
+          { channel: "slack", chatId: "C1" },
+        ],
+      });
+      await store.create(question, T0);
+      const recorded = await store.recordDeliveries(
+        question.id,
+        [{ index: 1, delivery: { channel: "slack", chatId: "C1", messageId: "s1" } }],
+        T0 + 1,
+      );
+      expect(recorded?.deliveries).toEqual([
+        { channel: "telegram", chatId: "1" },
+        { channel: "slack", chatId: "C1", messageId: "s1" },
+      ]);
+      const added = await store.addDeliveries(
+        question.id,
+        [{ channel: "telegram", chatId: "2", messageId: "t2" }],
+        T0 + 2,
+      );
+      expect(added?.deliveries).toHaveLength(3);
+      expect(await store.findByMessage("slack", "C1", "s1")).toBe(question.id);
+      expect(await store.findByMessage("telegram", "2", "t2")).toBe(question.id);
+      expect(await store.findByMessage("telegram", "1", "s1")).toBeUndefined();
+      expect(await store.addDeliveries(question.id, [], T0 + 3)).toEqual(added);
+
+      // A question that ended while its copies were posted says so: they have to be retired.
+      await store.close(question.id, { status: "answered", answers: { q: ["A"] } }, T0 + 4);
+      const late = await store.addDeliveries(
+        question.id,
+        [{ channel: "discord", chatId: "d", messageId: "x" }],
+        T0 + 5,
+      );
+      expect(late).toMatchObject({ status: "answered", answers: { q: ["A"] } });
+      expect(late?.deliveries).toHaveLength(4);
+      expect(await store.findByMessage("discord", "d", "x")).toBe(question.id);
+
+      const unknown = `ask_none_${Date.now()}`;
+      expect(
+        await store.addDeliveries(unknown, [{ channel: "discord", chatId: "d", messageId: "y" }], T0),
+      ).toBeUndefined();
+      expect(
+        await store.recordDeliveries(
+          unknown,
+          [{ index: 0, delivery: { channel: "x", chatId: "y", messageId: "z" } }],
+          T0,
+        ),
+      ).toBeUndefined();
+      expect(await store.findByMessage("discord", "d", "y")).toBeUndefined();
+      expect(await storedItem(unknown)).toBeUndefined();
+    });
+
+    it("release closes once, only while the question waits on the token given, and keeps its token", async () => {
+      const question = newQuestion({ runId: "run-rel", taskToken: "tok-rel" });
+      await store.create(question, T0);
+      const cancelled = { status: "cancelled", reason: "cancelled" } as const;
+      expect(await store.release(question.id, cancelled, T0 + 1, { taskToken: "other" })).toBe(false);
+      expect((await store.get(question.id, T0 + 1))?.status).toBe("pending");
+      const releases = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          store.release(question.id, cancelled, T0 + 2, { taskToken: "tok-rel" }),
+        ),
+      );
+      expect(releases.filter(Boolean)).toHaveLength(1);
+      expect(await store.get(question.id, T0 + 3)).toMatchObject({
+        status: "cancelled",
+        reason: "cancelled",
+        resolvedAtMs: T0 + 2,
+      });
+      expect(await storedItem(question.id)).toMatchObject({ taskToken: "tok-rel" });
+      expect(await store.listPending({ owner: question.owner }, T0 + 3)).not.toContainEqual(
+        expect.objectContaining({ id: question.id }),
+      );
+      expect(await store.release(`ask_none_${Date.now()}`, cancelled, T0)).toBe(false);
+    });
+
+    it("expire closes only at or after the deadline, once, and never after an answer", async () => {
+      const question = newQuestion();
+      await store.create(question, T0);
+      expect(await store.expire(question.id, T0 + 59_999)).toBe(false);
+      const expiries = await Promise.all(
+        Array.from({ length: 5 }, () => store.expire(question.id, T0 + 60_000)),
+      );
+      expect(expiries.filter(Boolean)).toHaveLength(1);
+      expect(await store.get(question.id, T0 + 60_001)).toMatchObject({
+        status: "expired",
+        resolvedAtMs: T0 + 60_000,
+      });
+
+      const answered = newQuestion();
+      await store.create(answered, T0);
+      await store.close(answered.id, { status: "answered", answers: { q: ["B"] } }, T0 + 1);
+      expect(await store.expire(answered.id, T0 + 60_000)).toBe(false);
+      expect((await store.get(answered.id, T0 + 60_000))?.status).toBe("answered");
+    });
+
+    it("notes a resume failure only on a question that has ended, and creates nothing", async () => {
+      const pending = newQuestion();
+      await store.create(pending, T0);
+      const failure = { code: "TaskTimedOut", atMs: T0 + 5 };
+      await store.recordResumeFailure(pending.id, failure);
+      expect(await storedItem(pending.id)).not.toHaveProperty("resumeFailure");
+      await store.close(pending.id, { status: "answered", answers: { q: ["A"] } }, T0 + 1);
+      await store.recordResumeFailure(pending.id, failure);
+      expect(await storedItem(pending.id)).toMatchObject({ resumeFailure: failure });
+      const unknown = `ask_none_${Date.now()}`;
+      await store.recordResumeFailure(unknown, failure);
+      expect(await storedItem(unknown)).toBeUndefined();
+    });
+
+    it("claims an event once until it is given back", async () => {
+      const key = `event-${++counter}-${Date.now()}`;
+      const claims = await Promise.all(Array.from({ length: 5 }, () => store.claimEvent(key, 60, T0)));
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      expect(await store.claimEvent(key, 60, T0 + 1)).toBe(false);
+      await store.releaseEvent(key);
+      expect(await store.claimEvent(key, 60, T0 + 2)).toBe(true);
+      expect(await subject.storedItem(keys.inboundEvent(key))).toEqual({
+        pk: keys.inboundEvent(key),
+        entity: "inboundEvent",
+        expiresAt: Math.ceil((T0 + 2) / 1000) + 60,
+      });
+    });
+
+    it("returns records a caller can change without changing what is stored", async () => {
+      const question = twoStepQuestion();
+      const created = await store.create(question, T0);
+      if (created.kind !== "created") throw new Error(created.kind);
+      created.record.questions[0]?.options.push({ label: "Green" });
+      const read = await store.get(question.id, T0);
+      read?.deliveries.push({ channel: "console", chatId: "x" });
+      expect(await store.get(question.id, T0)).toMatchObject({ deliveries: [] });
+      expect((await store.get(question.id, T0))?.questions[0]?.options).toHaveLength(2);
+    });
+  });
+}
