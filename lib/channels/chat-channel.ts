@@ -33,3 +33,13 @@ export interface ChatChannel {
 
 /** The channels a deployment has configured, by name (`Delivery.channel`). */
 export type ChannelRegistry = ReadonlyMap<string, ChatChannel>;
+
+/**
+ * Told when a channel could not confirm a conversation as private (the platform's API failed or refused: a
+ * missing scope, an outage). The copy is then posted as shared, without a link — fail closed — and this says
+ * why, so an operator can fix what made every copy shared.
+ */
+export type PrivacyUnconfirmed = (error: unknown) => void;
+
+/** For a channel built without an operator to tell (a unit test, a webhook's own retire-only copy). */
+export const ignorePrivacyUnconfirmed: PrivacyUnconfirmed = () => {};

@@ -1,7 +1,7 @@
 import { type DeliveryTarget, firstOpenStep, type QuestionRecord } from "../../questions/question-record.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import { browserEntry } from "../answer-in-browser.ts";
-import type { ChatChannel } from "../chat-channel.ts";
+import { type ChatChannel, ignorePrivacyUnconfirmed, type PrivacyUnconfirmed } from "../chat-channel.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
 import type { DiscordApi } from "./discord-api.ts";
 import { escapeMarkdown, NO_MENTIONS, promptMessage, retiredContent } from "./discord-render.ts";
@@ -38,7 +38,11 @@ const KNOWN_CHANNELS_LIMIT = 1_000;
  * else — a guild channel, a thread, a group DM, someone else's DM, a channel Discord did not describe (an
  * error) — gets the "Answer in browser" button that hands each tapper their own link privately.
  */
-export function createDiscordChannel(api: DiscordApi, links: AnswerLinks = NO_ANSWER_LINKS): ChatChannel {
+export function createDiscordChannel(
+  api: DiscordApi,
+  links: AnswerLinks = NO_ANSWER_LINKS,
+  privacyUnconfirmed: PrivacyUnconfirmed = ignorePrivacyUnconfirmed,
+): ChatChannel {
   /**
    * Channel id → the recipient of that DM, or null for a channel that is no DM, as Discord described it: a
    * channel's id never changes hands and a DM is between the bot and one user for good, so neither goes stale.
@@ -53,7 +57,7 @@ export function createDiscordChannel(api: DiscordApi, links: AnswerLinks = NO_AN
     try {
       channel = await api.request("GET", `/channels/${encodeURIComponent(chatId)}`);
     } catch (error) {
-      links.privacyUnconfirmed?.("discord", error);
+      privacyUnconfirmed(error);
       return undefined; // Not described: the copy is posted as in a shared channel (and asked again next time).
     }
     if (typeof channel?.type !== "number") return undefined;

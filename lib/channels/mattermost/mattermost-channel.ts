@@ -2,7 +2,7 @@ import { firstOpenStep } from "../../questions/question-record.ts";
 import type { SecretValue } from "../../secrets/secrets.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import { browserEntry } from "../answer-in-browser.ts";
-import type { ChatChannel } from "../chat-channel.ts";
+import { type ChatChannel, ignorePrivacyUnconfirmed, type PrivacyUnconfirmed } from "../chat-channel.ts";
 import { remembered } from "../remembered.ts";
 import type { MattermostApi, MattermostChannelInfo } from "./mattermost-api.ts";
 import { type ActionTarget, escapeMarkdown, renderPost, retiredPost } from "./mattermost-render.ts";
@@ -35,6 +35,7 @@ export function createMattermostChannel(
   api: MattermostApi,
   actions: { url: string; secret: SecretValue },
   links: AnswerLinks = NO_ANSWER_LINKS,
+  privacyUnconfirmed: PrivacyUnconfirmed = ignorePrivacyUnconfirmed,
 ): ChatChannel {
   const botUserId = remembered(() => api.getMe().then((me) => me.id));
 
@@ -49,7 +50,7 @@ export function createMattermostChannel(
       if (channel.id !== channelId || channel.type !== "D") return false;
       return isDirectChannelWith(channel, await botUserId(), answerer.slice("mattermost:".length));
     } catch (error) {
-      links.privacyUnconfirmed?.("mattermost", error);
+      privacyUnconfirmed(error);
       return false;
     }
   }

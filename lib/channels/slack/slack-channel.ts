@@ -6,7 +6,7 @@ import {
 } from "../../questions/question-record.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import { browserEntry, copyIn } from "../answer-in-browser.ts";
-import type { ChatChannel } from "../chat-channel.ts";
+import { type ChatChannel, ignorePrivacyUnconfirmed, type PrivacyUnconfirmed } from "../chat-channel.ts";
 import type { SlackApi } from "./slack-api.ts";
 import {
   escapeMrkdwn,
@@ -47,7 +47,11 @@ function slackUserOf(identity: string): string | undefined {
   return /^slack:[^:]+:([^:]+)$/.exec(identity)?.[1];
 }
 
-export function createSlackChannel(api: SlackApi, links: AnswerLinks = NO_ANSWER_LINKS): SlackChannel {
+export function createSlackChannel(
+  api: SlackApi,
+  links: AnswerLinks = NO_ANSWER_LINKS,
+  privacyUnconfirmed: PrivacyUnconfirmed = ignorePrivacyUnconfirmed,
+): SlackChannel {
   /** IM id → its user, as Slack confirmed it: an IM is between the app and one person for good. */
   const knownIms = new Map<string, string>();
 
@@ -59,7 +63,7 @@ export function createSlackChannel(api: SlackApi, links: AnswerLinks = NO_ANSWER
     try {
       info = await api.call("conversations.info", { channel: chatId });
     } catch (error) {
-      links.privacyUnconfirmed?.("slack", error);
+      privacyUnconfirmed(error);
       return undefined; // Not confirmed: the copy is posted as in a shared conversation.
     }
     const user = info.channel?.is_im === true ? info.channel.user : undefined;

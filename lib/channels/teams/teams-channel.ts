@@ -1,7 +1,7 @@
 import { firstOpenStep } from "../../questions/question-record.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import { browserEntry } from "../answer-in-browser.ts";
-import type { ChatChannel } from "../chat-channel.ts";
+import { type ChatChannel, ignorePrivacyUnconfirmed, type PrivacyUnconfirmed } from "../chat-channel.ts";
 import type { TeamsApi, TeamsMember } from "./teams-api.ts";
 import { cardActivity, renderQuestionCard, renderRetiredCard } from "./teams-render.ts";
 
@@ -62,6 +62,7 @@ export function createTeamsChannel(
   api: TeamsApi,
   settings: { apiBase: string },
   links: AnswerLinks = NO_ANSWER_LINKS,
+  privacyUnconfirmed: PrivacyUnconfirmed = ignorePrivacyUnconfirmed,
 ): ChatChannel {
   /**
    * Whether the Bot Connector confirms `conversationId` as `answerer`'s personal chat with the bot; asked at
@@ -73,7 +74,7 @@ export function createTeamsChannel(
       const members = await api.members(serviceUrl, conversationId);
       return isPersonalChatWith(conversationId, members, answerer.slice("teams:".length));
     } catch (error) {
-      links.privacyUnconfirmed?.("teams", error);
+      privacyUnconfirmed(error);
       return false;
     }
   }

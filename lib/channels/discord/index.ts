@@ -1,0 +1,22 @@
+/** The Discord channel (REST API): delivers with channel messages, listens at `POST /webhooks/discord`. */
+import { defineChannel } from "../channel-descriptor.ts";
+import { createDiscordApi } from "./discord-api.ts";
+import { createDiscordChannel } from "./discord-channel.ts";
+import { DISCORD_REFUSAL, discordPublicKey, discordRequestVerifier } from "./discord-signature.ts";
+import { discordSpec } from "./discord-spec.ts";
+import { createDiscordWebhook, DISCORD_ACK_BUDGET_MS } from "./discord-webhook.ts";
+
+export const discord = defineChannel(discordSpec, {
+  // One client per process: it keeps Discord's rate-limit buckets, which the channel and the webhook share.
+  client: ({ settings, secret, now }) =>
+    createDiscordApi({ apiBase: settings.apiBase, botToken: secret("discord/bot-token"), now }),
+  channel: (api, { links, privacyUnconfirmed }) => createDiscordChannel(api, links, privacyUnconfirmed),
+  webhook: (api, context) => ({
+    prelude: {
+      verify: discordRequestVerifier(discordPublicKey(context.settings.publicKey)),
+      refusal: DISCORD_REFUSAL,
+      ackWithinMs: DISCORD_ACK_BUDGET_MS,
+    },
+    handler: createDiscordWebhook({ ...context, api }),
+  }),
+});

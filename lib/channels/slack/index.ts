@@ -1,0 +1,17 @@
+/** The Slack channel (Web API): delivers with chat.postMessage, listens at `POST /webhooks/slack`. */
+import { defineChannel } from "../channel-descriptor.ts";
+import { createSlackApi } from "./slack-api.ts";
+import { createSlackChannel } from "./slack-channel.ts";
+import { slackPrelude } from "./slack-signature.ts";
+import { slackSpec } from "./slack-spec.ts";
+import { createSlackWebhook } from "./slack-webhook.ts";
+
+export const slack = defineChannel(slackSpec, {
+  client: ({ settings, secret, now }) =>
+    createSlackApi({ apiBase: settings.apiBase, botToken: secret("slack/bot-token"), now }),
+  channel: (api, { links, privacyUnconfirmed }) => createSlackChannel(api, links, privacyUnconfirmed),
+  webhook: (api, context) => ({
+    prelude: slackPrelude(context.secret("slack/signing-secret"), context.now),
+    handler: createSlackWebhook({ ...context, api }),
+  }),
+});

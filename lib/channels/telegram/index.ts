@@ -1,0 +1,24 @@
+/** The Telegram channel (Bot API): delivers with sendMessage, listens at `POST /webhooks/telegram`. */
+import { createLinkHandover } from "../../app/link-handover.ts";
+import { defineChannel } from "../channel-descriptor.ts";
+import { createTelegramApi } from "./telegram-api.ts";
+import { createTelegramChannel } from "./telegram-channel.ts";
+import { telegramSecretTokenCheck } from "./telegram-secret-token.ts";
+import { telegramSpec } from "./telegram-spec.ts";
+import { createTelegramWebhook } from "./telegram-webhook.ts";
+
+export const telegram = defineChannel(telegramSpec, {
+  client: ({ settings, secret, now }) =>
+    createTelegramApi({ apiBase: settings.apiBase, botToken: secret("telegram/bot-token"), now }),
+  channel: (api, { links }) => createTelegramChannel(api, links),
+  // Telegram documents no acknowledgement deadline for a webhook, so the prelude sets none.
+  webhook: (api, context) => ({
+    prelude: telegramSecretTokenCheck(context.secret("telegram/webhook-secret")),
+    handler: createTelegramWebhook({
+      ...context,
+      botToken: context.secret("telegram/bot-token"),
+      api,
+      handover: createLinkHandover(context),
+    }),
+  }),
+});
