@@ -6,7 +6,7 @@
  */
 import middy from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import type { AnyChannel } from "./channels/channel-descriptor.ts";
+import type { AnyChannel, ChannelWebhookDefinition } from "./channels/channel-descriptor.ts";
 import type { Config } from "./config.ts";
 import { channelDisabled } from "./http/channel-disabled.ts";
 import { httpErrors } from "./http/middlewares.ts";
@@ -20,40 +20,40 @@ export interface ChatWebhookHandlerDeps {
 }
 
 /**
- * The Lambda handler of `descriptor`'s webhook function (its manifest's `webhook`), built once per process.
+ * The Lambda handler of a channel's webhook function (its manifest's `webhook`), built once per process.
  * Resolves once the function's secrets are there and well-formed (it rejects naming each one that is not).
  *
  * @example
  * const observability = await createObservability("telegramWebhook");
- * export const handler = await createChatWebhookHandler(telegram, loadConfig(), { observability });
+ * export const handler = await createChatWebhookHandler(telegramWebhook, loadConfig(), { observability });
  */
-export async function createChatWebhookHandler(
-  descriptor: AnyChannel,
+export async function createChatWebhookHandler<Descriptor extends AnyChannel>(
+  webhook: ChannelWebhookDefinition<Descriptor>,
   config: Config,
   { observability }: ChatWebhookHandlerDeps,
 ) {
+  const descriptor = webhook.channel;
   const fn = descriptor.manifest.webhook as FunctionName | undefined;
-  if (fn === undefined || descriptor.webhook === undefined) {
-    throw new Error(`the ${descriptor.name} channel has no webhook`);
-  }
+  if (fn === undefined)
+    throw new Error(`the ${descriptor.name} channel's manifest names no webhook function`);
   const { telemetry, logger } = observability;
   const services = createServices(config, fn, observability, [descriptor]);
   await services.ready();
   const base = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
     .use(observability.middlewares)
     .use(httpErrors(telemetry, { platform: descriptor.name }));
-  if (!config.enabledChannels.has(descriptor.name as never)) {
+  if (!(config.enabledChannels as ReadonlySet<string>).has(descriptor.name)) {
     return base.handler(channelDisabled(descriptor.name));
   }
   const { secrets, store, handleInbound, links, now } = services;
-  const webhook = descriptor.webhook(channelClient(descriptor, config, secrets), {
+  const { prelude, handler } = webhook.create(channelClient(descriptor, config, secrets), {
     ...channelServices(descriptor, { config, secrets, links, telemetry }),
     secrets,
     store,
     handleInbound,
-    onError: (error, context) => telemetry.failed(context, error),
+    onError: (error: unknown, context: string) => telemetry.failed(context, error),
     telemetry,
     logger,
   });
-  return base.use(webhookPrelude({ ...webhook.prelude, now })).handler(webhook.handler);
+  return base.use(webhookPrelude({ ...prelude, now })).handler(handler);
 }

@@ -140,13 +140,17 @@ const clients = new WeakMap<Secrets, Map<string, unknown>>();
  * The channel's platform client, one per function process (keyed by its secrets): its ChatChannel and its
  * webhook share it, and with it whatever it keeps — Discord's rate-limit buckets, Teams' app token.
  */
-export function channelClient(descriptor: AnyChannel, config: Config, secrets: Secrets): unknown {
+export function channelClient<Descriptor extends AnyChannel>(
+  descriptor: Descriptor,
+  config: Config,
+  secrets: Secrets,
+): ReturnType<Descriptor["client"]> {
   const built = clients.get(secrets) ?? new Map<string, unknown>();
   clients.set(secrets, built);
   if (!built.has(descriptor.name)) {
     built.set(descriptor.name, descriptor.client(channelContext(descriptor, { config, secrets })));
   }
-  return built.get(descriptor.name);
+  return built.get(descriptor.name) as ReturnType<Descriptor["client"]>;
 }
 
 function channelContext(

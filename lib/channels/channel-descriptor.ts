@@ -62,7 +62,7 @@ export interface ChannelWebhook {
   handler: WebhookHandler;
 }
 
-/** The whole channel: its spec and how it delivers and listens. */
+/** The whole channel: its spec and how it delivers. */
 export interface ChannelDescriptor<
   Name extends string = string,
   Settings = unknown,
@@ -72,16 +72,27 @@ export interface ChannelDescriptor<
   /** Its platform client. Built once per process, shared by its ChatChannel and its webhook. */
   client(context: ClientContext<Settings>): Client;
   channel(client: Client, context: ChannelContext<Settings>): ChatChannel;
-  /** Absent for a channel that receives nothing (its answers come through the answer page). */
-  webhook?(client: Client, context: WebhookContext<Settings>): ChannelWebhook;
 }
 
-/** Ties a folder's spec to its client, channel and webhook, checking their types against each other. */
+/** Ties a folder's spec to its client and channel, checking their types against each other. */
 export function defineChannel<Name extends string, Settings, Shape extends VariableShape, Client>(
   spec: ChannelSpec<Name, Settings, Shape>,
-  parts: Pick<ChannelDescriptor<Name, Settings, Shape, Client>, "client" | "channel" | "webhook">,
+  parts: Pick<ChannelDescriptor<Name, Settings, Shape, Client>, "client" | "channel">,
 ): ChannelDescriptor<Name, Settings, Shape, Client> {
   return { ...spec, ...parts };
+}
+
+/**
+ * A channel's webhook (its manifest's `webhook` function), exported beside the descriptor from its index.ts
+ * as a plain object — not a field of the descriptor, so that the functions that deliver to every channel
+ * (lib/channels/channel-list.ts) carry no webhook code: esbuild drops an unused object.
+ */
+export interface ChannelWebhookDefinition<Descriptor extends AnyChannel> {
+  channel: Descriptor;
+  create(
+    client: ReturnType<Descriptor["client"]>,
+    context: WebhookContext<Parameters<Descriptor["client"]>[0]["settings"]>,
+  ): ChannelWebhook;
 }
 
 /** Any channel's descriptor, as lists hold them (each has its own settings and client types). */

@@ -1,5 +1,5 @@
 /** The Discord channel (REST API): delivers with channel messages, listens at `POST /webhooks/discord`. */
-import { defineChannel } from "../channel-descriptor.ts";
+import { type ChannelWebhookDefinition, defineChannel } from "../channel-descriptor.ts";
 import { createDiscordApi } from "./discord-api.ts";
 import { createDiscordChannel } from "./discord-channel.ts";
 import { DISCORD_REFUSAL, discordPublicKey, discordRequestVerifier } from "./discord-signature.ts";
@@ -11,7 +11,12 @@ export const discord = defineChannel(discordSpec, {
   client: ({ settings, secret, now }) =>
     createDiscordApi({ apiBase: settings.apiBase, botToken: secret("discord/bot-token"), now }),
   channel: (api, { links, privacyUnconfirmed }) => createDiscordChannel(api, links, privacyUnconfirmed),
-  webhook: (api, context) => ({
+});
+
+/** Its webhook, `POST /webhooks/discord` (functions/discord-webhook.ts). */
+export const discordWebhook: ChannelWebhookDefinition<typeof discord> = {
+  channel: discord,
+  create: (api, context) => ({
     prelude: {
       verify: discordRequestVerifier(discordPublicKey(context.settings.publicKey)),
       refusal: DISCORD_REFUSAL,
@@ -19,4 +24,4 @@ export const discord = defineChannel(discordSpec, {
     },
     handler: createDiscordWebhook({ ...context, api }),
   }),
-});
+};

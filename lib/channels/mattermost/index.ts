@@ -1,6 +1,6 @@
 /** The Mattermost channel (REST API v4): delivers posts, listens at `POST /webhooks/mattermost`. */
 import { MAX_BODY_BYTES } from "../../http/middlewares.ts";
-import { defineChannel } from "../channel-descriptor.ts";
+import { type ChannelWebhookDefinition, defineChannel } from "../channel-descriptor.ts";
 import { createMattermostApi } from "./mattermost-api.ts";
 import { createMattermostChannel } from "./mattermost-channel.ts";
 import { mattermostWebhookUrl } from "./mattermost-render.ts";
@@ -19,7 +19,12 @@ export const mattermost = defineChannel(mattermostSpec, {
       links,
       privacyUnconfirmed,
     ),
-  webhook: (api, context) => {
+});
+
+/** Its webhook, `POST /webhooks/mattermost` (functions/mattermost-webhook.ts). */
+export const mattermostWebhook: ChannelWebhookDefinition<typeof mattermost> = {
+  channel: mattermost,
+  create: (api, context) => {
     const { secret, secrets, telemetry } = context;
     const webhook = createMattermostWebhook({
       ...context,
@@ -37,4 +42,4 @@ export const mattermost = defineChannel(mattermostSpec, {
       handler: webhook.handler,
     };
   },
-});
+};

@@ -1,5 +1,5 @@
 /** The Slack channel (Web API): delivers with chat.postMessage, listens at `POST /webhooks/slack`. */
-import { defineChannel } from "../channel-descriptor.ts";
+import { type ChannelWebhookDefinition, defineChannel } from "../channel-descriptor.ts";
 import { createSlackApi } from "./slack-api.ts";
 import { createSlackChannel } from "./slack-channel.ts";
 import { slackPrelude } from "./slack-signature.ts";
@@ -10,8 +10,13 @@ export const slack = defineChannel(slackSpec, {
   client: ({ settings, secret, now }) =>
     createSlackApi({ apiBase: settings.apiBase, botToken: secret("slack/bot-token"), now }),
   channel: (api, { links, privacyUnconfirmed }) => createSlackChannel(api, links, privacyUnconfirmed),
-  webhook: (api, context) => ({
+});
+
+/** Its webhook, `POST /webhooks/slack` (functions/slack-webhook.ts). */
+export const slackWebhook: ChannelWebhookDefinition<typeof slack> = {
+  channel: slack,
+  create: (api, context) => ({
     prelude: slackPrelude(context.secret("slack/signing-secret"), context.now),
     handler: createSlackWebhook({ ...context, api }),
   }),
-});
+};

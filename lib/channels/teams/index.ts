@@ -1,5 +1,5 @@
 /** The Microsoft Teams channel (Bot Connector): delivers Adaptive Cards, listens at `POST /webhooks/teams`. */
-import { defineChannel } from "../channel-descriptor.ts";
+import { type ChannelWebhookDefinition, defineChannel } from "../channel-descriptor.ts";
 import { createTeamsApi, teamsTokenUrl } from "./teams-api.ts";
 import { createTeamsAuth } from "./teams-auth.ts";
 import { createTeamsChannel } from "./teams-channel.ts";
@@ -22,7 +22,12 @@ export const teams = defineChannel(teamsSpec, {
     }),
   channel: (api, { settings, links, privacyUnconfirmed }) =>
     createTeamsChannel(api, { apiBase: settings.apiBase }, links, privacyUnconfirmed),
-  webhook: (api, context) => ({
+});
+
+/** Its webhook, `POST /webhooks/teams` (functions/teams-webhook.ts). */
+export const teamsWebhook: ChannelWebhookDefinition<typeof teams> = {
+  channel: teams,
+  create: (api, context) => ({
     prelude: {
       // Built once per process: the Bot Framework's keys are fetched once and reused while warm.
       // The 401 itself is counted by httpErrors; the warning says which check refused it (never the token).
@@ -40,4 +45,4 @@ export const teams = defineChannel(teamsSpec, {
     },
     handler: createTeamsWebhook({ ...context, api }),
   }),
-});
+};

@@ -1,6 +1,6 @@
 /** The Telegram channel (Bot API): delivers with sendMessage, listens at `POST /webhooks/telegram`. */
 import { createLinkHandover } from "../../app/link-handover.ts";
-import { defineChannel } from "../channel-descriptor.ts";
+import { type ChannelWebhookDefinition, defineChannel } from "../channel-descriptor.ts";
 import { createTelegramApi } from "./telegram-api.ts";
 import { createTelegramChannel } from "./telegram-channel.ts";
 import { telegramSecretTokenCheck } from "./telegram-secret-token.ts";
@@ -11,8 +11,13 @@ export const telegram = defineChannel(telegramSpec, {
   client: ({ settings, secret, now }) =>
     createTelegramApi({ apiBase: settings.apiBase, botToken: secret("telegram/bot-token"), now }),
   channel: (api, { links }) => createTelegramChannel(api, links),
+});
+
+/** Its webhook, `POST /webhooks/telegram` (functions/telegram-webhook.ts). */
+export const telegramWebhook: ChannelWebhookDefinition<typeof telegram> = {
+  channel: telegram,
   // Telegram documents no acknowledgement deadline for a webhook, so the prelude sets none.
-  webhook: (api, context) => ({
+  create: (api, context) => ({
     prelude: telegramSecretTokenCheck(context.secret("telegram/webhook-secret")),
     handler: createTelegramWebhook({
       ...context,
@@ -21,4 +26,4 @@ export const telegram = defineChannel(telegramSpec, {
       handover: createLinkHandover(context),
     }),
   }),
-});
+};
