@@ -77,7 +77,7 @@ export interface ChannelDescriptor<
 /** Ties a folder's spec to its client and channel, checking their types against each other. */
 export function defineChannel<Name extends string, Settings, Shape extends VariableShape, Client>(
   spec: ChannelSpec<Name, Settings, Shape>,
-  parts: Pick<ChannelDescriptor<Name, Settings, Shape, Client>, "client" | "channel">,
+  parts: Pick<ChannelDescriptor<Name, NoInfer<Settings>, Shape, Client>, "client" | "channel">,
 ): ChannelDescriptor<Name, Settings, Shape, Client> {
   return { ...spec, ...parts };
 }
@@ -98,3 +98,15 @@ export interface ChannelWebhookDefinition<Descriptor extends AnyChannel> {
 /** Any channel's descriptor, as lists hold them (each has its own settings and client types). */
 // biome-ignore lint/suspicious/noExplicitAny: the lists hold descriptors of different settings and clients.
 export type AnyChannel = ChannelDescriptor<string, any, any, any>;
+
+/**
+ * The client of a platform whose API takes its base URL and a bot token (Telegram, Slack, Discord): built
+ * from the channel's `apiBase` setting and its secret `botToken`.
+ */
+export function botTokenClient<Client>(
+  create: (options: { apiBase: string; botToken: SecretValue; now: () => number }) => Client,
+  botToken: SecretName,
+) {
+  return ({ settings, secret, now }: ClientContext<{ apiBase: string }>): Client =>
+    create({ apiBase: settings.apiBase, botToken: secret(botToken), now });
+}

@@ -3,7 +3,8 @@
  * format, secrets, webhook function) and configuration slice. Types and zod only, so that lib/config.ts,
  * lib/questions and lib/secrets can derive from every channel's spec without loading any platform code.
  */
-import type * as z from "../zod.ts";
+import { httpUrl } from "../config-values.ts";
+import * as z from "../zod.ts";
 
 /**
  * Which functions read a channel secret: those that deliver to every enabled channel (`deliver`), those that
@@ -75,4 +76,16 @@ export function defineSpec<Name extends string, Settings, Shape extends Variable
   spec: ChannelSpec<Name, Settings, Shape>,
 ): ChannelSpec<Name, Settings, Shape> {
   return spec;
+}
+
+/** The settings of a channel whose only setting is its API's base URL (`<variable>`, default `fallback`). */
+export function apiBaseConfig<Variable extends string>(variable: Variable, fallback: string) {
+  const variables = { [variable]: z._default(httpUrl, fallback) } as Record<
+    Variable,
+    ReturnType<typeof z._default<typeof httpUrl>>
+  >;
+  return {
+    variables,
+    settings: (env: EnvOf<typeof variables>) => ({ apiBase: env[variable] }),
+  } satisfies ChannelConfig<typeof variables, { apiBase: string }>;
 }

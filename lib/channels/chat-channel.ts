@@ -43,3 +43,19 @@ export type PrivacyUnconfirmed = (error: unknown) => void;
 
 /** For a channel built without an operator to tell (a unit test, a webhook's own retire-only copy). */
 export const ignorePrivacyUnconfirmed: PrivacyUnconfirmed = () => {};
+
+/**
+ * What the platform says about a conversation, asked to tell whether it is private; undefined when the
+ * platform failed or refused to say — told to `privacyUnconfirmed`, and the copy is then posted as shared.
+ */
+export async function askPrivacy<T>(
+  ask: () => Promise<T>,
+  privacyUnconfirmed: PrivacyUnconfirmed,
+): Promise<T | undefined> {
+  try {
+    return await ask();
+  } catch (error) {
+    privacyUnconfirmed(error);
+    return undefined;
+  }
+}

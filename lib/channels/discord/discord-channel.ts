@@ -1,7 +1,12 @@
 import { type DeliveryTarget, firstOpenStep, type QuestionRecord } from "../../questions/question-record.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import { browserEntry } from "../answer-in-browser.ts";
-import { type ChatChannel, ignorePrivacyUnconfirmed, type PrivacyUnconfirmed } from "../chat-channel.ts";
+import {
+  askPrivacy,
+  type ChatChannel,
+  ignorePrivacyUnconfirmed,
+  type PrivacyUnconfirmed,
+} from "../chat-channel.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
 import type { DiscordApi } from "./discord-api.ts";
 import { escapeMarkdown, NO_MENTIONS, promptMessage, retiredContent } from "./discord-render.ts";
@@ -53,13 +58,15 @@ export function createDiscordChannel(
   async function dmRecipientOf(chatId: string): Promise<string | undefined> {
     const remembered = known.get(chatId);
     if (remembered !== undefined) return remembered ?? undefined;
-    let channel: { type?: unknown; recipients?: unknown } | undefined;
-    try {
-      channel = await api.request("GET", `/channels/${encodeURIComponent(chatId)}`);
-    } catch (error) {
-      privacyUnconfirmed(error);
-      return undefined; // Not described: the copy is posted as in a shared channel (and asked again next time).
-    }
+    const channel = await askPrivacy(
+      () =>
+        api.request<{ type?: unknown; recipients?: unknown } | undefined>(
+          "GET",
+          `/channels/${encodeURIComponent(chatId)}`,
+        ),
+      privacyUnconfirmed,
+    );
+    // Not described: the copy is posted as in a shared channel (and asked again next time).
     if (typeof channel?.type !== "number") return undefined;
     const recipients = Array.isArray(channel.recipients) ? channel.recipients : [];
     const recipient = (recipients[0] as { id?: unknown } | undefined)?.id;

@@ -1,6 +1,6 @@
 /** The Discord channel (REST API): delivers with channel messages, listens at `POST /webhooks/discord`. */
-import { type ChannelWebhookDefinition, defineChannel } from "../channel-descriptor.ts";
-import { createDiscordApi } from "./discord-api.ts";
+import { botTokenClient, type ChannelWebhookDefinition, defineChannel } from "../channel-descriptor.ts";
+import { createDiscordApi, type DiscordApi } from "./discord-api.ts";
 import { createDiscordChannel } from "./discord-channel.ts";
 import { DISCORD_REFUSAL, discordPublicKey, discordRequestVerifier } from "./discord-signature.ts";
 import { discordSpec } from "./discord-spec.ts";
@@ -8,8 +8,7 @@ import { createDiscordWebhook, DISCORD_ACK_BUDGET_MS } from "./discord-webhook.t
 
 export const discord = defineChannel(discordSpec, {
   // One client per process: it keeps Discord's rate-limit buckets, which the channel and the webhook share.
-  client: ({ settings, secret, now }) =>
-    createDiscordApi({ apiBase: settings.apiBase, botToken: secret("discord/bot-token"), now }),
+  client: botTokenClient<DiscordApi>(createDiscordApi, "discord/bot-token"),
   channel: (api, { links, privacyUnconfirmed }) => createDiscordChannel(api, links, privacyUnconfirmed),
 });
 

@@ -2,7 +2,12 @@ import { firstOpenStep } from "../../questions/question-record.ts";
 import type { SecretValue } from "../../secrets/secrets.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import { browserEntry } from "../answer-in-browser.ts";
-import { type ChatChannel, ignorePrivacyUnconfirmed, type PrivacyUnconfirmed } from "../chat-channel.ts";
+import {
+  askPrivacy,
+  type ChatChannel,
+  ignorePrivacyUnconfirmed,
+  type PrivacyUnconfirmed,
+} from "../chat-channel.ts";
 import { remembered } from "../remembered.ts";
 import type { MattermostApi, MattermostChannelInfo } from "./mattermost-api.ts";
 import { type ActionTarget, escapeMarkdown, renderPost, retiredPost } from "./mattermost-render.ts";
@@ -45,14 +50,12 @@ export function createMattermostChannel(
    */
   async function isPrivateTo(channelId: string, answerer: string): Promise<boolean> {
     if (!answerer.startsWith("mattermost:")) return false;
-    try {
+    const confirmed = await askPrivacy(async () => {
       const channel = await api.getChannel(channelId);
       if (channel.id !== channelId || channel.type !== "D") return false;
       return isDirectChannelWith(channel, await botUserId(), answerer.slice("mattermost:".length));
-    } catch (error) {
-      privacyUnconfirmed(error);
-      return false;
-    }
+    }, privacyUnconfirmed);
+    return confirmed === true;
   }
 
   return {

@@ -1,14 +1,13 @@
 /** The Slack channel (Web API): delivers with chat.postMessage, listens at `POST /webhooks/slack`. */
-import { type ChannelWebhookDefinition, defineChannel } from "../channel-descriptor.ts";
-import { createSlackApi } from "./slack-api.ts";
+import { botTokenClient, type ChannelWebhookDefinition, defineChannel } from "../channel-descriptor.ts";
+import { createSlackApi, type SlackApi } from "./slack-api.ts";
 import { createSlackChannel } from "./slack-channel.ts";
 import { slackPrelude } from "./slack-signature.ts";
 import { slackSpec } from "./slack-spec.ts";
 import { createSlackWebhook } from "./slack-webhook.ts";
 
 export const slack = defineChannel(slackSpec, {
-  client: ({ settings, secret, now }) =>
-    createSlackApi({ apiBase: settings.apiBase, botToken: secret("slack/bot-token"), now }),
+  client: botTokenClient<SlackApi>(createSlackApi, "slack/bot-token"),
   channel: (api, { links, privacyUnconfirmed }) => createSlackChannel(api, links, privacyUnconfirmed),
 });
 

@@ -6,7 +6,12 @@ import {
 } from "../../questions/question-record.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import { browserEntry, copyIn } from "../answer-in-browser.ts";
-import { type ChatChannel, ignorePrivacyUnconfirmed, type PrivacyUnconfirmed } from "../chat-channel.ts";
+import {
+  askPrivacy,
+  type ChatChannel,
+  ignorePrivacyUnconfirmed,
+  type PrivacyUnconfirmed,
+} from "../chat-channel.ts";
 import type { SlackApi } from "./slack-api.ts";
 import {
   escapeMrkdwn,
@@ -59,14 +64,15 @@ export function createSlackChannel(
   async function imUserOf(chatId: string): Promise<string | undefined> {
     const known = knownIms.get(chatId);
     if (known !== undefined) return known;
-    let info: { channel?: { is_im?: unknown; user?: unknown } };
-    try {
-      info = await api.call("conversations.info", { channel: chatId });
-    } catch (error) {
-      privacyUnconfirmed(error);
-      return undefined; // Not confirmed: the copy is posted as in a shared conversation.
-    }
-    const user = info.channel?.is_im === true ? info.channel.user : undefined;
+    const info = await askPrivacy(
+      () =>
+        api.call<{ channel?: { is_im?: unknown; user?: unknown } }>("conversations.info", {
+          channel: chatId,
+        }),
+      privacyUnconfirmed,
+    );
+    // Not confirmed (undefined): the copy is posted as in a shared conversation.
+    const user = info?.channel?.is_im === true ? info.channel.user : undefined;
     if (typeof user !== "string") return undefined;
     if (knownIms.size >= KNOWN_IMS_LIMIT) knownIms.clear();
     knownIms.set(chatId, user);

@@ -1,7 +1,12 @@
 import { firstOpenStep } from "../../questions/question-record.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import { browserEntry } from "../answer-in-browser.ts";
-import { type ChatChannel, ignorePrivacyUnconfirmed, type PrivacyUnconfirmed } from "../chat-channel.ts";
+import {
+  askPrivacy,
+  type ChatChannel,
+  ignorePrivacyUnconfirmed,
+  type PrivacyUnconfirmed,
+} from "../chat-channel.ts";
 import type { TeamsApi, TeamsMember } from "./teams-api.ts";
 import { cardActivity, renderQuestionCard, renderRetiredCard } from "./teams-render.ts";
 
@@ -70,13 +75,10 @@ export function createTeamsChannel(
    */
   async function isPrivateTo(serviceUrl: string, conversationId: string, answerer: string): Promise<boolean> {
     if (!answerer.startsWith("teams:") || !conversationId.startsWith("a:")) return false;
-    try {
-      const members = await api.members(serviceUrl, conversationId);
-      return isPersonalChatWith(conversationId, members, answerer.slice("teams:".length));
-    } catch (error) {
-      privacyUnconfirmed(error);
-      return false;
-    }
+    const members = await askPrivacy(() => api.members(serviceUrl, conversationId), privacyUnconfirmed);
+    return (
+      members !== undefined && isPersonalChatWith(conversationId, members, answerer.slice("teams:".length))
+    );
   }
 
   return {

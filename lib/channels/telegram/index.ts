@@ -1,15 +1,14 @@
 /** The Telegram channel (Bot API): delivers with sendMessage, listens at `POST /webhooks/telegram`. */
 import { createLinkHandover } from "../../app/link-handover.ts";
-import { type ChannelWebhookDefinition, defineChannel } from "../channel-descriptor.ts";
-import { createTelegramApi } from "./telegram-api.ts";
+import { botTokenClient, type ChannelWebhookDefinition, defineChannel } from "../channel-descriptor.ts";
+import { createTelegramApi, type TelegramApi } from "./telegram-api.ts";
 import { createTelegramChannel } from "./telegram-channel.ts";
 import { telegramSecretTokenCheck } from "./telegram-secret-token.ts";
 import { telegramSpec } from "./telegram-spec.ts";
 import { createTelegramWebhook } from "./telegram-webhook.ts";
 
 export const telegram = defineChannel(telegramSpec, {
-  client: ({ settings, secret, now }) =>
-    createTelegramApi({ apiBase: settings.apiBase, botToken: secret("telegram/bot-token"), now }),
+  client: botTokenClient<TelegramApi>(createTelegramApi, "telegram/bot-token"),
   channel: (api, { links }) => createTelegramChannel(api, links),
 });
 
