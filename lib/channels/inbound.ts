@@ -3,8 +3,10 @@
  * Adapters parse; the `handle-inbound` use case routes, checks the owner and resolves.
  */
 import type { Answers } from "../questions/schema.ts";
+import type { ChannelName } from "./channel-specs.ts";
 
-export type Platform = "telegram" | "slack" | "discord" | "mattermost" | "teams";
+/** A channel that receives (lib/channels/channel-specs.ts). */
+export type Platform = ChannelName;
 
 interface InboundBase {
   platform: Platform;
