@@ -428,11 +428,9 @@ function enabledChannels(
   return new Set(channels);
 }
 
-/** The secret whose presence turns a channel on locally (its manifest's `onLocally`: its bot token). */
-function botTokenVariable(channel: ChannelName): string | undefined {
-  const secret = CHANNEL_SPECS.find((spec) => spec.name === channel)?.manifest.onLocally;
-  return secret === undefined ? undefined : secretEnvName(secret as FixedSecretName);
-}
+/** The variable whose presence turns a channel on locally (its manifest's `onLocally`: its bot token). */
+const botTokenVariable = (channel: ChannelName): string | undefined =>
+  CHANNEL_SPECS.find((spec) => spec.name === channel)?.manifest.onLocally;
 
 const TIMER_VARIABLES = [
   "HANDRAISE_SCHEDULE_GROUP",

@@ -33,7 +33,10 @@ export interface ChannelManifest {
   owner: { example: string; id: string; idPattern?: string };
   /** Its webhook function (serverless.yml), absent for a channel that receives nothing. */
   webhook?: string;
-  /** Locally, without HANDRAISE_CHANNELS, the channel is on when this secret is set (absent: never). */
+  /**
+   * Locally, without HANDRAISE_CHANNELS, the channel is on when this environment variable is set — its bot
+   * token, or a setting for a channel without secrets (absent: only when listed).
+   */
   onLocally?: string;
   secrets: Record<string, ChannelSecret>;
 }

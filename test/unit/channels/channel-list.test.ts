@@ -59,7 +59,7 @@ describe("the channel list", () => {
   });
 
   it("each manifest is well-formed: its secrets under its name, known readers, its webhook a function, formats that compile", () => {
-    for (const { name, manifest } of CHANNEL_SPECS) {
+    for (const { name, manifest, config } of CHANNEL_SPECS) {
       for (const [secret, entry] of Object.entries(manifest.secrets)) {
         expect(secret.startsWith(`${name}/`), secret).toBe(true);
         expect(entry.readBy.length, secret).toBeGreaterThan(0);
@@ -69,8 +69,12 @@ describe("the channel list", () => {
       }
       if (manifest.webhook !== undefined)
         expect(Object.keys(catalog.functions), name).toContain(manifest.webhook);
-      if (manifest.onLocally !== undefined)
-        expect(Object.keys(manifest.secrets), name).toContain(manifest.onLocally);
+      // On locally when its bot token (or, without secrets, one of its settings) is set.
+      const variables = [
+        ...Object.values(manifest.secrets).map((secret) => secret.env),
+        ...Object.keys(config.variables),
+      ];
+      if (manifest.onLocally !== undefined) expect(variables, name).toContain(manifest.onLocally);
     }
   });
 });
