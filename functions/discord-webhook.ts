@@ -1,8 +1,8 @@
 /** `POST /webhooks/discord`: Discord interactions (button taps, select menus, modals, /question, /cancel). */
 import { discordWebhook } from "#lib/channels/discord/index.ts";
 import { loadConfig } from "#lib/config.ts";
+import { createChatWebhookHandler } from "#lib/handlers/chat-webhook.ts";
 import { createObservability } from "#lib/telemetry/observability.ts";
-import { createChatWebhookHandler } from "#lib/webhook-wiring.ts";
 
 const observability = await createObservability("discordWebhook");
 export const handler = await createChatWebhookHandler(discordWebhook, loadConfig(), { observability });

@@ -2,22 +2,18 @@
  * The composition of every chat platform's webhook function, from its channel's descriptor: the services
  * (lib/wiring.ts), the middlewares, the prelude's proof check and the platform's handler — or, when the
  * deployment does not enable the channel, a handler that answers 404 CHANNEL_DISABLED and reads nothing.
- * `functions/<name>-webhook.ts` is a few lines that call this with its descriptor.
+ * `functions/<name>-webhook.ts` is a few lines that call this with its channel's webhook.
  */
 import middy from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import type { AnyChannel, ChannelWebhookDefinition } from "./channels/channel-descriptor.ts";
-import type { Config } from "./config.ts";
-import { channelDisabled } from "./http/channel-disabled.ts";
-import { httpErrors } from "./http/middlewares.ts";
-import { webhookPrelude } from "./http/webhook-prelude.ts";
-import type { FunctionName } from "./secrets/secret-catalog.ts";
-import type { Observability } from "./telemetry/observability.ts";
-import { channelClient, channelServices, createServices } from "./wiring.ts";
-
-export interface ChatWebhookHandlerDeps {
-  observability: Observability;
-}
+import type { AnyChannel, ChannelWebhookDefinition } from "../channels/channel-descriptor.ts";
+import type { Config } from "../config.ts";
+import { channelDisabled } from "../http/channel-disabled.ts";
+import { httpErrors } from "../http/middlewares.ts";
+import { webhookPrelude } from "../http/webhook-prelude.ts";
+import type { FunctionName } from "../secrets/secret-catalog.ts";
+import { channelClient, channelServices, createServices } from "../wiring.ts";
+import type { HandlerDeps } from "./handler-deps.ts";
 
 /**
  * The Lambda handler of a channel's webhook function (its manifest's `webhook`), built once per process.
@@ -30,7 +26,7 @@ export interface ChatWebhookHandlerDeps {
 export async function createChatWebhookHandler<Descriptor extends AnyChannel>(
   webhook: ChannelWebhookDefinition<Descriptor>,
   config: Config,
-  { observability }: ChatWebhookHandlerDeps,
+  { observability }: HandlerDeps,
 ) {
   const descriptor = webhook.channel;
   const fn = descriptor.manifest.webhook as FunctionName | undefined;
