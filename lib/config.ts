@@ -12,7 +12,8 @@
  *
  * Secrets come from one of two places, never both: deployed, SSM Parameter Store SecureStrings under
  * `HANDRAISE_SSM_PREFIX`, read at run time (lib/secrets/ssm-secrets.ts) — then no secret may be in the
- * environment; locally, the environment variables named in infra/secrets.json, checked here. Model keys
+ * environment; locally, the environment variables named in infra/secrets.json and the channels' manifests,
+ * checked here. Model keys
  * are the exception on both counts: a run names its key, so locally their variables (`OPENAI_API_KEY`,
  * `ANTHROPIC_API_KEY`, `HANDRAISE_SECRET_<NAME>`) are kept aside unchecked and checked when a run reads one;
  * deployed they are not read at all (a shell may well have OPENAI_API_KEY set for other tools).

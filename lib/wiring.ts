@@ -1,8 +1,9 @@
 /**
  * The composition root: builds each adapter once (functions call this at module scope, so clients are reused
  * across warm invocations) and hands use cases their ports. Each function names itself, and gets only the
- * secrets of its row in infra/secrets.json and only the channels whose credentials those are: a platform's
- * webhook can post and edit on its own platform only.
+ * secrets of its row in infra/secrets.json and, of the channels its entry gives it, those its role serves
+ * (lib/secrets/secret-catalog.ts functionSecrets): a platform's webhook can post and edit on its own platform
+ * only.
  */
 import { SSMProvider } from "@aws-lambda-powertools/parameters/ssm";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";

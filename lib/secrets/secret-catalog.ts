@@ -155,7 +155,7 @@ export function fixedSecrets(grants: readonly SecretGrant[]): FixedSecretName[] 
   return grants.filter((grant): grant is FixedSecretName => !grant.endsWith("/*"));
 }
 
-/** Whether a secret may be absent (`optional` in infra/secrets.json): what needs it is then off. */
+/** Whether a secret may be absent (`optional` in its catalog entry): what needs it is then off. */
 export function isOptionalSecret(name: SecretName): boolean {
   return isFixedSecretName(name) && entryOf(name).optional === true;
 }
