@@ -84,8 +84,8 @@ export function defineChannel<Name extends string, Settings, Shape extends Varia
 
 /**
  * A channel's webhook (its manifest's `webhook` function), exported beside the descriptor from its index.ts
- * as a plain object — not a field of the descriptor, so that the functions that deliver to every channel
- * (lib/channels/channel-list.ts) carry no webhook code: esbuild drops an unused object.
+ * (defineWebhook) — not a field of the descriptor, so that the functions that deliver to every channel
+ * (lib/channels/channel-list.ts) carry no webhook code.
  */
 export interface ChannelWebhookDefinition<Descriptor extends AnyChannel> {
   channel: Descriptor;
@@ -100,13 +100,34 @@ export interface ChannelWebhookDefinition<Descriptor extends AnyChannel> {
 export type AnyChannel = ChannelDescriptor<string, any, any, any>;
 
 /**
- * The client of a platform whose API takes its base URL and a bot token (Telegram, Slack, Discord): built
- * from the channel's `apiBase` setting and its secret `botToken`.
+ * The client and channel of a platform whose API takes its base URL and a bot token (Telegram, Slack,
+ * Discord): the client from the channel's `apiBase` setting and its secret `botToken`, the channel from the
+ * client, the answer page's links and where to report a conversation it could not confirm private.
  */
-export function botTokenClient<Client>(
-  create: (options: { apiBase: string; botToken: SecretValue; now: () => number }) => Client,
+export function botTokenChannel<Client>(
+  createApi: (options: { apiBase: string; botToken: SecretValue; now: () => number }) => Client,
   botToken: SecretName,
+  createChannel: (
+    api: Client,
+    links: AnswerLinks,
+    privacyUnconfirmed: (error: unknown) => void,
+  ) => ChatChannel,
 ) {
-  return ({ settings, secret, now }: ClientContext<{ apiBase: string }>): Client =>
-    create({ apiBase: settings.apiBase, botToken: secret(botToken), now });
+  return {
+    client: ({ settings, secret, now }: ClientContext<{ apiBase: string }>): Client =>
+      createApi({ apiBase: settings.apiBase, botToken: secret(botToken), now }),
+    channel: (api: Client, { links, privacyUnconfirmed }: ChannelContext<unknown>) =>
+      createChannel(api, links, privacyUnconfirmed),
+  };
+}
+
+/**
+ * A channel's webhook definition. Call it as `/* @__PURE__ *\/ defineWebhook(…)`: the annotation lets esbuild
+ * drop it, and the platform's webhook code with it, from the bundles that do not use it.
+ */
+export function defineWebhook<Descriptor extends AnyChannel>(
+  channel: Descriptor,
+  create: ChannelWebhookDefinition<Descriptor>["create"],
+): ChannelWebhookDefinition<Descriptor> {
+  return { channel, create };
 }

@@ -1,6 +1,6 @@
 /** The Mattermost channel (REST API v4): delivers posts, listens at `POST /webhooks/mattermost`. */
 import { MAX_BODY_BYTES } from "../../http/middlewares.ts";
-import { type ChannelWebhookDefinition, defineChannel } from "../channel-descriptor.ts";
+import { defineChannel, defineWebhook } from "../channel-descriptor.ts";
 import { createMattermostApi } from "./mattermost-api.ts";
 import { createMattermostChannel } from "./mattermost-channel.ts";
 import { mattermostWebhookUrl } from "./mattermost-render.ts";
@@ -22,24 +22,21 @@ export const mattermost = defineChannel(mattermostSpec, {
 });
 
 /** Its webhook, `POST /webhooks/mattermost` (functions/mattermost-webhook.ts). */
-export const mattermostWebhook: ChannelWebhookDefinition<typeof mattermost> = {
-  channel: mattermost,
-  create: (api, context) => {
-    const { secret, secrets, telemetry } = context;
-    const webhook = createMattermostWebhook({
-      ...context,
-      actionSecret: secret("mattermost/action-secret"),
-      commandTokens: secret("mattermost/command-token"),
-      outgoingTokens: () => secrets.get("mattermost/outgoing-token"),
-      webhookUrl: mattermostWebhookUrl(context.settings.publicUrl),
-      api,
-      onRejected: (reason) => telemetry.webhookRejected("mattermost", 200, reason),
-    });
-    // Mattermost waits 30 s for an answer (its outgoing-request timeout): no acknowledgement deadline beyond
-    // each API call's own limit. Its requests are small: 64 KiB, well over any tap, dialog or message.
-    return {
-      prelude: { maxBytes: MAX_BODY_BYTES, verify: webhook.verify, refusal: MATTERMOST_REFUSAL },
-      handler: webhook.handler,
-    };
-  },
-};
+export const mattermostWebhook = /* @__PURE__ */ defineWebhook(mattermost, (api, context) => {
+  const { secret, secrets, telemetry } = context;
+  const webhook = createMattermostWebhook({
+    ...context,
+    actionSecret: secret("mattermost/action-secret"),
+    commandTokens: secret("mattermost/command-token"),
+    outgoingTokens: () => secrets.get("mattermost/outgoing-token"),
+    webhookUrl: mattermostWebhookUrl(context.settings.publicUrl),
+    api,
+    onRejected: (reason) => telemetry.webhookRejected("mattermost", 200, reason),
+  });
+  // Mattermost waits 30 s for an answer (its outgoing-request timeout): no acknowledgement deadline beyond
+  // each API call's own limit. Its requests are small: 64 KiB, well over any tap, dialog or message.
+  return {
+    prelude: { maxBytes: MAX_BODY_BYTES, verify: webhook.verify, refusal: MATTERMOST_REFUSAL },
+    handler: webhook.handler,
+  };
+});

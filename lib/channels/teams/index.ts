@@ -1,5 +1,5 @@
 /** The Microsoft Teams channel (Bot Connector): delivers Adaptive Cards, listens at `POST /webhooks/teams`. */
-import { type ChannelWebhookDefinition, defineChannel } from "../channel-descriptor.ts";
+import { defineChannel, defineWebhook } from "../channel-descriptor.ts";
 import { createTeamsApi, teamsTokenUrl } from "./teams-api.ts";
 import { createTeamsAuth } from "./teams-auth.ts";
 import { createTeamsChannel } from "./teams-channel.ts";
@@ -25,24 +25,21 @@ export const teams = defineChannel(teamsSpec, {
 });
 
 /** Its webhook, `POST /webhooks/teams` (functions/teams-webhook.ts). */
-export const teamsWebhook: ChannelWebhookDefinition<typeof teams> = {
-  channel: teams,
-  create: (api, context) => ({
-    prelude: {
-      // Built once per process: the Bot Framework's keys are fetched once and reused while warm.
-      // The 401 itself is counted by httpErrors; the warning says which check refused it (never the token).
-      verify: teamsVerification(
-        createTeamsAuth({
-          appId: context.settings.appId,
-          metadataUrl: context.settings.openIdMetadataUrl,
-          now: context.now,
-          onRefreshFailed: (error) => context.telemetry.failed("teams key set refresh", error),
-        }),
-        (why) => context.logger.warn("teams request refused", { why }),
-      ),
-      refusal: TEAMS_REFUSAL,
-      ackWithinMs: TEAMS_ACK_WITHIN_MS,
-    },
-    handler: createTeamsWebhook({ ...context, api }),
-  }),
-};
+export const teamsWebhook = /* @__PURE__ */ defineWebhook(teams, (api, context) => ({
+  prelude: {
+    // Built once per process: the Bot Framework's keys are fetched once and reused while warm.
+    // The 401 itself is counted by httpErrors; the warning says which check refused it (never the token).
+    verify: teamsVerification(
+      createTeamsAuth({
+        appId: context.settings.appId,
+        metadataUrl: context.settings.openIdMetadataUrl,
+        now: context.now,
+        onRefreshFailed: (error) => context.telemetry.failed("teams key set refresh", error),
+      }),
+      (why) => context.logger.warn("teams request refused", { why }),
+    ),
+    refusal: TEAMS_REFUSAL,
+    ackWithinMs: TEAMS_ACK_WITHIN_MS,
+  },
+  handler: createTeamsWebhook({ ...context, api }),
+}));
