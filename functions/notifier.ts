@@ -5,85 +5,9 @@
  * - the notify queue: each due attempt is POSTed; a failed one queues the next attempt with its delay.
  * A record that fails (throttling, 5xx of AWS) is reported back, so Lambda retries it.
  */
-import { SQSClient } from "@aws-sdk/client-sqs";
-import middy from "@middy/core";
-import type { DynamoDBBatchResponse, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from "aws-lambda";
-import { createNotifyClosedQuestion } from "#lib/app/notify-closed-question.ts";
-import { ConfigError, loadConfig } from "#lib/config.ts";
-import { createHttpsWebhookSender } from "#lib/notify/https-webhook-sender.ts";
-import type { NotificationMessage } from "#lib/notify/notification.ts";
-import { createSqsNotificationQueue } from "#lib/notify/sqs-notification-queue.ts";
-import { requireSecret } from "#lib/secrets/secrets.ts";
-import { createDynamoDbNotificationLog } from "#lib/store/dynamodb-notification-log.ts";
-import { questionChangeFrom } from "#lib/store/question-stream.ts";
+import { loadConfig } from "#lib/config.ts";
+import { createNotifierHandler } from "#lib/handlers/notifier.ts";
 import { createObservability } from "#lib/telemetry/observability.ts";
-import { createCoreServices } from "#lib/wiring.ts";
 
 const observability = await createObservability("notifier");
-const config = loadConfig();
-const { dynamodb, secrets, now, ready } = createCoreServices(config, "notifier", observability);
-await ready();
-const { telemetry, tracer } = observability;
-const queueUrl = config.notify.queueUrl;
-const notify = createNotifyClosedQuestion({
-  queue:
-    queueUrl === undefined
-      ? // serverless.yml always sets it; without it every record fails and says why.
-        { send: () => Promise.reject(new ConfigError("HANDRAISE_NOTIFY_QUEUE_URL is not set")) }
-      : createSqsNotificationQueue(tracer.captureAWSv3Client(new SQSClient({})), queueUrl),
-  log: createDynamoDbNotificationLog(dynamodb, config.tableName),
-  sender: createHttpsWebhookSender({ allowLoopback: config.notify.allowLoopback }),
-  secret: () => requireSecret(secrets, "notify-secret"),
-  retrySeconds: config.notify.retrySeconds,
-  now,
-  telemetry,
-});
-
-async function fromQueue(event: SQSEvent): Promise<SQSBatchResponse> {
-  // Side by side: one slow receiver must not hold the others' notifications until the function times out.
-  const results = await Promise.allSettled(
-    event.Records.map(async (record) => notify.deliver(JSON.parse(record.body) as NotificationMessage)),
-  );
-  const failures: SQSBatchResponse["batchItemFailures"] = [];
-  results.forEach((result, index) => {
-    if (result.status === "fulfilled") return;
-    telemetry.failed("handling a notification attempt (the queue retries it)", result.reason);
-    failures.push({ itemIdentifier: event.Records[index]?.messageId ?? "" });
-  });
-  return { batchItemFailures: failures };
-}
-
-async function fromStream(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
-  for (const [index, record] of event.Records.entries()) {
-    const closed = questionChangeFrom(
-      record.dynamodb?.OldImage as never,
-      record.dynamodb?.NewImage as never,
-      now(),
-    );
-    if (closed?.kind !== "closed") continue;
-    try {
-      await notify.enqueue(closed.record);
-    } catch (error) {
-      telemetry.failed("queueing a notification (the stream retries it)", error, {
-        questionId: closed.record.id,
-      });
-      // As functions/question-events.ts: the failed record and every later one are retried.
-      return {
-        batchItemFailures: event.Records.slice(index).flatMap((r) => {
-          const sequenceNumber = r.dynamodb?.SequenceNumber;
-          return sequenceNumber === undefined ? [] : [{ itemIdentifier: sequenceNumber }];
-        }),
-      };
-    }
-  }
-  return { batchItemFailures: [] };
-}
-
-export const handler = middy<SQSEvent | DynamoDBStreamEvent, SQSBatchResponse | DynamoDBBatchResponse>()
-  .use(observability.middlewares)
-  .handler(async (event) => {
-    const first = event.Records[0] as { eventSource?: string } | undefined;
-    return first?.eventSource === "aws:sqs"
-      ? fromQueue(event as SQSEvent)
-      : fromStream(event as DynamoDBStreamEvent);
-  });
+export const handler = await createNotifierHandler(loadConfig(), { observability });

@@ -1,6 +1,6 @@
 /**
  * `npm run secrets:put -- --stage prod --channels telegram,slack`: stores the secrets a deployment needs as
- * SSM Parameter Store SecureStrings under `/handraise/<stage>/` (the names of infra/secrets.json): the API
+ * SSM Parameter Store SecureStrings under `/handraise/<stage>/` (the names of infra/secrets.json and each channel's lib/channels/<name>/manifest.json): the API
  * key, and every secret of each channel it enables (a channel's optional ones when their variable is set).
  * Values come from the environment variables of the same table (TELEGRAM_BOT_TOKEN, …), so they never appear on a command line or in shell history; a missing,
  * malformed or placeholder value stops the script before anything is written. The API key is stored only when

@@ -44,7 +44,7 @@ export function secretValue(secrets: Secrets, name: SecretName): SecretValue {
 }
 
 /**
- * Only the secrets a function may read (its row of infra/secrets.json, for the enabled channels; `models/*`
+ * Only the secrets a function may read (secret-catalog.ts functionSecrets, for the enabled channels; `models/*`
  * covers every model key): reading another one is a bug, caught here locally as it would be by the
  * function's IAM policy when deployed.
  */

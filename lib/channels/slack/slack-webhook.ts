@@ -3,6 +3,7 @@ import type { InboundOutcome } from "../../app/handle-inbound.ts";
 import { HttpError } from "../../http/http-errors.ts";
 import { json } from "../../http/responses.ts";
 import { verifiedWebhook } from "../../http/webhook-prelude.ts";
+import type { PrivacyUnconfirmed } from "../chat-channel.ts";
 import { type ChatWebhookDeps, EMPTY_ACK } from "../chat-webhook.ts";
 import { controlAction, decodeControl, encodeControl } from "../control-codec.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
@@ -38,6 +39,8 @@ import {
 
 export interface SlackWebhookDeps extends ChatWebhookDeps {
   api: SlackApi;
+  /** Where a post made here (`/handraise question`) reports a conversation it could not confirm private. */
+  privacyUnconfirmed?: PrivacyUnconfirmed;
 }
 
 type Response = APIGatewayProxyStructuredResultV2;
@@ -80,7 +83,7 @@ function parseJson(text: string): unknown {
  * question is not theirs; nothing is posted in the conversation.
  */
 export function createSlackWebhook(deps: SlackWebhookDeps) {
-  const channel = createSlackChannel(deps.api, deps.links);
+  const channel = createSlackChannel(deps.api, deps.links, deps.privacyUnconfirmed);
 
   /** Notices are best effort: the outcome stands, and failing here would only make Slack retry in vain. */
   const bestEffort = (context: string, work: () => Promise<unknown>) =>

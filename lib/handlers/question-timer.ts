@@ -1,0 +1,19 @@
+/** The question timer's handler (functions/question-timer.ts): expiry, reminders and escalation. */
+import middy from "@middy/core";
+import type { Config } from "../config.ts";
+import { timerEventSchema } from "../timers/timers.ts";
+import { createServices } from "../wiring.ts";
+import type { DeliveringHandlerDeps } from "./handler-deps.ts";
+
+export async function createQuestionTimerHandler(
+  config: Config,
+  { observability, channels }: DeliveringHandlerDeps,
+) {
+  const services = createServices(config, "questionTimer", observability, channels);
+  // Expiry needs no channel secret: a bad one is reported, and only its platform's reminders are not posted.
+  await services.ready({ tolerate: true });
+  const { fireQuestionTimer } = services;
+  return middy()
+    .use(observability.middlewares)
+    .handler(async (event: unknown) => ({ outcome: await fireQuestionTimer(timerEventSchema.parse(event)) }));
+}

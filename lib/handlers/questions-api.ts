@@ -1,0 +1,21 @@
+/** The question API's handler (functions/questions-api.ts): every /questions route (docs/api.md). */
+import middy from "@middy/core";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { Config } from "../config.ts";
+import { apiKeyAuth, httpErrors } from "../http/middlewares.ts";
+import { createServices } from "../wiring.ts";
+import type { DeliveringHandlerDeps } from "./handler-deps.ts";
+
+export async function createQuestionsApiHandler(
+  config: Config,
+  { observability, channels }: DeliveringHandlerDeps,
+) {
+  const services = createServices(config, "questionsApi", observability, channels);
+  await services.ready();
+  const { keyring, questionApi } = services;
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+    .use(observability.middlewares)
+    .use(httpErrors(observability.telemetry))
+    .use(apiKeyAuth(keyring))
+    .handler(questionApi);
+}
