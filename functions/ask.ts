@@ -10,6 +10,7 @@
 import middy from "@middy/core";
 import type { Context } from "aws-lambda";
 import { DeliveryFailedError, parseInput } from "#lib/app/errors.ts";
+import { CHANNELS } from "#lib/channels/channel-list.ts";
 import { functionDeadline, withPlatformDeadline } from "#lib/channels/platform-http.ts";
 import { loadConfig } from "#lib/config.ts";
 import {
@@ -24,7 +25,7 @@ import { createServices } from "#lib/wiring.ts";
 import * as z from "#lib/zod.ts";
 
 const observability = await createObservability("ask");
-const services = createServices(loadConfig(), "ask", observability);
+const services = createServices(loadConfig(), "ask", observability, CHANNELS);
 await services.ready();
 const { askQuestion, now } = services;
 

@@ -5,12 +5,13 @@
  */
 import { withDurableExecution } from "@aws/durable-execution-sdk-js";
 import middy from "@middy/core";
+import { CHANNELS } from "#lib/channels/channel-list.ts";
 import { loadConfig } from "#lib/config.ts";
 import { createUntracedObservability } from "#lib/telemetry/untraced-observability.ts";
 import { createDurableAgentService } from "#lib/wiring.ts";
 
 const observability = createUntracedObservability("durableAgent");
-const { agent, ready } = createDurableAgentService(loadConfig(), observability);
+const { agent, ready } = createDurableAgentService(loadConfig(), observability, CHANNELS);
 await ready();
 
 export const handler = middy()

@@ -4,6 +4,7 @@
  */
 import middy from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { CHANNELS } from "#lib/channels/channel-list.ts";
 import { loadConfig } from "#lib/config.ts";
 import { apiKeyAuth, httpErrors } from "#lib/http/middlewares.ts";
 import { createMcpHttp } from "#lib/mcp/mcp-http.ts";
@@ -13,7 +14,7 @@ import { createServices } from "#lib/wiring.ts";
 
 const observability = createUntracedObservability("mcp");
 const config = loadConfig();
-const services = createServices(config, "mcp", observability);
+const services = createServices(config, "mcp", observability, CHANNELS);
 await services.ready();
 const { keyring, askQuestion, resolve, waitForQuestion } = services;
 

@@ -8,6 +8,7 @@
  */
 import middy from "@middy/core";
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
+import { CHANNELS } from "#lib/channels/channel-list.ts";
 import { functionDeadline, withPlatformDeadline } from "#lib/channels/platform-http.ts";
 import { loadConfig } from "#lib/config.ts";
 import { questionChangeFrom } from "#lib/store/question-stream.ts";
@@ -15,7 +16,7 @@ import { createObservability } from "#lib/telemetry/observability.ts";
 import { createServices } from "#lib/wiring.ts";
 
 const observability = await createObservability("questionEvents");
-const services = createServices(loadConfig(), "questionEvents", observability);
+const services = createServices(loadConfig(), "questionEvents", observability, CHANNELS);
 // Resuming runs needs no channel secret: a bad one is reported, and only its platform's copies stay unretired.
 await services.ready({ tolerate: true });
 const { handleQuestionChange, now } = services;

@@ -5,13 +5,14 @@
  * at the escalation time it is posted to the escalation owner. On a question that has ended, nothing happens.
  */
 import middy from "@middy/core";
+import { CHANNELS } from "#lib/channels/channel-list.ts";
 import { loadConfig } from "#lib/config.ts";
 import { createObservability } from "#lib/telemetry/observability.ts";
 import { timerEventSchema } from "#lib/timers/timers.ts";
 import { createServices } from "#lib/wiring.ts";
 
 const observability = await createObservability("questionTimer");
-const services = createServices(loadConfig(), "questionTimer", observability);
+const services = createServices(loadConfig(), "questionTimer", observability, CHANNELS);
 // Expiry needs no channel secret: a bad one is reported, and only its platform's reminders are not posted.
 await services.ready({ tolerate: true });
 const { fireQuestionTimer } = services;

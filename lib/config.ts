@@ -21,8 +21,10 @@
  * keys, comma-separated `<name>:<scope>:<key>` (lib/auth/api-keys.ts). Deployed, both are SSM parameters.
  */
 import { DEFAULT_API_KEY_NAME } from "./auth/api-keys.ts";
+import type { NeedSetting } from "./channels/channel-spec.ts";
+import { CHANNEL_SPECS, type SettingsOf } from "./channels/channel-specs.ts";
 import { ConfigError } from "./config-error.ts";
-import { isHttpsOrLoopback } from "./http/outbound.ts";
+import { httpUrl } from "./config-values.ts";
 import { contextProblem, ownerProblem, parseDeliverTo } from "./mcp/asker.ts";
 import { MAX_REMINDERS } from "./questions/question-record.ts";
 import {
@@ -70,14 +72,6 @@ const seconds = (fallback: number, max = STEP_FUNCTIONS_MAX_TIMEOUT_SECONDS) =>
  * 8 h — the last attempt about 23.6 hours after the question closed.
  */
 export const DEFAULT_NOTIFY_RETRY_SECONDS = [5, 300, 1800, 7200, 18_000, 28_800, 28_800];
-
-const httpUrl = z.url({ protocol: /^https?$/, error: ruleMessage("must be an http(s) URL") });
-/** An endpoint that is sent credentials (an app token) or that vouches for them (a key set). */
-const credentialUrl = httpUrl.check(
-  z.refine(isHttpsOrLoopback, {
-    error: ruleMessage("must be an https URL (http only on localhost / 127.0.0.1 / [::1])"),
-  }),
-);
 
 /** `600,1800` → [600, 1800]: whole seconds, at least 1, at most MAX_REMINDERS of them. */
 const reminderList = z.pipe(
@@ -158,43 +152,7 @@ const envSchema = z
     ),
     /** How long a secret read from SSM is reused: a rotated value is picked up within this. */
     HANDRAISE_SECRETS_MAX_AGE_SECONDS: seconds(300, 3600),
-    TELEGRAM_API_BASE: z._default(httpUrl, "https://api.telegram.org"),
-    SLACK_API_BASE: z._default(httpUrl, "https://slack.com/api"),
-    DISCORD_API_BASE: z._default(httpUrl, "https://discord.com/api/v10"),
-    DISCORD_APPLICATION_ID: z.optional(
-      z.string().check(z.regex(/^\d{1,20}$/, { error: ruleMessage("must be digits") })),
-    ),
-    DISCORD_PUBLIC_KEY: z.optional(
-      z
-        .string()
-        .check(z.regex(/^[0-9a-fA-F]{64}$/, { error: ruleMessage("must be 64 hexadecimal characters") })),
-    ),
-    MATTERMOST_URL: z.optional(httpUrl),
-    /** The Teams bot's Microsoft App ID (a GUID): the audience of inbound tokens, the client of outbound ones. */
-    TEAMS_APP_ID: z.optional(
-      z.string().check(
-        z.regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, {
-          error: ruleMessage("must be a Microsoft App ID (a GUID)"),
-        }),
-      ),
-    ),
-    /** The bot's Entra tenant (a GUID or a domain), whose token endpoint issues the app token. */
-    TEAMS_TENANT_ID: z.optional(
-      z.string().check(
-        z.regex(/^[A-Za-z0-9][A-Za-z0-9.-]{0,127}$/, {
-          error: ruleMessage("must be a tenant id (GUID) or domain"),
-        }),
-      ),
-    ),
-    /** The Bot Connector service URL for a target that names none. */
-    TEAMS_API_BASE: z._default(credentialUrl, "https://smba.trafficmanager.net/teams/"),
-    /** The Microsoft identity platform (tokens at `<it>/<tenant>/oauth2/v2.0/token`); tests point it at a fake. */
-    TEAMS_LOGIN_BASE: z._default(credentialUrl, "https://login.microsoftonline.com"),
-    /** The Bot Framework's OpenID metadata, which names the keys inbound tokens are signed with. */
-    TEAMS_OPENID_METADATA_URL: z._default(
-      credentialUrl,
-      "https://login.botframework.com/v1/.well-known/openidconfiguration",
-    ),
+    ...channelVariables(),
     /** Where closed questions' notifications wait between attempts (deployed: the notify queue's URL). */
     HANDRAISE_NOTIFY_QUEUE_URL: z.optional(httpUrl),
     /** Seconds before each retry of a notification, comma-separated (default: about 24 hours in all). */
@@ -224,21 +182,18 @@ const envSchema = z
   );
 type Env = z.infer<typeof envSchema>;
 
-/** What each enabled channel needs besides its secrets (absent: the channel is off). */
-export interface ChannelSettings {
-  telegram?: { apiBase: string };
-  slack?: { apiBase: string };
-  discord?: { apiBase: string; applicationId: string; publicKey: string };
-  /** `publicUrl`: the HTTP API's base URL, which Mattermost buttons and dialogs call back. */
-  mattermost?: { url: string; publicUrl: string };
-  teams?: {
-    appId: string;
-    tenantId: string;
-    apiBase: string;
-    loginBase: string;
-    openIdMetadataUrl: string;
-  };
+/** What each enabled channel needs besides its secrets (absent: the channel is off): its spec's settings. */
+export type ChannelSettings = { [Name in ChannelName]?: SettingsOf<Name> };
+
+/** Every channel's environment variables, for the schema (each checked for its format even when off). */
+function channelVariables() {
+  return Object.assign({}, ...CHANNEL_SPECS.map((spec) => spec.config.variables)) as UnionToIntersection<
+    (typeof CHANNEL_SPECS)[number]["config"]["variables"]
+  >;
 }
+type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void
+  ? I
+  : never;
 
 export interface TimerSettings {
   /** The schedule group the timers are created in. */
@@ -459,7 +414,12 @@ function enabledChannels(
   const listed = env.HANDRAISE_CHANNELS;
   if (listed === undefined) {
     if (fromSsm) return new Set();
-    return new Set(CHANNEL_NAMES.filter((channel) => env[botTokenVariable(channel)] !== undefined));
+    return new Set(
+      CHANNEL_NAMES.filter((channel) => {
+        const variable = botTokenVariable(channel);
+        return variable !== undefined && env[variable] !== undefined;
+      }),
+    );
   }
   const { channels, unknown } = parseChannelList(listed);
   for (const word of unknown) {
@@ -468,9 +428,9 @@ function enabledChannels(
   return new Set(channels);
 }
 
-/** The secret whose presence turns a channel on locally: its bot token (Teams: the app's password). */
-const botTokenVariable = (channel: ChannelName) =>
-  secretEnvName(channel === "teams" ? "teams/app-password" : `${channel}/bot-token`);
+/** The variable whose presence turns a channel on locally (its manifest's `onLocally`: its bot token). */
+const botTokenVariable = (channel: ChannelName): string | undefined =>
+  CHANNEL_SPECS.find((spec) => spec.name === channel)?.manifest.onLocally;
 
 const TIMER_VARIABLES = [
   "HANDRAISE_SCHEDULE_GROUP",
@@ -501,36 +461,15 @@ function timerSettings(e: Env, problems: string[]): TimerSettings | undefined {
 }
 
 function channelSettings(e: Env, enabled: ReadonlySet<ChannelName>, problems: string[]): ChannelSettings {
-  const need = (variable: string, value: string | undefined, channel: ChannelName): string => {
-    if (value === undefined) problems.push(`${variable} is required: the ${channel} channel is on`);
-    else if (isPlaceholder(value)) problems.push(`${variable} is a placeholder ("${value}")`);
-    return value ?? "";
-  };
-  const channels: ChannelSettings = {};
-  if (enabled.has("telegram")) channels.telegram = { apiBase: e.TELEGRAM_API_BASE };
-  if (enabled.has("slack")) channels.slack = { apiBase: e.SLACK_API_BASE };
-  if (enabled.has("discord")) {
-    channels.discord = {
-      apiBase: e.DISCORD_API_BASE,
-      applicationId: need("DISCORD_APPLICATION_ID", e.DISCORD_APPLICATION_ID, "discord"),
-      publicKey: need("DISCORD_PUBLIC_KEY", e.DISCORD_PUBLIC_KEY, "discord"),
+  const channels: Record<string, unknown> = {};
+  for (const spec of CHANNEL_SPECS) {
+    if (!enabled.has(spec.name)) continue;
+    const need = (variable: string, value: string | undefined): string => {
+      if (value === undefined) problems.push(`${variable} is required: the ${spec.name} channel is on`);
+      else if (isPlaceholder(value)) problems.push(`${variable} is a placeholder ("${value}")`);
+      return value ?? "";
     };
+    channels[spec.name] = (spec.config.settings as (env: Env, need: NeedSetting) => unknown)(e, need);
   }
-  if (enabled.has("mattermost")) {
-    channels.mattermost = {
-      url: need("MATTERMOST_URL", e.MATTERMOST_URL, "mattermost"),
-      // Buttons and dialogs call the webhook back at this URL.
-      publicUrl: need("HANDRAISE_PUBLIC_URL", e.HANDRAISE_PUBLIC_URL, "mattermost"),
-    };
-  }
-  if (enabled.has("teams")) {
-    channels.teams = {
-      appId: need("TEAMS_APP_ID", e.TEAMS_APP_ID, "teams"),
-      tenantId: need("TEAMS_TENANT_ID", e.TEAMS_TENANT_ID, "teams"),
-      apiBase: e.TEAMS_API_BASE,
-      loginBase: e.TEAMS_LOGIN_BASE,
-      openIdMetadataUrl: e.TEAMS_OPENID_METADATA_URL,
-    };
-  }
-  return channels;
+  return channels as ChannelSettings;
 }

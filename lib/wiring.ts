@@ -26,19 +26,9 @@ import { createApiKeyring } from "./auth/api-keys.ts";
 import { createDurableCallbacks } from "./callbacks/durable-callbacks.ts";
 import { createSfnTaskCallbacks } from "./callbacks/sfn-task-callbacks.ts";
 import { createWaiterCallbacks } from "./callbacks/waiter-callbacks.ts";
+import type { AnyChannel } from "./channels/channel-descriptor.ts";
 import type { ChatChannel } from "./channels/chat-channel.ts";
 import { createConsoleChannel } from "./channels/console-channel.ts";
-import { createDiscordApi } from "./channels/discord/discord-api.ts";
-import { createDiscordChannel } from "./channels/discord/discord-channel.ts";
-import { createMattermostApi } from "./channels/mattermost/mattermost-api.ts";
-import { createMattermostChannel } from "./channels/mattermost/mattermost-channel.ts";
-import { mattermostWebhookUrl } from "./channels/mattermost/mattermost-render.ts";
-import { createSlackApi } from "./channels/slack/slack-api.ts";
-import { createSlackChannel } from "./channels/slack/slack-channel.ts";
-import { createTeamsApi, type TeamsApi, teamsTokenUrl } from "./channels/teams/teams-api.ts";
-import { createTeamsChannel } from "./channels/teams/teams-channel.ts";
-import { createTelegramApi } from "./channels/telegram/telegram-api.ts";
-import { createTelegramChannel } from "./channels/telegram/telegram-channel.ts";
 import type { Config } from "./config.ts";
 import { createDurableAskUser } from "./durable/ask-user.ts";
 import { createDurableAgent } from "./durable/durable-agent.ts";
@@ -49,10 +39,12 @@ import { createEnvSecrets } from "./secrets/env-secrets.ts";
 import {
   type FunctionName,
   fixedSecrets,
+  functionChannels,
   functionSecrets,
   grantsGroup,
   OPTIONAL_SECRETS,
   type SecretGrant,
+  type SecretName,
 } from "./secrets/secret-catalog.ts";
 import { limitSecrets, preloadSecrets, type Secrets, secretValue } from "./secrets/secrets.ts";
 import { createSsmSecrets } from "./secrets/ssm-secrets.ts";
@@ -111,24 +103,9 @@ export function createSecrets(config: Config, fn: FunctionName, capture: Capture
  * The answer page's links, for the functions that show them (their row of infra/secrets.json lists the link
  * secret): chat messages, the question API. Off without a link secret or a public URL.
  */
-export function createLinks(
-  config: Config,
-  secrets: Secrets,
-  allowed: readonly SecretGrant[],
-  telemetry?: Telemetry,
-): AnswerLinks {
+export function createLinks(config: Config, secrets: Secrets, allowed: readonly SecretGrant[]): AnswerLinks {
   if (!allowed.includes("link-secret")) return NO_ANSWER_LINKS;
-  return createAnswerLinks({
-    publicUrl: config.publicUrl,
-    key: () => secrets.get("link-secret"),
-    ...(telemetry && {
-      privacyUnconfirmed: (channel: string, error: unknown) =>
-        telemetry.failed(
-          `${channel}: a conversation could not be confirmed as private; posted as shared`,
-          error,
-        ),
-    }),
-  });
+  return createAnswerLinks({ publicUrl: config.publicUrl, key: () => secrets.get("link-secret") });
 }
 
 /** Question events on the deployment's bus, when it has one (the stream consumer publishes them). */
@@ -149,97 +126,79 @@ function createTimers(config: Config, capture: CaptureClient): Timers {
       });
 }
 
-/**
- * The enabled channels this function can post to: those whose bot token it may read (every one for the
- * functions that deliver or retire, its own for a platform's webhook). Each posted question carries the
- * answer page's link from `links`.
- */
-export function createChannels(
-  config: Config,
-  secrets: Secrets,
-  allowed: readonly SecretGrant[],
-  links: AnswerLinks = NO_ANSWER_LINKS,
-) {
-  const channels = new Map<string, ChatChannel>();
-  const add = (channel: ChatChannel) => channels.set(channel.name, channel);
-  const may = new Set(allowed);
-  const { telegram, slack, discord, mattermost, teams } = config.channels;
-  if (config.consoleChannel) add(createConsoleChannel((text) => process.stdout.write(text), links));
-  if (telegram && may.has("telegram/bot-token")) {
-    add(
-      createTelegramChannel(
-        createTelegramApi({
-          apiBase: telegram.apiBase,
-          botToken: secretValue(secrets, "telegram/bot-token"),
-          now,
-        }),
-        links,
-      ),
-    );
-  }
-  if (slack && may.has("slack/bot-token")) {
-    add(
-      createSlackChannel(
-        createSlackApi({ apiBase: slack.apiBase, botToken: secretValue(secrets, "slack/bot-token"), now }),
-        links,
-      ),
-    );
-  }
-  if (discord && may.has("discord/bot-token")) {
-    add(
-      createDiscordChannel(
-        createDiscordApi({
-          apiBase: discord.apiBase,
-          botToken: secretValue(secrets, "discord/bot-token"),
-          now,
-        }),
-        links,
-      ),
-    );
-  }
-  if (mattermost && may.has("mattermost/bot-token")) {
-    add(
-      createMattermostChannel(
-        createMattermostApi({
-          url: mattermost.url,
-          botToken: secretValue(secrets, "mattermost/bot-token"),
-          now,
-        }),
-        // Only delivering signs buttons; a function that only retires never reads the key.
-        {
-          url: mattermostWebhookUrl(mattermost.publicUrl),
-          secret: secretValue(secrets, "mattermost/action-secret"),
-        },
-        links,
-      ),
-    );
-  }
-  if (teams && may.has("teams/app-password")) {
-    add(createTeamsChannel(createTeamsApiFor(config, secrets), { apiBase: teams.apiBase }, links));
-  }
-  return channels;
+/** What a channel's client, ChatChannel and webhook are built with in this function. */
+export interface ChannelServices {
+  config: Config;
+  secrets: Secrets;
+  links: AnswerLinks;
+  telemetry: Telemetry;
 }
 
-const teamsApis = new WeakMap<Secrets, TeamsApi>();
+const clients = new WeakMap<Secrets, Map<string, unknown>>();
 
 /**
- * The Bot Connector client with the app's credentials, one per function (the Teams channel and the Teams
- * webhook's replies share it, and so its cached app token).
+ * The channel's platform client, one per function process (keyed by its secrets): its ChatChannel and its
+ * webhook share it, and with it whatever it keeps — Discord's rate-limit buckets, Teams' app token.
  */
-export function createTeamsApiFor(config: Config, secrets: Secrets): TeamsApi {
-  const teams = config.channels.teams;
-  if (!teams) throw new Error("the teams channel is not enabled");
-  let api = teamsApis.get(secrets);
-  if (!api) {
-    api = createTeamsApi({
-      appId: teams.appId,
-      appPassword: secretValue(secrets, "teams/app-password"),
-      tokenUrl: teamsTokenUrl(teams.loginBase, teams.tenantId),
-      now,
-    });
-    teamsApis.set(secrets, api);
+export function channelClient<Descriptor extends AnyChannel>(
+  descriptor: Descriptor,
+  config: Config,
+  secrets: Secrets,
+): ReturnType<Descriptor["client"]> {
+  const built = clients.get(secrets) ?? new Map<string, unknown>();
+  clients.set(secrets, built);
+  if (!built.has(descriptor.name)) {
+    built.set(descriptor.name, descriptor.client(channelContext(descriptor, { config, secrets })));
   }
-  return api;
+  return built.get(descriptor.name) as ReturnType<Descriptor["client"]>;
+}
+
+function channelContext(
+  descriptor: AnyChannel,
+  { config, secrets }: Pick<ChannelServices, "config" | "secrets">,
+) {
+  const settings = (config.channels as Record<string, unknown>)[descriptor.name];
+  if (settings === undefined) throw new Error(`the ${descriptor.name} channel is not enabled`);
+  return { settings, secret: (name: SecretName) => secretValue(secrets, name), now };
+}
+
+/** The context a channel's ChatChannel (and its webhook) is built with. */
+export function channelServices(descriptor: AnyChannel, services: ChannelServices) {
+  return {
+    ...channelContext(descriptor, services),
+    links: services.links,
+    privacyUnconfirmed: (error: unknown) =>
+      services.telemetry.failed(
+        `${descriptor.name}: a conversation could not be confirmed as private; posted as shared`,
+        error,
+      ),
+  };
+}
+
+/**
+ * The enabled channels function `fn` posts to, from the descriptors its entry point gives it: every one for
+ * the functions that deliver or retire, its own for a platform's webhook (infra/secrets.json
+ * `channelReaders`, a manifest's `webhook`). Each posted question carries the answer page's link from
+ * `links`. A channel the function serves whose descriptor it was not given stops it: a bundle without a
+ * channel's code must not silently deliver nowhere.
+ */
+export function createChannels(
+  fn: FunctionName,
+  descriptors: readonly AnyChannel[],
+  services: ChannelServices,
+): Map<string, ChatChannel> {
+  const { config, secrets } = services;
+  const channels = new Map<string, ChatChannel>();
+  const add = (channel: ChatChannel) => channels.set(channel.name, channel);
+  if (config.consoleChannel) add(createConsoleChannel((text) => process.stdout.write(text), services.links));
+  for (const name of functionChannels(fn, config.enabledChannels)) {
+    const descriptor = descriptors.find((candidate) => candidate.name === name);
+    if (!descriptor) throw new Error(`${fn} serves the ${name} channel but was built without it`);
+    add(
+      descriptor.channel(channelClient(descriptor, config, secrets), channelServices(descriptor, services)),
+    );
+  }
+  return channels;
 }
 
 /**
@@ -323,13 +282,18 @@ export function createCoreServices(config: Config, fn: FunctionName, observabili
  *
  * @example
  * const observability = await createObservability("telegramWebhook");
- * const { handleInbound, secrets } = createServices(loadConfig(), "telegramWebhook", observability);
+ * const { handleInbound, secrets } = createServices(loadConfig(), "telegramWebhook", observability, [telegram]);
  */
-export function createServices(config: Config, fn: FunctionName, observability: Observability) {
+export function createServices(
+  config: Config,
+  fn: FunctionName,
+  observability: Observability,
+  descriptors: readonly AnyChannel[] = [],
+) {
   const core = createCoreServices(config, fn, observability);
   const { secrets, secretNames, store, callbacks, resolve, telemetry, capture } = core;
-  const links = createLinks(config, secrets, secretNames, telemetry);
-  const channels = createChannels(config, secrets, secretNames, links);
+  const links = createLinks(config, secrets, secretNames);
+  const channels = createChannels(fn, descriptors, { config, secrets, links, telemetry });
   const askQuestion = createAskQuestion({
     store,
     channels,
@@ -348,6 +312,7 @@ export function createServices(config: Config, fn: FunctionName, observability: 
     waitForQuestion,
     store,
     channels,
+    telemetry,
     /** The answer page's links, for a webhook that redraws a posted question (the stepper). */
     links,
     /** The question API's and /mcp's keys (functions whose row grants `api-keys/*`). */
@@ -416,10 +381,14 @@ function createProviderFor(secrets: Secrets, observability: Observability) {
  * calls the model its input names, as the modelStep function does.
  *
  * @example
- * const durableAgent = createDurableAgentService(loadConfig(), createUntracedObservability("durableAgent"));
+ * const durableAgent = createDurableAgentService(loadConfig(), createUntracedObservability("durableAgent"), CHANNELS);
  */
-export function createDurableAgentService(config: Config, observability: Observability) {
-  const services = createServices(config, "durableAgent", observability);
+export function createDurableAgentService(
+  config: Config,
+  observability: Observability,
+  descriptors: readonly AnyChannel[],
+) {
+  const services = createServices(config, "durableAgent", observability, descriptors);
   const agent = createDurableAgent({
     askUser: createDurableAskUser({ askQuestion: services.askQuestion, limits: config.limits }),
     limits: config.limits,

@@ -1,6 +1,7 @@
 /**
  * serverless.yml `resources`: each function's permission to read exactly its secrets — its row of
- * infra/secrets.json, for the channels this deployment enables (`--param="channels=telegram,slack"`) — as
+ * infra/secrets.json and, for the channels this deployment enables (`--param="channels=telegram,slack"`),
+ * the secrets of each channel's manifest.json that the function's role reads (infra/deploy/channels.cjs) — as
  * one AWS::IAM::Policy on the function's role, and the function made to wait for it (a function must not
  * run before it may read its secrets). A function that reads no secret gets no policy. The grant
  * `api-keys/*` (the named API keys, read all at once) is `ssm:GetParametersByPath` on the one path
@@ -11,9 +12,11 @@
 "use strict";
 
 const catalog = require("../secrets.json");
+const { channelManifests } = require("./channels.cjs");
 const { capitalized, deployedFunctions, onOff } = require("./deployment.cjs");
 
-const CHANNELS = ["telegram", "slack", "discord", "mattermost", "teams"];
+const MANIFESTS = channelManifests();
+const CHANNELS = MANIFESTS.map((manifest) => manifest.name);
 
 /** `telegram, Slack` → Set {telegram, slack}; an unknown name stops packaging. */
 function parseChannels(value) {
@@ -30,12 +33,22 @@ function parseChannels(value) {
   return channels;
 }
 
+/** What `fn` does with `manifest`'s channel: deliver, retire, its webhook, or nothing (undefined). */
+function channelRole(fn, manifest) {
+  if (catalog.channelReaders.deliver.includes(fn)) return "deliver";
+  if (catalog.channelReaders.retire.includes(fn)) return "retire";
+  return manifest.webhook === fn ? "webhook" : undefined;
+}
+
 /** The secrets `fn` reads when `channels` are on (lib/secrets/secret-catalog.ts functionSecrets, in JS). */
 function functionSecrets(fn, channels) {
-  return (catalog.functions[fn] ?? []).filter((name) => {
-    const channel = catalog.parameters[name]?.channel;
-    return channel === undefined || channels.has(channel);
+  const theirs = MANIFESTS.filter((manifest) => channels.has(manifest.name)).flatMap((manifest) => {
+    const role = channelRole(fn, manifest);
+    return Object.entries(manifest.secrets)
+      .filter(([, secret]) => role !== undefined && secret.readBy.includes(role))
+      .map(([name]) => name);
   });
+  return [...(catalog.functions[fn] ?? []), ...theirs];
 }
 
 /** The groups read by path (lib/secrets/secret-catalog.ts SecretGroup): grant `<group>/*`. */
@@ -110,3 +123,5 @@ module.exports = async ({ resolveVariable }) =>
   });
 module.exports.secretAccess = secretAccess;
 module.exports.parseChannels = parseChannels;
+module.exports.functionSecrets = functionSecrets;
+module.exports.CHANNELS = CHANNELS;

@@ -41,3 +41,29 @@ export interface Reminder {
 
 /** The channels a deployment has configured, by name (`Delivery.channel`). */
 export type ChannelRegistry = ReadonlyMap<string, ChatChannel>;
+
+/**
+ * Told when a channel could not confirm a conversation as private (the platform's API failed or refused: a
+ * missing scope, an outage). The copy is then posted as shared, without a link — fail closed — and this says
+ * why, so an operator can fix what made every copy shared.
+ */
+export type PrivacyUnconfirmed = (error: unknown) => void;
+
+/** For a channel built without an operator to tell (a unit test, a webhook's own retire-only copy). */
+export const ignorePrivacyUnconfirmed: PrivacyUnconfirmed = () => {};
+
+/**
+ * What the platform says about a conversation, asked to tell whether it is private; undefined when the
+ * platform failed or refused to say — told to `privacyUnconfirmed`, and the copy is then posted as shared.
+ */
+export async function askPrivacy<T>(
+  ask: () => Promise<T>,
+  privacyUnconfirmed: PrivacyUnconfirmed,
+): Promise<T | undefined> {
+  try {
+    return await ask();
+  } catch (error) {
+    privacyUnconfirmed(error);
+    return undefined;
+  }
+}

@@ -4,8 +4,10 @@
  */
 import type { QuestionRecord } from "../questions/question-record.ts";
 import type { Answers, Question } from "../questions/schema.ts";
+import type { ChannelName } from "./channel-specs.ts";
 
-export type Platform = "telegram" | "slack" | "discord" | "mattermost" | "teams";
+/** A channel that receives (lib/channels/channel-specs.ts). */
+export type Platform = ChannelName;
 
 interface InboundBase {
   platform: Platform;

@@ -3,6 +3,7 @@
  * beside it but is never part of a record: only `close` hands it to the caller that must resume the run.
  */
 
+import { OWNER_EXAMPLES, OWNER_PATTERN } from "../channels/owner-pattern.ts";
 import { ruleMessage } from "../validation-messages.ts";
 import * as z from "../zod.ts";
 import { answersSchema, questionSchema } from "./schema.ts";
@@ -58,12 +59,12 @@ export type CancelReason = z.infer<typeof cancelReasonSchema>;
  */
 export const RECORD_ID_PATTERN = /^[A-Za-z0-9_-]{1,48}$/;
 
-export const ownerSchema = z.string().check(
-  z.regex(/^(telegram|slack|discord|mattermost|teams|web|console):\S+$/, {
-    error: ruleMessage('must be platform-qualified, e.g. "telegram:12345", "slack:T1:U1" or "web:alice"'),
-  }),
-  z.maxLength(256),
-);
+export const ownerSchema = z
+  .string()
+  .check(
+    z.regex(OWNER_PATTERN, { error: ruleMessage(`must be platform-qualified, e.g. ${OWNER_EXAMPLES}`) }),
+    z.maxLength(256),
+  );
 
 /** The most a question's context may say, in UTF-16 code units once trimmed: a short paragraph, no more. */
 export const MAX_CONTEXT_UNITS = 500;

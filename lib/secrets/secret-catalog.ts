@@ -1,14 +1,22 @@
 /**
- * The secrets Handraise knows (infra/secrets.json), which channel each belongs to, which function may read
- * which, and what a well-formed value of each looks like. Pure: no I/O, no environment.
+ * The secrets Handraise knows, which channel each belongs to, which function may read which, and what a
+ * well-formed value of each looks like. Pure: no I/O, no environment. The deployment's own secrets and each
+ * function's row are infra/secrets.json; each channel's are in its folder's manifest.json, through the
+ * channel specs (lib/channels/channel-specs.ts). infra/deploy/secret-access.cjs reads the same files.
  *
  * A value is refused when it is a placeholder ("unset", "changeme", "xxx…", …): a deployer who stores
  * `unset` for a platform they do not use must not thereby switch it on with a secret everyone can guess.
  */
 import catalog from "../../infra/secrets.json" with { type: "json" };
+import type { ChannelSecret, SecretReader } from "../channels/channel-spec.ts";
+import { CHANNEL_NAMES, CHANNEL_SPECS, type ChannelName } from "../channels/channel-specs.ts";
 
-/** A secret of infra/secrets.json `parameters`: one fixed name, one environment variable. */
-export type FixedSecretName = keyof typeof catalog.parameters;
+export { CHANNEL_NAMES, type ChannelName } from "../channels/channel-specs.ts";
+
+/** A secret of the deployment itself (infra/secrets.json `parameters`). */
+type DeploymentSecretName = keyof typeof catalog.parameters;
+/** A secret of infra/secrets.json `parameters` or of a channel's manifest: one fixed name, one variable. */
+export type FixedSecretName = DeploymentSecretName | `${ChannelName}/${string}`;
 /** A model provider's API key, named by the run's input (`model.apiKeySecret`): `models/<name>`. */
 export type ModelSecretName = `models/${string}`;
 /** A named key of the question API and /mcp (`api-keys/<name>`, holding `<scope>:<key>`). */
@@ -17,23 +25,35 @@ export type SecretName = FixedSecretName | ModelSecretName | ApiKeySecretName;
 /** Secrets whose names the deployment chooses, read all at once (deployed: by SSM path). */
 export type SecretGroup = "api-keys";
 /**
- * What a function's row of infra/secrets.json grants: one secret, every model key (`models/*`, a
- * path-scoped grant, since the run chooses the name), or every named API key (`api-keys/*`, read together
- * by path: the deployment chooses the names).
+ * What a function's row grants: one secret, every model key (`models/*`, a path-scoped grant, since the run
+ * chooses the name), or every named API key (`api-keys/*`, read together by path: the deployment chooses
+ * the names).
  */
 export type SecretGrant = FixedSecretName | "models/*" | "api-keys/*";
 export type FunctionName = keyof typeof catalog.functions;
-export const CHANNEL_NAMES = ["telegram", "slack", "discord", "mattermost", "teams"] as const;
-export type ChannelName = (typeof CHANNEL_NAMES)[number];
 
 interface SecretEntry {
   env: string;
-  channel?: string;
+  channel?: ChannelName;
   /** May be absent: what needs it is off (the answer page, notifications, Mattermost's typed replies). */
   optional?: boolean;
   about: string;
+  format?: ChannelSecret["format"];
+  readBy?: readonly SecretReader[];
 }
-const parameters: Record<FixedSecretName, SecretEntry> = catalog.parameters;
+
+/** Every fixed secret: the deployment's own, then each channel's in the channels' order. */
+const parameters = {
+  ...(catalog.parameters as Record<DeploymentSecretName, SecretEntry>),
+  ...Object.fromEntries(
+    CHANNEL_SPECS.flatMap((spec) =>
+      Object.entries(spec.manifest.secrets).map(([name, entry]) => [name, { ...entry, channel: spec.name }]),
+    ),
+  ),
+} as Record<string, SecretEntry>;
+
+/** A fixed secret's entry (every FixedSecretName that passed isFixedSecretName has one). */
+const entryOf = (name: FixedSecretName): SecretEntry => parameters[name] as SecretEntry;
 
 /** The fixed secrets (model keys are named per run, so they are not listed). */
 export const SECRET_NAMES = Object.keys(parameters) as FixedSecretName[];
@@ -92,7 +112,7 @@ export function secretEnvName(name: SecretName): string {
     const short = name.slice("models/".length);
     return MODEL_KEY_ENV[short] ?? `${catalog.models.envPrefix}${short.toUpperCase().replaceAll("-", "_")}`;
   }
-  return parameters[name].env;
+  return entryOf(name).env;
 }
 
 /** Whether an environment variable may hold a model key locally (loadConfig keeps these aside). */
@@ -103,18 +123,18 @@ export function isModelKeyEnvName(variable: string): boolean {
   );
 }
 
-function isFixedSecretName(name: SecretName): name is FixedSecretName {
+function isFixedSecretName(name: SecretName | SecretGrant): name is FixedSecretName {
   return Object.hasOwn(parameters, name);
 }
 
 /** The channel a secret belongs to; undefined for the deployment's own (the API key, model keys). */
 export function secretChannel(name: SecretName | SecretGrant): ChannelName | undefined {
-  return isFixedSecretName(name) ? (parameters[name].channel as ChannelName | undefined) : undefined;
+  return isFixedSecretName(name) ? entryOf(name).channel : undefined;
 }
 
 export function secretAbout(name: SecretName): string {
   if (isApiKeySecretName(name)) return catalog.apiKeys.about;
-  return isFixedSecretName(name) ? parameters[name].about : catalog.models.about;
+  return isFixedSecretName(name) ? entryOf(name).about : catalog.models.about;
 }
 
 /**
@@ -137,7 +157,7 @@ export function fixedSecrets(grants: readonly SecretGrant[]): FixedSecretName[] 
 
 /** Whether a secret may be absent (`optional` in infra/secrets.json): what needs it is then off. */
 export function isOptionalSecret(name: SecretName): boolean {
-  return isFixedSecretName(name) && parameters[name].optional === true;
+  return isFixedSecretName(name) && entryOf(name).optional === true;
 }
 
 /** The secrets that may be absent: a function starts without them. */
@@ -153,15 +173,34 @@ export function optionalChannelSecrets(channel: ChannelName): FixedSecretName[] 
   return SECRET_NAMES.filter((name) => secretChannel(name) === channel && isOptionalSecret(name));
 }
 
+/** Which of a channel's secrets function `fn` reads, by what it does with the channel (none: no role). */
+function channelRole(fn: FunctionName, channel: ChannelName): SecretReader | undefined {
+  const readers = catalog.channelReaders;
+  if (readers.deliver.includes(fn)) return "deliver";
+  if (readers.retire.includes(fn)) return "retire";
+  const spec = CHANNEL_SPECS.find((candidate) => candidate.name === channel);
+  return spec?.manifest.webhook === fn ? "webhook" : undefined;
+}
+
 /**
  * The secrets a function may read in a deployment that enables `channels`: its row of infra/secrets.json,
- * without the secrets of channels that are off. The same list becomes the function's IAM policy.
+ * then the secrets of each enabled channel that its role reads (manifest.json `readBy`). The same list
+ * becomes the function's IAM policy.
  */
 export function functionSecrets(fn: FunctionName, channels: ReadonlySet<ChannelName>): SecretGrant[] {
-  return (catalog.functions[fn] as SecretGrant[]).filter((name) => {
-    const channel = secretChannel(name);
-    return channel === undefined || channels.has(channel);
+  const own = catalog.functions[fn] as SecretGrant[];
+  const theirs = SECRET_NAMES.filter((name) => {
+    const { channel, readBy = [] } = entryOf(name);
+    if (channel === undefined || !channels.has(channel)) return false;
+    const role = channelRole(fn, channel);
+    return role !== undefined && readBy.includes(role);
   });
+  return [...own, ...theirs];
+}
+
+/** The channels a function serves in a deployment that enables `channels`: each it may read a secret of. */
+export function functionChannels(fn: FunctionName, channels: ReadonlySet<ChannelName>): ChannelName[] {
+  return CHANNEL_NAMES.filter((channel) => channels.has(channel) && channelRole(fn, channel) !== undefined);
 }
 
 const PLACEHOLDERS = new Set([
@@ -194,32 +233,22 @@ export function isPlaceholder(value: string): boolean {
   );
 }
 
-/** Tokens Mattermost generates (letters and digits), several while one replaces another. */
-const TOKEN_LIST = {
-  pattern: /^[A-Za-z0-9]+(?:\s*,\s*[A-Za-z0-9]+)*$/,
-  rule: "one or more Mattermost tokens (letters and digits), comma-separated",
-};
-
-/** Each secret's own format, as the platform issues it (a looser check would let a typo through). */
+/** Each deployment secret's own format (a channel's are in its manifest: a looser check would let a typo through). */
 const FORMATS: Partial<Record<FixedSecretName, { pattern: RegExp; rule: string }>> = {
   "api-key": { pattern: /^\S{16,}$/, rule: "at least 16 characters, no spaces" },
   // An HMAC-SHA256 key: 32 characters of a random base64 string carry about 192 bits.
   "link-secret": { pattern: /^\S{32,}$/, rule: "at least 32 characters, no spaces" },
-  "telegram/bot-token": {
-    pattern: /^\d+:[A-Za-z0-9_-]+$/,
-    rule: "<bot id>:<secret>, as @BotFather gives it",
-  },
-  // Telegram's own rule for setWebhook's secret_token.
-  "telegram/webhook-secret": { pattern: /^[A-Za-z0-9_-]{1,256}$/, rule: "1-256 of A-Z a-z 0-9 _ -" },
-  "slack/signing-secret": { pattern: /^[0-9a-f]{32}$/i, rule: "32 hexadecimal characters" },
-  "mattermost/action-secret": { pattern: /^\S{16,}$/, rule: "at least 16 characters, no spaces" },
   // Standard Webhooks' own format (lib/notify/standard-webhooks.ts): whsec_ + base64 of 24-64 key bytes.
   "notify-secret": {
     pattern: /^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/,
     rule: "whsec_ followed by the base64 of 24 to 64 random bytes",
   },
-  "mattermost/command-token": TOKEN_LIST,
-  "mattermost/outgoing-token": TOKEN_LIST,
+  ...Object.fromEntries(
+    SECRET_NAMES.flatMap((name) => {
+      const format = entryOf(name).format;
+      return format ? [[name, { pattern: new RegExp(format.pattern, format.flags), rule: format.rule }]] : [];
+    }),
+  ),
 };
 const ANY_TOKEN = { pattern: /^\S+$/, rule: "one word, without spaces" };
 

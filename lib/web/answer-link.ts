@@ -73,23 +73,15 @@ export interface AnswerLinks {
   isOn(): Promise<boolean>;
   /** The link of `answerer` (default: the owner); undefined when the page is off in this deployment. */
   urlFor(question: LinkQuestion, answerer?: string): Promise<string | undefined>;
-  /**
-   * Told when a channel could not confirm a conversation as private (the platform's API failed or refused:
-   * a missing scope, an outage). The copy is then posted as shared, without a link — fail closed — and this
-   * says why, so an operator can fix what made every copy shared.
-   */
-  privacyUnconfirmed?(channel: string, error: unknown): void;
 }
 
 export function createAnswerLinks(options: {
   publicUrl: string | undefined;
   key: () => Promise<string | undefined>;
-  privacyUnconfirmed?: (channel: string, error: unknown) => void;
 }): AnswerLinks {
   const base = options.publicUrl?.replace(/\/+$/, "");
   const keyIfOn = async () => (base === undefined ? undefined : options.key());
   return {
-    ...(options.privacyUnconfirmed && { privacyUnconfirmed: options.privacyUnconfirmed }),
     isOn: async () => (await keyIfOn()) !== undefined,
     async urlFor(question, answerer = question.owner) {
       const key = await keyIfOn();

@@ -6,8 +6,9 @@
  */
 import { randomBytes } from "node:crypto";
 import type { ApiKey, ApiKeyScope } from "../../lib/auth/api-keys.ts";
+import { CHANNEL_SPECS } from "../../lib/channels/channel-specs.ts";
 import { networkCode, parseJsonOrUndefined } from "../../lib/http/outbound.ts";
-import { CHANNEL_NAMES, type ChannelName } from "../../lib/secrets/secret-catalog.ts";
+import type { ChannelName } from "../../lib/secrets/secret-catalog.ts";
 import { type Check, fail, pass } from "./doctor-checks.ts";
 
 /** The parts of the API's bodies the doctor reads (docs/api.md); any may be missing. */
@@ -197,6 +198,11 @@ export async function checkKeyScope(
   return pass("the key is accepted (what it may do could not be told)");
 }
 
+/** The channels with a webhook (a manifest's `webhook`): the ones a probe can find on or off. */
+const WEBHOOK_CHANNELS: ChannelName[] = CHANNEL_SPECS.filter(
+  (spec) => spec.manifest.webhook !== undefined,
+).map((spec) => spec.name);
+
 export interface ChannelFindings {
   /** The channels the stack has on, failing ones included. */
   on: ChannelName[];
@@ -210,7 +216,7 @@ export interface ChannelFindings {
  */
 export async function probeChannels(client: StackClient): Promise<ChannelFindings> {
   const replies = await Promise.all(
-    CHANNEL_NAMES.map(async (channel) => {
+    WEBHOOK_CHANNELS.map(async (channel) => {
       try {
         return await client.call("POST", `/webhooks/${channel}`, { body: {}, auth: false });
       } catch (error) {
@@ -221,7 +227,7 @@ export async function probeChannels(client: StackClient): Promise<ChannelFinding
   const on: ChannelName[] = [];
   const off: ChannelName[] = [];
   const problems: Check[] = [];
-  CHANNEL_NAMES.forEach((channel, i) => {
+  WEBHOOK_CHANNELS.forEach((channel, i) => {
     const reply = replies[i] as StackReply | Error;
     const route = `POST /webhooks/${channel}`;
     if (!("status" in reply)) {

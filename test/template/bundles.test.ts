@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
+import { CHANNEL_SPECS } from "#lib/channels/channel-specs.ts";
 import { stateMachineDefinition } from "./cfn.ts";
 import {
   ALL_ON,
@@ -151,6 +152,42 @@ describe("Lambda bundles", () => {
         map.sources.filter((s) => /node_modules\/(@discordjs|adaptivecards|discord-api-types)\//.test(s)),
         fn.key,
       ).toEqual([]);
+    }
+  });
+
+  it("carry only the channels they serve: a webhook its own platform, the answer page none, delivering functions all", () => {
+    /** Per channel folder, the files of it a bundle carries beyond its spec (name, settings, secrets). */
+    const platformCode = (fn: PackagedFunction) => {
+      const map = JSON.parse(text(fn, `${handlerModule(fn)}.mjs.map`)) as { sources: string[] };
+      const code: Record<string, string[]> = {};
+      for (const source of map.sources) {
+        const [, channel, file] = /(?:^|\/)lib\/channels\/([^/]+)\/([^/]+)$/.exec(source) ?? [];
+        if (channel === undefined || file === undefined) continue;
+        if (file === "manifest.json" || file === `${channel}-spec.ts`) continue;
+        code[channel] = [...(code[channel] ?? []), file];
+      }
+      return code;
+    };
+    const byKey = new Map(functions.map((fn) => [fn.key, fn]));
+    const bundle = (key: string) => {
+      const fn = byKey.get(key);
+      if (!fn) throw new Error(`no ${key} bundle`);
+      return fn;
+    };
+    for (const spec of CHANNEL_SPECS) {
+      const webhook = spec.manifest.webhook;
+      if (webhook === undefined) continue;
+      expect(Object.keys(platformCode(bundle(webhook))), webhook).toEqual([spec.name]);
+    }
+    expect(platformCode(bundle("answerPage"))).toEqual({});
+    for (const key of ["ask", "questionsApi", "mcp", "questionTimer", "questionEvents"]) {
+      const code = platformCode(bundle(key));
+      expect(Object.keys(code).sort(), key).toEqual(CHANNEL_SPECS.map((spec) => spec.name).sort());
+      // Delivering needs each platform's client and channel, never its webhook.
+      for (const [channel, files] of Object.entries(code)) {
+        expect(files, `${key}: ${channel}`).toContain(`${channel}-channel.ts`);
+        expect(files, `${key}: ${channel}`).not.toContain(`${channel}-webhook.ts`);
+      }
     }
   });
 

@@ -1,7 +1,12 @@
 import { type DeliveryTarget, firstOpenStep, type QuestionRecord } from "../../questions/question-record.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import { browserEntry } from "../answer-in-browser.ts";
-import type { ChatChannel } from "../chat-channel.ts";
+import {
+  askPrivacy,
+  type ChatChannel,
+  ignorePrivacyUnconfirmed,
+  type PrivacyUnconfirmed,
+} from "../chat-channel.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
 import { reminderText } from "../replies.ts";
 import type { DiscordApi } from "./discord-api.ts";
@@ -39,7 +44,11 @@ const KNOWN_CHANNELS_LIMIT = 1_000;
  * else — a guild channel, a thread, a group DM, someone else's DM, a channel Discord did not describe (an
  * error) — gets the "Answer in browser" button that hands each tapper their own link privately.
  */
-export function createDiscordChannel(api: DiscordApi, links: AnswerLinks = NO_ANSWER_LINKS): ChatChannel {
+export function createDiscordChannel(
+  api: DiscordApi,
+  links: AnswerLinks = NO_ANSWER_LINKS,
+  privacyUnconfirmed: PrivacyUnconfirmed = ignorePrivacyUnconfirmed,
+): ChatChannel {
   /**
    * Channel id → the recipient of that DM, or null for a channel that is no DM, as Discord described it: a
    * channel's id never changes hands and a DM is between the bot and one user for good, so neither goes stale.
@@ -50,13 +59,15 @@ export function createDiscordChannel(api: DiscordApi, links: AnswerLinks = NO_AN
   async function dmRecipientOf(chatId: string): Promise<string | undefined> {
     const remembered = known.get(chatId);
     if (remembered !== undefined) return remembered ?? undefined;
-    let channel: { type?: unknown; recipients?: unknown } | undefined;
-    try {
-      channel = await api.request("GET", `/channels/${encodeURIComponent(chatId)}`);
-    } catch (error) {
-      links.privacyUnconfirmed?.("discord", error);
-      return undefined; // Not described: the copy is posted as in a shared channel (and asked again next time).
-    }
+    const channel = await askPrivacy(
+      () =>
+        api.request<{ type?: unknown; recipients?: unknown } | undefined>(
+          "GET",
+          `/channels/${encodeURIComponent(chatId)}`,
+        ),
+      privacyUnconfirmed,
+    );
+    // Not described: the copy is posted as in a shared channel (and asked again next time).
     if (typeof channel?.type !== "number") return undefined;
     const recipients = Array.isArray(channel.recipients) ? channel.recipients : [];
     const recipient = (recipients[0] as { id?: unknown } | undefined)?.id;

@@ -2,7 +2,12 @@ import { firstOpenStep } from "../../questions/question-record.ts";
 import type { SecretValue } from "../../secrets/secrets.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import { browserEntry } from "../answer-in-browser.ts";
-import type { ChatChannel } from "../chat-channel.ts";
+import {
+  askPrivacy,
+  type ChatChannel,
+  ignorePrivacyUnconfirmed,
+  type PrivacyUnconfirmed,
+} from "../chat-channel.ts";
 import { remembered } from "../remembered.ts";
 import { reminderText } from "../replies.ts";
 import type { MattermostApi, MattermostChannelInfo } from "./mattermost-api.ts";
@@ -36,6 +41,7 @@ export function createMattermostChannel(
   api: MattermostApi,
   actions: { url: string; secret: SecretValue },
   links: AnswerLinks = NO_ANSWER_LINKS,
+  privacyUnconfirmed: PrivacyUnconfirmed = ignorePrivacyUnconfirmed,
 ): ChatChannel {
   const botUserId = remembered(() => api.getMe().then((me) => me.id));
 
@@ -45,14 +51,12 @@ export function createMattermostChannel(
    */
   async function isPrivateTo(channelId: string, answerer: string): Promise<boolean> {
     if (!answerer.startsWith("mattermost:")) return false;
-    try {
+    const confirmed = await askPrivacy(async () => {
       const channel = await api.getChannel(channelId);
       if (channel.id !== channelId || channel.type !== "D") return false;
       return isDirectChannelWith(channel, await botUserId(), answerer.slice("mattermost:".length));
-    } catch (error) {
-      links.privacyUnconfirmed?.("mattermost", error);
-      return false;
-    }
+    }, privacyUnconfirmed);
+    return confirmed === true;
   }
 
   return {

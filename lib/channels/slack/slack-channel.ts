@@ -6,7 +6,12 @@ import {
 } from "../../questions/question-record.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import { browserEntry, copyIn } from "../answer-in-browser.ts";
-import type { ChatChannel } from "../chat-channel.ts";
+import {
+  askPrivacy,
+  type ChatChannel,
+  ignorePrivacyUnconfirmed,
+  type PrivacyUnconfirmed,
+} from "../chat-channel.ts";
 import { reminderText } from "../replies.ts";
 import type { SlackApi } from "./slack-api.ts";
 import {
@@ -48,7 +53,11 @@ function slackUserOf(identity: string): string | undefined {
   return /^slack:[^:]+:([^:]+)$/.exec(identity)?.[1];
 }
 
-export function createSlackChannel(api: SlackApi, links: AnswerLinks = NO_ANSWER_LINKS): SlackChannel {
+export function createSlackChannel(
+  api: SlackApi,
+  links: AnswerLinks = NO_ANSWER_LINKS,
+  privacyUnconfirmed: PrivacyUnconfirmed = ignorePrivacyUnconfirmed,
+): SlackChannel {
   /** IM id → its user, as Slack confirmed it: an IM is between the app and one person for good. */
   const knownIms = new Map<string, string>();
 
@@ -56,14 +65,15 @@ export function createSlackChannel(api: SlackApi, links: AnswerLinks = NO_ANSWER
   async function imUserOf(chatId: string): Promise<string | undefined> {
     const known = knownIms.get(chatId);
     if (known !== undefined) return known;
-    let info: { channel?: { is_im?: unknown; user?: unknown } };
-    try {
-      info = await api.call("conversations.info", { channel: chatId });
-    } catch (error) {
-      links.privacyUnconfirmed?.("slack", error);
-      return undefined; // Not confirmed: the copy is posted as in a shared conversation.
-    }
-    const user = info.channel?.is_im === true ? info.channel.user : undefined;
+    const info = await askPrivacy(
+      () =>
+        api.call<{ channel?: { is_im?: unknown; user?: unknown } }>("conversations.info", {
+          channel: chatId,
+        }),
+      privacyUnconfirmed,
+    );
+    // Not confirmed (undefined): the copy is posted as in a shared conversation.
+    const user = info?.channel?.is_im === true ? info.channel.user : undefined;
     if (typeof user !== "string") return undefined;
     if (knownIms.size >= KNOWN_IMS_LIMIT) knownIms.clear();
     knownIms.set(chatId, user);

@@ -1,7 +1,12 @@
 import { firstOpenStep } from "../../questions/question-record.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import { browserEntry } from "../answer-in-browser.ts";
-import type { ChatChannel } from "../chat-channel.ts";
+import {
+  askPrivacy,
+  type ChatChannel,
+  ignorePrivacyUnconfirmed,
+  type PrivacyUnconfirmed,
+} from "../chat-channel.ts";
 import { reminderText } from "../replies.ts";
 import type { TeamsApi, TeamsMember } from "./teams-api.ts";
 import { cardActivity, renderQuestionCard, renderRetiredCard } from "./teams-render.ts";
@@ -63,6 +68,7 @@ export function createTeamsChannel(
   api: TeamsApi,
   settings: { apiBase: string },
   links: AnswerLinks = NO_ANSWER_LINKS,
+  privacyUnconfirmed: PrivacyUnconfirmed = ignorePrivacyUnconfirmed,
 ): ChatChannel {
   /**
    * Whether the Bot Connector confirms `conversationId` as `answerer`'s personal chat with the bot; asked at
@@ -70,13 +76,10 @@ export function createTeamsChannel(
    */
   async function isPrivateTo(serviceUrl: string, conversationId: string, answerer: string): Promise<boolean> {
     if (!answerer.startsWith("teams:") || !conversationId.startsWith("a:")) return false;
-    try {
-      const members = await api.members(serviceUrl, conversationId);
-      return isPersonalChatWith(conversationId, members, answerer.slice("teams:".length));
-    } catch (error) {
-      links.privacyUnconfirmed?.("teams", error);
-      return false;
-    }
+    const members = await askPrivacy(() => api.members(serviceUrl, conversationId), privacyUnconfirmed);
+    return (
+      members !== undefined && isPersonalChatWith(conversationId, members, answerer.slice("teams:".length))
+    );
   }
 
   return {

@@ -28,8 +28,10 @@ const unconfirmed: [string, unknown][] = [];
 const links: AnswerLinks = {
   isOn: async () => true,
   urlFor: async (question, answerer = question.owner) => `https://x.test/${question.id}/${answerer}`,
-  privacyUnconfirmed: (channel, error) => unconfirmed.push([channel, (error as Error).message]),
 };
+/** What a channel tells the operator when it could not confirm a conversation private, recorded. */
+const privacyUnconfirmed = (channel: string) => (error: unknown) =>
+  unconfirmed.push([channel, (error as Error).message]);
 
 describe("Slack: the app's DM with the answerer", () => {
   const OWNER = "slack:T1:U1";
@@ -57,7 +59,7 @@ describe("Slack: the app's DM with the answerer", () => {
     const posted = () => calls.filter(([method]) => method === "chat.postMessage").map(([, p]) => p);
     const lookups = () =>
       calls.filter(([method]) => method === "conversations.info").map(([, p]) => p.channel);
-    return { channel: createSlackChannel(api, links), posted, lookups };
+    return { channel: createSlackChannel(api, links, privacyUnconfirmed("slack")), posted, lookups };
   }
   const browserOf = (params: Record<string, unknown> | undefined) =>
     ((params?.blocks ?? []) as { type: string; elements?: Record<string, unknown>[] }[])
@@ -137,7 +139,7 @@ describe("Discord: the bot's DM with the answerer", () => {
     };
     const reads = () => calls.filter((c) => c.method === "GET").map((c) => c.path);
     const posted = () => calls.filter((c) => c.method === "POST").map((c) => c.body);
-    return { channel: createDiscordChannel(api, links), reads, posted };
+    return { channel: createDiscordChannel(api, links, privacyUnconfirmed("discord")), reads, posted };
   }
   const browserOf = (body: unknown) =>
     ((body as { components: { components: Record<string, unknown>[] }[] }).components ?? [])

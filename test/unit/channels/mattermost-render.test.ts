@@ -183,7 +183,6 @@ describe("Mattermost: which copy carries the answerer's link", () => {
     isOn: async () => true,
     urlFor: async (question, answerer = question.owner) =>
       `https://h.example/answer/${question.id}?as=${answerer}`,
-    privacyUnconfirmed: (channel, error) => unconfirmed.push(`${channel}: ${(error as Error).message}`),
   };
   const unconfirmed: string[] = [];
   function channelWith(channelInfo: (id: string) => Promise<{ id: string; type: string; name: string }>) {
@@ -200,6 +199,7 @@ describe("Mattermost: which copy carries the answerer's link", () => {
       api,
       { url: target.url, secret: async () => target.secret },
       links,
+      (error) => unconfirmed.push(`mattermost: ${(error as Error).message}`),
     );
     return { channel, posts };
   }

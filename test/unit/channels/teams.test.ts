@@ -276,7 +276,6 @@ describe("Teams: which card carries the answerer's link", () => {
     isOn: async () => true,
     urlFor: async (question, answerer = question.owner) =>
       `https://h.example/answer/${question.id}?as=${answerer}`,
-    privacyUnconfirmed: (channel, error) => unconfirmed.push(`${channel}: ${(error as Error).message}`),
   };
   const unconfirmed: string[] = [];
   function channelWith(members: TeamsApi["members"]) {
@@ -294,7 +293,12 @@ describe("Teams: which card carries the answerer's link", () => {
         return members(url, conversation);
       },
     };
-    const channel = createTeamsChannel(api, { apiBase: "https://smba.trafficmanager.net/teams/" }, links);
+    const channel = createTeamsChannel(
+      api,
+      { apiBase: "https://smba.trafficmanager.net/teams/" },
+      links,
+      (error) => unconfirmed.push(`teams: ${(error as Error).message}`),
+    );
     return { channel, sent, asked };
   }
   const actionsOf = (activity: any) => activity.attachments[0].content.actions as any[];

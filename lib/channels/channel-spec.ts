@@ -1,0 +1,94 @@
+/**
+ * The light half of a channel's descriptor (lib/channels/channel-descriptor.ts): its name, manifest (owner
+ * format, secrets, webhook function) and configuration slice. Types and zod only, so that lib/config.ts,
+ * lib/questions and lib/secrets can derive from every channel's spec without loading any platform code.
+ */
+import { httpUrl } from "../config-values.ts";
+import * as z from "../zod.ts";
+
+/**
+ * Which functions read a channel secret: those that deliver to every enabled channel (`deliver`), those that
+ * only edit posted copies once a question ends (`retire`), the channel's own webhook (`webhook`). Which
+ * functions are of the first two kinds is infra/secrets.json's `channelReaders`.
+ */
+export type SecretReader = "deliver" | "retire" | "webhook";
+
+/** One secret of a channel: `manifest.json` `secrets.<name>`, read by the TS and by the deploy CJS alike. */
+export interface ChannelSecret {
+  /** The environment variable that holds it locally. */
+  env: string;
+  /** What it is and where to find it (`npm run secrets:put`, `npm run doctor`). */
+  about: string;
+  /** May be absent: what needs it is then off (the channel itself stays on). */
+  optional?: boolean;
+  /** Its format, as the platform issues it (absent: one word, no spaces). */
+  format?: { pattern: string; flags?: string; rule: string };
+  readBy: SecretReader[];
+}
+
+/** The part of a channel that is plain data: `lib/channels/<name>/manifest.json`. */
+export interface ChannelManifest {
+  name: string;
+  /** The owner format `<name>:<id>`: an example and what the id is (error messages and docs). */
+  owner: { example: string; id: string; idPattern?: string };
+  /** Its webhook function (serverless.yml), absent for a channel that receives nothing. */
+  webhook?: string;
+  /**
+   * Locally, without HANDRAISE_CHANNELS, the channel is on when this environment variable is set — its bot
+   * token, or a setting for a channel without secrets (absent: only when listed).
+   */
+  onLocally?: string;
+  secrets: Record<string, ChannelSecret>;
+}
+
+/** A required setting of a channel that is on: its value, or "" after noting the problem. */
+export type NeedSetting = (variable: string, value: string | undefined) => string;
+
+/**
+ * The channel's slice of the configuration: its environment variables (merged into lib/config.ts's
+ * schema, so a malformed value is refused whether or not the channel is on) and, when it is on, its typed
+ * settings. `env` of `settings` also holds the shared settings (HANDRAISE_PUBLIC_URL).
+ */
+export interface ChannelConfig<Shape extends VariableShape, Settings> {
+  variables: Shape;
+  settings(env: EnvOf<Shape> & SharedEnv, need: NeedSetting): Settings;
+}
+
+/** A channel's environment variables, by name, with the schema of each. */
+export type VariableShape = Record<string, z.ZodMiniType>;
+/** The parsed values of those variables (an optional one absent: undefined). */
+export type EnvOf<Shape extends VariableShape> = { [K in keyof Shape]: z.output<Shape[K]> };
+/** The settings every channel may read besides its own. */
+export interface SharedEnv {
+  HANDRAISE_PUBLIC_URL?: string | undefined;
+}
+
+/** The light half: everything lib/config.ts, lib/questions and lib/secrets derive. */
+export interface ChannelSpec<
+  Name extends string = string,
+  Settings = unknown,
+  Shape extends VariableShape = VariableShape,
+> {
+  name: Name;
+  manifest: ChannelManifest;
+  config: ChannelConfig<Shape, Settings>;
+}
+
+/** Checks a spec's types (the manifest JSON widens, the settings must match its variables). */
+export function defineSpec<Name extends string, Settings, Shape extends VariableShape>(
+  spec: ChannelSpec<Name, Settings, Shape>,
+): ChannelSpec<Name, Settings, Shape> {
+  return spec;
+}
+
+/** The settings of a channel whose only setting is its API's base URL (`<variable>`, default `fallback`). */
+export function apiBaseConfig<Variable extends string>(variable: Variable, fallback: string) {
+  const variables = { [variable]: z._default(httpUrl, fallback) } as Record<
+    Variable,
+    ReturnType<typeof z._default<typeof httpUrl>>
+  >;
+  return {
+    variables,
+    settings: (env: EnvOf<typeof variables>) => ({ apiBase: env[variable] }),
+  } satisfies ChannelConfig<typeof variables, { apiBase: string }>;
+}

@@ -1,0 +1,22 @@
+/**
+ * Every channel's spec — name, owner format, settings, secrets — in the order they are listed and checked.
+ * lib/config.ts, lib/questions and lib/secrets derive from this list; lib/channels/channel-list.ts lists the
+ * same channels whole (their platform code), for the functions that deliver to them. A test holds the two
+ * lists and the folders' manifest.json files (read by infra/deploy/secret-access.cjs) to the same channels.
+ */
+import { discordSpec } from "./discord/discord-spec.ts";
+import { mattermostSpec } from "./mattermost/mattermost-spec.ts";
+import { slackSpec } from "./slack/slack-spec.ts";
+import { teamsSpec } from "./teams/teams-spec.ts";
+import { telegramSpec } from "./telegram/telegram-spec.ts";
+
+export const CHANNEL_SPECS = [telegramSpec, slackSpec, discordSpec, mattermostSpec, teamsSpec] as const;
+
+export type ChannelSpecs = (typeof CHANNEL_SPECS)[number];
+export type ChannelName = ChannelSpecs["name"];
+/** Each channel's typed settings, by name. */
+export type SettingsOf<Name extends ChannelName> = ReturnType<
+  Extract<ChannelSpecs, { name: Name }>["config"]["settings"]
+>;
+
+export const CHANNEL_NAMES: readonly ChannelName[] = CHANNEL_SPECS.map((spec) => spec.name);

@@ -1,0 +1,59 @@
+/**
+ * The composition of every chat platform's webhook function, from its channel's descriptor: the services
+ * (lib/wiring.ts), the middlewares, the prelude's proof check and the platform's handler — or, when the
+ * deployment does not enable the channel, a handler that answers 404 CHANNEL_DISABLED and reads nothing.
+ * `functions/<name>-webhook.ts` is a few lines that call this with its descriptor.
+ */
+import middy from "@middy/core";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { AnyChannel, ChannelWebhookDefinition } from "./channels/channel-descriptor.ts";
+import type { Config } from "./config.ts";
+import { channelDisabled } from "./http/channel-disabled.ts";
+import { httpErrors } from "./http/middlewares.ts";
+import { webhookPrelude } from "./http/webhook-prelude.ts";
+import type { FunctionName } from "./secrets/secret-catalog.ts";
+import type { Observability } from "./telemetry/observability.ts";
+import { channelClient, channelServices, createServices } from "./wiring.ts";
+
+export interface ChatWebhookHandlerDeps {
+  observability: Observability;
+}
+
+/**
+ * The Lambda handler of a channel's webhook function (its manifest's `webhook`), built once per process.
+ * Resolves once the function's secrets are there and well-formed (it rejects naming each one that is not).
+ *
+ * @example
+ * const observability = await createObservability("telegramWebhook");
+ * export const handler = await createChatWebhookHandler(telegramWebhook, loadConfig(), { observability });
+ */
+export async function createChatWebhookHandler<Descriptor extends AnyChannel>(
+  webhook: ChannelWebhookDefinition<Descriptor>,
+  config: Config,
+  { observability }: ChatWebhookHandlerDeps,
+) {
+  const descriptor = webhook.channel;
+  const fn = descriptor.manifest.webhook as FunctionName | undefined;
+  if (fn === undefined)
+    throw new Error(`the ${descriptor.name} channel's manifest names no webhook function`);
+  const { telemetry, logger } = observability;
+  const services = createServices(config, fn, observability, [descriptor]);
+  await services.ready();
+  const base = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+    .use(observability.middlewares)
+    .use(httpErrors(telemetry, { platform: descriptor.name }));
+  if (!(config.enabledChannels as ReadonlySet<string>).has(descriptor.name)) {
+    return base.handler(channelDisabled(descriptor.name));
+  }
+  const { secrets, store, handleInbound, links, now } = services;
+  const { prelude, handler } = webhook.create(channelClient(descriptor, config, secrets), {
+    ...channelServices(descriptor, { config, secrets, links, telemetry }),
+    secrets,
+    store,
+    handleInbound,
+    onError: (error: unknown, context: string) => telemetry.failed(context, error),
+    telemetry,
+    logger,
+  });
+  return base.use(webhookPrelude({ ...prelude, now })).handler(handler);
+}
