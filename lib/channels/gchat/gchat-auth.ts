@@ -5,7 +5,7 @@
  * certificates at GOOGLE_CHAT_CERTS_URL. Every claim is checked and anything short of all of them refuses
  * the request; the signature is checked by `jose`, never by hand.
  */
-import { importX509, type JWTPayload, jwtVerify, type KeyObject } from "jose";
+import { importX509, type JWTPayload, jwtVerify } from "jose";
 import { isHttpsOrLoopback } from "../../http/outbound.ts";
 import { createSigningKeys, fetchKeyDocument, KeySetUnavailableError } from "../signing-keys.ts";
 
@@ -17,6 +17,9 @@ export const GOOGLE_CHAT_CERTS_URL =
 const CLOCK_SKEW_SECONDS = 300;
 /** Google rotates these keys within days and publishes the next one early: a set is kept six hours. */
 const CERTS_MAX_AGE_MS = 6 * 60 * 60 * 1000;
+
+/** A key as `jose` imports a certificate's. */
+type PublicKey = Awaited<ReturnType<typeof importX509>>;
 
 /** Why a token was refused: for the log, never for the caller (who gets a bare 401). */
 export class GoogleChatAuthError extends Error {
@@ -42,7 +45,7 @@ export interface GoogleChatAuthOptions {
  * await verify(event.headers.authorization);
  */
 export function createGoogleChatAuth(options: GoogleChatAuthOptions) {
-  const keys = createSigningKeys<KeyObject | CryptoKey>({
+  const keys = createSigningKeys<PublicKey>({
     maxAgeMs: CERTS_MAX_AGE_MS,
     now: options.now,
     onRefreshFailed: options.onRefreshFailed,
@@ -55,7 +58,7 @@ export function createGoogleChatAuth(options: GoogleChatAuthOptions) {
       if (typeof document !== "object" || document === null || Array.isArray(document)) {
         throw new KeySetUnavailableError("Google Chat's certificates are not a map of key ids");
       }
-      const held = new Map<string, KeyObject | CryptoKey>();
+      const held = new Map<string, PublicKey>();
       for (const [kid, pem] of Object.entries(document)) {
         if (typeof pem !== "string") continue;
         // A certificate that does not parse is left out; the others still verify.
