@@ -47,7 +47,7 @@ afterAll(async () => {
 function token(
   claims: Record<string, unknown> = {},
   options: {
-    key?: CryptoKey | Awaited<ReturnType<typeof importPKCS8>>;
+    key?: Awaited<ReturnType<typeof importPKCS8>>;
     kid?: string;
     iss?: string;
     aud?: string;
