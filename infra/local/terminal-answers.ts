@@ -7,7 +7,7 @@
  * client's.
  */
 import { interpretTypedReply } from "#lib/app/typed-reply.ts";
-import { stillNeededText } from "#lib/channels/replies.ts";
+import { invalidText, stillNeededText } from "#lib/channels/replies.ts";
 import type { QuestionRecord } from "#lib/questions/question-record.ts";
 import type { Answers } from "#lib/questions/schema.ts";
 import type { PublishedEvent } from "./event-bus.ts";
@@ -53,7 +53,7 @@ export function createTerminalAnswers(deps: TerminalAnswersDeps): TerminalAnswer
       case "none":
         return;
       case "invalid":
-        return deps.print(reply.message);
+        return deps.print(invalidText(reply.reason));
       case "incomplete": {
         kept = { questionId: question.id, answers: reply.answered };
         return deps.print(

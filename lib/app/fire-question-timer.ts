@@ -1,5 +1,4 @@
 import type { ChannelRegistry } from "../channels/chat-channel.ts";
-import { reminderText } from "../channels/replies.ts";
 import { type Delivery, escalationAtMs, type QuestionRecord } from "../questions/question-record.ts";
 import type { QuestionStore } from "../store/question-store.ts";
 import { idsOf, refOf, type Telemetry } from "../telemetry/telemetry.ts";
@@ -95,13 +94,13 @@ export function createFireQuestionTimer(deps: FireQuestionTimerDeps) {
   }
 
   async function remind(record: QuestionRecord): Promise<TimerOutcome> {
-    const text = reminderText(record, now());
+    const reminder = { leftMs: Math.max(0, record.expiresAtMs - now()) };
     await Promise.all(
       onePerChat(record.deliveries).map(async (delivery) => {
         const channel = channels.get(delivery.channel);
         try {
           if (!channel) throw new Error(`channel "${delivery.channel}" is not configured`);
-          await channel.remind(record, delivery, text);
+          await channel.remind(record, delivery, reminder);
           telemetry.reminded(refOf(record), delivery);
         } catch (error) {
           // One chat's failure does not hold the others back, nor post the others again.

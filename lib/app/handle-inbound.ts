@@ -1,6 +1,5 @@
 import type { ChannelRegistry } from "../channels/chat-channel.ts";
 import type { ControlAction, Inbound } from "../channels/inbound.ts";
-import { replies } from "../channels/replies.ts";
 import { validateAnswers } from "../questions/answers.ts";
 import { InvalidAnswerError } from "../questions/errors.ts";
 import { answerRefusal, type QuestionRecord } from "../questions/question-record.ts";
@@ -9,9 +8,9 @@ import type { QuestionStore } from "../store/question-store.ts";
 import type { AnswerLinks } from "../web/answer-link.ts";
 import { AlreadyResolvedError } from "./errors.ts";
 import { firstPending } from "./first-pending.ts";
-import type { InboundOutcome } from "./inbound-outcome.ts";
+import type { InboundOutcome, InvalidReason } from "./inbound-outcome.ts";
 import type { ResolveQuestion } from "./resolve-question.ts";
-import { interpretTypedReply } from "./typed-reply.ts";
+import { answerRefused, interpretTypedReply } from "./typed-reply.ts";
 
 export type { InboundOutcome } from "./inbound-outcome.ts";
 
@@ -23,6 +22,9 @@ export interface HandleInboundDeps {
   links: AnswerLinks;
   now: () => number;
 }
+
+/** A control that does not fit the question it names. */
+const MISMATCH: InvalidReason = { kind: "control_mismatch" };
 
 /** Longer than any platform retries a delivery (Telegram drops message updates after 24 h). */
 const DEDUPE_TTL_SECONDS = 2 * 86_400;
@@ -107,7 +109,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
       );
     } catch (error) {
       if (!(error instanceof InvalidAnswerError)) throw error;
-      return { kind: "invalid", record, message: error.message };
+      return { kind: "invalid", record, reason: answerRefused(error) };
     }
     // From a step before the last, the stepper moves on; otherwise (the last step, a typed line, a form) it
     // goes to the first question still open — the one "Still needed" names first, which a plain line answers.
@@ -138,7 +140,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
         const missing = record.questions.filter((q) => !Object.hasOwn(answers, q.id));
         return { kind: "incomplete", record, recorded: {}, missing };
       }
-      return { kind: "invalid", record, message: error.message };
+      return { kind: "invalid", record, reason: answerRefused(error) };
     }
   }
 
@@ -155,13 +157,13 @@ export function createHandleInbound(deps: HandleInboundDeps) {
         const question = record.questions[action.questionIndex];
         const option = question?.options[action.optionIndex];
         if (!question || !option || question.multiSelect) {
-          return { kind: "invalid", record, message: replies.controlDoesNotFit };
+          return { kind: "invalid", record, reason: MISMATCH };
         }
         return contribute(record, { [question.id]: [option.label] }, actor, action.questionIndex);
       }
       case "choose": {
         const question = record.questions[action.questionIndex];
-        if (!question) return { kind: "invalid", record, message: replies.controlDoesNotFit };
+        if (!question) return { kind: "invalid", record, reason: MISMATCH };
         // In the options' order, each once, whatever order the platform reported them in.
         const chosen = [...new Set(action.optionIndexes)].sort((a, b) => a - b);
         const labels = chosen.flatMap((i) => question.options[i]?.label ?? []);
@@ -173,24 +175,24 @@ export function createHandleInbound(deps: HandleInboundDeps) {
         // Written, so that a line typed next answers the step on screen (see the "text" case).
         return record.questions[action.questionIndex] && action.questionIndex > 0
           ? keepDraft(record, record.draft ?? {}, action.questionIndex - 1)
-          : { kind: "invalid", record, message: replies.controlDoesNotFit };
+          : { kind: "invalid", record, reason: MISMATCH };
       case "skip":
         return cancel(record, "skipped", actor);
       case "browser": {
         // Made for the tapper, never the owner: a link acts only as the person it was made for.
         const url = await deps.links.urlFor(record, actor);
         return url === undefined
-          ? { kind: "invalid", record, message: replies.controlDoesNotFit }
+          ? { kind: "invalid", record, reason: MISMATCH }
           : { kind: "private_link", record, url };
       }
       case "other":
         return record.questions[action.questionIndex]
           ? { kind: "needs_text", record, questionIndex: action.questionIndex }
-          : { kind: "invalid", record, message: replies.controlDoesNotFit };
+          : { kind: "invalid", record, reason: MISMATCH };
       case "toggle": {
         const question = record.questions[action.questionIndex];
         if (!question?.multiSelect || !question.options[action.optionIndex]) {
-          return { kind: "invalid", record, message: replies.controlDoesNotFit };
+          return { kind: "invalid", record, reason: MISMATCH };
         }
         return {
           kind: "toggled",
@@ -243,7 +245,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
         if (reply.kind === "incomplete") {
           return contribute(record, reply.answered, inbound.actor, undefined, reply.given);
         }
-        if (reply.kind === "invalid") return { kind: "invalid", record, message: reply.message };
+        if (reply.kind === "invalid") return { kind: "invalid", record, reason: reply.reason };
         return { kind: "ignored" };
       }
     }

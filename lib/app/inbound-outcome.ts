@@ -3,8 +3,29 @@
  * catalog, lib/channels/replies.ts, turn it into what the person is shown). A module of its own, so the catalog
  * depends on the outcomes and not on the pipeline that produces them.
  */
+import type { InvalidAnswerReason } from "../questions/errors.ts";
 import type { QuestionRecord } from "../questions/question-record.ts";
 import type { Answers, Question } from "../questions/schema.ts";
+
+/**
+ * Why an event was refused and changed nothing: data, never a sentence — the reply catalog
+ * (lib/channels/replies.ts, `invalidText`) says it.
+ */
+export type InvalidReason =
+  /** A control that names no option, step or link of this question (or Back on the first step). */
+  | { kind: "control_mismatch" }
+  /** A typed option number that names no option of `question` (`several`: the prompt holds more than it). */
+  | { kind: "no_such_option"; question: Question; typed: string; several: boolean }
+  /**
+   * An answer the contract refuses (lib/questions/answers.ts): its problem, the question it is about, and the
+   * contract's own sentence for it — the one the HTTP API returns too, so it is said in one place.
+   */
+  | {
+      kind: "answer_refused";
+      problem: InvalidAnswerReason;
+      questionId: string | undefined;
+      contractMessage: string;
+    };
 
 /** What became of an inbound chat event; the platform adapter turns it into the platform's reply. */
 export type InboundOutcome =
@@ -29,7 +50,8 @@ export type InboundOutcome =
    * it kept nothing) and the questions still `missing`, which the person is told.
    */
   | { kind: "incomplete"; record: QuestionRecord; recorded: Answers; missing: Question[] }
-  | { kind: "invalid"; record: QuestionRecord; message: string }
+  /** Refused, nothing changed: `reason` says why (the reply catalog turns it into the sentence). */
+  | { kind: "invalid"; record: QuestionRecord; reason: InvalidReason }
   /** `/question`: the pending question was posted again here. */
   | { kind: "shown"; record: QuestionRecord }
   /** "Other…": the owner wants to type an answer to this sub-question. */

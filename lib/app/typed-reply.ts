@@ -1,7 +1,7 @@
 import { InvalidAnswerError, parseTextReply, validateAnswers } from "../questions/index.ts";
 import { isNumberNamingNoOption } from "../questions/reply-parser.ts";
 import type { Answers, Question } from "../questions/schema.ts";
-import { cutText } from "../questions/text.ts";
+import type { InvalidReason } from "./inbound-outcome.ts";
 
 export type TypedReply =
   | { kind: "answer"; answers: Answers }
@@ -10,8 +10,8 @@ export type TypedReply =
    * far (`earlier`'s too), `given` only this text's, which the user is told were recorded.
    */
   | { kind: "incomplete"; answered: Answers; given: Answers; missing: Question[] }
-  /** Nothing is taken from this text: tell the user `message` and let them type again. */
-  | { kind: "invalid"; message: string }
+  /** Nothing is taken from this text: tell the user why (`reason`, lib/channels/replies.ts) and let them type again. */
+  | { kind: "invalid"; reason: InvalidReason }
   | { kind: "skip" }
   | { kind: "cancel" }
   | { kind: "none" };
@@ -28,7 +28,7 @@ export type TypedReply =
  * @example
  * interpretTypedReply(questions, "checks: 1")                    // → incomplete, missing deploy_target…
  * interpretTypedReply(questions, "2", { checks: ["Unit"] })      // → the next open question gets "2"
- * interpretTypedReply([deployTarget], "3")  // → invalid: "There is no option 3 — type a number 1–2 or …"
+ * interpretTypedReply([deployTarget], "3")  // → invalid: { kind: "no_such_option", typed: "3", … }
  */
 export function interpretTypedReply(
   questions: readonly Question[],
@@ -38,8 +38,10 @@ export function interpretTypedReply(
   const reply = parseTextReply(questions, text, earlier);
   if (reply.kind !== "answer") return reply;
   const slip = numberNamingNoOption(questions, reply.answers);
-  if (slip)
-    return { kind: "invalid", message: noOptionText(slip.question, slip.value, questions.length > 1) };
+  if (slip) {
+    const reason = { kind: "no_such_option", ...slip, several: questions.length > 1 } as const;
+    return { kind: "invalid", reason };
+  }
 
   const answered: Answers = {};
   for (const question of questions) {
@@ -50,7 +52,7 @@ export function interpretTypedReply(
     return { kind: "answer", answers: validateAnswers(questions, answered) };
   } catch (error) {
     if (!(error instanceof InvalidAnswerError)) throw error;
-    if (error.reason !== "missing") return { kind: "invalid", message: error.message };
+    if (error.reason !== "missing") return { kind: "invalid", reason: answerRefused(error) };
     return {
       kind: "incomplete",
       answered,
@@ -68,19 +70,20 @@ export function interpretTypedReply(
 function numberNamingNoOption(
   questions: readonly Question[],
   answers: Answers,
-): { question: Question; value: string } | undefined {
+): { question: Question; typed: string } | undefined {
   for (const question of questions) {
     const value = answers[question.id]?.find((v) => isNumberNamingNoOption(question, v));
-    if (value !== undefined) return { question, value: value.trim() };
+    if (value !== undefined) return { question, typed: value.trim() };
   }
   return undefined;
 }
 
-/** The one sentence for a typed option number that names no option; with several questions, says which. */
-export function noOptionText(question: Question, typed: string, several: boolean): string {
-  // A number as long as a message would make the sentence longer than one: its start says enough.
-  const sentence = `there is no option ${cutText(typed, 24)} — type a number 1–${question.options.length} or your own answer.`;
-  return several
-    ? `${question.header} [${question.id}]: ${sentence}`
-    : `${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}`;
+/** The contract's refusal of an answer, as the reason an event changed nothing. */
+export function answerRefused(error: InvalidAnswerError): InvalidReason {
+  return {
+    kind: "answer_refused",
+    problem: error.reason,
+    questionId: error.questionId,
+    contractMessage: error.message,
+  };
 }

@@ -6,7 +6,8 @@ import type { Delivery, DeliveryTarget, QuestionRecord } from "../questions/ques
  *
  * @example
  * const delivery = await channel.deliver(record, { channel: "telegram", chatId: "42" }, "telegram:42");
- * // … while it waits: await channel.remind(record, delivery, "Still waiting for your answer — 5 min left");
+ * // … while it waits (posts "Still waiting for your answer — 5 min left"):
+ * await channel.remind(record, delivery, { leftMs: 300_000 });
  * // … once the question has ended:
  * await channel.retire(closedRecord, delivery);
  */
@@ -25,10 +26,17 @@ export interface ChatChannel {
    */
   retire(question: QuestionRecord, delivery: Delivery): Promise<void>;
   /**
-   * Posts `text` (a reminder) as a new message in the copy's chat — a reply to the copy where the platform
-   * has replies — so the question's own message and its controls stay as they are.
+   * Posts the reminder (its sentence from the reply catalog, `reminderText`) as a new message in the copy's
+   * chat — a reply to the copy where the platform has replies — so the question's own message and its
+   * controls stay as they are.
    */
-  remind(question: QuestionRecord, delivery: Delivery, text: string): Promise<void>;
+  remind(question: QuestionRecord, delivery: Delivery, reminder: Reminder): Promise<void>;
+}
+
+/** A reminder as the application layer decides it: data, which the reply catalog puts into words. */
+export interface Reminder {
+  /** How long is left until the question's deadline, in milliseconds (never below 0). */
+  readonly leftMs: number;
 }
 
 /** The channels a deployment has configured, by name (`Delivery.channel`). */

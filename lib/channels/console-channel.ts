@@ -1,8 +1,7 @@
 import { renderPromptText } from "../questions/index.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../web/answer-link.ts";
-import { ANSWER_IN_BROWSER } from "./answer-in-browser.ts";
 import type { ChatChannel } from "./chat-channel.ts";
-import { outcomeText } from "./replies.ts";
+import { answerLinkLine, outcomeText, reminderText } from "./replies.ts";
 
 /**
  * The terminal of the local stack as a chat: the prompt (under the question's context) is written as text
@@ -18,14 +17,15 @@ export function createConsoleChannel(
     name: "console",
     async deliver(question, target, answerer) {
       const url = await links.urlFor(question, answerer);
-      const link = url === undefined ? "" : `\n${ANSWER_IN_BROWSER}: ${url}\n`;
+      const link = url === undefined ? "" : `\n${answerLinkLine(url)}\n`;
       write(`\n[${question.id}] ${renderPromptText(question.questions, question.context)}\n${link}`);
       return { ...target, messageId: question.id, privateTo: answerer };
     },
     async retire(question) {
       write(`[${question.id}] ${outcomeText(question)}\n`);
     },
-    async remind(question, _delivery, text) {
+    async remind(question, _delivery, reminder) {
+      const text = reminderText(reminder);
       write(`[${question.id}] ${text}\n`);
     },
   };

@@ -33,7 +33,10 @@ export type ControlKind =
 export interface Control {
   kind: ControlKind;
   questionId: string;
-  /** Position of the sub-question in the record (0 where the kind names none). */
+  /**
+   * Position of the sub-question in the record: the step the control was drawn on, for the whole prompt's
+   * controls (Skip, Answer in a form, Answer in browser) too (lib/channels/prompt-view.ts).
+   */
   questionIndex: number;
   /** Position of the option (0 where the kind names none). */
   optionIndex: number;

@@ -2,7 +2,8 @@
  * The one inbound type every chat platform's webhook is turned into, after its signature was verified.
  * Adapters parse; the `handle-inbound` use case routes, checks the owner and resolves.
  */
-import type { Answers } from "../questions/schema.ts";
+import type { QuestionRecord } from "../questions/question-record.ts";
+import type { Answers, Question } from "../questions/schema.ts";
 
 export type Platform = "telegram" | "slack" | "discord" | "mattermost" | "teams";
 
@@ -59,3 +60,21 @@ export type Inbound =
       command: "cancel" | "question";
       replyToMessageId?: string | undefined;
     });
+
+/**
+ * What a submitted form gives sub-question `questionIndex` of `record`: the values `read` takes from it for
+ * that question, under its id — nothing when the record has no such question or nothing was given, so the
+ * shared pipeline tells what is still needed.
+ *
+ * @example
+ * stepAnswers(record, 1, (question) => ["Unit"]) // → { checks: ["Unit"] }
+ */
+export function stepAnswers(
+  record: QuestionRecord,
+  questionIndex: number,
+  read: (question: Question) => readonly string[] | undefined,
+): Answers {
+  const question = record.questions[questionIndex];
+  const values = question && read(question);
+  return question && values && values.length > 0 ? { [question.id]: [...values] } : {};
+}

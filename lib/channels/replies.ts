@@ -4,10 +4,12 @@
  * none writes its own.
  */
 
-import type { InboundOutcome } from "../app/inbound-outcome.ts";
+import type { InboundOutcome, InvalidReason } from "../app/inbound-outcome.ts";
 import type { QuestionRecord } from "../questions/question-record.ts";
 import type { Answers, Question } from "../questions/schema.ts";
+import { cutText } from "../questions/text.ts";
 import { ANSWER_IN_BROWSER } from "./answer-in-browser.ts";
+import type { Reminder } from "./chat-channel.ts";
 import { fitToLimit } from "./fit.ts";
 
 /** The fixed sentences and labels. */
@@ -77,6 +79,22 @@ export function stepProgressText(questionIndex: number, count: number): string {
   return `${questionIndex + 1} of ${count}`;
 }
 
+/**
+ * A prompt's typed-reply hint (lib/questions/prompt-text.ts) with the platform's own slash command for
+ * cancelling where `/cancel` is not one (Slack's and Mattermost's `/handraise cancel`); the rest as written.
+ *
+ * @example
+ * withCancelCommand("… Reply skip to skip, /cancel to cancel.", "/handraise") // "… /handraise cancel to cancel."
+ */
+export function withCancelCommand(prompt: string, command: string): string {
+  return prompt.replace(/\/cancel to cancel\.$/, `${command} cancel to cancel.`);
+}
+
+/** The answer page's link as a line of text, where a platform has no link button for it (or the terminal). */
+export function answerLinkLine(url: string): string {
+  return `${ANSWER_IN_BROWSER}: ${url}`;
+}
+
 /** What "Other…" asks for on platforms that take the text as a reply (Telegram's forced reply). */
 export function typeYourAnswerText(question: Pick<Question, "header"> | undefined): string {
   return `Type your answer to “${question?.header ?? "the question"}” as a reply to this message.`;
@@ -129,8 +147,8 @@ export function endedText(record: QuestionRecord): string {
  * The reminder posted under a question that is still waiting at one of its reminder times: how long is left
  * until its deadline, in minutes (seconds in its last minute, hours and minutes past two hours).
  */
-export function reminderText(record: QuestionRecord, nowMs: number): string {
-  return `Still waiting for your answer — ${timeLeft(record.expiresAtMs - nowMs)} left`;
+export function reminderText(reminder: Reminder): string {
+  return `Still waiting for your answer — ${timeLeft(reminder.leftMs)} left`;
 }
 
 function timeLeft(ms: number): string {
@@ -161,6 +179,32 @@ export function stillNeededText(
     .map((q) => `${q.header}: ${(recorded[q.id] ?? []).join(", ")}`);
   const stillNeeded = `Still needed: ${missing.map((q) => `${q.header} [${q.id}]`).join(", ")}.`;
   return kept.length === 0 ? stillNeeded : `Recorded: ${kept.join("; ")}. ${stillNeeded}`;
+}
+
+/**
+ * What a person is told when what they sent changed nothing (lib/app returns the reason, never the words).
+ *
+ * @example
+ * invalidText({ kind: "control_mismatch" }) // → "That control does not fit this question."
+ */
+export function invalidText(reason: InvalidReason): string {
+  switch (reason.kind) {
+    case "control_mismatch":
+      return replies.controlDoesNotFit;
+    case "no_such_option":
+      return noOptionText(reason.question, reason.typed, reason.several);
+    case "answer_refused":
+      return reason.contractMessage;
+  }
+}
+
+/** The one sentence for a typed option number that names no option; with several questions, says which. */
+export function noOptionText(question: Question, typed: string, several: boolean): string {
+  // A number as long as a message would make the sentence longer than one: its start says enough.
+  const sentence = `there is no option ${cutText(typed, 24)} — type a number 1–${question.options.length} or your own answer.`;
+  return several
+    ? `${question.header} [${question.id}]: ${sentence}`
+    : `${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}`;
 }
 
 /** Whether a sentence fits where it is sent (its platform's escaping and limit, lib/channels/platform-limits.ts). */
@@ -199,7 +243,7 @@ export function outcomeReplyText(outcome: InboundOutcome, fits: TextFits = anySi
         fits,
       );
     case "invalid":
-      return outcome.message;
+      return invalidText(outcome.reason);
     case "duplicate":
     case "shown":
     case "needs_text":

@@ -3,6 +3,7 @@ import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import { browserEntry } from "../answer-in-browser.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
+import { reminderText } from "../replies.ts";
 import type { DiscordApi } from "./discord-api.ts";
 import { escapeMarkdown, NO_MENTIONS, promptMessage, retiredContent } from "./discord-render.ts";
 
@@ -97,7 +98,8 @@ export function createDiscordChannel(api: DiscordApi, links: AnswerLinks = NO_AN
       if (delivery.messageId === undefined) return;
       await retireMessage(api, record, delivery.chatId, delivery.messageId);
     },
-    async remind(_record, delivery, text) {
+    async remind(_record, delivery, reminder) {
+      const text = reminderText(reminder);
       if (delivery.messageId === undefined) return;
       await api.request("POST", messagesPath(delivery.chatId), {
         content: escapeMarkdown(text),

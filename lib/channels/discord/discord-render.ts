@@ -10,10 +10,12 @@ import { parseTextReply, renderPromptText } from "../../questions/index.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import { type Answers, MAX_ANSWER_VALUE_UNITS, type Question } from "../../questions/schema.ts";
 import { ANSWER_IN_BROWSER, type BrowserEntry, NO_BROWSER_ENTRY } from "../answer-in-browser.ts";
-import { type ControlKind, encodeControl } from "../control-codec.ts";
+import { encodeControl } from "../control-codec.ts";
 import { fitToLimit } from "../fit.ts";
+import { stepAnswers } from "../inbound.ts";
 import { PLATFORM_LIMITS } from "../platform-limits.ts";
-import { outcomeText, replies, stepProgressText, type TextFits } from "../replies.ts";
+import { controlOf, promptView, type StepView } from "../prompt-view.ts";
+import { replies, type TextFits } from "../replies.ts";
 
 const LIMITS = PLATFORM_LIMITS.discord;
 
@@ -68,13 +70,14 @@ export function clip(text: string, max: number): string {
  * connection). The Discord guidance line replaces it.
  */
 function promptBody(record: QuestionRecord, step?: number): string {
-  const stepping = step !== undefined && record.questions.length > 1 ? record.questions[step] : undefined;
+  const view = promptView(record, { step: step ?? 0 });
+  const shown = view.step;
   // The step's question is led by where it stands.
-  const shown =
-    stepping && step !== undefined
-      ? [{ ...stepping, header: `${stepProgressText(step, record.questions.length)} · ${stepping.header}` }]
-      : record.questions;
-  const text = renderPromptText(shown, record.context);
+  const questions =
+    step !== undefined && shown?.progress !== undefined
+      ? [{ ...shown.question, header: `${shown.progress} · ${shown.question.header}` }]
+      : view.questions;
+  const text = renderPromptText(questions, view.context);
   return escapeMarkdown(text.slice(0, text.lastIndexOf("\n\n")));
 }
 
@@ -85,7 +88,7 @@ const withinContent = (content: string) => content.length <= MAX_CONTENT;
  * (lib/channels/fit.ts): descriptions first, then the question's text; never its options or the guidance.
  */
 export function promptContent(record: QuestionRecord, step = 0): string {
-  const tail = `\n\n${record.questions[step]?.multiSelect ? replies.discordHowToPick : replies.discordHowToTap}`;
+  const tail = `\n\n${promptView(record, { step }).step?.multiSelect ? replies.discordHowToPick : replies.discordHowToTap}`;
   const content = fitToLimit(record, (shown) => `${promptBody(shown, step)}${tail}`, withinContent);
   return withinContent(content)
     ? content
@@ -99,7 +102,7 @@ export function promptContent(record: QuestionRecord, step = 0): string {
 export function retiredContent(record: QuestionRecord): string {
   return fitToLimit(
     record,
-    (shown) => `${promptBody(shown)}\n\n${escapeMarkdown(outcomeText(shown))}`,
+    (shown) => `${promptBody(shown)}\n\n${escapeMarkdown(promptView(shown).outcome)}`,
     withinContent,
     { ended: true },
   );
@@ -132,44 +135,44 @@ export function renderComponents(
   browser: BrowserEntry = NO_BROWSER_ENTRY,
   step = 0,
 ): Component[] {
-  const question = record.questions[step];
-  if (!question) return [];
-  const control = (kind: ControlKind, optionIndex = 0) =>
-    encodeControl({ kind, questionId: record.id, questionIndex: step, optionIndex });
-  const chosen = new Set(record.draft?.[question.id] ?? []);
-  const firstRow: Component[] = question.multiSelect
+  return componentsOf(promptView(record, { step, browser }).step);
+}
+
+/** The view's step as Discord's two rows: the choices (buttons or one select), then the step's controls. */
+function componentsOf(shown: StepView | undefined): Component[] {
+  if (!shown) return [];
+  const choose = controlOf(shown, "choose");
+  const firstRow: Component[] = choose
     ? [
         {
           type: STRING_SELECT,
-          custom_id: control("choose"),
-          placeholder: replies.chooseOneOrMore,
+          custom_id: encodeControl(choose.control),
+          placeholder: choose.label,
           min_values: 1,
-          max_values: question.options.length,
-          options: question.options.map((option, index) => ({
-            label: clip(option.label, LIMITS.selectOptionText),
-            value: String(index),
-            ...(option.description !== undefined && {
-              description: clip(option.description, LIMITS.selectOptionText),
+          max_values: shown.choices.length,
+          options: shown.choices.map((choice) => ({
+            label: clip(choice.label, LIMITS.selectOptionText),
+            value: String(choice.index),
+            ...(choice.description !== undefined && {
+              description: clip(choice.description, LIMITS.selectOptionText),
             }),
-            ...(chosen.has(option.label) && { default: true }),
+            ...(choice.chosen && { default: true }),
           })),
         },
       ]
-    : question.options.map((option, index) =>
-        button(option.label, control("option", index), chosen.has(option.label) ? SUCCESS : PRIMARY),
+    : shown.choices.map((choice) =>
+        button(choice.label, encodeControl(choice.control), choice.chosen ? SUCCESS : PRIMARY),
       );
+  // The select submits once, so there is nothing to toggle and no Done; the form is Slack's.
+  const secondRow = shown.controls.flatMap((c): Component[] => {
+    if (c.kind === "link") return [linkButton(c.url)];
+    if (c.kind === "other" || c.kind === "back" || c.kind === "browser")
+      return [button(c.label, encodeControl(c.control))];
+    return c.kind === "skip" ? [button(c.label, encodeControl(c.control), DANGER)] : [];
+  });
   return [
     { type: ACTION_ROW, components: firstRow },
-    {
-      type: ACTION_ROW,
-      components: [
-        button(replies.other, control("other")),
-        ...(step > 0 ? [button(replies.back, control("back"))] : []),
-        ...(browser.kind === "link" ? [linkButton(browser.url)] : []),
-        ...(browser.kind === "control" ? [button(ANSWER_IN_BROWSER, control("browser"))] : []),
-        button(replies.skip, control("skip"), DANGER),
-      ],
-    },
+    { type: ACTION_ROW, components: secondRow },
   ];
 }
 
@@ -235,7 +238,5 @@ export function otherAnswer(
   sub: number,
   fields: ReadonlyMap<string, string>,
 ): Answers {
-  const question = record.questions[sub];
-  const values = question && typedValue(question, fields.get(OTHER_INPUT_ID));
-  return question && values ? { [question.id]: values } : {};
+  return stepAnswers(record, sub, (question) => typedValue(question, fields.get(OTHER_INPUT_ID)));
 }

@@ -4,6 +4,7 @@ import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import { browserEntry } from "../answer-in-browser.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import { remembered } from "../remembered.ts";
+import { reminderText } from "../replies.ts";
 import type { MattermostApi, MattermostChannelInfo } from "./mattermost-api.ts";
 import { type ActionTarget, escapeMarkdown, renderPost, retiredPost } from "./mattermost-render.ts";
 
@@ -71,7 +72,8 @@ export function createMattermostChannel(
       if (delivery.messageId === undefined) return;
       await api.patchPost(delivery.messageId, retiredPost(record));
     },
-    async remind(_record, delivery, text) {
+    async remind(_record, delivery, reminder) {
+      const text = reminderText(reminder);
       if (delivery.messageId === undefined) return;
       await api.createPost({
         channel_id: delivery.chatId,

@@ -12,7 +12,8 @@ import { ANSWER_IN_BROWSER, type BrowserEntry, NO_BROWSER_ENTRY } from "../answe
 import type { Control } from "../control-codec.ts";
 import { fitToLimit } from "../fit.ts";
 import { codePoints, PLATFORM_LIMITS } from "../platform-limits.ts";
-import { outcomeText, replies, stepProgressText, type TextFits } from "../replies.ts";
+import { promptView, type StepView } from "../prompt-view.ts";
+import { replies, type TextFits, withCancelCommand } from "../replies.ts";
 import type { Dialog, DialogElement, PostAction, PostContent } from "./mattermost-api.ts";
 import { signControl, signDialogState } from "./mattermost-signature.ts";
 
@@ -60,10 +61,7 @@ export function cutBytes(text: string, maxBytes: number): string {
  * be an unknown command there); what the model or the caller wrote is left as written.
  */
 export function promptText(questions: readonly Question[], context?: string): string {
-  return renderPromptText(questions, context).replace(
-    /\/cancel to cancel\.$/,
-    "/handraise cancel to cancel.",
-  );
+  return withCancelCommand(renderPromptText(questions, context), "/handraise");
 }
 
 export function renderMessage(record: QuestionRecord): string {
@@ -76,65 +74,40 @@ export function renderMessage(record: QuestionRecord): string {
  * lib/app/handle-inbound.ts).
  */
 export function stepMessage(record: QuestionRecord, step: number): string {
-  const question = record.questions[step];
-  if (record.questions.length === 1 || !question) return renderMessage(record);
-  const progress = stepProgressText(step, record.questions.length);
-  return `**${escapeMarkdown(progress)}**\n\n${escapeMarkdown(promptText([question], record.context))}`;
+  const shown = promptView(record, { step }).step;
+  if (shown?.progress === undefined) return renderMessage(record);
+  return `**${escapeMarkdown(shown.progress)}**\n\n${escapeMarkdown(promptText([shown.question], record.context))}`;
 }
 
 /**
- * The buttons of the question at `step`, each carrying its signed control: a single-select question's
- * options (the one the draft holds drawn `primary`) and Other… (a dialog); a multi-select question's Choose…
- * (attachments have no multi-select: it opens a dialog with one, and a field for an own answer); Back from
- * the second step on; on a shared copy (`browserControl`) "Answer in browser", whose tap hands the tapper
- * their own link in an ephemeral reply; Skip always.
+ * The buttons of the view's step, each carrying its signed control: a single-select question's options (the
+ * chosen one drawn `primary`) and Other… (a dialog; `primary` when the draft holds an own answer); a
+ * multi-select question's Choose… (attachments have no multi-select: it opens a dialog with one, and a field
+ * for an own answer); Back from the second step on; on a shared copy "Answer in browser", whose tap hands the
+ * tapper their own link in an ephemeral reply (a private copy's link is in the message); Skip always.
  */
-export function renderActions(
-  record: QuestionRecord,
-  target: ActionTarget,
-  step = 0,
-  browserControl = false,
-): PostAction[] {
-  const question = record.questions[step];
-  if (!question) return [];
-  const chosen = record.draft?.[question.id] ?? [];
-  const button = (
-    id: string,
-    name: string,
-    control: Pick<Control, "kind"> & Partial<Control>,
-    marked = false,
-  ): PostAction => ({
+export function renderActions(step: StepView, target: ActionTarget): PostAction[] {
+  const button = (id: string, name: string, control: Control, marked = false): PostAction => ({
     id,
     type: "button",
     name,
     ...(marked && { style: "primary" }),
-    integration: {
-      url: target.url,
-      context: {
-        ...signControl(target.secret, {
-          questionId: record.id,
-          questionIndex: step,
-          optionIndex: 0,
-          ...control,
-        }),
-      },
-    },
+    integration: { url: target.url, context: { ...signControl(target.secret, control) } },
   });
-  const actions: PostAction[] = [];
-  if (question.multiSelect) {
-    actions.push(button("choose", replies.chooseOneOrMore, { kind: "choose" }, chosen.length > 0));
-  } else {
-    for (const [index, option] of question.options.entries()) {
-      const marked = chosen.includes(option.label);
-      actions.push(button(`option${index}`, option.label, { kind: "option", optionIndex: index }, marked));
+  const typed = step.typed.length > 0;
+  const actions = step.choices.flatMap((choice) =>
+    step.multiSelect ? [] : [button(`option${choice.index}`, choice.label, choice.control, choice.chosen)],
+  );
+  for (const c of step.controls) {
+    if (c.kind === "choose") {
+      const marked = typed || step.choices.some((choice) => choice.chosen);
+      actions.push(button(c.kind, c.label, c.control, marked));
+    } else if (c.kind === "other" && !step.multiSelect) {
+      actions.push(button(c.kind, c.label, c.control, typed));
+    } else if (c.kind === "back" || c.kind === "browser" || c.kind === "skip") {
+      actions.push(button(c.kind, c.label, c.control));
     }
-    const typed = chosen.length > 0 && !question.options.some((option) => chosen.includes(option.label));
-    actions.push(button("other", replies.other, { kind: "other" }, typed));
   }
-  if (step > 0) actions.push(button("back", replies.back, { kind: "back" }));
-  if (browserControl)
-    actions.push(button("browser", ANSWER_IN_BROWSER, { kind: "browser", questionIndex: 0 }));
-  actions.push(button("skip", replies.skip, { kind: "skip", questionIndex: 0 }));
   return actions;
 }
 
@@ -164,14 +137,15 @@ export function renderPost(
 ): PostContent {
   const withLink = (message: string) =>
     browser.kind === "link" ? `${message}\n\n${answerLinkMarkdown(browser.url)}` : message;
-  const actions = renderActions(record, target, step, browser.kind === "control");
+  const shown = promptView(record, { step, browser }).step;
+  const actions = shown ? renderActions(shown, target) : [];
   return {
     // Shortened to fit (lib/channels/fit.ts): descriptions first, then the question's text.
     message: fitToLimit(record, (shown) => withLink(stepMessage(shown, step)), withinPost),
     props: {
       // The plain-text fallback (notifications, old clients) is the question itself, its @ defused like the
       // message's, so no client that reads it for mentions can be made to notify a channel.
-      attachments: [{ fallback: (record.questions[step]?.question ?? "").replace(/@/g, "@\u200b"), actions }],
+      attachments: [{ fallback: (shown?.question.question ?? "").replace(/@/g, "@\u200b"), actions }],
     },
   };
 }
@@ -183,7 +157,7 @@ export function renderPost(
 export function retiredPost(record: QuestionRecord): PostContent {
   const message = fitToLimit(
     record,
-    (shown) => `${renderMessage(shown)}\n\n**${escapeMarkdown(outcomeText(shown))}**`,
+    (shown) => `${renderMessage(shown)}\n\n**${escapeMarkdown(promptView(shown).outcome)}**`,
     withinPost,
     { ended: true },
   );

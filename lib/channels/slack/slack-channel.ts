@@ -7,6 +7,7 @@ import {
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import { browserEntry, copyIn } from "../answer-in-browser.ts";
 import type { ChatChannel } from "../chat-channel.ts";
+import { reminderText } from "../replies.ts";
 import type { SlackApi } from "./slack-api.ts";
 import {
   escapeMrkdwn,
@@ -118,7 +119,8 @@ export function createSlackChannel(api: SlackApi, links: AnswerLinks = NO_ANSWER
         blocks: renderRetiredBlocks(record),
       });
     },
-    async remind(_record, delivery, text) {
+    async remind(_record, delivery, reminder) {
+      const text = reminderText(reminder);
       if (delivery.messageId === undefined) return;
       await api.call("chat.postMessage", {
         channel: delivery.chatId,

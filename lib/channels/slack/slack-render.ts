@@ -20,10 +20,11 @@ import { renderPromptText } from "../../questions/index.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import { MAX_ANSWER_VALUE_UNITS, type Question } from "../../questions/schema.ts";
 import { ANSWER_IN_BROWSER, type BrowserEntry, NO_BROWSER_ENTRY } from "../answer-in-browser.ts";
-import { type Control, encodeControl } from "../control-codec.ts";
+import { encodeControl } from "../control-codec.ts";
 import { fitToLimit } from "../fit.ts";
 import { PLATFORM_LIMITS } from "../platform-limits.ts";
-import { outcomeText, replies, stepProgressText, type TextFits } from "../replies.ts";
+import { controlOf, promptView, type StepView } from "../prompt-view.ts";
+import { replies, type TextFits, withCancelCommand } from "../replies.ts";
 
 /** The slash command of infra/slack/manifest.yml: `/handraise cancel`, `/handraise question`. */
 export const SLASH_COMMAND = "/handraise";
@@ -64,10 +65,6 @@ const section = (text: string) => ({ type: "section", text: { type: "mrkdwn", te
 
 // ── Messages ───────────────────────────────────────────────────────────────────────────────────────────
 
-/** The action_id (and value) of a control of `record`: the shared codec's string. */
-const controlId = (record: QuestionRecord, kind: Control["kind"], questionIndex = 0, optionIndex = 0) =>
-  encodeControl({ kind, questionId: record.id, questionIndex, optionIndex });
-
 const button = (text: string, id: string, style?: "primary") => ({
   type: "button",
   action_id: id,
@@ -100,56 +97,36 @@ const linkButton = (url: string) => ({
 const CHOSEN_MARK = "✓ ";
 
 /**
- * One question's own controls: a button per option (the one in `chosen` marked and primary), or checkboxes
- * (the `chosen` ones ticked) and Done; then Other…. `chosen`: the labels the draft holds for it.
+ * The actions block of the view's step (step 0 for a single question): a button per option (the chosen one
+ * marked and primary), or checkboxes (the chosen ones ticked) and Done; then the step's other controls in the
+ * view's order — Other…, Back, Answer in a form, Answer in browser (its answerer's link, or the control), Skip.
  */
-function questionControls(
-  record: QuestionRecord,
-  questionIndex: number,
-  chosen: readonly string[],
-): { blockId: string; elements: SlackBlock[] } {
-  const question = record.questions[questionIndex] as Question;
-  const id = (kind: Control["kind"], optionIndex = 0) => controlId(record, kind, questionIndex, optionIndex);
-  const chosenIndexes = question.options.flatMap((o, i) => (chosen.includes(o.label) ? [i] : []));
+function actions(step: StepView): SlackBlock {
+  const chosen = step.choices.filter((choice) => choice.chosen).map((choice) => choice.index);
   const elements: SlackBlock[] = [];
-  if (question.multiSelect) {
-    const options = checkboxOptions(question, (_, i) => `${i}`);
-    const ticked = options.filter((_, i) => chosenIndexes.includes(i));
+  const choose = controlOf(step, "choose");
+  if (choose) {
+    const options = checkboxOptions(step.question, (_, i) => `${i}`);
+    const ticked = options.filter((_, i) => chosen.includes(i));
     elements.push({
       type: "checkboxes",
-      action_id: id("choose"),
+      action_id: encodeControl(choose.control),
       options,
       ...(ticked.length > 0 && { initial_options: ticked }),
     });
-    elements.push(button(replies.done, id("done"), "primary"));
   } else {
-    question.options.forEach((option, index) => {
-      const marked = chosenIndexes.includes(index);
-      elements.push(
-        button(
-          marked ? `${CHOSEN_MARK}${option.label}` : option.label,
-          id("option", index),
-          marked ? "primary" : undefined,
-        ),
-      );
-    });
+    for (const choice of step.choices) {
+      const label = choice.chosen ? `${CHOSEN_MARK}${choice.label}` : choice.label;
+      elements.push(button(label, encodeControl(choice.control), choice.chosen ? "primary" : undefined));
+    }
   }
-  elements.push(button(replies.other, id("other")));
+  for (const c of step.controls) {
+    if (c.kind === "link") elements.push(linkButton(c.url));
+    else if (c.kind !== "choose")
+      elements.push(button(c.label, encodeControl(c.control), c.kind === "done" ? "primary" : undefined));
+  }
   // Slack keeps a message's input state per block_id: a step drawn with other ticks needs a fresh one.
-  return { blockId: `q|${questionIndex}|${chosenIndexes.join(".")}`, elements };
-}
-
-/** The actions block of step `step` (0 for a single question): its controls, then the prompt's own. */
-function actions(record: QuestionRecord, step: number, browser: BrowserEntry): SlackBlock {
-  const several = record.questions.length > 1;
-  const chosen = record.draft?.[record.questions[step]?.id ?? ""] ?? [];
-  const { blockId, elements } = questionControls(record, step, chosen);
-  if (several && step > 0) elements.push(button(replies.back, controlId(record, "back", step)));
-  if (several) elements.push(button(replies.answerInForm, controlId(record, "form")));
-  if (browser.kind === "link") elements.push(linkButton(browser.url));
-  if (browser.kind === "control") elements.push(button(ANSWER_IN_BROWSER, controlId(record, "browser")));
-  elements.push(button(replies.skip, controlId(record, "skip")));
-  return { type: "actions", block_id: blockId, elements };
+  return { type: "actions", block_id: `q|${step.index}|${chosen.join(".")}`, elements };
 }
 
 /** Whether escaped text fits one section (what a notice, a section and a message's `text` are held to). */
@@ -157,10 +134,7 @@ export const fitsSection: TextFits = (text) => escapeMrkdwn(text).length <= TEXT
 
 /** The plain prompt with Slack's own way to cancel. */
 const promptWithCommand = (record: QuestionRecord) =>
-  renderPromptText(record.questions, record.context).replace(
-    /\/cancel to cancel\.$/,
-    `${SLASH_COMMAND} cancel to cancel.`,
-  );
+  withCancelCommand(renderPromptText(record.questions, record.context), SLASH_COMMAND);
 
 /**
  * The message's `text` and section: the plain prompt (notifications, and how to answer by typing) with
@@ -181,29 +155,31 @@ export function renderBlocks(
   browser: BrowserEntry = NO_BROWSER_ENTRY,
   step = 0,
 ): SlackBlock[] {
-  const shown = record.questions[step] === undefined ? 0 : step;
-  if (record.questions.length < 2 || !record.questions[shown])
-    return [section(renderText(record)), actions(record, 0, browser)];
-  return [...stepSections(record, shown), actions(record, shown, browser)];
+  const shown = promptView(record, { step, browser }).step;
+  if (!shown) return [section(renderText(record))];
+  if (shown.progress === undefined) return [section(renderText(record)), actions(shown)];
+  return [
+    ...stepSections(record, shown.index),
+    { type: "context", elements: [plain(shown.progress)] },
+    actions(shown),
+  ];
 }
 
 /**
- * A step's text: the context, the question under its header, the progress. A context is at most 500
+ * A step's text: the context, the question under its header (the progress follows it). A context is at most 500
  * characters (an entity each: 2,500) and a header 12 (60): the question's text gives way first if need be.
  */
 function stepSections(record: QuestionRecord, step: number): SlackBlock[] {
-  const sections = (shown: QuestionRecord) => {
-    const question = shown.questions[step] as Question;
+  const sections = (record: QuestionRecord) => {
+    const shown = promptView(record, { step });
+    const question = shown.step?.question as Question;
     return [
       ...(shown.context === undefined ? [] : [escapeMrkdwn(shown.context)]),
       `*${escapeMrkdwn(question.header)}*\n${escapeMrkdwn(question.question)}`,
     ];
   };
   const texts = fitToLimit(record, sections, (all) => all.every((text) => text.length <= TEXT_LIMIT));
-  return [
-    ...texts.map((text) => section(text.length <= TEXT_LIMIT ? text : fitMrkdwn(text, TEXT_LIMIT, false))),
-    { type: "context", elements: [plain(stepProgressText(step, record.questions.length))] },
-  ];
+  return texts.map((text) => section(text.length <= TEXT_LIMIT ? text : fitMrkdwn(text, TEXT_LIMIT, false)));
 }
 
 /**
@@ -222,7 +198,7 @@ export function renderOwnLink(url: string): { text: string; blocks: SlackBlock[]
 export function renderRetiredText(record: QuestionRecord): string {
   const text = fitToLimit(
     record,
-    (shown) => `${renderPromptText(shown.questions, shown.context)}\n\n${outcomeText(shown)}`,
+    (shown) => `${renderPromptText(shown.questions, shown.context)}\n\n${promptView(shown).outcome}`,
     fitsSection,
     { ended: true },
   );

@@ -9,7 +9,7 @@ import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Answers } from "../../questions/schema.ts";
 import * as z from "../../zod.ts";
 import { type Control, type ControlKind, controlAction, decodeControl } from "../control-codec.ts";
-import type { Inbound } from "../inbound.ts";
+import { type Inbound, stepAnswers } from "../inbound.ts";
 import { choiceInputId, otherInputId } from "./teams-render.ts";
 
 const accountSchema = z.looseObject({
@@ -95,20 +95,16 @@ export function formAnswers(
   questionIndex: number,
   value: Record<string, unknown>,
 ): Answers {
-  const question = record.questions[questionIndex];
-  if (!question) return {};
-  const chosen = String(value[choiceInputId(questionIndex)] ?? "")
-    .split(",")
-    .map((part) => part.trim())
-    .filter((part) => /^\d$/.test(part))
-    .flatMap((part) => question.options[Number(part)]?.label ?? []);
-  const typed = String(value[otherInputId(questionIndex)] ?? "").trim();
-  const picked = question.multiSelect
-    ? [...chosen, ...(typed === "" ? [] : [typed])]
-    : typed !== ""
-      ? [typed]
-      : chosen.slice(0, 1);
-  return picked.length > 0 ? { [question.id]: picked } : {};
+  return stepAnswers(record, questionIndex, (question) => {
+    const chosen = String(value[choiceInputId(questionIndex)] ?? "")
+      .split(",")
+      .map((part) => part.trim())
+      .filter((part) => /^\d$/.test(part))
+      .flatMap((part) => question.options[Number(part)]?.label ?? []);
+    const typed = String(value[otherInputId(questionIndex)] ?? "").trim();
+    if (question.multiSelect) return [...chosen, ...(typed === "" ? [] : [typed])];
+    return typed !== "" ? [typed] : chosen.slice(0, 1);
+  });
 }
 
 /**

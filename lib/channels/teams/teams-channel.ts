@@ -2,6 +2,7 @@ import { firstOpenStep } from "../../questions/question-record.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import { browserEntry } from "../answer-in-browser.ts";
 import type { ChatChannel } from "../chat-channel.ts";
+import { reminderText } from "../replies.ts";
 import type { TeamsApi, TeamsMember } from "./teams-api.ts";
 import { cardActivity, renderQuestionCard, renderRetiredCard } from "./teams-render.ts";
 
@@ -106,7 +107,8 @@ export function createTeamsChannel(
         cardActivity(renderRetiredCard(record)),
       );
     },
-    async remind(_record, delivery, text) {
+    async remind(_record, delivery, reminder) {
+      const text = reminderText(reminder);
       if (delivery.messageId === undefined) return;
       const serviceUrl = delivery.serviceUrl ?? settings.apiBase;
       if (!isTrustedServiceUrl(serviceUrl, settings.apiBase)) return;

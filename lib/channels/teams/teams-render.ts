@@ -12,11 +12,12 @@
 
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import { MAX_ANSWER_VALUE_UNITS, type Question } from "../../questions/schema.ts";
-import { ANSWER_IN_BROWSER, type BrowserEntry } from "../answer-in-browser.ts";
+import { type BrowserEntry, NO_BROWSER_ENTRY } from "../answer-in-browser.ts";
 import { type Control, encodeControl } from "../control-codec.ts";
 import { fitToLimit } from "../fit.ts";
 import { PLATFORM_LIMITS, utf16JsonBytes } from "../platform-limits.ts";
-import { outcomeText, replies, stepProgressText, type TextFits } from "../replies.ts";
+import { linkOf, promptView, type StepView } from "../prompt-view.ts";
+import { replies, type TextFits } from "../replies.ts";
 import type { TeamsActivity } from "./teams-api.ts";
 
 export const ADAPTIVE_CARD = "application/vnd.microsoft.card.adaptive";
@@ -64,7 +65,7 @@ function contextBlocks(record: QuestionRecord): CardElement[] {
   return [{ ...block, text: String(block.text).replace(/\n/g, "\n\n") }];
 }
 
-const choiceTitle = (option: Question["options"][number]) =>
+const choiceTitle = (option: { label: string; description?: string | undefined }) =>
   option.description ? `${option.label} — ${option.description}` : option.label;
 
 /** A question's heading and text (numbered on the retired card when it held several). */
@@ -122,34 +123,26 @@ function questionCard(
   record: QuestionRecord,
   options: { step?: number; browser?: BrowserEntry },
 ): CardElement {
-  const step = options.step ?? 0;
-  const question = record.questions[step];
-  if (!question) throw new Error(`the question has no step ${step}`);
-  const control = (kind: Control["kind"], optionIndex = 0): Control => ({
-    kind,
-    questionId: record.id,
-    questionIndex: step,
-    optionIndex,
-  });
-  const drafted = record.draft?.[question.id] ?? [];
-  const labels = question.options.map((option) => option.label);
-  const typed = drafted.filter((value) => !labels.includes(value)).join(", ");
-  const chosen = question.options.flatMap((option, index) => (drafted.includes(option.label) ? [index] : []));
-  const count = record.questions.length;
+  const view = promptView(record, { step: options.step ?? 0, browser: options.browser ?? NO_BROWSER_ENTRY });
+  const shown = view.step;
+  if (!shown) throw new Error(`the question has no step ${options.step ?? 0}`);
+  const { question, index: step } = shown;
+  const chosen = shown.choices.filter((choice) => choice.chosen).map((choice) => choice.index);
+  const typed = shown.typed.join(", ");
   const body: CardElement[] = [
     ...contextBlocks(record),
-    ...(count > 1 ? [textBlock(stepProgressText(step, count), { isSubtle: true, size: "Small" })] : []),
+    ...(shown.progress !== undefined ? [textBlock(shown.progress, { isSubtle: true, size: "Small" })] : []),
     ...questionText(question, step, false),
-    ...(question.multiSelect
+    ...(shown.multiSelect
       ? [
           {
             type: "Input.ChoiceSet",
             id: choiceInputId(step),
             style: "expanded",
             isMultiSelect: true,
-            choices: question.options.map((option, optionIndex) => ({
-              title: choiceTitle(option),
-              value: String(optionIndex),
+            choices: shown.choices.map((choice) => ({
+              title: choiceTitle(choice),
+              value: String(choice.index),
             })),
             ...(chosen.length > 0 && { value: chosen.join(",") }),
           },
@@ -157,14 +150,14 @@ function questionCard(
       : [
           {
             type: "ActionSet",
-            actions: question.options.map((option, optionIndex) => ({
-              ...submit(option.label, control("option", optionIndex), false),
-              ...(chosen.includes(optionIndex) && { style: "positive" }),
+            actions: shown.choices.map((choice) => ({
+              ...submit(choice.label, choice.control, false),
+              ...(choice.chosen && { style: "positive" }),
             })),
           },
-          ...question.options
-            .filter((option) => option.description)
-            .map((option) => textBlock(choiceTitle(option), { isSubtle: true, spacing: "Small" })),
+          ...shown.choices
+            .filter((choice) => choice.description)
+            .map((choice) => textBlock(choiceTitle(choice), { isSubtle: true, spacing: "Small" })),
         ]),
     {
       type: "Input.Text",
@@ -179,16 +172,25 @@ function questionCard(
     $schema: "http://adaptivecards.io/schemas/adaptive-card.json",
     version: CARD_VERSION,
     body,
-    actions: [
-      question.multiSelect ? submit(replies.done, control("done")) : submit(replies.send, control("other")),
-      ...(step > 0 ? [submit(replies.back, control("back"), false)] : []),
-      // Skip ignores whatever was typed or ticked.
-      submit(replies.skip, control("skip"), false),
-      ...(options.browser?.kind === "link"
-        ? [{ type: "Action.OpenUrl", title: ANSWER_IN_BROWSER, url: options.browser.url }]
-        : []),
-    ],
+    actions: cardActions(shown),
   };
+}
+
+/**
+ * The card's actions: Done (a multi-select) or Send (the own-answer box of a single-select, Other…'s
+ * control), Back, Skip, and a private card's link. Teams has no message one member of a group alone sees,
+ * so the shared control is not drawn, nor the form (the card is one already).
+ */
+function cardActions(step: StepView): CardElement[] {
+  const actions = step.controls.flatMap((c): CardElement[] => {
+    if (c.kind === "done" || c.kind === "back") return [submit(c.label, c.control, c.kind === "done")];
+    if (c.kind === "other" && !step.multiSelect) return [submit(replies.send, c.control)];
+    // Skip ignores whatever was typed or ticked.
+    if (c.kind === "skip") return [submit(c.label, c.control, false)];
+    return [];
+  });
+  const link = linkOf(step);
+  return link ? [...actions, { type: "Action.OpenUrl", title: link.label, url: link.url }] : actions;
 }
 
 /**
@@ -208,7 +210,7 @@ function retiredCard(record: QuestionRecord): CardElement {
     body: [
       ...contextBlocks(record),
       ...record.questions.flatMap((question, index) => questionText(question, index, several)),
-      textBlock(outcomeText(record), { weight: "Bolder", spacing: "Medium", separator: true }),
+      textBlock(promptView(record).outcome, { weight: "Bolder", spacing: "Medium", separator: true }),
     ],
   };
 }

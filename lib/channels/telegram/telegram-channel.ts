@@ -3,6 +3,7 @@ import { firstOpenStep } from "../../questions/question-record.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import { browserEntry } from "../answer-in-browser.ts";
 import type { ChatChannel } from "../chat-channel.ts";
+import { reminderText } from "../replies.ts";
 import type { TelegramApi } from "./telegram-api.ts";
 import { renderPrompt, renderRetiredText } from "./telegram-render.ts";
 
@@ -48,7 +49,8 @@ export function createTelegramChannel(api: TelegramApi, links: AnswerLinks = NO_
         reply_markup: { inline_keyboard: [] },
       });
     },
-    async remind(_record, delivery, text) {
+    async remind(_record, delivery, reminder) {
+      const text = reminderText(reminder);
       if (delivery.messageId === undefined) return;
       await api.call("sendMessage", {
         chat_id: delivery.chatId,

@@ -17,7 +17,8 @@ import {
 import { type Control, decodeControl, encodeControl } from "../control-codec.ts";
 import { fitToLimit } from "../fit.ts";
 import { PLATFORM_LIMITS } from "../platform-limits.ts";
-import { outcomeText, replies, stepProgressText, type TextFits } from "../replies.ts";
+import { type PromptView, promptView, type StepView } from "../prompt-view.ts";
+import { answerLinkLine, replies, type TextFits } from "../replies.ts";
 
 export interface InlineButton {
   text: string;
@@ -54,33 +55,31 @@ export function renderKeyboard(
   browser: BrowserEntry = NO_BROWSER_ENTRY,
   questionIndex = 0,
 ): InlineKeyboard {
-  const rows: InlineKeyboard = [];
-  const button = (text: string, control: Omit<Control, "questionId" | "questionIndex">): InlineButton => ({
-    text,
-    callback_data: encodeControl({ ...control, questionId: record.id, questionIndex }),
-  });
-  const question = record.questions[questionIndex];
-  if (question) {
-    question.options.forEach((option, optionIndex) => {
-      const chosen = selected.has(optionIndex);
-      const label = chosen ? `${SELECTED}${option.label}` : option.label;
-      rows.push([
-        question.multiSelect
-          ? button(label, { kind: "toggle", optionIndex, selected: chosen })
-          : button(label, { kind: "option", optionIndex }),
-      ]);
-    });
-    const last = [button(replies.other, { kind: "other", optionIndex: 0 })];
-    if (question.multiSelect) last.unshift(button(replies.done, { kind: "done", optionIndex: 0 }));
-    rows.push(last);
-    if (questionIndex > 0) rows.push([button(replies.back, { kind: "back", optionIndex: 0 })]);
+  return keyboardOf(promptView(record, { step: questionIndex, browser, chosen: selected }).step);
+}
+
+const button = (text: string, control: Control): InlineButton => ({
+  text,
+  callback_data: encodeControl(control),
+});
+
+/** The view's step as rows: a choice a row, Done and Other… side by side, then each other control a row. */
+function keyboardOf(step: StepView | undefined): InlineKeyboard {
+  if (!step) return [];
+  const rows: InlineKeyboard = step.choices.map((choice) => [
+    button(choice.chosen ? `${SELECTED}${choice.label}` : choice.label, choice.control),
+  ]);
+  rows.push(
+    step.controls.flatMap((c) =>
+      c.kind === "done" || c.kind === "other" ? [button(c.label, c.control)] : [],
+    ),
+  );
+  for (const c of step.controls) {
+    if (c.kind === "back" || c.kind === "browser" || c.kind === "skip")
+      rows.push([button(c.label, c.control)]);
+    // A link on this machine goes in the text instead (`withLink`).
+    if (c.kind === "link" && !isLoopbackUrl(c.url)) rows.push([{ text: c.label, url: c.url }]);
   }
-  if (browser.kind === "link" && !isLoopbackUrl(browser.url)) {
-    rows.push([{ text: ANSWER_IN_BROWSER, url: browser.url }]);
-  } else if (browser.kind === "control") {
-    rows.push([button(ANSWER_IN_BROWSER, { kind: "browser", optionIndex: 0 })]);
-  }
-  rows.push([button(replies.skip, { kind: "skip", optionIndex: 0 })]);
   return rows;
 }
 
@@ -95,29 +94,22 @@ export function renderPrompt(
   browser: BrowserEntry = NO_BROWSER_ENTRY,
 ): DrawnPrompt {
   return {
-    text: fitToLimit(record, (shown) => withLink(promptAt(shown, questionIndex), browser), fitsMessage),
-    reply_markup: {
-      inline_keyboard: renderKeyboard(record, chosenInDraft(record, questionIndex), browser, questionIndex),
-    },
+    text: fitToLimit(
+      record,
+      (shown) => withLink(promptAt(promptView(shown, { step: questionIndex })), browser),
+      fitsMessage,
+    ),
+    reply_markup: { inline_keyboard: keyboardOf(promptView(record, { step: questionIndex, browser }).step) },
   };
 }
 
-function promptAt(record: QuestionRecord, questionIndex: number): string {
-  const question = record.questions[questionIndex];
-  if (record.questions.length === 1 || !question) return renderText(record);
-  const progress = stepProgressText(questionIndex, record.questions.length);
-  return renderPromptText([{ ...question, header: `${question.header} (${progress})` }], record.context);
-}
-
-/** The options of sub-question `questionIndex` whose labels the draft holds (kept by an earlier step). */
-function chosenInDraft(record: QuestionRecord, questionIndex: number): Set<number> {
-  const question = record.questions[questionIndex];
-  const kept = new Set(question ? (record.draft?.[question.id] ?? []) : []);
-  const chosen = new Set<number>();
-  question?.options.forEach((option, index) => {
-    if (kept.has(option.label)) chosen.add(index);
-  });
-  return chosen;
+function promptAt(view: PromptView): string {
+  const step = view.step;
+  if (!step?.progress) return renderPromptText(view.questions, view.context);
+  return renderPromptText(
+    [{ ...step.question, header: `${step.question.header} (${step.progress})` }],
+    view.context,
+  );
 }
 
 /** The toggles currently selected on a posted keyboard (its state lives in the message, not in storage). */
@@ -138,7 +130,7 @@ export function renderText(record: QuestionRecord): string {
 
 /** An ended copy's text: the whole prompt, then how it ended — shortened to fit, never losing the outcome. */
 export function renderRetiredText(record: QuestionRecord): string {
-  return fitToLimit(record, (shown) => `${renderText(shown)}\n\n${outcomeText(shown)}`, fitsMessage, {
+  return fitToLimit(record, (shown) => `${renderText(shown)}\n\n${promptView(shown).outcome}`, fitsMessage, {
     ended: true,
   });
 }
@@ -159,6 +151,6 @@ export function renderOwnLink(url: string) {
 /** With a link to the answer page on this machine (the local stack), the link goes in the text: Telegram refuses such a URL button. */
 function withLink(prompt: string, browser: BrowserEntry): string {
   return browser.kind === "link" && isLoopbackUrl(browser.url)
-    ? `${prompt}\n\n${ANSWER_IN_BROWSER}: ${browser.url}`
+    ? `${prompt}\n\n${answerLinkLine(browser.url)}`
     : prompt;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createFireQuestionTimer } from "#lib/app/fire-question-timer.ts";
 import type { ChatChannel } from "#lib/channels/chat-channel.ts";
+import { reminderText } from "#lib/channels/replies.ts";
 import type { Delivery, QuestionRecord } from "#lib/questions/question-record.ts";
 import type { QuestionStore } from "#lib/store/question-store.ts";
 import { type ClosedQuestion, silentTelemetry } from "#lib/telemetry/telemetry.ts";
@@ -82,8 +83,9 @@ function setup(record: QuestionRecord | undefined, start = T0, answeredWhilePost
     retire: async (r, delivery) => {
       did.push(`retire ${name} ${delivery.chatId} ${r.status}`);
     },
-    remind: async (_, delivery, text) => {
-      did.push(`remind ${name} ${delivery.chatId} ${delivery.messageId}: ${text}`);
+    // The application layer hands over how long is left; the reply catalog says it.
+    remind: async (_, delivery, reminder) => {
+      did.push(`remind ${name} ${delivery.chatId} ${delivery.messageId}: ${reminderText(reminder)}`);
     },
   });
   const closed: ClosedQuestion[] = [];

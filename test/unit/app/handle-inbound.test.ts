@@ -114,8 +114,9 @@ describe("handleInbound: typed text", () => {
     expect(outcome).toEqual({
       kind: "invalid",
       record,
-      message: "There is no option 3 — type a number 1–2 or your own answer.",
+      reason: { kind: "no_such_option", question: record.questions[0], typed: "3", several: false },
     });
+    expect(outcomeReplyText(outcome)).toBe("There is no option 3 — type a number 1–2 or your own answer.");
     expect(answered).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { interpretTypedReply } from "#lib/app/typed-reply.ts";
+import { interpretTypedReply, type TypedReply } from "#lib/app/typed-reply.ts";
+import { invalidText } from "#lib/channels/replies.ts";
 import { normalizeAskUserArgs } from "#lib/questions/index.ts";
 
 const { questions } = normalizeAskUserArgs({
@@ -70,30 +71,51 @@ describe("interpretTypedReply", () => {
 
 const twoOptions = [{ label: "Routine" }, { label: "Urgent" }];
 
+/** A refusal as the person reads it: its reason put into words by the reply catalog. */
+const told = (reply: TypedReply) =>
+  reply.kind === "invalid" ? { kind: "invalid", message: invalidText(reply.reason) } : reply;
+
 describe("interpretTypedReply: a number that names no option", () => {
   const [deployTarget] = questions;
   const single = deployTarget ? [deployTarget] : [];
 
   it.each(["3", "0", "07"])("one question: %j is refused, saying which numbers there are", (typed) => {
-    expect(interpretTypedReply(single, typed)).toEqual({
+    expect(told(interpretTypedReply(single, typed))).toEqual({
       kind: "invalid",
       message: `There is no option ${typed} — type a number 1–2 or your own answer.`,
     });
   });
 
+  it("says which question and what was typed as data, never as a sentence", () => {
+    const [, checks] = questions;
+    expect(interpretTypedReply(questions, "checks: 1, 7")).toEqual({
+      kind: "invalid",
+      reason: { kind: "no_such_option", question: checks, typed: "7", several: true },
+    });
+  });
+
   it("several questions: a bare number and a keyed number are refused alike, naming the question", () => {
     const message = "Deploy to [deploy_target]: there is no option 3 — type a number 1–2 or your own answer.";
-    expect(interpretTypedReply(questions, "3")).toEqual({ kind: "invalid", message });
-    expect(interpretTypedReply(questions, "deploy_target: 3")).toEqual({ kind: "invalid", message });
-    expect(interpretTypedReply(questions, "1: 3\nchecks: 1")).toEqual({ kind: "invalid", message });
+    expect(told(interpretTypedReply(questions, "3"))).toEqual({
+      kind: "invalid",
+      message,
+    });
+    expect(told(interpretTypedReply(questions, "deploy_target: 3"))).toEqual({
+      kind: "invalid",
+      message,
+    });
+    expect(told(interpretTypedReply(questions, "1: 3\nchecks: 1"))).toEqual({
+      kind: "invalid",
+      message,
+    });
   });
 
   it("refuses the number in a multi-select list, and in a later message", () => {
-    expect(interpretTypedReply(questions, "checks: 1, 7")).toEqual({
+    expect(told(interpretTypedReply(questions, "checks: 1, 7"))).toEqual({
       kind: "invalid",
       message: "Checks [checks]: there is no option 7 — type a number 1–2 or your own answer.",
     });
-    expect(interpretTypedReply(questions, "7", { deploy_target: ["Staging"] })).toEqual({
+    expect(told(interpretTypedReply(questions, "7", { deploy_target: ["Staging"] }))).toEqual({
       kind: "invalid",
       message: "Checks [checks]: there is no option 7 — type a number 1–2 or your own answer.",
     });
@@ -120,6 +142,11 @@ describe("interpretTypedReply: answers the contract refuses", () => {
     const reply = interpretTypedReply(questions, `deploy_target: ${"x".repeat(5000)}\nchecks: 1`);
     expect(reply.kind).toBe("invalid");
     if (reply.kind !== "invalid") return;
-    expect(reply.message).toContain("longer than 4000 characters");
+    expect(reply.reason).toMatchObject({
+      kind: "answer_refused",
+      problem: "too_long",
+      questionId: "deploy_target",
+    });
+    expect(invalidText(reply.reason)).toContain("longer than 4000 characters");
   });
 });

@@ -104,7 +104,7 @@ describe("Mattermost rendering", () => {
       (second.props.attachments[0]?.actions ?? []).map(
         (a) => verifyControl(target.secret, a.integration.context)?.questionIndex,
       ),
-    ).toEqual([1, 1, 0]);
+    ).toEqual([1, 1, 1]);
   });
 
   it("a retired copy shows the outcome (escaped) and has no buttons", () => {

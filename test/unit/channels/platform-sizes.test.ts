@@ -20,7 +20,6 @@ import {
 import type * as AdaptiveCardsModule from "adaptivecards";
 import { describe, expect, it } from "vitest";
 import type { InboundOutcome } from "#lib/app/handle-inbound.ts";
-import { noOptionText } from "#lib/app/typed-reply.ts";
 import type { BrowserEntry } from "#lib/channels/answer-in-browser.ts";
 import {
   fitsContent,
@@ -141,7 +140,11 @@ function noticeOutcomes(alphabet: Alphabet): [string, InboundOutcome][] {
     ["ended", { kind: "ended", record: { ...answered, status: "cancelled", reason: "skipped" } }],
     [
       "a number naming no option",
-      { kind: "invalid", record, message: noOptionText(first as never, "9".repeat(4000), true) },
+      {
+        kind: "invalid",
+        record,
+        reason: { kind: "no_such_option", question: first as never, typed: "9".repeat(4000), several: true },
+      },
     ],
   ];
 }
@@ -405,7 +408,7 @@ describe.each(ALPHABET_NAMES)("the largest question, in %s characters", (alphabe
 
 it("a reminder, however long the wait, is within every platform's limits", () => {
   const record = largestRecord("mixed", { expiresAtMs: 31_536_000_000 });
-  const text = reminderText(record, 0);
+  const text = reminderText({ leftMs: record.expiresAtMs });
   expect(telegramProblems("sendMessage", { text })).toEqual([]);
   expect(slackProblems("chat.postMessage", { text: escapeMrkdwn(text) })).toEqual([]);
   expect(discordMessageProblems({ content: escapeDiscord(text) })).toEqual([]);

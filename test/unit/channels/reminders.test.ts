@@ -29,11 +29,13 @@ const record: QuestionRecord = {
   createdAtMs: 0,
   expiresAtMs: 600_000,
 };
+/** Five minutes before the deadline, and what every platform posts for it. */
+const REMINDER = { leftMs: 300_000 };
 const TEXT = "Still waiting for your answer — 5 min left";
 
 describe("reminderText", () => {
   it("says how long is left: seconds in the last minute, minutes up to two hours, then hours and minutes", () => {
-    const at = (leftMs: number) => reminderText({ ...record, expiresAtMs: 1_000_000 }, 1_000_000 - leftMs);
+    const at = (leftMs: number) => reminderText({ leftMs });
     expect(at(4_400)).toBe("Still waiting for your answer — 4 s left");
     expect(at(60_000)).toBe("Still waiting for your answer — 1 min left");
     expect(at(299_000)).toBe("Still waiting for your answer — 5 min left");
@@ -55,7 +57,7 @@ describe("a reminder", () => {
     await createTelegramChannel(api).remind(
       record,
       { channel: "telegram", chatId: "-100", threadId: "5", messageId: "77" },
-      TEXT,
+      REMINDER,
     );
     expect(calls).toEqual([
       [
@@ -79,10 +81,14 @@ describe("a reminder", () => {
       },
     };
     const slack = createSlackChannel(api);
-    await slack.remind(record, { channel: "slack", chatId: "C1", messageId: "1.2" }, "a <b> & c");
-    await slack.remind(record, { channel: "slack", chatId: "C1", threadId: "0.9", messageId: "1.3" }, TEXT);
+    await slack.remind(record, { channel: "slack", chatId: "C1", messageId: "1.2" }, { leftMs: 30_000 });
+    await slack.remind(
+      record,
+      { channel: "slack", chatId: "C1", threadId: "0.9", messageId: "1.3" },
+      REMINDER,
+    );
     expect(calls.map(([method, params]) => [method, params.thread_ts, params.text, params.blocks])).toEqual([
-      ["chat.postMessage", "1.2", "a &lt;b&gt; &amp; c", undefined],
+      ["chat.postMessage", "1.2", "Still waiting for your answer — 30 s left", undefined],
       ["chat.postMessage", "0.9", TEXT, undefined],
     ]);
   });
@@ -98,7 +104,7 @@ describe("a reminder", () => {
     await createDiscordChannel(api).remind(
       record,
       { channel: "discord", chatId: "9", messageId: "88" },
-      TEXT,
+      REMINDER,
     );
     expect(calls).toEqual([
       {
@@ -125,7 +131,7 @@ describe("a reminder", () => {
       url: "https://x.test/webhooks/mattermost",
       secret: async () => "s",
     });
-    await channel.remind(record, { channel: "mattermost", chatId: "ch", messageId: "root1" }, TEXT);
+    await channel.remind(record, { channel: "mattermost", chatId: "ch", messageId: "root1" }, REMINDER);
     expect(posts).toEqual([
       {
         channel_id: "ch",
@@ -140,7 +146,7 @@ describe("a reminder", () => {
     let printed = "";
     await createConsoleChannel((text) => {
       printed += text;
-    }).remind(record, { channel: "console", chatId: "c", messageId: "ask_1" }, TEXT);
+    }).remind(record, { channel: "console", chatId: "c", messageId: "ask_1" }, REMINDER);
     expect(printed).toBe(`[ask_1] ${TEXT}\n`);
   });
 
@@ -152,7 +158,7 @@ describe("a reminder", () => {
         return {} as never;
       },
     };
-    await createTelegramChannel(api).remind(record, { channel: "telegram", chatId: "-100" }, TEXT);
+    await createTelegramChannel(api).remind(record, { channel: "telegram", chatId: "-100" }, REMINDER);
     expect(calls).toEqual([]);
   });
 });

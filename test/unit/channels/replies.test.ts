@@ -3,7 +3,19 @@
  * and the terminal (infra/local/terminal-answers.ts), echoing what it recorded.
  */
 import { describe, expect, it } from "vitest";
-import { outcomeReplyText, stillNeededText } from "#lib/channels/replies.ts";
+import type { InvalidReason } from "#lib/app/inbound-outcome.ts";
+import {
+  answerLinkLine,
+  invalidText,
+  outcomeReplyText,
+  reminderText,
+  replies,
+  stillNeededText,
+  withCancelCommand,
+} from "#lib/channels/replies.ts";
+import { validateAnswers } from "#lib/questions/answers.ts";
+import { InvalidAnswerError } from "#lib/questions/errors.ts";
+import { renderPromptText } from "#lib/questions/index.ts";
 import { questionRecord } from "../../support/records.ts";
 import { checks, deployTarget, releaseNote } from "../questions/fixtures.ts";
 
@@ -38,5 +50,87 @@ describe("outcomeReplyText of an incomplete reply", () => {
       missing: [checks],
     });
     expect(text).toBe("Recorded: Deploy: Production. Still needed: Checks [checks].");
+  });
+});
+
+/** The contract's refusal of `answers` (lib/questions/answers.ts), as lib/app reports it. */
+function refusal(answers: unknown): InvalidReason {
+  try {
+    validateAnswers(questions, answers);
+  } catch (error) {
+    if (!(error instanceof InvalidAnswerError)) throw error;
+    return {
+      kind: "answer_refused",
+      problem: error.reason,
+      questionId: error.questionId,
+      contractMessage: error.message,
+    };
+  }
+  throw new Error("the answers were accepted");
+}
+
+describe("reasons → sentences: lib/app says why, the catalog says it", () => {
+  it.each<[string, InvalidReason, string]>([
+    ["a control that does not fit", { kind: "control_mismatch" }, replies.controlDoesNotFit],
+    [
+      "an option number of the only question",
+      { kind: "no_such_option", question: deployTarget, typed: "3", several: false },
+      "There is no option 3 — type a number 1–2 or your own answer.",
+    ],
+    [
+      "an option number of one of several questions",
+      { kind: "no_such_option", question: checks, typed: "7", several: true },
+      "Checks [checks]: there is no option 7 — type a number 1–3 or your own answer.",
+    ],
+    [
+      "an option number as long as a message (its start says enough)",
+      { kind: "no_such_option", question: deployTarget, typed: "9".repeat(4000), several: false },
+      `There is no option ${"9".repeat(23)}… — type a number 1–2 or your own answer.`,
+    ],
+    [
+      "a blank answer",
+      refusal({ deploy_target: [" "], checks: ["Unit"], release_note: ["Urgent"] }),
+      'question "deploy_target" has a blank answer',
+    ],
+    [
+      "an answer that is too long",
+      refusal({ deploy_target: ["x".repeat(5000)], checks: ["Unit"], release_note: ["Urgent"] }),
+      'question "deploy_target" has an answer longer than 4000 characters',
+    ],
+    [
+      "two answers to a single-select question",
+      refusal({ deploy_target: ["a", "b"], checks: ["Unit"], release_note: ["Urgent"] }),
+      'question "deploy_target" takes one answer, got 2',
+    ],
+    [
+      "a question id the prompt does not have",
+      refusal({ nope: ["a"] }),
+      '"nope" is not one of this request\'s question ids',
+    ],
+  ])("%s", (_, reason, sentence) => {
+    expect(invalidText(reason)).toBe(sentence);
+    expect(outcomeReplyText({ kind: "invalid", record: questionRecord(), reason })).toBe(sentence);
+  });
+
+  it("a reminder is how long is left, from the data the timer hands over", () => {
+    expect(reminderText({ leftMs: 0 })).toBe("Still waiting for your answer — 0 s left");
+    expect(reminderText({ leftMs: 90 * 60_000 })).toBe("Still waiting for your answer — 90 min left");
+  });
+});
+
+describe("the words renderers add to a prompt", () => {
+  it("the typed-reply hint names the platform's own cancel command; nothing else changes", () => {
+    const prompt = renderPromptText([deployTarget]);
+    const withCommand = withCancelCommand(prompt, "/handraise");
+    expect(withCommand).toBe(prompt.replace(/\/cancel to cancel\.$/, "/handraise cancel to cancel."));
+    expect(withCommand.endsWith("Reply skip to skip, /handraise cancel to cancel.")).toBe(true);
+    // Only the hint's last words: "/cancel to cancel." written elsewhere by the model stays as written.
+    expect(withCancelCommand("/cancel to cancel. Or not", "/handraise")).toBe("/cancel to cancel. Or not");
+  });
+
+  it("the answer page's link as a line of text", () => {
+    expect(answerLinkLine("http://127.0.0.1:3000/answer/ask_1?t=x")).toBe(
+      "Answer in browser: http://127.0.0.1:3000/answer/ask_1?t=x",
+    );
   });
 });

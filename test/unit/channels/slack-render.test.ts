@@ -97,8 +97,9 @@ describe("Slack rendering", () => {
       `button:d|1|0|${id}`,
       `button:x|1|0|${id}`,
       `button:b|1|0|${id}`,
-      `button:f|0|0|${id}`,
-      `button:s|0|0|${id}`,
+      // The whole prompt's controls name the step they were drawn on, as on every platform.
+      `button:f|1|0|${id}`,
+      `button:s|1|0|${id}`,
     ]);
     for (const control of controls(recordOf([single, multi]), 1)) {
       expect(decodeControl(control.split(":")[1] as string)?.questionId).toBe(id);

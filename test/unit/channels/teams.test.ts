@@ -223,8 +223,12 @@ describe("Teams reminders", () => {
       messageId: "card-1",
       serviceUrl: "https://smba.trafficmanager.net/amer/",
     };
-    await channel.remind(record([deploy]), delivery, "Still waiting for your answer — 5 min left");
-    await channel.remind(record([deploy]), { ...delivery, serviceUrl: "https://attacker.example/" }, "x");
+    await channel.remind(record([deploy]), delivery, { leftMs: 300_000 });
+    await channel.remind(
+      record([deploy]),
+      { ...delivery, serviceUrl: "https://attacker.example/" },
+      { leftMs: 1 },
+    );
     expect(calls).toEqual([
       [
         "reply",
