@@ -152,7 +152,7 @@ describe("the e-mail channel", () => {
   it("reminds by a mail of its own with the link again, and retires nothing", async () => {
     const record = questionRecord({ expiresAtMs: EXPIRES, owner: OWNER, questions: [deployTarget] });
     const delivery = await channel().deliver(record, target, OWNER);
-    await channel().remind(record, delivery, "Still waiting for your answer — 5 min left");
+    await channel().remind(record, delivery, { leftMs: 5 * 60_000 });
     const reminder = sent()[1]?.body;
     expect(reminder.Content.Simple.Subject.Data).toBe(`Reminder: ${deployTarget.header}`);
     expect(reminder.Content.Simple.Body.Text.Data).toContain("Still waiting for your answer — 5 min left");

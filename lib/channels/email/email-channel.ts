@@ -2,6 +2,7 @@ import type { DeliveryTarget } from "../../questions/question-record.ts";
 import type { AnswerLinks } from "../../web/answer-link.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
+import { reminderText } from "../replies.ts";
 import { chooseLinks, renderQuestionMail, renderReminderMail } from "./email-render.ts";
 import type { MailSender } from "./email-sender.ts";
 
@@ -61,11 +62,11 @@ export function createEmailChannel(sender: MailSender, links: AnswerLinks): Chat
     async retire() {
       // Nothing to edit: a sent mail stays as it is, and its link shows the outcome.
     },
-    async remind(record, delivery, text) {
+    async remind(record, delivery, reminder) {
       if (delivery.privateTo === undefined) return;
       const url = await links.urlFor(record, delivery.privateTo);
       if (url === undefined) return;
-      await sender.send(delivery.chatId, renderReminderMail(record, text, url));
+      await sender.send(delivery.chatId, renderReminderMail(record, reminderText(reminder), url));
     },
   };
 }
