@@ -30,7 +30,7 @@ async function ask(to: string, extra: Record<string, unknown> = {}) {
     ...extra,
   });
   expect(response.status, response.text).toBe(201);
-  return response.body.question as { id: string };
+  return response.body as { id: string };
 }
 
 describe("e-mail", () => {
@@ -76,7 +76,7 @@ describe("e-mail", () => {
       timeoutSeconds: 120,
     });
     expect(response.status, response.text).toBe(201);
-    expect(response.body.question.status).toBe("delivery_failed");
+    expect(response.body.status).toBe("delivery_failed");
     expect(stack.ses.mails.filter((mail) => mail.to.includes("someone.else@example.com"))).toEqual([]);
   });
 
@@ -93,7 +93,7 @@ describe("e-mail", () => {
       deliverTo: [{ channel: "email", chatId: refused }],
       timeoutSeconds: 120,
     });
-    expect(failed.body.question.status).toBe("delivery_failed");
+    expect(failed.body.status).toBe("delivery_failed");
 
     const throttled = address();
     stack.ses.refuseNext(1, {

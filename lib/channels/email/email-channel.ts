@@ -3,16 +3,9 @@ import type { AnswerLinks } from "../../web/answer-link.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
 import { reminderText } from "../replies.ts";
+import { EMAIL_ADDRESS } from "./email-address.ts";
 import { chooseLinks, renderQuestionMail, renderReminderMail } from "./email-render.ts";
 import type { MailSender } from "./email-sender.ts";
-
-/** An address as Handraise keeps it: lower-case, at most 254 characters (RFC 5321's path limit). */
-export const EMAIL_ADDRESS = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
-
-/** `Ops@Example.com` → `email:ops@example.com`: the identity a mail's links answer as. */
-export function emailIdentity(address: string): string {
-  return `email:${address.trim().toLowerCase()}`;
-}
 
 /**
  * Whether `target` is the mailbox of `answerer` itself. A mail carries its answerer's own link — the only
