@@ -3,9 +3,9 @@ import type { AnswerLinks } from "../../web/answer-link.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
 import { reminderText } from "../replies.ts";
-import { EMAIL_ADDRESS } from "./email-address.ts";
 import { chooseLinks, renderQuestionMail, renderReminderMail } from "./email-render.ts";
 import type { MailSender } from "./email-sender.ts";
+import { EMAIL_ADDRESS } from "./email-spec.ts";
 
 /**
  * Whether `target` is the mailbox of `answerer` itself. A mail carries its answerer's own link — the only

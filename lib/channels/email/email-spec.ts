@@ -2,8 +2,10 @@
 import { ruleMessage } from "../../validation-messages.ts";
 import * as z from "../../zod.ts";
 import { type ChannelManifest, defineSpec } from "../channel-spec.ts";
-import { EMAIL_ADDRESS } from "./email-address.ts";
 import manifest from "./manifest.json" with { type: "json" };
+
+/** An address as a mail header takes it (the sender) or a target names it: one `@`, no whitespace. */
+export const EMAIL_ADDRESS = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
 
 export const emailSpec = defineSpec({
   name: "email",
