@@ -51,6 +51,41 @@ function functionSecrets(fn, channels) {
   return [...(catalog.functions[fn] ?? []), ...theirs];
 }
 
+/**
+ * The AWS permissions of the enabled channels' manifests (`permissions`) that `fn` needs, as IAM statements;
+ * `params` holds the deployment parameters their values name (`${param:<name>}`).
+ */
+function channelStatements(fn, channels, params) {
+  const resolve = (text) =>
+    String(text).replace(/\$\{param:([A-Za-z0-9]+)\}/g, (_, name) => {
+      if (!(name in params)) throw new Error(`a channel's permission names an unknown parameter "${name}"`);
+      if (!params[name]) throw new Error(`params.${name} is required while its channel is on`);
+      return params[name];
+    });
+  return MANIFESTS.filter((manifest) => channels.has(manifest.name)).flatMap((manifest) => {
+    const role = channelRole(fn, manifest);
+    return (manifest.permissions ?? [])
+      .filter((permission) => role !== undefined && permission.readBy.includes(role))
+      .map((permission) => ({
+        Sid: permission.sid,
+        Effect: "Allow",
+        Action: permission.action,
+        Resource: { "Fn::Sub": resolve(permission.resource) },
+        ...(permission.condition && {
+          Condition: Object.fromEntries(
+            Object.entries(permission.condition).map(([operator, pairs]) => [
+              operator,
+              Object.fromEntries(Object.entries(pairs).map(([key, value]) => [key, resolve(value)])),
+            ]),
+          ),
+        }),
+      }));
+  });
+}
+
+/** The parameters channels' permissions may name, each required once its channel is on. */
+const PERMISSION_PARAMS = ["emailFrom"];
+
 /** The groups read by path (lib/secrets/secret-catalog.ts SecretGroup): grant `<group>/*`. */
 const GROUPS = ["api-keys"];
 
@@ -60,16 +95,17 @@ const parameterArn = (prefix, name) => ({
 
 /**
  * The resources and extensions for one deployment.
- * @param {{channels: string, ssmPrefix: string, kmsKeyArn: string, durable?: boolean}} settings
+ * @param {{channels: string, ssmPrefix: string, kmsKeyArn: string, durable?: boolean, params?: Record<string, string>}} settings
  */
-function secretAccess({ channels, ssmPrefix, kmsKeyArn, durable = false }) {
+function secretAccess({ channels, ssmPrefix, kmsKeyArn, durable = false, params = {} }) {
   const enabled = parseChannels(channels);
   const prefix = String(ssmPrefix).replace(/\/+$/, "");
   const Resources = {};
   const extensions = {};
   for (const fn of deployedFunctions(durable)) {
     const grants = functionSecrets(fn, enabled);
-    if (grants.length === 0) continue;
+    const permissions = channelStatements(fn, enabled, params);
+    if (grants.length === 0 && permissions.length === 0) continue;
     const groups = GROUPS.filter((group) => grants.includes(`${group}/*`));
     const names = grants.filter((name) => !groups.some((group) => name === `${group}/*`));
     const statements = [];
@@ -100,6 +136,7 @@ function secretAccess({ channels, ssmPrefix, kmsKeyArn, durable = false }) {
         Condition: { StringEquals: { "kms:ViaService": { "Fn::Sub": `ssm.\${AWS::Region}.amazonaws.com` } } },
       });
     }
+    statements.push(...permissions);
     const policyId = `${capitalized(fn)}SecretsPolicy`;
     Resources[policyId] = {
       Type: "AWS::IAM::Policy",
@@ -120,6 +157,11 @@ module.exports = async ({ resolveVariable }) =>
     ssmPrefix: await resolveVariable("param:ssmPrefix"),
     kmsKeyArn: await resolveVariable("param:secretsKmsKeyArn"),
     durable: onOff("params.durable", await resolveVariable("param:durable")),
+    params: Object.fromEntries(
+      await Promise.all(
+        PERMISSION_PARAMS.map(async (name) => [name, await resolveVariable(`param:${name}`)]),
+      ),
+    ),
   });
 module.exports.secretAccess = secretAccess;
 module.exports.parseChannels = parseChannels;

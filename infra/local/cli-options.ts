@@ -61,7 +61,9 @@ export async function startFromCommandLine(
 ): Promise<LocalStack> {
   let options: LocalStackOptions | undefined;
   try {
-    options = { ...localStackOptionsFromEnv(env), ...extra };
+    // The terminal is the person's own: a mail the e-mail channel sends (HANDRAISE_EMAIL_FROM set) is shown
+    // there, links and all, instead of leaving the machine.
+    options = { ...localStackOptionsFromEnv(env), printMails: true, ...extra };
     return await startLocalStack(options);
   } catch (error) {
     const problem = startProblem(error, options);

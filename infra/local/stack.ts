@@ -27,6 +27,7 @@ import { inProcessRequestHandler } from "./in-process-http-handler.ts";
 import { lambdaContext } from "./lambda-context.ts";
 import { type LocalSchedule, startLocalScheduler } from "./scheduler.ts";
 import { readServerlessFunctions } from "./serverless-functions.ts";
+import { type LocalSes, startLocalSes } from "./ses.ts";
 import { type DeadLetter, type QueueConsumer, startLocalSqs } from "./sqs.ts";
 import {
   type ExecutionStatusChange,
@@ -58,6 +59,8 @@ export interface LocalStackOptions {
   onExecutionStatusChange?: (change: ExecutionStatusChange) => void | Promise<void>;
   /** Print each question event as an `event {…}` line on stdout (default on; the demo keeps its terminal quiet). */
   printEvents?: boolean;
+  /** Print each mail the local SES is sent (its plain text) on stdout (default off; the demo turns it on). */
+  printMails?: boolean;
   /** Called with each question event as the bus takes it (the terminal follows the questions shown there). */
   onEvent?: (event: PublishedEvent) => void;
   /** Called after each HTTP request the local API served (method, route, status, milliseconds). */
@@ -104,6 +107,11 @@ export interface LocalStack {
   };
   /** The question events published on the local bus (each also printed as an `event {…}` line). */
   events: PublishedEvent[];
+  /**
+   * The local SES (API v2) the e-mail channel sends through when HANDRAISE_EMAIL_FROM is set: the mails it
+   * was sent, and `refuseNext` to answer sends with SES's own errors. Nothing leaves the machine.
+   */
+  ses: Pick<LocalSes, "mails" | "refuseNext">;
   /** The DynamoDB Streams emulation: resolves once every captured change has been delivered (or failed). */
   streamsDrained(): Promise<void>;
   /** Switches the DynamoDB Streams emulation on or off (changes made while it is off are not delivered). */
@@ -191,6 +199,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...(options.onEvent && { onEvent: options.onEvent }),
     });
     stops.push(eventBus.stop);
+    const ses = await startLocalSes({
+      host,
+      ...(options.printMails && { print: (text: string) => process.stdout.write(text) }),
+    });
+    stops.push(ses.stop);
 
     // The SFN port must be known before the handlers load their configuration, so start it with the
     // handlers resolved lazily.
@@ -276,6 +289,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       HANDRAISE_NOTIFY_QUEUE_URL: sqs.queueUrl("NotifyQueue"),
       HANDRAISE_NOTIFY_LOOPBACK: "true",
       AWS_ENDPOINT_URL_EVENTBRIDGE: eventBus.url,
+      AWS_ENDPOINT_URL_SESV2: ses.url,
       HANDRAISE_EVENT_BUS: "handraise-local",
       AWS_ENDPOINT_URL_SCHEDULER: scheduler.url,
       HANDRAISE_SCHEDULE_GROUP: "handraise-local",
@@ -392,6 +406,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       },
       scheduler: { schedules: scheduler.schedules, counts: scheduler.counts, idle: scheduler.idle },
       events: eventBus.events,
+      ses: { mails: ses.mails, refuseNext: ses.refuseNext },
       streamsDrained: () => streams.drained(),
       setStreams: (on) => {
         if (on) proxyOptions.onChange = captureChange;

@@ -39,6 +39,20 @@ export interface ChannelManifest {
    */
   onLocally?: string;
   secrets: Record<string, ChannelSecret>;
+  /**
+   * What the channel's readers may do on AWS besides reading its secrets (e-mail: `ses:SendEmail`), as IAM
+   * statements infra/deploy/secret-access.cjs adds to each reader's policy. `${param:<name>}` in a value is the
+   * deployment's parameter; `${AWS::…}` in the resource is CloudFormation's.
+   */
+  permissions?: ChannelPermission[];
+}
+
+export interface ChannelPermission {
+  sid: string;
+  action: string;
+  resource: string;
+  condition?: Record<string, Record<string, string>>;
+  readBy: SecretReader[];
 }
 
 /** A required setting of a channel that is on: its value, or "" after noting the problem. */

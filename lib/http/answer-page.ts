@@ -206,8 +206,24 @@ export function createAnswerPage(deps: AnswerPageDeps) {
     if (!mayAnswer(record, answerer, deps.now())) return messagePage(403, MESSAGE_PAGES.notYours);
     const link = { as, sig };
     if (event.requestContext.http.method === "POST") return post(event, record, link, answerer);
-    return record.status === "pending" ? formPage(200, record, link) : page(200, renderOutcomePage(record));
+    if (record.status !== "pending") return page(200, renderOutcomePage(record));
+    const chosen = chosenOption(record, event.queryStringParameters?.choose);
+    return formPage(200, record, link, chosen && { state: chosen });
   };
+}
+
+/**
+ * `choose=<n>` (n from 1), from an e-mail's per-option link: the form opens with option n of the record's
+ * one single-select question chosen — shown, never sent (GET changes nothing; the person presses Submit).
+ * Anything else (another shape of question, a number out of range) opens the form as it is.
+ */
+function chosenOption(record: QuestionRecord, choose: string | undefined): FormState | undefined {
+  const [only, ...rest] = record.questions;
+  if (choose === undefined || !/^\d{1,2}$/.test(choose)) return undefined;
+  if (only === undefined || rest.length > 0 || only.multiSelect === true) return undefined;
+  const index = Number(choose) - 1;
+  if (index < 0 || index >= only.options.length) return undefined;
+  return { picked: { [only.id]: [String(index)] }, text: {} };
 }
 
 /** The posted form: `application/x-www-form-urlencoded`, at most MAX_BODY_BYTES. */

@@ -17,19 +17,7 @@ import type { QuestionRecord } from "../questions/question-record.ts";
 import { MAX_ANSWER_VALUE_UNITS, type Question } from "../questions/schema.ts";
 import { type FieldProblem, type FormState, OTHER_VALUE, pickField, textField } from "./answer-form.ts";
 import { PAGE_SCRIPT, PAGE_STYLE } from "./answer-page-assets.ts";
-
-const ESCAPES: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
-/** Text as HTML text or a quoted attribute value: `& < > " '` escaped. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
-}
+import { escapeHtml } from "./html.ts";
 
 export const PAGE_TEXT = {
   back: "Back",

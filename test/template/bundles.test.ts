@@ -62,7 +62,10 @@ function bundleBudgetProblems(sizes: Record<string, number>, budget = BUNDLE_BUD
  */
 function importedPackages(code: string): string[] {
   const builtins = new Set(builtinModules);
-  const specifiers = [...code.matchAll(/\bfrom\s*"([^"]+)"/g)].map((match) => match[1] ?? "");
+  // An import or export statement, minified or not (`import{a as b}from"x"`, `import"x"`, `export*from"x"`):
+  // not any `from"…"` that minified data happens to hold.
+  const statements = /(?:^|[;\n}])\s*(?:import|export)\s*(?:[\w$*{},\s]*?\bfrom\s*)?"([^"]+)"/g;
+  const specifiers = [...code.matchAll(statements)].map((match) => match[1] ?? "");
   return [...new Set(specifiers)].filter((name) => !name.startsWith("node:") && !builtins.has(name));
 }
 

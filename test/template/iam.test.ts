@@ -9,6 +9,7 @@ import { keys } from "#lib/store/keys.ts";
 import tableDefinition from "../../infra/table.json" with { type: "json" };
 import {
   functionRoles,
+  grant,
   type IamRow,
   iamProblems,
   isRecord,
@@ -550,6 +551,43 @@ describe("IAM roles of the packaged template", () => {
       } finally {
         telegramOnly.remove();
       }
+    } finally {
+      copy.remove();
+    }
+  }, 420_000);
+
+  it("with e-mail on, let exactly the functions that deliver send mail, only from the configured sender", async () => {
+    const from = "approvals@example.com";
+    const copy = await packageCopy({}, ["--param=channels=email", `--param=emailFrom=${from}`], {
+      bundles: "reuse",
+    });
+    try {
+      const withEmail = loadTemplate(copy.dir);
+      const sendMail = grant(
+        "ses:SendEmail",
+        "arn:AWS::Partition:ses:AWS::Region:AWS::AccountId:identity/*",
+        { StringEquals: { "ses:FromAddress": from } },
+      );
+      const senders: Record<string, string[]> = {};
+      for (const [fn, roleId] of Object.entries(functionRoles(withEmail))) {
+        const ses = roleGrants(withEmail, roleId).grants.filter((g) => g.startsWith("ses:"));
+        if (ses.length > 0) senders[fn] = ses;
+      }
+      expect(senders).toEqual({
+        ask: [sendMail],
+        questionsApi: [sendMail],
+        mcp: [sendMail],
+        questionTimer: [sendMail],
+      });
+      // E-mail is no secret: no function reads anything more than without it.
+      expect(
+        iamProblems(
+          withEmail,
+          subjects,
+          iamTable(/^handraise-(.+)-agent$/.exec(agentName)?.[1] ?? "", []),
+        ).filter((problem) => !problem.includes("ses:SendEmail")),
+      ).toEqual([]);
+      expect(await cfnLint([copy.dir])).toBe("");
     } finally {
       copy.remove();
     }

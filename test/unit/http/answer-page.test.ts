@@ -118,6 +118,36 @@ describe("the answer page handler", () => {
     expect(calls).toEqual(["get ask_1"]);
   });
 
+  it("GET with choose=<n> (an e-mail's option link) opens the form with option n chosen, and writes nothing", async () => {
+    const { page, calls, sig } = setup();
+    const chosen = (choose: string) =>
+      page({ ...event("GET", sig), queryStringParameters: { sig, choose } }).then((r) => r.body ?? "");
+    const checkedValues = (html: string) => [...html.matchAll(/value="(\d+)" checked/g)].map((m) => m[1]);
+    expect(checkedValues(await chosen("2"))).toEqual(["1"]);
+    expect(checkedValues(await chosen("1"))).toEqual(["0"]);
+    // Out of range or not a number: the form as it is, nothing chosen (the link itself is still good).
+    for (const bad of ["0", "3", "x", "-1", "1e1"]) {
+      const html = await chosen(bad);
+      expect(html).toContain("Ship it?");
+      expect(checkedValues(html)).toEqual([]);
+    }
+    expect(calls.every((call) => call.startsWith("get "))).toBe(true);
+  });
+
+  it("choose= chooses nothing for a multi-select question or several questions", async () => {
+    const { page, sig, current } = setup();
+    const record = current();
+    const [first] = record.questions;
+    if (!first) throw new Error("no question");
+    for (const shape of [[{ ...first, multiSelect: true }], [first, { ...first, id: "again" }]]) {
+      Object.assign(record, { questions: shape });
+      const response = await page({ ...event("GET", sig), queryStringParameters: { sig, choose: "1" } });
+      expect(response.statusCode).toBe(200);
+      expect(response.body).toContain("Ship it?");
+      expect(response.body).not.toMatch(/value="\d+" checked/);
+    }
+  });
+
   it.each([
     ["web:ann", "web:ann"],
     ["telegram:42", "web:telegram:42"],

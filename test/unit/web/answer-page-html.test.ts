@@ -5,12 +5,12 @@ import type { QuestionRecord } from "#lib/questions/question-record.ts";
 import { CONTENT_SECURITY_POLICY, PAGE_SCRIPT, PAGE_STYLE } from "#lib/web/answer-page-assets.ts";
 import {
   askingKeyName,
-  escapeHtml,
   renderFormPage,
   renderMessagePage,
   renderOutcomePage,
   timeLeftText,
 } from "#lib/web/answer-page-html.ts";
+import { escapeHtml } from "#lib/web/html.ts";
 
 const HOSTILE = `<img src=x onerror=alert(1)>"'&`;
 const { questions } = normalizeAskUserArgs({

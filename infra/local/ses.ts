@@ -1,0 +1,111 @@
+/**
+ * Amazon SES API v2's `SendEmail` for the local stack, over its REST JSON protocol (`POST
+ * /v2/email/outbound-emails`), so the e-mail channel's own SES client sends to it through
+ * `AWS_ENDPOINT_URL_SESV2`. Nothing leaves the machine: each mail is kept for tests and, when asked, its
+ * plain-text part is printed — the demo shows the mail it would have sent, links and all (the terminal is
+ * the person's own). `refuseNext` answers the next sends with one of SES's own errors.
+ */
+import { randomUUID } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { createServer } from "./local-server.ts";
+
+export interface SentMail {
+  messageId: string;
+  from: string;
+  to: string[];
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** An error SES answers a send with: `TooManyRequestsException` (429, retried by the SDK), `MessageRejected` (400). */
+export interface SesRefusal {
+  status: number;
+  code: string;
+  message: string;
+}
+
+export interface LocalSes {
+  url: string;
+  /** Every mail accepted since the start, in order. */
+  mails: SentMail[];
+  /** The next `count` sends are refused with `refusal`. */
+  refuseNext(count: number, refusal: SesRefusal): void;
+  stop(): Promise<void>;
+}
+
+interface SendEmailBody {
+  FromEmailAddress?: string;
+  Destination?: { ToAddresses?: string[] };
+  Content?: {
+    Simple?: {
+      Subject?: { Data?: string };
+      Body?: { Text?: { Data?: string }; Html?: { Data?: string } };
+    };
+  };
+}
+
+export async function startLocalSes(options: {
+  host: string;
+  /** Where a mail's plain text goes; absent: mails are only kept. */
+  print?: (text: string) => void;
+}): Promise<LocalSes> {
+  const mails: SentMail[] = [];
+  const refusals: SesRefusal[] = [];
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const reply = (status: number, body: unknown, code?: string) => {
+      res.writeHead(status, {
+        "content-type": "application/json",
+        ...(code !== undefined && { "x-amzn-errortype": code }),
+      });
+      res.end(JSON.stringify(body));
+    };
+    if (req.method !== "POST" || req.url?.split("?")[0] !== "/v2/email/outbound-emails") {
+      return reply(404, { message: `${req.method} ${req.url} is not served locally` }, "NotFoundException");
+    }
+    const refusal = refusals.shift();
+    if (refusal) return reply(refusal.status, { message: refusal.message }, refusal.code);
+    let body: SendEmailBody;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as SendEmailBody;
+    } catch {
+      return reply(400, { message: "The body is not JSON." }, "BadRequestException");
+    }
+    const simple = body.Content?.Simple;
+    const to = body.Destination?.ToAddresses ?? [];
+    if (!body.FromEmailAddress || to.length === 0 || !simple?.Subject?.Data) {
+      return reply(
+        400,
+        { message: "FromEmailAddress, Destination and a subject are required." },
+        "BadRequestException",
+      );
+    }
+    const mail: SentMail = {
+      messageId: randomUUID(),
+      from: body.FromEmailAddress,
+      to,
+      subject: simple.Subject.Data,
+      text: simple.Body?.Text?.Data ?? "",
+      html: simple.Body?.Html?.Data ?? "",
+    };
+    mails.push(mail);
+    options.print?.(`\n[mail to ${to.join(", ")}] ${mail.subject}\n${mail.text}\n`);
+    reply(200, { MessageId: mail.messageId });
+  });
+  await new Promise<void>((resolve) => server.listen(0, options.host, () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${options.host}:${port}`,
+    mails,
+    refuseNext: (count, refusal) => {
+      for (let i = 0; i < count; i++) refusals.push(refusal);
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,15 @@
+/**
+ * The e-mail channel (Amazon SES API v2): delivers a mail per question with the person's own answer link;
+ * receives nothing — answers come through the answer page. One SES client per process.
+ */
+import { SESv2Client } from "@aws-sdk/client-sesv2";
+import { defineChannel } from "../channel-descriptor.ts";
+import { createEmailChannel } from "./email-channel.ts";
+import { createSesMailSender, type MailSender } from "./email-sender.ts";
+import { emailSpec } from "./email-spec.ts";
+
+export const email = defineChannel(emailSpec, {
+  // The SDK reads the Region, credentials and AWS_ENDPOINT_URL_SESV2 (the local stack's SES) itself.
+  client: ({ settings }): MailSender => createSesMailSender(new SESv2Client({}), settings.from),
+  channel: (sender, { links }) => createEmailChannel(sender, links),
+});
