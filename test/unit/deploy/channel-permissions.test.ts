@@ -41,6 +41,7 @@ describe("channel permissions in the deployment's policies", () => {
       Sid: "SendMail",
       Effect: "Allow",
       Action: "ses:SendEmail",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub string, not JavaScript's
       Resource: { "Fn::Sub": "arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/*" },
       Condition: { StringEquals: { "ses:FromAddress": "approvals@example.com" } },
     });
