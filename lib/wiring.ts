@@ -7,9 +7,7 @@
  */
 import { SSMProvider } from "@aws-lambda-powertools/parameters/ssm";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import type { LambdaClient } from "@aws-sdk/client-lambda";
-import { SchedulerClient } from "@aws-sdk/client-scheduler";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { SSMClient } from "@aws-sdk/client-ssm";
 import { createModelStep } from "./agent/model-step.ts";
@@ -18,10 +16,7 @@ import { createAskQuestion } from "./app/ask-question.ts";
 import { createCancelStoppedRun } from "./app/cancel-stopped-run.ts";
 import { createFireQuestionTimer } from "./app/fire-question-timer.ts";
 import { createHandleInbound } from "./app/handle-inbound.ts";
-import { createHandleQuestionChange } from "./app/handle-question-change.ts";
-import { createQuestionTimers } from "./app/question-timers.ts";
 import { createResolveQuestion } from "./app/resolve-question.ts";
-import { createSettleClosedQuestion } from "./app/settle-closed-question.ts";
 import { createWaitForQuestion } from "./app/wait-for-question.ts";
 import { createApiKeyring } from "./auth/api-keys.ts";
 import { createDurableCallbacks } from "./callbacks/durable-callbacks.ts";
@@ -33,8 +28,6 @@ import { createConsoleChannel } from "./channels/console-channel.ts";
 import type { Config } from "./config.ts";
 import { createDurableAskUser } from "./durable/ask-user.ts";
 import { createDurableAgent } from "./durable/durable-agent.ts";
-import { type EventPublisher, NO_EVENTS } from "./events/event-publisher.ts";
-import { createEventBridgePublisher } from "./events/eventbridge-publisher.ts";
 import { createQuestionApi } from "./http/question-api.ts";
 import { createEnvSecrets } from "./secrets/env-secrets.ts";
 import {
@@ -53,8 +46,6 @@ import { createDynamoDbQuestionStore } from "./store/dynamodb-question-store.ts"
 import { createDynamoDbTranscriptStore } from "./store/dynamodb-transcript-store.ts";
 import type { Observability } from "./telemetry/observability.ts";
 import type { Telemetry } from "./telemetry/telemetry.ts";
-import { createSchedulerTimers } from "./timers/scheduler-timers.ts";
-import { NO_TIMERS, type Timers } from "./timers/timers.ts";
 import { type AnswerLinks, createAnswerLinks, NO_ANSWER_LINKS } from "./web/answer-link.ts";
 
 const now = () => Date.now();
@@ -81,10 +72,10 @@ export function setDynamoDbClientObserver(observer: DynamoDbClientObserver | und
  * handler context across concurrent calls of a command, harmless for clients whose endpoint and
  * credentials do not depend on the request (not S3-style ones).
  */
-const SDK_CLIENT_CONFIG = { cacheMiddleware: true } as const;
+export const SDK_CLIENT_CONFIG = { cacheMiddleware: true } as const;
 
 /** Traces each call an AWS SDK client makes (X-Ray), when the function is traced. */
-type CaptureClient = Observability["tracer"]["captureAWSv3Client"];
+export type CaptureClient = Observability["tracer"]["captureAWSv3Client"];
 
 /** The secrets function `fn` may read in this deployment: SSM deployed, the environment locally. */
 export function createSecrets(config: Config, fn: FunctionName, capture: CaptureClient = (c) => c): Secrets {
@@ -107,24 +98,6 @@ export function createSecrets(config: Config, fn: FunctionName, capture: Capture
 export function createLinks(config: Config, secrets: Secrets, allowed: readonly SecretGrant[]): AnswerLinks {
   if (!allowed.includes("link-secret")) return NO_ANSWER_LINKS;
   return createAnswerLinks({ publicUrl: config.publicUrl, key: () => secrets.get("link-secret") });
-}
-
-/** Question events on the deployment's bus, when it has one (the stream consumer publishes them). */
-function createEvents(config: Config, capture: CaptureClient): EventPublisher {
-  return config.eventBus === undefined
-    ? NO_EVENTS
-    : createEventBridgePublisher(capture(new EventBridgeClient(SDK_CLIENT_CONFIG)), config.eventBus);
-}
-
-/** Question timers on EventBridge Scheduler, when the deployment has them (the stream consumer sets them). */
-function createTimers(config: Config, capture: CaptureClient): Timers {
-  return config.timers === undefined
-    ? NO_TIMERS
-    : createSchedulerTimers({
-        client: capture(new SchedulerClient(SDK_CLIENT_CONFIG)),
-        ...config.timers,
-        now,
-      });
 }
 
 /** What a channel's client, ChatChannel and webhook are built with in this function. */
@@ -320,11 +293,9 @@ export function createServices(
     keyring: createApiKeyring(secrets),
     handleInbound: createHandleInbound({ store, resolve, channels, links, now }),
     cancelStoppedRun: createCancelStoppedRun({ store, resolve, now }),
-    handleQuestionChange: createHandleQuestionChange({
-      events: createEvents(config, capture),
-      settle: createSettleClosedQuestion({ callbacks, channels, store, telemetry, now }),
-      timers: createQuestionTimers({ timers: createTimers(config, capture), telemetry }),
-    }),
+    /** For lib/question-change-wiring.ts: the stream consumer's clients are built there, not in every bundle. */
+    callbacks,
+    capture,
     fireQuestionTimer: createFireQuestionTimer({ store, channels, telemetry, now, sleep }),
     askQuestion,
     resolve,

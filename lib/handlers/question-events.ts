@@ -3,6 +3,7 @@ import middy from "@middy/core";
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
 import { functionDeadline, withPlatformDeadline } from "../channels/platform-http.ts";
 import type { Config } from "../config.ts";
+import { createHandleQuestionChangeService } from "../question-change-wiring.ts";
 import { questionChangeFrom } from "../store/question-stream.ts";
 import { createServices } from "../wiring.ts";
 import type { DeliveringHandlerDeps } from "./handler-deps.ts";
@@ -14,7 +15,8 @@ export async function createQuestionEventsHandler(
   const services = createServices(config, "questionEvents", observability, channels);
   // Resuming runs needs no channel secret: a bad one is reported, and only its platform's copies stay unretired.
   await services.ready({ tolerate: true });
-  const { handleQuestionChange, now } = services;
+  const { now } = services;
+  const handleQuestionChange = createHandleQuestionChangeService(services);
   return middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()
     .use(observability.middlewares)
     .handler(async (event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> => {

@@ -1,0 +1,49 @@
+/**
+ * The stream consumer's own composition (lib/handlers/question-events.ts): what follows a question's change —
+ * its events on the deployment's bus, its timers on EventBridge Scheduler, and the settling of a closed one.
+ * Apart from lib/wiring.ts so that only that function's bundle carries the EventBridge and Scheduler clients.
+ */
+
+import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
+import { SchedulerClient } from "@aws-sdk/client-scheduler";
+import { createHandleQuestionChange } from "./app/handle-question-change.ts";
+import { createQuestionTimers } from "./app/question-timers.ts";
+import { createSettleClosedQuestion } from "./app/settle-closed-question.ts";
+import type { Config } from "./config.ts";
+import { type EventPublisher, NO_EVENTS } from "./events/event-publisher.ts";
+import { createEventBridgePublisher } from "./events/eventbridge-publisher.ts";
+import { createSchedulerTimers } from "./timers/scheduler-timers.ts";
+import { NO_TIMERS, type Timers } from "./timers/timers.ts";
+import { type CaptureClient, type createServices, SDK_CLIENT_CONFIG } from "./wiring.ts";
+
+/** Question events on the deployment's bus, when it has one. */
+function createEvents(config: Config, capture: CaptureClient): EventPublisher {
+  return config.eventBus === undefined
+    ? NO_EVENTS
+    : createEventBridgePublisher(capture(new EventBridgeClient(SDK_CLIENT_CONFIG)), config.eventBus);
+}
+
+/** Question timers on EventBridge Scheduler, when the deployment has them. */
+function createTimers(config: Config, capture: CaptureClient, now: () => number): Timers {
+  return config.timers === undefined
+    ? NO_TIMERS
+    : createSchedulerTimers({
+        client: capture(new SchedulerClient(SDK_CLIENT_CONFIG)),
+        ...config.timers,
+        now,
+      });
+}
+
+/**
+ * @example
+ * const services = createServices(config, "questionEvents", observability, CHANNELS);
+ * const handleQuestionChange = createHandleQuestionChangeService(services);
+ */
+export function createHandleQuestionChangeService(services: ReturnType<typeof createServices>) {
+  const { config, capture, callbacks, channels, store, telemetry, now } = services;
+  return createHandleQuestionChange({
+    events: createEvents(config, capture),
+    settle: createSettleClosedQuestion({ callbacks, channels, store, telemetry, now }),
+    timers: createQuestionTimers({ timers: createTimers(config, capture, now), telemetry }),
+  });
+}
