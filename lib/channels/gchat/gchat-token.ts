@@ -5,9 +5,7 @@
  * the call and Google's error code, never the key or a token.
  */
 import { importPKCS8, SignJWT } from "jose";
-import { networkCode } from "../../http/outbound.ts";
-import type { IssuedToken } from "../cached-token.ts";
-import { PLATFORM_CALL_TIMEOUT_MS, PlatformApiError } from "../platform-api-error.ts";
+import { type IssuedToken, requestOAuthToken } from "../cached-token.ts";
 
 export const GOOGLE_OAUTH_TOKEN_URL = "https://oauth2.googleapis.com/token";
 export const CHAT_BOT_SCOPE = "https://www.googleapis.com/auth/chat.bot";
@@ -54,24 +52,9 @@ export async function requestServiceAccountToken(
     .setIssuedAt(issuedAt)
     .setExpirationTime(issuedAt + ASSERTION_SECONDS)
     .sign(await importPKCS8(key.private_key, "RS256"));
-  let response: Response;
-  try {
-    response = await fetch(tokenUrl, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion }),
-      signal: AbortSignal.timeout(PLATFORM_CALL_TIMEOUT_MS),
-    });
-  } catch (error) {
-    throw new PlatformApiError("gchat", "token", undefined, networkCode(error));
-  }
-  const parsed = (await response.json().catch(() => undefined)) as
-    | { access_token?: unknown; expires_in?: unknown; error?: unknown }
-    | undefined;
-  if (!response.ok || typeof parsed?.access_token !== "string") {
-    const code = typeof parsed?.error === "string" ? parsed.error.slice(0, 64) : `HTTP ${response.status}`;
-    throw new PlatformApiError("gchat", "token", response.status, code);
-  }
-  const seconds = typeof parsed.expires_in === "number" ? parsed.expires_in : 0;
-  return { value: parsed.access_token, lifetimeMs: Math.max(0, seconds) * 1000 };
+  return requestOAuthToken(
+    "gchat",
+    tokenUrl,
+    new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion }),
+  );
 }

@@ -1,6 +1,7 @@
 import type { SecretValue } from "../../secrets/secrets.ts";
 import * as z from "../../zod.ts";
-import { PLATFORM_CALL_TIMEOUT_MS, PlatformApiError } from "../platform-api-error.ts";
+import { createCachedToken, type IssuedToken, requestOAuthToken } from "../cached-token.ts";
+import { PlatformApiError } from "../platform-api-error.ts";
 import {
   createPlatformHttp,
   type PlatformHttpDeps,
@@ -81,44 +82,21 @@ function describeReply(reply: PlatformReply): string {
  *
  * @throws PlatformApiError naming the identity platform's error code (`invalid_client`, …), never a secret.
  */
-export async function requestTeamsAppToken(
+export function requestTeamsAppToken(
   options: Pick<TeamsApiOptions, "appId" | "appPassword" | "tokenUrl">,
-): Promise<{ value: string; lifetimeMs: number }> {
-  const body = new URLSearchParams({
-    grant_type: "client_credentials",
-    client_id: options.appId,
-    client_secret: await options.appPassword(),
-    scope: BOT_CONNECTOR_SCOPE,
-  });
-  let response: Response;
-  try {
-    response = await fetch(options.tokenUrl, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
-      body,
-      signal: AbortSignal.timeout(PLATFORM_CALL_TIMEOUT_MS),
-    });
-  } catch (error) {
-    throw new PlatformApiError(
+): Promise<IssuedToken> {
+  return options.appPassword().then((password) =>
+    requestOAuthToken(
       "teams",
-      "token",
-      undefined,
-      error instanceof Error ? error.name : "fetch failed",
-    );
-  }
-  const parsed = (await response.json().catch(() => undefined)) as
-    | { access_token?: unknown; expires_in?: unknown; error?: unknown }
-    | undefined;
-  if (!response.ok || typeof parsed?.access_token !== "string") {
-    // The identity platform's error code (invalid_client, …) says what is wrong without any secret.
-    const code = typeof parsed?.error === "string" ? parsed.error : `HTTP ${response.status}`;
-    throw new PlatformApiError("teams", "token", response.status, code);
-  }
-  const seconds = typeof parsed.expires_in === "number" ? parsed.expires_in : Number(parsed.expires_in);
-  return {
-    value: parsed.access_token,
-    lifetimeMs: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 0,
-  };
+      options.tokenUrl,
+      new URLSearchParams({
+        grant_type: "client_credentials",
+        client_id: options.appId,
+        client_secret: password,
+        scope: BOT_CONNECTOR_SCOPE,
+      }),
+    ),
+  );
 }
 
 /**
@@ -138,22 +116,7 @@ export function createTeamsApi(options: TeamsApiOptions): TeamsApi {
     },
     { now, ...options.http },
   );
-  let token: { value: string; renewAtMs: number } | undefined;
-  let asking: Promise<string> | undefined;
-
-  async function requestToken(): Promise<string> {
-    const issued = await requestTeamsAppToken(options);
-    token = { value: issued.value, renewAtMs: now() + Math.max(0, issued.lifetimeMs - TOKEN_EARLY_MS) };
-    return issued.value;
-  }
-
-  function appToken(): Promise<string> {
-    if (token && now() < token.renewAtMs) return Promise.resolve(token.value);
-    asking ??= requestToken().finally(() => {
-      asking = undefined;
-    });
-    return asking;
-  }
+  const appToken = createCachedToken(() => requestTeamsAppToken(options), now, TOKEN_EARLY_MS);
 
   async function call<T>(
     verb: "GET" | "POST" | "PUT",
@@ -162,7 +125,7 @@ export function createTeamsApi(options: TeamsApiOptions): TeamsApi {
     name: string,
     body?: unknown,
   ): Promise<T | undefined> {
-    const bearer = await appToken();
+    const bearer = await appToken.get();
     try {
       const reply = await http.send({
         name,
@@ -176,7 +139,7 @@ export function createTeamsApi(options: TeamsApiOptions): TeamsApi {
       return reply.body as T | undefined;
     } catch (error) {
       // A refused token (a rotated password) is not kept for the next call.
-      if (error instanceof PlatformApiError && error.status === 401) token = undefined;
+      if (error instanceof PlatformApiError && error.status === 401) appToken.forget();
       throw error;
     }
   }

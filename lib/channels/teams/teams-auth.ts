@@ -7,8 +7,10 @@
  * key and says which claims must hold.
  */
 import { importJWK, type JWK, type JWTPayload, jwtVerify } from "jose";
-import { isHttpsOrLoopback, networkCode } from "../../http/outbound.ts";
-import { PLATFORM_CALL_TIMEOUT_MS } from "../platform-api-error.ts";
+import { isHttpsOrLoopback } from "../../http/outbound.ts";
+import { createSigningKeys, fetchKeyDocument, KeySetUnavailableError } from "../signing-keys.ts";
+
+export { KeySetUnavailableError } from "../signing-keys.ts";
 
 /** The only issuer of tokens the Bot Framework sends to a bot. */
 export const BOT_FRAMEWORK_ISSUER = "https://api.botframework.com";
@@ -18,12 +20,6 @@ export const BOT_FRAMEWORK_OPENID_METADATA_URL =
 export const CLOCK_SKEW_SECONDS = 300;
 /** Keys are kept this long: Microsoft rolls them over days ahead, and lists the next one early. */
 const KEYS_MAX_AGE_MS = 24 * 60 * 60 * 1000;
-/**
- * A key set already held is fetched again (it is older than KEYS_MAX_AGE_MS, or a token names a key id it
- * does not have) at most this often: a rolled-over key is picked up soon, and neither a flood of tokens with
- * made-up key ids nor an outage of Microsoft's endpoint turns every request into a fetch.
- */
-const REFRESH_INTERVAL_MS = 5 * 60 * 1000;
 
 /** A Bot Framework signing key: a JWK, plus the channels it may sign for. */
 interface BotFrameworkKey extends JWK {
@@ -34,15 +30,6 @@ interface BotFrameworkKey extends JWK {
 /** Why a token was refused: for the log, never for the caller (who gets a bare 401). */
 export class TeamsAuthError extends Error {
   override readonly name = "TeamsAuthError";
-}
-
-/**
- * The key set a token needs could not be fetched (a network error, a 5xx, a malformed answer): nothing can be
- * said of the token, so the request is neither accepted nor refused — the caller answers 503 and the Bot
- * Framework sends the activity again.
- */
-export class KeySetUnavailableError extends Error {
-  override readonly name = "KeySetUnavailableError";
 }
 
 /** The activity fields the token must agree with (read from the body before anything is acted on). */
@@ -80,79 +67,27 @@ export interface TeamsAuthOptions {
  * await verify(event.headers.authorization, activity); // TeamsAuthError → 401, KeySetUnavailableError → 503
  */
 export function createTeamsAuth(options: TeamsAuthOptions) {
-  const { now } = options;
-  let cached: { keys: Map<string, BotFrameworkKey>; fetchedAtMs: number } | undefined;
-  let loading: Promise<Map<string, BotFrameworkKey>> | undefined;
-  /** When a key set already held was last asked for again (whether or not that worked). */
-  let lastRefreshAtMs = Number.NEGATIVE_INFINITY;
-
-  async function getJson(url: string, what: string): Promise<unknown> {
-    let response: Response;
-    try {
-      response = await fetch(url, {
-        headers: { accept: "application/json" },
-        signal: AbortSignal.timeout(PLATFORM_CALL_TIMEOUT_MS),
-      });
-    } catch (error) {
-      throw new KeySetUnavailableError(`${what} could not be read: ${networkCode(error)}`);
-    }
-    if (!response.ok) throw new KeySetUnavailableError(`${what} answered HTTP ${response.status}`);
-    return response.json().catch(() => {
-      throw new KeySetUnavailableError(`${what} is not JSON`);
-    });
-  }
-
-  async function fetchKeys(): Promise<Map<string, BotFrameworkKey>> {
-    const metadata = (await getJson(options.metadataUrl, "the OpenID metadata")) as { jwks_uri?: unknown };
-    // The key set decides which tokens are genuine: never read over plain HTTP from another host.
-    if (typeof metadata?.jwks_uri !== "string" || !isHttpsOrLoopback(metadata.jwks_uri)) {
-      throw new KeySetUnavailableError("the OpenID metadata names no https key set");
-    }
-    const set = (await getJson(metadata.jwks_uri, "the key set")) as { keys?: unknown };
-    if (!Array.isArray(set?.keys)) throw new KeySetUnavailableError("the key set has no keys");
-    const keys = new Map<string, BotFrameworkKey>();
-    for (const key of set.keys as BotFrameworkKey[]) {
-      if (typeof key?.kid === "string" && key.kty === "RSA") keys.set(key.kid, key);
-    }
-    return keys;
-  }
-
-  /** One fetch at a time: concurrent requests of a cold process share it. A failed fetch keeps what was held. */
-  function load(): Promise<Map<string, BotFrameworkKey>> {
-    loading ??= fetchKeys()
-      .then((keys) => {
-        cached = { keys, fetchedAtMs: now() };
-        return keys;
-      })
-      .finally(() => {
-        loading = undefined;
-      });
-    return loading;
-  }
-
-  /** Whether a key set already held may be asked for again now (rate limit), counting this as the ask. */
-  function mayRefresh(): boolean {
-    if (now() - lastRefreshAtMs < REFRESH_INTERVAL_MS) return false;
-    lastRefreshAtMs = now();
-    return true;
-  }
-
-  async function keyFor(kid: string): Promise<BotFrameworkKey | undefined> {
-    // Nothing held yet (a cold process): the fetch must work, or the request cannot be judged (503).
-    if (!cached) return (await load()).get(kid);
-    let keys = cached.keys;
-    if (now() - cached.fetchedAtMs > KEYS_MAX_AGE_MS && mayRefresh()) {
-      // An old set is still Microsoft's keys: while a refresh fails, the tokens they sign are accepted.
-      keys = await load().catch((error: unknown) => {
-        options.onRefreshFailed(error);
-        return keys;
-      });
-    }
-    const key = keys.get(kid);
-    if (key || !mayRefresh()) return key;
-    // A key id not seen yet may be a rolled-over key: one fetch (which must work, or 503) decides.
-    return (await load()).get(kid);
-  }
+  const keys = createSigningKeys<BotFrameworkKey>({
+    maxAgeMs: KEYS_MAX_AGE_MS,
+    now: options.now,
+    onRefreshFailed: options.onRefreshFailed,
+    async fetchKeys() {
+      const metadata = (await fetchKeyDocument(options.metadataUrl, "the OpenID metadata")) as {
+        jwks_uri?: unknown;
+      };
+      // The key set decides which tokens are genuine: never read over plain HTTP from another host.
+      if (typeof metadata?.jwks_uri !== "string" || !isHttpsOrLoopback(metadata.jwks_uri)) {
+        throw new KeySetUnavailableError("the OpenID metadata names no https key set");
+      }
+      const set = (await fetchKeyDocument(metadata.jwks_uri, "the key set")) as { keys?: unknown };
+      if (!Array.isArray(set?.keys)) throw new KeySetUnavailableError("the key set has no keys");
+      const held = new Map<string, BotFrameworkKey>();
+      for (const key of set.keys as BotFrameworkKey[]) {
+        if (typeof key?.kid === "string" && key.kty === "RSA") held.set(key.kid, key);
+      }
+      return held;
+    },
+  });
 
   return async function verifyTeamsRequest(
     authorization: string | undefined,
@@ -169,7 +104,7 @@ export function createTeamsAuth(options: TeamsAuthOptions) {
         match[1],
         async (header) => {
           if (typeof header.kid !== "string") throw new TeamsAuthError("the token names no key");
-          const key = await keyFor(header.kid);
+          const key = await keys.keyFor(header.kid);
           if (!key) throw new TeamsAuthError("the token's key is not in the Bot Framework's key set");
           const { channelId } = activity;
           if (channelId !== undefined && !key.endorsements?.includes(channelId)) {
@@ -190,7 +125,7 @@ export function createTeamsAuth(options: TeamsAuthOptions) {
           audience: options.appId,
           clockTolerance: CLOCK_SKEW_SECONDS,
           requiredClaims: ["exp"],
-          currentDate: new Date(now()),
+          currentDate: new Date(options.now()),
         },
       ));
     } catch (error) {
