@@ -9,8 +9,16 @@ import { mattermostSpec } from "./mattermost/mattermost-spec.ts";
 import { slackSpec } from "./slack/slack-spec.ts";
 import { teamsSpec } from "./teams/teams-spec.ts";
 import { telegramSpec } from "./telegram/telegram-spec.ts";
+import { whatsappSpec } from "./whatsapp/whatsapp-spec.ts";
 
-export const CHANNEL_SPECS = [telegramSpec, slackSpec, discordSpec, mattermostSpec, teamsSpec] as const;
+export const CHANNEL_SPECS = [
+  telegramSpec,
+  slackSpec,
+  discordSpec,
+  mattermostSpec,
+  teamsSpec,
+  whatsappSpec,
+] as const;
 
 export type ChannelSpecs = (typeof CHANNEL_SPECS)[number];
 export type ChannelName = ChannelSpecs["name"];
