@@ -30,6 +30,8 @@ export interface WhatsappApi {
    * Resolves to the sent message's id (a wamid); throws WhatsappApiError.
    */
   send(to: string, message: Record<string, unknown>, replyTo?: string): Promise<string>;
+  /** What the API says of the business number (`npm run doctor`): only reads. */
+  phoneNumber(): Promise<{ display_phone_number?: string; verified_name?: string }>;
 }
 
 export interface WhatsappApiOptions {
@@ -60,7 +62,8 @@ function describe(reply: PlatformReply): string {
  * when it cannot have been sent. Errors name the method, never the token.
  */
 export function createWhatsappApi(options: WhatsappApiOptions): WhatsappApi {
-  const url = `${options.apiBase.replace(/\/+$/, "")}/${options.phoneNumberId}/messages`;
+  const numberUrl = `${options.apiBase.replace(/\/+$/, "")}/${options.phoneNumberId}`;
+  const url = `${numberUrl}/messages`;
   /** The last reply to each request, read back for the error code of a refusal. */
   const replies = new WeakMap<PlatformRequest, PlatformReply>();
   const http = createPlatformHttp(
@@ -106,6 +109,16 @@ export function createWhatsappApi(options: WhatsappApiOptions): WhatsappApi {
         throw new WhatsappApiError(request.name, reply.status, "the reply names no message id", undefined);
       }
       return id;
+    },
+    async phoneNumber() {
+      const reply = await http.send({
+        name: "GET /<phone number id>",
+        method: "GET",
+        url: `${numberUrl}?fields=display_phone_number,verified_name`,
+        headers: { authorization: `Bearer ${await options.accessToken()}` },
+        idempotent: true,
+      });
+      return (reply.body ?? {}) as { display_phone_number?: string; verified_name?: string };
     },
   };
 }

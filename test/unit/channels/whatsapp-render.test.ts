@@ -125,6 +125,7 @@ describe("its settings", () => {
 
 describe("a closed 24-hour window", () => {
   const closed: WhatsappApi = {
+    phoneNumber: async () => ({}),
     send: async (_to, message) => {
       if (message.type === "interactive")
         throw new WhatsappApiError("POST /messages", 400, "Re-engagement message", 131047);
@@ -158,6 +159,7 @@ describe("a closed 24-hour window", () => {
   it("any other refusal fails the target as it is, without a template", async () => {
     const sent: Json[] = [];
     const refusing: WhatsappApi = {
+      phoneNumber: async () => ({}),
       send: async (_to, message) => {
         sent.push(message);
         throw new WhatsappApiError("POST /messages", 400, "Invalid parameter", 100);
