@@ -47,7 +47,7 @@ export function createWhatsappWebhook(deps: WhatsappWebhookDeps) {
     try {
       notification = notificationSchema.parse(JSON.parse(body.toString("utf8")));
     } catch {
-      throw new HttpError(400, "INVALID_NOTIFICATION", "The body is not a WhatsApp webhook notification.");
+      throw new HttpError(400, "INVALID_REQUEST", "The body is not a WhatsApp webhook notification.");
     }
     for (const message of messagesOf(notification, deps.phoneNumberId)) {
       if (message.kind === "unknown_control") {
@@ -127,7 +127,7 @@ export function createWhatsappHandshake(verifyToken: SecretValue) {
   ): Promise<APIGatewayProxyStructuredResultV2> {
     const answer = answerHandshake(event.queryStringParameters ?? {}, await verifyToken());
     if (answer.kind !== "challenge") {
-      throw new HttpError(403, "FORBIDDEN", "Wrong hub.mode or hub.verify_token.");
+      throw new HttpError(403, "HANDSHAKE_REFUSED", "Wrong hub.mode or hub.verify_token.");
     }
     return {
       statusCode: 200,
