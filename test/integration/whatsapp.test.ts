@@ -334,6 +334,20 @@ describe("answers", () => {
     });
   });
 
+  it("/question posts the waiting question again; /cancel cancels it", async () => {
+    const owner = String(person);
+    const question = await ask(owner);
+    await post(typed(owner, "/question"));
+    const again = await waitFor(async () => messagesTo(owner)[1]);
+    expect(rowsOf(again).map((row) => row.title)).toEqual(
+      rowsOf(messagesTo(owner)[0]).map((row) => row.title),
+    );
+    expect((await statusOf(question.id)).deliveries).toHaveLength(2);
+    await post(typed(owner, "/cancel"));
+    expect(await statusOf(question.id)).toMatchObject({ status: "cancelled", reason: "cancelled" });
+    expect(textsTo(owner)).toEqual(["Cancelled."]);
+  });
+
   it("Skip skips", async () => {
     const owner = String(person);
     const question = await ask(owner);

@@ -13,7 +13,8 @@ const messageSchema = z.object({
   from: z.optional(z.string()),
   id: z.string().check(z.minLength(1), z.maxLength(256)),
   type: z.string(),
-  text: z.optional(z.object({ body: z.string().check(z.maxLength(4096)) })),
+  // No length of its own here: a body is at most the prelude's limit, and the pipeline names the answer's.
+  text: z.optional(z.object({ body: z.string() })),
   interactive: z.optional(
     z.object({
       type: z.string(),

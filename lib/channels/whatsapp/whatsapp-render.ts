@@ -13,14 +13,13 @@
  * catalog's. Payloads fit WhatsApp's limits (../platform-limits.ts): the body by ../fit.ts, a row title cut
  * with its whole label in the description.
  */
-import { renderPromptText } from "../../questions/index.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import { cutText } from "../../questions/text.ts";
 import { type BrowserEntry, NO_BROWSER_ENTRY } from "../answer-in-browser.ts";
 import { encodeControl } from "../control-codec.ts";
 import { fitToLimit } from "../fit.ts";
 import { PLATFORM_LIMITS } from "../platform-limits.ts";
-import { type ChoiceView, type PromptView, promptView, type StepControl } from "../prompt-view.ts";
+import { type ChoiceView, promptView, type StepControl, stepPromptText } from "../prompt-view.ts";
 import { answerLinkLine, replies, type TextFits } from "../replies.ts";
 
 const LIMITS = PLATFORM_LIMITS.whatsapp;
@@ -54,7 +53,7 @@ export function renderStep(
   const body = {
     text: fitToLimit(
       record,
-      (shown) => withLink(promptAt(promptView(shown, { step: questionIndex })), browser),
+      (shown) => withLink(stepPromptText(promptView(shown, { step: questionIndex })), browser),
       fitsBody,
     ),
   };
@@ -96,16 +95,6 @@ function choiceRow(choice: ChoiceView) {
     title: cutText(choice.label, LIMITS.rowTitle),
     ...(below !== "" && { description: cutText(below, LIMITS.rowDescription) }),
   };
-}
-
-/** One question whole; of several, the step's question with its progress in its header ("Deploy (1 of 3)"). */
-function promptAt(view: PromptView): string {
-  const step = view.step;
-  if (!step?.progress) return renderPromptText(view.questions, view.context);
-  return renderPromptText(
-    [{ ...step.question, header: `${step.question.header} (${step.progress})` }],
-    view.context,
-  );
 }
 
 function withLink(prompt: string, browser: BrowserEntry): string {

@@ -54,7 +54,8 @@ export type SizedPlatform = "telegram" | "slack" | "discord" | "mattermost" | "t
 /**
  * What `platform` answers a call that breaks one of its size limits, as the platform does (Telegram's
  * `Bad Request: message is too long`, Slack's `invalid_arguments`, Discord's `Invalid Form Body`,
- * Mattermost's `model.post.is_valid.msg.app_error`, the Bot Connector's 413 `MessageSizeTooBig`); undefined
+ * Mattermost's `model.post.is_valid.msg.app_error`, the Bot Connector's 413 `MessageSizeTooBig`, the Graph
+ * API's `(#100) Invalid parameter`); undefined
  * for a call within them.
  */
 export function sizeRefusal(platform: SizedPlatform, call: RecordedCall): FakeReply | undefined {
