@@ -60,6 +60,12 @@ export type WebhookHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatew
 export interface ChannelWebhook {
   prelude: Omit<WebhookPreludeOptions, "now">;
   handler: WebhookHandler;
+  /**
+   * A `GET` at the same route by which the platform confirms the URL before it sends anything (WhatsApp's
+   * subscription check): it carries no body to sign, proves itself its own way and changes nothing, so it
+   * is answered without the prelude. Absent: a `GET` goes through the prelude like any request.
+   */
+  handshake?: WebhookHandler;
 }
 
 /** The whole channel: its spec and how it delivers. */

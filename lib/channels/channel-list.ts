@@ -11,5 +11,6 @@ import { mattermost } from "./mattermost/index.ts";
 import { slack } from "./slack/index.ts";
 import { teams } from "./teams/index.ts";
 import { telegram } from "./telegram/index.ts";
+import { whatsapp } from "./whatsapp/index.ts";
 
-export const CHANNELS: readonly AnyChannel[] = [telegram, slack, discord, mattermost, teams, email];
+export const CHANNELS: readonly AnyChannel[] = [telegram, slack, discord, mattermost, teams, email, whatsapp];

@@ -10,6 +10,7 @@ import { mattermostSpec } from "./mattermost/mattermost-spec.ts";
 import { slackSpec } from "./slack/slack-spec.ts";
 import { teamsSpec } from "./teams/teams-spec.ts";
 import { telegramSpec } from "./telegram/telegram-spec.ts";
+import { whatsappSpec } from "./whatsapp/whatsapp-spec.ts";
 
 export const CHANNEL_SPECS = [
   telegramSpec,
@@ -18,6 +19,7 @@ export const CHANNEL_SPECS = [
   mattermostSpec,
   teamsSpec,
   emailSpec,
+  whatsappSpec,
 ] as const;
 
 export type ChannelSpecs = (typeof CHANNEL_SPECS)[number];

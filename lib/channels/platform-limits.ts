@@ -82,6 +82,24 @@ export const PLATFORM_LIMITS = {
      */
     activityBytes: 28 * 1024,
   },
+  whatsapp: {
+    /** An interactive message's body text, and its header and footer text. */
+    body: 1024,
+    header: 60,
+    footer: 60,
+    /** A list message: its button's label, its rows (in all sections), a row's id, title and description. */
+    listButton: 20,
+    listRows: 10,
+    rowId: 200,
+    rowTitle: 24,
+    rowDescription: 72,
+    /** Reply buttons: how many, a button's id and its title. */
+    replyButtons: 3,
+    buttonId: 256,
+    buttonTitle: 20,
+    /** A text message's body. */
+    text: 4096,
+  },
 } as const;
 
 export type Platform = keyof typeof PLATFORM_LIMITS;

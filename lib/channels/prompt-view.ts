@@ -10,6 +10,7 @@
  * Pure: the record and what the copy offers for the answer page in, the view out. A renderer that fits a
  * payload to its platform (./fit.ts) redraws from the record as shortened, so the view is made again from it.
  */
+import { renderPromptText } from "../questions/prompt-text.ts";
 import type { QuestionRecord } from "../questions/question-record.ts";
 import type { Question } from "../questions/schema.ts";
 import { ANSWER_IN_BROWSER, type BrowserEntry, NO_BROWSER_ENTRY } from "./answer-in-browser.ts";
@@ -183,4 +184,17 @@ export function controlOf(step: StepView, kind: StepControlKind): StepControl | 
 /** The answerer's own link, if the step carries it (a private copy with the page on). */
 export function linkOf(step: StepView): LinkControl | undefined {
   return step.controls.find((c): c is LinkControl => c.kind === "link");
+}
+
+/**
+ * The view as plain prompt text, where a platform shows one step at a time in a message's text: one question
+ * whole; of several, the step's question with its progress in its header ("Deploy to (1 of 3)").
+ */
+export function stepPromptText(view: PromptView): string {
+  const step = view.step;
+  if (!step?.progress) return renderPromptText(view.questions, view.context);
+  return renderPromptText(
+    [{ ...step.question, header: `${step.question.header} (${step.progress})` }],
+    view.context,
+  );
 }

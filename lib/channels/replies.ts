@@ -72,6 +72,8 @@ export const replies = {
   couldNotPostHere: "Handraise could not post here. Invite the app to this conversation, then try again.",
   /** Teams: the button that sends a card's own-answer box. */
   send: "Send",
+  /** WhatsApp: the button that opens a list message's options. */
+  chooseInList: "Choose…",
 } as const;
 
 /** The stepper's progress: "2 of 3". */

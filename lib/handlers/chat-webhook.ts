@@ -5,7 +5,7 @@
  * `functions/<name>-webhook.ts` is a few lines that call this with its channel's webhook.
  */
 import middy from "@middy/core";
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import type { AnyChannel, ChannelWebhookDefinition } from "../channels/channel-descriptor.ts";
 import type { Config } from "../config.ts";
 import { channelDisabled } from "../http/channel-disabled.ts";
@@ -35,14 +35,15 @@ export async function createChatWebhookHandler<Descriptor extends AnyChannel>(
   const { telemetry, logger } = observability;
   const services = createServices(config, fn, observability, [descriptor]);
   await services.ready();
-  const base = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
-    .use(observability.middlewares)
-    .use(httpErrors(telemetry, { platform: descriptor.name }));
+  const base = () =>
+    middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+      .use(observability.middlewares)
+      .use(httpErrors(telemetry, { platform: descriptor.name }));
   if (!(config.enabledChannels as ReadonlySet<string>).has(descriptor.name)) {
-    return base.handler(channelDisabled(descriptor.name));
+    return base().handler(channelDisabled(descriptor.name));
   }
   const { secrets, store, handleInbound, links, now } = services;
-  const { prelude, handler } = webhook.create(channelClient(descriptor, config, secrets), {
+  const { prelude, handler, handshake } = webhook.create(channelClient(descriptor, config, secrets), {
     ...channelServices(descriptor, { config, secrets, links, telemetry }),
     secrets,
     store,
@@ -51,5 +52,12 @@ export async function createChatWebhookHandler<Descriptor extends AnyChannel>(
     telemetry,
     logger,
   });
-  return base.use(webhookPrelude({ ...prelude, now })).handler(handler);
+  const verified = base()
+    .use(webhookPrelude({ ...prelude, now }))
+    .handler(handler);
+  if (handshake === undefined) return verified;
+  // Only a GET skips the prelude, and only to the handshake: every other method is verified first.
+  const confirm = base().handler(handshake);
+  return (event: APIGatewayProxyEventV2, context: Context) =>
+    event.requestContext?.http?.method === "GET" ? confirm(event, context) : verified(event, context);
 }

@@ -3,7 +3,8 @@
  * deployment reads them (scripts/lib/doctor.ts builds `SecretPlace` from lib/config and lib/secrets): are
  * the channel's secrets there, and does the platform, asked with them, say it is set up for this stack?
  * Telegram's webhook (getWebhookInfo), Slack's bot token (auth.test), Discord's interactions endpoint
- * (GET /applications/@me), Mattermost's bot account (/users/me), Teams' app token (the token endpoint).
+ * (GET /applications/@me), Mattermost's bot account (/users/me), Teams' app token (the token endpoint),
+ * WhatsApp's business number (GET /<phone number id>).
  * Every call only reads.
  */
 
@@ -14,6 +15,7 @@ import { withPlatformDeadline } from "../../lib/channels/platform-http.ts";
 import { createSlackApi } from "../../lib/channels/slack/slack-api.ts";
 import { requestTeamsAppToken, teamsTokenUrl } from "../../lib/channels/teams/teams-api.ts";
 import { createTelegramApi } from "../../lib/channels/telegram/telegram-api.ts";
+import { createWhatsappApi } from "../../lib/channels/whatsapp/whatsapp-api.ts";
 import type { Config } from "../../lib/config.ts";
 import { ConfigError } from "../../lib/config-error.ts";
 import { type ChannelName, channelSecrets, type FixedSecretName } from "../../lib/secrets/secret-catalog.ts";
@@ -229,6 +231,23 @@ const REGISTRATIONS: Partial<Record<ChannelName, (context: RegistrationContext) 
     });
     return pass(`teams: tenant ${settings.tenantId} issues app ${settings.appId} a token`);
   },
+
+  // Meta shows an app's webhook only to an app token (app id and secret); the business number is what the
+  // access token must reach. The webhook itself is probed like every other (an unsigned POST gets 401).
+  async whatsapp(context) {
+    const settings = context.config.channels.whatsapp;
+    if (!settings) throw new Error("the whatsapp channel is not on");
+    const api = createWhatsappApi({
+      apiBase: settings.apiBase,
+      phoneNumberId: settings.phoneNumberId,
+      accessToken: secretValue(context.place.secrets, "whatsapp/access-token"),
+      now: context.now,
+    });
+    const number = await api.phoneNumber();
+    return pass(
+      `whatsapp: the access token reaches phone number ${number.display_phone_number ?? settings.phoneNumberId}${number.verified_name ? ` (${number.verified_name})` : ""}`,
+    );
+  },
 };
 
 /** Slack's answers to a token it does not take (its `error` codes). */
@@ -248,7 +267,12 @@ function platformFailure(channel: ChannelName, error: unknown, place: SecretPlac
       ? SLACK_REFUSALS.test(words)
       : error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 429;
   if (refused) {
-    const what = channel === "teams" ? "the app's id, tenant or password" : "the bot token";
+    const what =
+      channel === "teams"
+        ? "the app's id, tenant or password"
+        : channel === "whatsapp"
+          ? "the access token or WHATSAPP_PHONE_NUMBER_ID"
+          : "the bot token";
     return fail(
       `${channel}: the platform refused ${what} (${error.method}: ${words})`,
       channel === "teams"

@@ -269,3 +269,62 @@ export function teamsRefusal(problems: string[]) {
     },
   };
 }
+
+// ── WhatsApp ──────────────────────────────────────────────────────────────────────────────────────────
+
+const WHATSAPP = PLATFORM_LIMITS.whatsapp;
+
+/**
+ * A Cloud API message's problems: a text's body; an interactive message's body, header and footer, its list
+ * (button label, rows, each row's id, title and description) or its reply buttons (how many, id, title).
+ */
+export function whatsappProblems(message: Json): string[] {
+  const problems: string[] = [];
+  if (message?.type === "text") {
+    over(problems, "text body", str(message.text?.body).length, WHATSAPP.text);
+    if (str(message.text?.body).length === 0) problems.push("text body is empty");
+  }
+  const interactive = message?.type === "interactive" ? message.interactive : undefined;
+  if (interactive) {
+    over(problems, "body text", str(interactive.body?.text).length, WHATSAPP.body);
+    if (str(interactive.body?.text).length === 0) problems.push("body text is empty");
+    over(problems, "header text", str(interactive.header?.text).length, WHATSAPP.header);
+    over(problems, "footer text", str(interactive.footer?.text).length, WHATSAPP.footer);
+    if (interactive.type === "list") {
+      over(problems, "list button", str(interactive.action?.button).length, WHATSAPP.listButton);
+      const rows = (interactive.action?.sections ?? []).flatMap((section: Json) => section?.rows ?? []);
+      over(problems, "rows", rows.length, WHATSAPP.listRows);
+      if (rows.length === 0) problems.push("a list without rows");
+      for (const row of rows) {
+        over(problems, "row id", str(row?.id).length, WHATSAPP.rowId);
+        over(problems, "row title", str(row?.title).length, WHATSAPP.rowTitle);
+        over(problems, "row description", str(row?.description).length, WHATSAPP.rowDescription);
+        if (row?.description === "") problems.push("an empty row description");
+      }
+    }
+    if (interactive.type === "button") {
+      const buttons = interactive.action?.buttons ?? [];
+      over(problems, "reply buttons", buttons.length, WHATSAPP.replyButtons);
+      if (buttons.length === 0) problems.push("no reply buttons");
+      for (const button of buttons) {
+        over(problems, "button id", str(button?.reply?.id).length, WHATSAPP.buttonId);
+        over(problems, "button title", str(button?.reply?.title).length, WHATSAPP.buttonTitle);
+      }
+    }
+  }
+  return problems;
+}
+
+/** What the Graph API answers an invalid parameter (#100). */
+export function whatsappRefusal(problems: string[]) {
+  return {
+    status: 400,
+    body: {
+      error: {
+        message: `(#100) Invalid parameter: ${problems.join("; ")}`,
+        type: "OAuthException",
+        code: 100,
+      },
+    },
+  };
+}

@@ -111,6 +111,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
     teams: ["teams/app-password"],
+    whatsapp: ["whatsapp/access-token"],
   },
   ask: {
     "*": ["link-secret"],
@@ -119,6 +120,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
     teams: ["teams/app-password"],
+    whatsapp: ["whatsapp/access-token"],
   },
   telegramWebhook: { "*": ["link-secret"], telegram: ["telegram/bot-token", "telegram/webhook-secret"] },
   slackWebhook: { "*": ["link-secret"], slack: ["slack/bot-token", "slack/signing-secret"] },
@@ -134,6 +136,12 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     ],
   },
   teamsWebhook: { "*": ["link-secret"], teams: ["teams/app-password"] },
+  // The app secret checks notifications, the verify token Meta's subscription check.
+  whatsappWebhook: {
+    "*": ["link-secret"],
+    whatsapp: ["whatsapp/access-token", "whatsapp/app-secret", "whatsapp/verify-token"],
+  },
+  // WhatsApp's copies cannot be edited, so retiring them reads nothing of WhatsApp's.
   questionEvents: {
     telegram: ["telegram/bot-token"],
     slack: ["slack/bot-token"],
@@ -151,6 +159,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
     teams: ["teams/app-password"],
+    whatsapp: ["whatsapp/access-token"],
   },
   // The durable agent asks and delivers as the ask task does.
   durableAgent: {
@@ -160,6 +169,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
     teams: ["teams/app-password"],
+    whatsapp: ["whatsapp/access-token"],
   },
   // Only the notifier signs notifications.
   notifier: { "*": ["notify-secret"] },
@@ -171,6 +181,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
     teams: ["teams/app-password"],
+    whatsapp: ["whatsapp/access-token"],
   },
 };
 
@@ -293,6 +304,16 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
   ],
   mattermostWebhook: [
     { actions: LOGS, resources: ["MattermostWebhookLogGroup.Arn"] },
+    { actions: QUESTION_ITEM_ACTIONS, resources: [TABLE] },
+    { actions: ["dynamodb:Query"], resources: [`${TABLE}/index/pendingByOwner`] },
+    {
+      actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
+      resources: [resumableStateMachines(stage)],
+    },
+    resumeDurable(stage),
+  ],
+  whatsappWebhook: [
+    { actions: LOGS, resources: ["WhatsappWebhookLogGroup.Arn"] },
     { actions: QUESTION_ITEM_ACTIONS, resources: [TABLE] },
     { actions: ["dynamodb:Query"], resources: [`${TABLE}/index/pendingByOwner`] },
     {
@@ -525,7 +546,7 @@ describe("IAM roles of the packaged template", () => {
   );
 
   it("with channels on, let each function read exactly its parameters; a webhook only its platform's", async () => {
-    const channels = ["telegram", "slack", "discord", "mattermost", "teams"];
+    const channels = ["telegram", "slack", "discord", "mattermost", "teams", "whatsapp"];
     const key = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
     const copy = await packageCopy(
       {},

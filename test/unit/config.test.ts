@@ -250,8 +250,8 @@ describe("channels are all-or-nothing", () => {
     expect([...config.enabledChannels]).toEqual(["slack"]);
     expect(config.channels).toEqual({ slack: { apiBase: "https://slack.com/api" } });
     expect(problemsOf({ ...TABLE, HANDRAISE_CHANNELS: "discord" })).toMatch(/DISCORD_BOT_TOKEN is required/);
-    expect(problemsOf({ ...TABLE, HANDRAISE_CHANNELS: "telegram,whatsapp" })).toMatch(
-      /unknown channel "whatsapp"/,
+    expect(problemsOf({ ...TABLE, HANDRAISE_CHANNELS: "telegram,carrier-pigeon" })).toMatch(
+      /unknown channel "carrier-pigeon"/,
     );
   });
 

@@ -17,7 +17,7 @@ import {
 import { type Control, decodeControl, encodeControl } from "../control-codec.ts";
 import { fitToLimit } from "../fit.ts";
 import { PLATFORM_LIMITS } from "../platform-limits.ts";
-import { type PromptView, promptView, type StepView } from "../prompt-view.ts";
+import { promptView, type StepView, stepPromptText } from "../prompt-view.ts";
 import { answerLinkLine, replies, type TextFits } from "../replies.ts";
 
 export interface InlineButton {
@@ -96,20 +96,11 @@ export function renderPrompt(
   return {
     text: fitToLimit(
       record,
-      (shown) => withLink(promptAt(promptView(shown, { step: questionIndex })), browser),
+      (shown) => withLink(stepPromptText(promptView(shown, { step: questionIndex })), browser),
       fitsMessage,
     ),
     reply_markup: { inline_keyboard: keyboardOf(promptView(record, { step: questionIndex, browser }).step) },
   };
-}
-
-function promptAt(view: PromptView): string {
-  const step = view.step;
-  if (!step?.progress) return renderPromptText(view.questions, view.context);
-  return renderPromptText(
-    [{ ...step.question, header: `${step.question.header} (${step.progress})` }],
-    view.context,
-  );
 }
 
 /** The toggles currently selected on a posted keyboard (its state lives in the message, not in storage). */

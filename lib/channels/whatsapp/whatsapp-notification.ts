@@ -1,0 +1,121 @@
+/**
+ * A WhatsApp Cloud API webhook notification → the one inbound type. Only the fields Handraise reads are
+ * parsed; status updates (sent, delivered, read, failed), errors and message kinds it does not take (media,
+ * reactions, locations) are not errors: Meta must get its 200 for them, or it sends them again for days.
+ */
+import * as z from "../../zod.ts";
+import { controlAction, decodeControl } from "../control-codec.ts";
+import type { Inbound } from "../inbound.ts";
+
+const reply = z.object({ id: z.string().check(z.maxLength(256)) });
+const messageSchema = z.object({
+  /** The sender's wa_id. Absent for a person known only by a business-scoped user id: not served. */
+  from: z.optional(z.string()),
+  id: z.string().check(z.minLength(1), z.maxLength(256)),
+  type: z.string(),
+  // No length of its own here: a body is at most the prelude's limit, and the pipeline names the answer's.
+  text: z.optional(z.object({ body: z.string() })),
+  interactive: z.optional(
+    z.object({
+      type: z.string(),
+      list_reply: z.optional(reply),
+      button_reply: z.optional(reply),
+    }),
+  ),
+  /** The message this one replies to (a swipe-reply, or the message whose row or button was tapped). */
+  context: z.optional(z.object({ id: z.optional(z.string()) })),
+});
+
+export const notificationSchema = z.object({
+  object: z.optional(z.string()),
+  entry: z.array(
+    z.object({
+      changes: z.array(
+        z.object({
+          field: z.optional(z.string()),
+          value: z.optional(
+            z.object({
+              metadata: z.optional(z.object({ phone_number_id: z.optional(z.string()) })),
+              // Meta batches at most a few; a body is at most the prelude's limit anyway.
+              messages: z.optional(z.array(messageSchema).check(z.maxLength(100))),
+            }),
+          ),
+        }),
+      ),
+    }),
+  ),
+});
+export type WhatsappNotification = z.infer<typeof notificationSchema>;
+type WhatsappMessage = z.infer<typeof messageSchema>;
+
+/** A message of the notification, as inbound: what the pipeline takes, or a control no longer valid. */
+export type ParsedMessage =
+  | { kind: "inbound"; inbound: Inbound; messageId: string }
+  /** A row or button whose id is no control of Handraise's (a reply to someone else's message). */
+  | { kind: "unknown_control"; chatId: string; messageId: string };
+
+const WA_ID = /^\d{1,20}$/;
+/** `/question`: post the waiting question again here (after a template, say). */
+const SHOW = /^\/question\s*$/i;
+
+/**
+ * The messages sent to the business number `phoneNumberId`, in order: typed text and taps on a list row or
+ * reply button, each from one person in their own chat with the business (groups are not served). A
+ * notification for another number of the same app, and any other kind of message, gives nothing.
+ */
+export function messagesOf(notification: WhatsappNotification, phoneNumberId: string): ParsedMessage[] {
+  const out: ParsedMessage[] = [];
+  for (const entry of notification.entry) {
+    for (const change of entry.changes) {
+      if (change.field !== "messages" || change.value?.metadata?.phone_number_id !== phoneNumberId) continue;
+      for (const message of change.value.messages ?? []) {
+        const parsed = parse(message);
+        if (parsed) out.push(parsed);
+      }
+    }
+  }
+  return out;
+}
+
+function parse(message: WhatsappMessage): ParsedMessage | undefined {
+  const from = message.from;
+  if (from === undefined || !WA_ID.test(from)) return undefined;
+  const base = {
+    platform: "whatsapp" as const,
+    actor: `whatsapp:${from}`,
+    chatId: from,
+    // Meta's message ids are unique; a notification sent again carries the same one.
+    dedupeKey: message.id,
+  };
+  const replyTo = message.context?.id;
+  if (message.type === "text" && message.text) {
+    if (SHOW.test(message.text.body.trim())) {
+      return {
+        kind: "inbound",
+        messageId: message.id,
+        inbound: { ...base, kind: "command", command: "question" },
+      };
+    }
+    // Every chat with the business number is one person's: whatever they type is addressed to it.
+    const inbound: Inbound = {
+      ...base,
+      kind: "text",
+      text: message.text.body,
+      addressed: true,
+      replyToMessageId: replyTo,
+    };
+    return { kind: "inbound", messageId: message.id, inbound };
+  }
+  if (message.type === "interactive" && message.interactive) {
+    const tapped = message.interactive.list_reply ?? message.interactive.button_reply;
+    if (!tapped) return undefined;
+    const control = decodeControl(tapped.id);
+    if (!control) return { kind: "unknown_control", chatId: from, messageId: message.id };
+    return {
+      kind: "inbound",
+      messageId: message.id,
+      inbound: { ...base, kind: "control", questionId: control.questionId, action: controlAction(control) },
+    };
+  }
+  return undefined;
+}

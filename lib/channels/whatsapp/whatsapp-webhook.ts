@@ -1,0 +1,138 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { InboundOutcome } from "../../app/handle-inbound.ts";
+import { HttpError } from "../../http/http-errors.ts";
+import { json } from "../../http/responses.ts";
+import { verifiedWebhook } from "../../http/webhook-prelude.ts";
+import type { QuestionRecord } from "../../questions/question-record.ts";
+import type { SecretValue } from "../../secrets/secrets.ts";
+import { browserEntry, copyIn } from "../answer-in-browser.ts";
+import type { ChatWebhookDeps } from "../chat-webhook.ts";
+import type { Inbound } from "../inbound.ts";
+import { answerLinkLine, outcomeReplyText, replies, typeYourAnswerText } from "../replies.ts";
+import type { WhatsappApi } from "./whatsapp-api.ts";
+import { messagesOf, notificationSchema, type WhatsappNotification } from "./whatsapp-notification.ts";
+import { fitsText, renderStep, textMessage } from "./whatsapp-render.ts";
+import { answerHandshake } from "./whatsapp-signature.ts";
+
+export interface WhatsappWebhookDeps
+  extends Pick<ChatWebhookDeps, "store" | "handleInbound" | "now" | "onError" | "links"> {
+  api: WhatsappApi;
+  /** The business number's id: a notification for another number of the same app is not for this deployment. */
+  phoneNumberId: string;
+}
+
+const OK = json(200, {});
+
+/**
+ * Outcomes of typed text that get a reply. Text that found no question of the sender's (`ignored`) gets none:
+ * it may be anything a person writes to the business.
+ */
+const TEXT_SILENT = new Set<InboundOutcome["kind"]>(["ignored"]);
+
+/**
+ * `POST /webhooks/whatsapp`, behind the webhook prelude (X-Hub-Signature-256 and the body limit are checked
+ * there, in the composition root): each message of the notification — typed text, a tapped list row or reply
+ * button — goes through the shared pipeline, and the person is told what happened in their chat. WhatsApp
+ * cannot edit the question's message, so a step moves on by posting the next one, and a tap or reply after
+ * the end is told the outcome. Always 200 once verified (Meta sends a notification again for days
+ * otherwise), unless Handraise itself failed: then the dedupe claim was given back and a retry is wanted.
+ * What the person is told is best effort — the outcome already stands.
+ */
+export function createWhatsappWebhook(deps: WhatsappWebhookDeps) {
+  return async function whatsappWebhook(
+    event: APIGatewayProxyEventV2,
+  ): Promise<APIGatewayProxyStructuredResultV2> {
+    const { body } = verifiedWebhook(event);
+    let notification: WhatsappNotification;
+    try {
+      notification = notificationSchema.parse(JSON.parse(body.toString("utf8")));
+    } catch {
+      throw new HttpError(400, "INVALID_REQUEST", "The body is not a WhatsApp webhook notification.");
+    }
+    for (const message of messagesOf(notification, deps.phoneNumberId)) {
+      if (message.kind === "unknown_control") {
+        await tell(message.chatId, replies.controlNoLongerValid, message.messageId);
+        continue;
+      }
+      const outcome = await deps.handleInbound(message.inbound);
+      await respond(message.inbound, outcome, message.messageId);
+    }
+    return OK;
+  };
+
+  async function respond(inbound: Inbound, outcome: InboundOutcome, replyTo: string) {
+    const chatId = inbound.chatId;
+    switch (outcome.kind) {
+      case "step":
+        return post(outcome.record, chatId, async (privateTo) =>
+          renderStep(
+            outcome.record,
+            outcome.questionIndex,
+            await browserEntry(deps.links, outcome.record, privateTo),
+          ),
+        );
+      case "needs_text":
+        return post(outcome.record, chatId, async () =>
+          textMessage(typeYourAnswerText(outcome.record.questions[outcome.questionIndex])),
+        );
+      case "private_link":
+        // The tapper's own chat with the business: theirs alone, so their link may be handed over here.
+        return tell(chatId, `${replies.yourOwnLink}\n\n${answerLinkLine(outcome.url)}`, replyTo);
+      default: {
+        if (inbound.kind === "text" && TEXT_SILENT.has(outcome.kind)) return;
+        const text = outcomeReplyText(outcome, fitsText);
+        if (text !== undefined) await tell(chatId, text, replyTo);
+      }
+    }
+  }
+
+  /**
+   * Posts a message that belongs to the question (its next step, the prompt for an own answer) and records it
+   * as one of its copies, so a reply to it routes to the question.
+   */
+  async function post(
+    record: QuestionRecord,
+    chatId: string,
+    render: (privateTo: string | undefined) => Promise<Record<string, unknown>>,
+  ) {
+    const privateTo = copyIn(record, "whatsapp", chatId)?.privateTo;
+    try {
+      const messageId = await deps.api.send(chatId, await render(privateTo));
+      await deps.store.addDeliveries(
+        record.id,
+        [{ channel: "whatsapp", chatId, messageId, ...(privateTo !== undefined && { privateTo }) }],
+        deps.now(),
+      );
+    } catch (error) {
+      deps.onError(error, "whatsapp post of a step");
+    }
+  }
+
+  async function tell(chatId: string, text: string, replyTo: string) {
+    try {
+      await deps.api.send(chatId, textMessage(text), replyTo);
+    } catch (error) {
+      deps.onError(error, "whatsapp reply");
+    }
+  }
+}
+
+/**
+ * `GET /webhooks/whatsapp`: Meta's subscription check when the webhook is saved in its console. The
+ * challenge back (plain text) for the right verify token; 403 for anything else. It changes nothing.
+ */
+export function createWhatsappHandshake(verifyToken: SecretValue) {
+  return async function whatsappHandshake(
+    event: APIGatewayProxyEventV2,
+  ): Promise<APIGatewayProxyStructuredResultV2> {
+    const answer = answerHandshake(event.queryStringParameters ?? {}, await verifyToken());
+    if (answer.kind !== "challenge") {
+      throw new HttpError(403, "HANDSHAKE_REFUSED", "Wrong hub.mode or hub.verify_token.");
+    }
+    return {
+      statusCode: 200,
+      headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
+      body: answer.challenge,
+    };
+  };
+}

@@ -1,0 +1,560 @@
+/**
+ * The WhatsApp channel on the local stack, through its public surface: questions asked with the question API,
+ * delivered to a local fake of the Graph API (WHATSAPP_API_BASE), answered by signed webhook notifications at
+ * `POST /webhooks/whatsapp`, Meta's `GET` subscription check, the 24-hour window's template fallback,
+ * reminders and expiry. The fake refuses a payload past WhatsApp's limits, as the Graph API does.
+ */
+import { createHmac } from "node:crypto";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { decodeControl } from "#lib/channels/control-codec.ts";
+import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
+import {
+  multiQuestion as multi,
+  noteQuestion as note,
+  singleQuestion as single,
+} from "./support/sample-questions.ts";
+import { posted, startTestStack, type TestStack, waitFor } from "./support/test-stack.ts";
+
+const ACCESS_TOKEN = "EAAGtest0123456789abcdef";
+const APP_SECRET = "0123456789abcdef0123456789abcdef";
+const VERIFY_TOKEN = "verify-token-0123456789";
+const PHONE_NUMBER_ID = "106540352242922";
+const PUBLIC_URL = "https://handraise.test";
+const TEMPLATE = { name: "question_waiting", language: "en" };
+/** Each test's person has a wa_id of their own: a typed line goes to their oldest waiting question. */
+let person = 16505550000;
+
+let stack: TestStack;
+let graph: FakePlatform;
+let wamids = 0;
+
+const sent = (call: RecordedCall) => ({
+  body: {
+    messaging_product: "whatsapp",
+    contacts: [{ input: call.body.to, wa_id: call.body.to }],
+    messages: [{ id: `wamid.OUT${++wamids}` }],
+  },
+});
+
+/** What the Graph API answers a free-form message outside the 24-hour window. */
+const OUTSIDE_WINDOW = {
+  status: 400,
+  body: {
+    error: {
+      message: "(#131047) Re-engagement message",
+      type: "OAuthException",
+      code: 131047,
+      error_data: { messaging_product: "whatsapp", details: "More than 24 hours have passed." },
+    },
+  },
+};
+
+function env(fake: FakePlatform, extra: Record<string, string> = {}) {
+  return {
+    WHATSAPP_ACCESS_TOKEN: ACCESS_TOKEN,
+    WHATSAPP_APP_SECRET: APP_SECRET,
+    WHATSAPP_VERIFY_TOKEN: VERIFY_TOKEN,
+    WHATSAPP_PHONE_NUMBER_ID: PHONE_NUMBER_ID,
+    WHATSAPP_API_BASE: fake.url,
+    HANDRAISE_PUBLIC_URL: PUBLIC_URL,
+    ...extra,
+  };
+}
+
+beforeAll(async () => {
+  graph = await startFakePlatform(sent, { limits: "whatsapp" });
+  stack = await startTestStack(env(graph, { WHATSAPP_TEMPLATE: `${TEMPLATE.name}:${TEMPLATE.language}` }));
+});
+afterAll(async () => {
+  await stack?.stop();
+  await graph?.stop();
+});
+beforeEach(() => {
+  graph.calls.length = 0;
+  person += 1;
+});
+
+const messagesTo = (waId: string) =>
+  graph.calls.filter((call) => call.method === "messages" && call.body.to === waId);
+
+/** Asks `questions` of `owner` (a wa_id) in `chats` (wa_ids; default the owner's own chat). */
+async function ask(
+  owner: string,
+  questions: unknown[] = [single],
+  options: { chats?: string[]; on?: TestStack; body?: Record<string, unknown> } = {},
+) {
+  const on = options.on ?? stack;
+  const chats = options.chats ?? [owner];
+  const created = await on.api("POST", "/questions", {
+    questions,
+    owner: `whatsapp:${owner}`,
+    deliverTo: chats.map((chatId) => ({ channel: "whatsapp", chatId })),
+    ...options.body,
+  });
+  expect(created.status, created.text).toBe(201);
+  const id = created.body.id as string;
+  return waitFor(
+    async () => {
+      const question = (await on.api("GET", `/questions/${id}`)).body.question;
+      return posted(question) >= chats.length || question.status !== "pending" ? question : undefined;
+    },
+    { what: "the copies recorded" },
+  );
+}
+
+let inboundIds = 0;
+/** A message id Meta gives an inbound message. */
+const nextWamid = () => `wamid.IN${++inboundIds}`;
+
+/** A notification of one message from `from`, as Meta sends it. */
+function notification(from: string, message: Record<string, unknown>, phoneNumberId = PHONE_NUMBER_ID) {
+  return {
+    object: "whatsapp_business_account",
+    entry: [
+      {
+        id: "102290129340398",
+        changes: [
+          {
+            field: "messages",
+            value: {
+              messaging_product: "whatsapp",
+              metadata: { display_phone_number: "15550783881", phone_number_id: phoneNumberId },
+              contacts: [{ profile: { name: "Sheena Nelson" }, wa_id: from }],
+              messages: [{ from, timestamp: "1749416383", ...message, id: message.id ?? nextWamid() }],
+            },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+const typed = (from: string, text: string, context?: string) =>
+  notification(from, {
+    type: "text",
+    text: { body: text },
+    ...(context && { context: { from: "15550783881", id: context } }),
+  });
+
+const tapped = (from: string, kind: "list_reply" | "button_reply", id: string, context: string) =>
+  notification(from, {
+    type: "interactive",
+    interactive: { type: kind, [kind]: { id, title: "whatever the row said" } },
+    context: { from: "15550783881", id: context },
+  });
+
+const sign = (body: string, secret = APP_SECRET) =>
+  `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+
+/** `signature: null` sends none; by default the body is signed with the app secret. */
+function post(payload: unknown, options: { signature?: string | null; raw?: string; on?: TestStack } = {}) {
+  const body = options.raw ?? JSON.stringify(payload);
+  const signature = options.signature === undefined ? sign(body) : options.signature;
+  return fetch(`${(options.on ?? stack).httpUrl}/webhooks/whatsapp`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      ...(signature !== null && { "x-hub-signature-256": signature }),
+    },
+    body,
+  });
+}
+
+/** The rows of a list message, by title. */
+const rowsOf = (call: RecordedCall | undefined): { id: string; title: string; description?: string }[] =>
+  call?.body.interactive.action.sections.flatMap((section: { rows: unknown[] }) => section.rows) ?? [];
+const rowId = (call: RecordedCall | undefined, title: string) => {
+  const row = rowsOf(call).find((r) => r.title === title);
+  if (!row) throw new Error(`no row "${title}"`);
+  return row.id;
+};
+
+async function statusOf(id: string, on = stack) {
+  return (await on.api("GET", `/questions/${id}`)).body.question;
+}
+
+/** The text messages sent to `waId` after the first `skip` calls to them. */
+const textsTo = (waId: string) =>
+  messagesTo(waId)
+    .filter((call) => call.body.type === "text")
+    .map((call) => call.body.text.body as string);
+
+describe("delivery", () => {
+  it("posts a single-select question as an interactive list: the options, Other…, Skip; the owner's own link in the body", async () => {
+    const owner = String(person);
+    const question = await ask(owner);
+    const [call] = messagesTo(owner);
+    expect(call?.path).toBe(`/${PHONE_NUMBER_ID}/messages`);
+    expect(call?.headers.authorization).toBe(`Bearer ${ACCESS_TOKEN}`);
+    expect(call?.body).toMatchObject({
+      messaging_product: "whatsapp",
+      recipient_type: "individual",
+      to: owner,
+      type: "interactive",
+      interactive: { type: "list", action: { button: "Choose…" } },
+    });
+    expect(rowsOf(call).map((row) => row.title)).toEqual([
+      "Staging (Recommended)",
+      "Production",
+      "Other…",
+      "Skip",
+    ]);
+    expect(rowsOf(call).map((row) => decodeControl(row.id)?.kind)).toEqual([
+      "option",
+      "option",
+      "other",
+      "skip",
+    ]);
+    const body = call?.body.interactive.body.text as string;
+    expect(body).toContain("Where should it go?");
+    expect(body).toContain("1. Staging (Recommended)");
+    expect(body).toMatch(new RegExp(`Answer in browser: ${PUBLIC_URL}/answer/${question.id}\\?sig=`));
+    expect(question.deliveries).toEqual([
+      expect.objectContaining({ channel: "whatsapp", chatId: owner, messageId: `wamid.OUT${wamids}` }),
+    ]);
+    expect(graph.refused).toEqual([]);
+  });
+
+  it("a copy in someone else's chat carries no link: an Answer in browser row instead", async () => {
+    const owner = String(person);
+    const other = String(person + 500_000);
+    await ask(owner, [single], { chats: [other] });
+    const [call] = messagesTo(other);
+    expect(call?.body.interactive.body.text).not.toContain("/answer/");
+    expect(rowsOf(call).map((row) => row.title)).toEqual([
+      "Staging (Recommended)",
+      "Production",
+      "Other…",
+      "Answer in browser",
+      "Skip",
+    ]);
+  });
+
+  it("posts a multi-select question to be answered by typing, with a Skip reply button", async () => {
+    const owner = String(person);
+    await ask(owner, [multi]);
+    const [call] = messagesTo(owner);
+    expect(call?.body.interactive.type).toBe("button");
+    expect(call?.body.interactive.body.text).toContain("comma-separated numbers");
+    expect(
+      call?.body.interactive.action.buttons.map((b: { reply: { title: string } }) => b.reply.title),
+    ).toEqual(["Skip"]);
+  });
+
+  it("keeps a long option label whole: the row's title is cut, its description holds the label", async () => {
+    const owner = String(person);
+    const label = "A deliberately long option label that cannot fit a row title";
+    await ask(owner, [{ ...single, options: [{ label, description: "why" }, { label: "Short" }] }]);
+    const [row] = rowsOf(messagesTo(owner)[0]);
+    expect(row?.title).toHaveLength(24);
+    expect(row?.title.endsWith("…")).toBe(true);
+    expect(row?.description).toBe(`${label} — why`);
+    expect(graph.refused).toEqual([]);
+  });
+});
+
+describe("answers", () => {
+  it("a tapped list row answers; the person is told so in reply to their tap", async () => {
+    const owner = String(person);
+    const question = await ask(owner);
+    const prompt = messagesTo(owner)[0];
+    const tap = tapped(owner, "list_reply", rowId(prompt, "Production"), question.deliveries[0].messageId);
+    const response = await post(tap);
+    expect(response.status).toBe(200);
+    const closed = await statusOf(question.id);
+    expect(closed).toMatchObject({
+      status: "answered",
+      answers: { deploy_target: ["Production"] },
+      resolvedBy: `whatsapp:${owner}`,
+    });
+    const reply = messagesTo(owner).at(-1);
+    expect(reply?.body).toMatchObject({
+      type: "text",
+      text: { body: "Got it." },
+      context: { message_id: tap.entry[0]?.changes[0]?.value.messages[0]?.id },
+    });
+  });
+
+  it("a typed line answers, as in every chat", async () => {
+    const owner = String(person);
+    const question = await ask(owner);
+    expect((await post(typed(owner, "2"))).status).toBe(200);
+    expect(await statusOf(question.id)).toMatchObject({
+      status: "answered",
+      answers: { deploy_target: ["Production"] },
+    });
+  });
+
+  it("a multi-select question is answered with comma-separated numbers", async () => {
+    const owner = String(person);
+    const question = await ask(owner, [multi]);
+    await post(typed(owner, "1, 3"));
+    expect(await statusOf(question.id)).toMatchObject({
+      status: "answered",
+      answers: { checks: ["Unit", "Lint"] },
+    });
+  });
+
+  it("several questions step by step: a tap posts the next step as a new message, a typed line answers it", async () => {
+    const owner = String(person);
+    const question = await ask(owner, [single, note]);
+    const first = messagesTo(owner)[0];
+    expect(first?.body.interactive.body.text).toContain("Deploy to (1 of 2)");
+    await post(
+      tapped(owner, "list_reply", rowId(first, "Staging (Recommended)"), question.deliveries[0].messageId),
+    );
+    const second = await waitFor(async () => messagesTo(owner)[1]);
+    expect(second.body.interactive.body.text).toContain("Release note (2 of 2)");
+    expect(rowsOf(second).map((row) => row.title)).toEqual([
+      "Routine (Recommended)",
+      "Urgent",
+      "Other…",
+      "Back",
+      "Skip",
+    ]);
+    expect((await statusOf(question.id)).status).toBe("pending");
+    await post(typed(owner, "2"));
+    expect(await statusOf(question.id)).toMatchObject({
+      status: "answered",
+      answers: { deploy_target: ["Staging (Recommended)"], release_note: ["Urgent"] },
+    });
+  });
+
+  it("Other… asks for the person's own answer, and the next line is it", async () => {
+    const owner = String(person);
+    const question = await ask(owner);
+    await post(
+      tapped(owner, "list_reply", rowId(messagesTo(owner)[0], "Other…"), question.deliveries[0].messageId),
+    );
+    expect(textsTo(owner)).toEqual(["Type your answer to “Deploy to” as a reply to this message."]);
+    await post(typed(owner, "Canary first"));
+    expect(await statusOf(question.id)).toMatchObject({
+      status: "answered",
+      answers: { deploy_target: ["Canary first"] },
+    });
+  });
+
+  it("/question posts the waiting question again; /cancel cancels it", async () => {
+    const owner = String(person);
+    const question = await ask(owner);
+    await post(typed(owner, "/question"));
+    const again = await waitFor(async () => messagesTo(owner)[1]);
+    expect(rowsOf(again).map((row) => row.title)).toEqual(
+      rowsOf(messagesTo(owner)[0]).map((row) => row.title),
+    );
+    expect((await statusOf(question.id)).deliveries).toHaveLength(2);
+    await post(typed(owner, "/cancel"));
+    expect(await statusOf(question.id)).toMatchObject({ status: "cancelled", reason: "cancelled" });
+    expect(textsTo(owner)).toEqual(["Cancelled."]);
+  });
+
+  it("Skip skips", async () => {
+    const owner = String(person);
+    const question = await ask(owner);
+    await post(
+      tapped(owner, "list_reply", rowId(messagesTo(owner)[0], "Skip"), question.deliveries[0].messageId),
+    );
+    expect(await statusOf(question.id)).toMatchObject({ status: "cancelled", reason: "skipped" });
+    expect(textsTo(owner)).toEqual(["Skipped."]);
+  });
+
+  it("a notification delivered twice is handled once", async () => {
+    const owner = String(person);
+    const question = await ask(owner);
+    const line = typed(owner, "1");
+    expect((await post(line)).status).toBe(200);
+    expect((await post(line)).status).toBe(200);
+    expect(await statusOf(question.id)).toMatchObject({ status: "answered" });
+    expect(textsTo(owner)).toEqual(["Got it."]);
+  });
+
+  it("status updates and other numbers' notifications are acknowledged and change nothing", async () => {
+    const owner = String(person);
+    const question = await ask(owner);
+    const statuses = {
+      object: "whatsapp_business_account",
+      entry: [
+        {
+          id: "1",
+          changes: [
+            {
+              field: "messages",
+              value: {
+                messaging_product: "whatsapp",
+                metadata: { display_phone_number: "15550783881", phone_number_id: PHONE_NUMBER_ID },
+                statuses: [{ id: question.deliveries[0].messageId, status: "read", recipient_id: owner }],
+              },
+            },
+          ],
+        },
+      ],
+    };
+    const calls = graph.calls.length;
+    expect((await post(statuses)).status).toBe(200);
+    const otherNumber = notification(owner, { type: "text", text: { body: "1" } }, "999");
+    expect((await post(otherNumber)).status).toBe(200);
+    expect(graph.calls.length).toBe(calls);
+    expect((await statusOf(question.id)).status).toBe("pending");
+  });
+});
+
+describe("who may answer", () => {
+  it("a stranger tapping a copy in their chat is told it is not theirs; nothing changes", async () => {
+    const owner = String(person);
+    const stranger = String(person + 500_000);
+    const question = await ask(owner, [single], { chats: [stranger] });
+    const prompt = messagesTo(stranger)[0];
+    await post(tapped(stranger, "list_reply", rowId(prompt, "Production"), question.deliveries[0].messageId));
+    expect(textsTo(stranger)).toEqual(["This question is not yours to answer."]);
+    await post(typed(stranger, "2", question.deliveries[0].messageId));
+    expect(textsTo(stranger)).toEqual([
+      "This question is not yours to answer.",
+      "This question is not yours to answer.",
+    ]);
+    expect((await statusOf(question.id)).status).toBe("pending");
+  });
+
+  it("a stranger writing in their own chat finds no question of theirs, and is not answered", async () => {
+    const owner = String(person);
+    const stranger = String(person + 500_000);
+    const question = await ask(owner);
+    expect((await post(typed(stranger, "2"))).status).toBe(200);
+    expect(messagesTo(stranger)).toEqual([]);
+    expect((await statusOf(question.id)).status).toBe("pending");
+  });
+});
+
+describe("the signature", () => {
+  it.each([
+    ["no signature", () => ({ signature: null })],
+    ["a signature made with another secret", (body: string) => ({ signature: sign(body, "f".repeat(32)) })],
+    [
+      "a signature of the same JSON re-serialised",
+      (body: string) => ({ signature: sign(JSON.stringify(JSON.parse(body), null, 1)) }),
+    ],
+    ["the hex without sha256=", (body: string) => ({ signature: sign(body).slice("sha256=".length) })],
+    ["upper-case hex", (body: string) => ({ signature: `sha256=${sign(body).slice(7).toUpperCase()}` })],
+    [
+      "a body altered after signing",
+      (body: string) => ({ signature: sign(body), raw: body.replace('"2"', '"1"') }),
+    ],
+    ["an empty signature", () => ({ signature: "" })],
+  ])("%s → 401, and nothing changes", async (_, options) => {
+    const owner = String(person);
+    const question = await ask(owner);
+    const line = typed(owner, "2");
+    const body = JSON.stringify(line);
+    const calls = graph.calls.length;
+    const response = await post(line, { raw: body, ...options(body) });
+    expect(response.status).toBe(401);
+    expect(graph.calls.length).toBe(calls);
+    expect((await statusOf(question.id)).status).toBe("pending");
+    // Nothing was claimed either: the same message, signed, is handled.
+    expect((await post(line)).status).toBe(200);
+    expect(await statusOf(question.id)).toMatchObject({
+      status: "answered",
+      answers: { deploy_target: ["Production"] },
+    });
+  });
+});
+
+describe("the subscription check (GET)", () => {
+  const check = (query: Record<string, string>) =>
+    fetch(`${stack.httpUrl}/webhooks/whatsapp?${new URLSearchParams(query)}`);
+
+  it("echoes the challenge for the right verify token, as plain text", async () => {
+    const response = await check({
+      "hub.mode": "subscribe",
+      "hub.verify_token": VERIFY_TOKEN,
+      "hub.challenge": "1158201444",
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/plain/);
+    expect(await response.text()).toBe("1158201444");
+  });
+
+  it.each([
+    [
+      "a wrong verify token",
+      { "hub.mode": "subscribe", "hub.verify_token": `${VERIFY_TOKEN}x`, "hub.challenge": "1" },
+    ],
+    ["another mode", { "hub.mode": "unsubscribe", "hub.verify_token": VERIFY_TOKEN, "hub.challenge": "1" }],
+    ["nothing", {}],
+  ])("refuses %s with 403, echoing nothing", async (_, query) => {
+    const response = await check(query as Record<string, string>);
+    expect(response.status).toBe(403);
+    expect(await response.text()).not.toContain(VERIFY_TOKEN);
+  });
+});
+
+describe("outside the 24-hour window (131047)", () => {
+  const interactive = (call: RecordedCall) => call.method === "messages" && call.body.type === "interactive";
+
+  it("sends the template with the question's header and the person's own link", async () => {
+    const owner = String(person);
+    graph.answerOnce(interactive, OUTSIDE_WINDOW);
+    const question = await ask(owner);
+    expect(question.status).toBe("pending");
+    const template = messagesTo(owner).find((call) => call.body.type === "template");
+    expect(template?.body).toMatchObject({
+      to: owner,
+      template: { name: TEMPLATE.name, language: { code: TEMPLATE.language } },
+    });
+    const [header, link] = template?.body.template.components[0].parameters ?? [];
+    expect(header).toEqual({ type: "text", text: "Deploy to" });
+    expect(link.text).toMatch(new RegExp(`^${PUBLIC_URL}/answer/${question.id}\\?sig=`));
+    expect(question.deliveries[0]).toMatchObject({ chatId: owner, messageId: `wamid.OUT${wamids}` });
+  });
+
+  it("a copy in someone else's chat cannot carry the owner's link: that target fails with the reason", async () => {
+    const owner = String(person);
+    const other = String(person + 500_000);
+    graph.answerOnce(interactive, OUTSIDE_WINDOW);
+    const question = await ask(owner, [single], { chats: [other] });
+    expect(question.status).toBe("delivery_failed");
+    expect(messagesTo(other).filter((call) => call.body.type === "template")).toEqual([]);
+  });
+});
+
+describe("after the end", () => {
+  it("a late reply or tap is told the outcome; nothing changes", async () => {
+    const owner = String(person);
+    const question = await ask(owner);
+    const prompt = messagesTo(owner)[0];
+    await stack.api("POST", `/questions/${question.id}/answer`, { answers: { deploy_target: ["Staging"] } });
+    await stack.streamsDrained();
+    // Nothing to retire: WhatsApp cannot edit the posted question.
+    expect(messagesTo(owner)).toHaveLength(1);
+    await post(typed(owner, "2", question.deliveries[0].messageId));
+    await post(tapped(owner, "list_reply", rowId(prompt, "Production"), question.deliveries[0].messageId));
+    expect(textsTo(owner)).toEqual([
+      "This question has already been answered.",
+      "This question has already been answered.",
+    ]);
+    expect(await statusOf(question.id)).toMatchObject({
+      answers: { deploy_target: ["Staging (Recommended)"] },
+    });
+  });
+});
+
+describe("time", () => {
+  it("a reminder is a message replying to the question; at the deadline the question expires, nothing is edited", async () => {
+    const owner = String(person);
+    const question = await ask(owner, [single], { body: { timeoutSeconds: 3, remindAfterSeconds: [1] } });
+    const reminder = await waitFor(async () => messagesTo(owner).find((call) => call.body.type === "text"), {
+      what: "the reminder",
+    });
+    expect(reminder.body).toMatchObject({
+      to: owner,
+      context: { message_id: question.deliveries[0].messageId },
+      text: { body: expect.stringMatching(/^Still waiting for your answer — \d+ s left$/) },
+    });
+    await waitFor(async () => ((await statusOf(question.id)).status === "expired" ? true : undefined), {
+      what: "the expiry",
+    });
+    await stack.streamsDrained();
+    expect(messagesTo(owner)).toHaveLength(2);
+    await post(typed(owner, "1", question.deliveries[0].messageId));
+    expect(textsTo(owner).at(-1)).toBe("This question has expired.");
+  });
+});
