@@ -5,12 +5,20 @@
  * lists and the folders' manifest.json files (read by infra/deploy/secret-access.cjs) to the same channels.
  */
 import { discordSpec } from "./discord/discord-spec.ts";
+import { gchatSpec } from "./gchat/gchat-spec.ts";
 import { mattermostSpec } from "./mattermost/mattermost-spec.ts";
 import { slackSpec } from "./slack/slack-spec.ts";
 import { teamsSpec } from "./teams/teams-spec.ts";
 import { telegramSpec } from "./telegram/telegram-spec.ts";
 
-export const CHANNEL_SPECS = [telegramSpec, slackSpec, discordSpec, mattermostSpec, teamsSpec] as const;
+export const CHANNEL_SPECS = [
+  telegramSpec,
+  slackSpec,
+  discordSpec,
+  mattermostSpec,
+  teamsSpec,
+  gchatSpec,
+] as const;
 
 export type ChannelSpecs = (typeof CHANNEL_SPECS)[number];
 export type ChannelName = ChannelSpecs["name"];

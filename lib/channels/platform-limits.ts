@@ -82,6 +82,12 @@ export const PLATFORM_LIMITS = {
      */
     activityBytes: 28 * 1024,
   },
+  gchat: {
+    /** A message's `text`, in characters. */
+    text: 4096,
+    /** A whole message — text and cards together — in bytes (the Chat API refuses a larger one). */
+    messageBytes: 32_000,
+  },
 } as const;
 
 export type Platform = keyof typeof PLATFORM_LIMITS;

@@ -133,6 +133,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     ],
   },
   teamsWebhook: { "*": ["link-secret"], teams: ["teams/app-password"] },
+  gchatWebhook: { "*": ["link-secret"], gchat: ["gchat/service-account"] },
   questionEvents: {
     telegram: ["telegram/bot-token"],
     slack: ["slack/bot-token"],
@@ -303,6 +304,20 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
   // No message-index writes: Teams has no command that posts a question again.
   teamsWebhook: [
     { actions: LOGS, resources: ["TeamsWebhookLogGroup.Arn"] },
+    {
+      actions: ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"],
+      resources: [TABLE],
+    },
+    { actions: ["dynamodb:Query"], resources: [`${TABLE}/index/pendingByOwner`] },
+    {
+      actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
+      resources: [resumableStateMachines(stage)],
+    },
+    resumeDurable(stage),
+  ],
+  // No message-index writes: Google Chat has no command that posts a question again.
+  gchatWebhook: [
+    { actions: LOGS, resources: ["GchatWebhookLogGroup.Arn"] },
     {
       actions: ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"],
       resources: [TABLE],
