@@ -3,11 +3,14 @@
  * deployment reads them (scripts/lib/doctor.ts builds `SecretPlace` from lib/config and lib/secrets): are
  * the channel's secrets there, and does the platform, asked with them, say it is set up for this stack?
  * Telegram's webhook (getWebhookInfo), Slack's bot token (auth.test), Discord's interactions endpoint
- * (GET /applications/@me), Mattermost's bot account (/users/me), Teams' app token (the token endpoint).
+ * (GET /applications/@me), Mattermost's bot account (/users/me), Teams' app token (the token endpoint), Google
+ * Chat's service-account token (Google's token endpoint, with the JSON key).
  * Every call only reads.
  */
 
 import { createDiscordApi } from "../../lib/channels/discord/discord-api.ts";
+import { parseServiceAccountKey } from "../../lib/channels/gchat/gchat-api.ts";
+import { requestServiceAccountToken } from "../../lib/channels/gchat/gchat-token.ts";
 import { createMattermostApi } from "../../lib/channels/mattermost/mattermost-api.ts";
 import { PlatformApiError } from "../../lib/channels/platform-api-error.ts";
 import { withPlatformDeadline } from "../../lib/channels/platform-http.ts";
@@ -229,6 +232,15 @@ const REGISTRATIONS: Partial<Record<ChannelName, (context: RegistrationContext) 
     });
     return pass(`teams: tenant ${settings.tenantId} issues app ${settings.appId} a token`);
   },
+
+  async gchat(context) {
+    const settings = context.config.channels.gchat;
+    if (!settings) throw new Error("the gchat channel is not on");
+    // The key's own format was checked with the channel's secrets; this asks Google whether it is alive.
+    const key = parseServiceAccountKey(await secretValue(context.place.secrets, "gchat/service-account")());
+    await requestServiceAccountToken(key, settings.tokenUrl, context.now());
+    return pass(`gchat: Google issues ${key.client_email} a Chat token`);
+  },
 };
 
 /** Slack's answers to a token it does not take (its `error` codes). */
@@ -248,7 +260,12 @@ function platformFailure(channel: ChannelName, error: unknown, place: SecretPlac
       ? SLACK_REFUSALS.test(words)
       : error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 429;
   if (refused) {
-    const what = channel === "teams" ? "the app's id, tenant or password" : "the bot token";
+    const what =
+      channel === "teams"
+        ? "the app's id, tenant or password"
+        : channel === "gchat"
+          ? "the service account's key"
+          : "the bot token";
     return fail(
       `${channel}: the platform refused ${what} (${error.method}: ${words})`,
       channel === "teams"

@@ -110,6 +110,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
     teams: ["teams/app-password"],
+    gchat: ["gchat/service-account"],
   },
   ask: {
     "*": ["link-secret"],
@@ -118,6 +119,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
     teams: ["teams/app-password"],
+    gchat: ["gchat/service-account"],
   },
   telegramWebhook: { "*": ["link-secret"], telegram: ["telegram/bot-token", "telegram/webhook-secret"] },
   slackWebhook: { "*": ["link-secret"], slack: ["slack/bot-token", "slack/signing-secret"] },
@@ -140,6 +142,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token"],
     teams: ["teams/app-password"],
+    gchat: ["gchat/service-account"],
   },
   answerPage: { "*": ["link-secret"] },
   modelStep: { "*": ["models/*"] },
@@ -151,6 +154,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
     teams: ["teams/app-password"],
+    gchat: ["gchat/service-account"],
   },
   // The durable agent asks and delivers as the ask task does.
   durableAgent: {
@@ -160,6 +164,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
     teams: ["teams/app-password"],
+    gchat: ["gchat/service-account"],
   },
   // Only the notifier signs notifications.
   notifier: { "*": ["notify-secret"] },
@@ -171,6 +176,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
     teams: ["teams/app-password"],
+    gchat: ["gchat/service-account"],
   },
 };
 
@@ -539,7 +545,7 @@ describe("IAM roles of the packaged template", () => {
   );
 
   it("with channels on, let each function read exactly its parameters; a webhook only its platform's", async () => {
-    const channels = ["telegram", "slack", "discord", "mattermost", "teams"];
+    const channels = ["telegram", "slack", "discord", "mattermost", "teams", "gchat"];
     const key = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
     const copy = await packageCopy(
       {},
