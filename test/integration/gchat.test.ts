@@ -345,7 +345,7 @@ describe("Google Chat: the question card", () => {
   });
 
   it("a multi-select question is a checkbox group sent with Done", async () => {
-    const { id, post } = await ask([multi]);
+    const { id, post, messageName } = await ask([multi]);
     const group = widgetsOf(post.body).find((w: any) => w.selectionInput).selectionInput;
     expect(group).toEqual({
       name: "choice0",
@@ -358,6 +358,19 @@ describe("Google Chat: the question card", () => {
       ],
     });
     expect(buttonsOf(post.body).map((b) => [b.text, controlOf(b)])[0]).toEqual(["Done", `d|0|0|${id}`]);
+    // Done with nothing ticked is told what is needed, privately; with boxes ticked and a typed value, answers.
+    const empty = await send(click(messageName, codec("d", 0, 0, id), { inputs: { other0: [""] } }));
+    expect(empty.body).toEqual({
+      text: "Still needed: Checks [checks].",
+      actionResponse: { type: "NEW_MESSAGE" },
+      privateMessageViewer: { name: OWNER },
+    });
+    await send(
+      click(messageName, codec("d", 0, 0, id), { inputs: { choice0: ["2", "0"], other0: ["fuzz"] } }),
+    );
+    expect((await stack.api("GET", `/questions/${id}`)).body.question.answers).toEqual({
+      checks: ["Unit", "Lint", "fuzz"],
+    });
   });
 
   it("text from the question is escaped: no markup, no mention", async () => {

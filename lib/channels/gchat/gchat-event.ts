@@ -7,7 +7,13 @@ import { createHash } from "node:crypto";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Answers } from "../../questions/schema.ts";
 import * as z from "../../zod.ts";
-import { type Control, type ControlKind, controlAction, decodeControl } from "../control-codec.ts";
+import {
+  type Control,
+  type ControlKind,
+  controlAction,
+  decodeControl,
+  inputsInbound,
+} from "../control-codec.ts";
 import { type Inbound, stepAnswers } from "../inbound.ts";
 import { SPACE_NAME } from "./gchat-api.ts";
 import { CONTROL_PARAMETER, choiceInputName, otherInputName } from "./gchat-render.ts";
@@ -96,14 +102,16 @@ function inputValues(event: GchatEvent, name: string): string[] {
 
 /**
  * The answers a click's inputs give question `questionIndex`, read against the record: the ticked boxes'
- * values are option positions; the own-answer box adds its text (a single-select question takes one or the
+ * values are option positions (taken in the options' order); the own-answer box adds its text (a single-select question takes one or the
  * other, the typed text first, since typing is the deliberate act).
  */
 export function formAnswers(record: QuestionRecord, questionIndex: number, event: GchatEvent): Answers {
   return stepAnswers(record, questionIndex, (question) => {
-    const chosen = inputValues(event, choiceInputName(questionIndex))
-      .filter((part) => /^\d$/.test(part))
-      .flatMap((part) => question.options[Number(part)]?.label ?? []);
+    // In the options' order, each once, whatever order Chat reported the ticked boxes in.
+    const ticked = inputValues(event, choiceInputName(questionIndex)).filter((part) => /^\d$/.test(part));
+    const chosen = [...new Set(ticked.map(Number))]
+      .sort((a, b) => a - b)
+      .flatMap((index) => question.options[index]?.label ?? []);
     const typed = inputValues(event, otherInputName(questionIndex)).join(", ").trim();
     if (question.multiSelect) return [...chosen, ...(typed === "" ? [] : [typed])];
     return typed !== "" ? [typed] : chosen.slice(0, 1);
@@ -112,8 +120,7 @@ export function formAnswers(record: QuestionRecord, questionIndex: number, event
 
 /**
  * A click that sent the card's inputs, read against its question: what was ticked or typed answers the
- * clicked step. With nothing ticked or typed it is the control itself, so the shared pipeline still checks who
- * clicked before the person is told what to do.
+ * clicked step; with nothing ticked or typed it is the control itself (`inputsInbound`).
  */
 export function withInputs(
   inbound: Extract<Inbound, { kind: "form" }>,
@@ -122,19 +129,7 @@ export function withInputs(
   event: GchatEvent,
 ): Inbound {
   const answers = formAnswers(record, control.questionIndex, event);
-  if (Object.keys(answers).length === 0) {
-    const { platform, actor, chatId, dedupeKey, questionId } = inbound;
-    return {
-      platform,
-      actor,
-      chatId,
-      dedupeKey,
-      questionId,
-      kind: "control",
-      action: controlAction(control),
-    };
-  }
-  return { ...inbound, answers, ...(record.questions.length > 1 && { step: control.questionIndex }) };
+  return inputsInbound(inbound, control, answers, record.questions.length > 1);
 }
 
 const hashOf = (...parts: string[]) =>

@@ -8,7 +8,13 @@ import { createHash } from "node:crypto";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Answers } from "../../questions/schema.ts";
 import * as z from "../../zod.ts";
-import { type Control, type ControlKind, controlAction, decodeControl } from "../control-codec.ts";
+import {
+  type Control,
+  type ControlKind,
+  controlAction,
+  decodeControl,
+  inputsInbound,
+} from "../control-codec.ts";
 import { type Inbound, stepAnswers } from "../inbound.ts";
 import { choiceInputId, otherInputId } from "./teams-render.ts";
 
@@ -109,9 +115,8 @@ export function formAnswers(
 
 /**
  * A tap that sent the card's inputs (`activityToInbound` left its answers empty), read against its question:
- * what was ticked or typed answers the tapped step (and moves the stepper on from it). With nothing ticked or
- * typed it is the control itself — Done with nothing chosen, Send with an empty box — so the shared pipeline
- * still checks who tapped before the person is told what to do.
+ * what was ticked or typed answers the tapped step (and moves the stepper on from it); with nothing ticked or
+ * typed it is the control itself (`inputsInbound`).
  */
 export function withInputs(
   inbound: Extract<Inbound, { kind: "form" }>,
@@ -121,23 +126,7 @@ export function withInputs(
 ): Inbound {
   const inputs = typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
   const answers = formAnswers(record, control.questionIndex, inputs);
-  if (Object.keys(answers).length === 0) {
-    const { platform, actor, chatId, dedupeKey, questionId } = inbound;
-    return {
-      platform,
-      actor,
-      chatId,
-      dedupeKey,
-      questionId,
-      kind: "control",
-      action: controlAction(control),
-    };
-  }
-  return {
-    ...inbound,
-    answers,
-    ...(record.questions.length > 1 && { step: control.questionIndex }),
-  };
+  return inputsInbound(inbound, control, answers, record.questions.length > 1);
 }
 
 /** Text without the `<at>…</at>` mentions of the bot (Teams puts the mention's markup into `text`). */
