@@ -14,7 +14,7 @@ import {
   decodeControl,
   inputsInbound,
 } from "../control-codec.ts";
-import { type Inbound, stepAnswers } from "../inbound.ts";
+import { cardValues, type Inbound, stepAnswers } from "../inbound.ts";
 import { SPACE_NAME } from "./gchat-api.ts";
 import { CONTROL_PARAMETER, choiceInputName, otherInputName } from "./gchat-render.ts";
 
@@ -101,21 +101,17 @@ function inputValues(event: GchatEvent, name: string): string[] {
 }
 
 /**
- * The answers a click's inputs give question `questionIndex`, read against the record: the ticked boxes'
- * values are option positions (taken in the options' order); the own-answer box adds its text (a single-select question takes one or the
- * other, the typed text first, since typing is the deliberate act).
+ * The answers a click's inputs give question `questionIndex`, read against the record (`cardValues`): the
+ * ticked boxes' values are option positions; the own-answer box adds its text.
  */
 export function formAnswers(record: QuestionRecord, questionIndex: number, event: GchatEvent): Answers {
-  return stepAnswers(record, questionIndex, (question) => {
-    // In the options' order, each once, whatever order Chat reported the ticked boxes in.
-    const ticked = inputValues(event, choiceInputName(questionIndex)).filter((part) => /^\d$/.test(part));
-    const chosen = [...new Set(ticked.map(Number))]
-      .sort((a, b) => a - b)
-      .flatMap((index) => question.options[index]?.label ?? []);
-    const typed = inputValues(event, otherInputName(questionIndex)).join(", ").trim();
-    if (question.multiSelect) return [...chosen, ...(typed === "" ? [] : [typed])];
-    return typed !== "" ? [typed] : chosen.slice(0, 1);
-  });
+  return stepAnswers(record, questionIndex, (question) =>
+    cardValues(
+      question,
+      inputValues(event, choiceInputName(questionIndex)),
+      inputValues(event, otherInputName(questionIndex)).join(", "),
+    ),
+  );
 }
 
 /**

@@ -15,7 +15,7 @@ import {
   decodeControl,
   inputsInbound,
 } from "../control-codec.ts";
-import { type Inbound, stepAnswers } from "../inbound.ts";
+import { cardValues, type Inbound, stepAnswers } from "../inbound.ts";
 import { choiceInputId, otherInputId } from "./teams-render.ts";
 
 const accountSchema = z.looseObject({
@@ -101,16 +101,13 @@ export function formAnswers(
   questionIndex: number,
   value: Record<string, unknown>,
 ): Answers {
-  return stepAnswers(record, questionIndex, (question) => {
-    const chosen = String(value[choiceInputId(questionIndex)] ?? "")
-      .split(",")
-      .map((part) => part.trim())
-      .filter((part) => /^\d$/.test(part))
-      .flatMap((part) => question.options[Number(part)]?.label ?? []);
-    const typed = String(value[otherInputId(questionIndex)] ?? "").trim();
-    if (question.multiSelect) return [...chosen, ...(typed === "" ? [] : [typed])];
-    return typed !== "" ? [typed] : chosen.slice(0, 1);
-  });
+  return stepAnswers(record, questionIndex, (question) =>
+    cardValues(
+      question,
+      String(value[choiceInputId(questionIndex)] ?? "").split(","),
+      String(value[otherInputId(questionIndex)] ?? ""),
+    ),
+  );
 }
 
 /**
