@@ -10,6 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GOOGLE_CHAT_ISSUER } from "#lib/channels/gchat/gchat-auth.ts";
 import { PLATFORM_LIMITS } from "#lib/channels/platform-limits.ts";
 import { largestArgs, largestContext } from "../support/largest-questions.ts";
+import { captureLogs } from "./support/captured-logs.ts";
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
 import {
   multiQuestion as multi,
@@ -338,7 +339,18 @@ describe("Google Chat: the question card", () => {
     expect(notTheirs.delivery.privateTo).toBeUndefined();
     expect(JSON.stringify(notTheirs.post.body)).not.toContain("/answer/");
     spacesRefused = true;
-    const refused = await ask([single], ownerDm, { sessionKey: unique("gchat") });
+    const logs = captureLogs();
+    let refused: Awaited<ReturnType<typeof ask>>;
+    try {
+      refused = await ask([single], ownerDm, { sessionKey: unique("gchat") });
+    } finally {
+      logs.stop();
+    }
+    // The operator is told why the copy went out as shared (the API's status, never a token).
+    const told = logs.logged("gchat: a conversation could not be confirmed as private; posted as shared");
+    expect(told.map((line) => line.error?.message)).toEqual([
+      "gchat GET /v1/{space} failed: PERMISSION_DENIED",
+    ]);
     expect(refused.delivery.privateTo).toBeUndefined();
     expect(JSON.stringify(refused.post.body)).not.toContain("/answer/");
     expect(buttonsOf(refused.post.body).map(controlOf)).toContain(`w|0|0|${refused.id}`);
