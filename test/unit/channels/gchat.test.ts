@@ -8,6 +8,7 @@ import { parseServiceAccountKey } from "#lib/channels/gchat/gchat-api.ts";
 import { eventToInbound, type GchatEvent } from "#lib/channels/gchat/gchat-event.ts";
 import { escapeCardText, escapeMessageText } from "#lib/channels/gchat/gchat-render.ts";
 import { serviceAccountKeyProblem } from "#lib/channels/gchat/gchat-token.ts";
+import { loadConfig } from "#lib/config.ts";
 import { ConfigError } from "#lib/config-error.ts";
 import { secretProblem } from "#lib/secrets/secret-catalog.ts";
 
@@ -106,5 +107,55 @@ describe("which events are said to the app", () => {
     expect(
       eventToInbound(event({ type: "CARD_CLICKED", common: { parameters: { control: "not a control" } } })),
     ).toBeUndefined();
+  });
+});
+
+describe("Google Chat's settings", () => {
+  const problemsOf = (env: Record<string, string>) => {
+    try {
+      loadConfig({ HANDRAISE_TABLE: "t", ...env });
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as Error).message;
+    }
+    throw new Error("loadConfig accepted it");
+  };
+  const KEY = JSON.stringify(key(), null, 2);
+
+  it("are on with the service account's key, and then need the project number; the rest default", () => {
+    expect(problemsOf({ GOOGLE_CHAT_SERVICE_ACCOUNT: KEY })).toContain(
+      "GOOGLE_CHAT_PROJECT_NUMBER is required: the gchat channel is on",
+    );
+    expect(problemsOf({ HANDRAISE_CHANNELS: "gchat", GOOGLE_CHAT_PROJECT_NUMBER: "1234" })).toMatch(
+      /GOOGLE_CHAT_SERVICE_ACCOUNT is required/,
+    );
+    expect(problemsOf({ GOOGLE_CHAT_SERVICE_ACCOUNT: '{"type": "authorized_user"}' })).toMatch(
+      /GOOGLE_CHAT_SERVICE_ACCOUNT must be the service account's JSON key/,
+    );
+    expect(
+      problemsOf({ GOOGLE_CHAT_SERVICE_ACCOUNT: KEY, GOOGLE_CHAT_PROJECT_NUMBER: "my-project" }),
+    ).toMatch(/GOOGLE_CHAT_PROJECT_NUMBER must be a project number/);
+    const config = loadConfig({
+      HANDRAISE_TABLE: "t",
+      GOOGLE_CHAT_SERVICE_ACCOUNT: KEY,
+      GOOGLE_CHAT_PROJECT_NUMBER: "123456789012",
+    });
+    expect(config.channels.gchat).toEqual({
+      projectNumber: "123456789012",
+      apiBase: "https://chat.googleapis.com",
+      certsUrl:
+        "https://www.googleapis.com/service_accounts/v1/metadata/x509/chat@system.gserviceaccount.com",
+      tokenUrl: "https://oauth2.googleapis.com/token",
+    });
+  });
+
+  it("take endpoints (sent the token, or vouching for Chat's) over https, http only on loopback", () => {
+    const env = { GOOGLE_CHAT_SERVICE_ACCOUNT: KEY, GOOGLE_CHAT_PROJECT_NUMBER: "not digits" };
+    for (const name of ["GOOGLE_CHAT_API_BASE", "GOOGLE_CHAT_CERTS_URL", "GOOGLE_OAUTH_TOKEN_URL"]) {
+      expect(problemsOf({ ...env, [name]: "http://chat.example/" })).toContain(
+        `${name} must be an https URL (http only on localhost / 127.0.0.1 / [::1])`,
+      );
+      expect(problemsOf({ ...env, [name]: "http://127.0.0.1:8080/x" })).not.toContain(name);
+    }
   });
 });
