@@ -521,6 +521,15 @@ describe("Google Chat: answering", () => {
     });
   });
 
+  it("a copy in the owner's direct message keeps the owner's link at every step", async () => {
+    const { id, messageName } = await ask([single, multi], ownerDm);
+    const second = await send(click(messageName, codec("o", 0, 0, id), { chatId: ownerDm }));
+    expect(cardOf(second.body).header).toEqual({ title: "2 of 2" });
+    const link = buttonsOf(second.body).find((b) => b.text === "Answer in browser");
+    expect(link?.onClick.openLink.url).toMatch(new RegExp(`/answer/${id}\\?sig=`));
+    expect(buttonsOf(second.body).map(controlOf)).not.toContain(`w|1|0|${id}`);
+  });
+
   it("Skip ends the question as skipped", async () => {
     const { id, messageName } = await ask([single]);
     const skipped = await send(click(messageName, codec("s", 0, 0, id)));

@@ -80,6 +80,8 @@ export function createGchatChannel(
       await api.update(delivery.messageId, renderRetiredMessage(record));
     },
     async remind(_record, delivery, reminder) {
+      // No card was posted there: nothing to remind under.
+      if (delivery.messageId === undefined) return;
       // A reply in the card's thread; the card and its buttons stay as they are.
       await api.send(delivery.chatId, textMessage(reminderText(reminder)), delivery.threadId);
     },
