@@ -16,7 +16,7 @@
  * - DeadLettersAlarm reads the depth of the three dead-letter queues that can fill without a line in any log
  *   (a stream record too old, a timer or a run-status event Scheduler or EventBridge could not deliver), by
  *   metric math: the deepest of them.
- * `--param="alarms=full"` deploys the per-function set instead (42 metrics, 44 with the durable agent).
+ * `--param="alarms=full"` deploys the per-function set instead (44 metrics, 46 with the durable agent).
  */
 "use strict";
 

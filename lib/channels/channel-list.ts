@@ -7,10 +7,20 @@
 import type { AnyChannel } from "./channel-descriptor.ts";
 import { discord } from "./discord/index.ts";
 import { email } from "./email/index.ts";
+import { gchat } from "./gchat/index.ts";
 import { mattermost } from "./mattermost/index.ts";
 import { slack } from "./slack/index.ts";
 import { teams } from "./teams/index.ts";
 import { telegram } from "./telegram/index.ts";
 import { whatsapp } from "./whatsapp/index.ts";
 
-export const CHANNELS: readonly AnyChannel[] = [telegram, slack, discord, mattermost, teams, email, whatsapp];
+export const CHANNELS: readonly AnyChannel[] = [
+  telegram,
+  slack,
+  discord,
+  mattermost,
+  teams,
+  email,
+  whatsapp,
+  gchat,
+];

@@ -6,6 +6,7 @@
  */
 import { discordSpec } from "./discord/discord-spec.ts";
 import { emailSpec } from "./email/email-spec.ts";
+import { gchatSpec } from "./gchat/gchat-spec.ts";
 import { mattermostSpec } from "./mattermost/mattermost-spec.ts";
 import { slackSpec } from "./slack/slack-spec.ts";
 import { teamsSpec } from "./teams/teams-spec.ts";
@@ -20,6 +21,7 @@ export const CHANNEL_SPECS = [
   teamsSpec,
   emailSpec,
   whatsappSpec,
+  gchatSpec,
 ] as const;
 
 export type ChannelSpecs = (typeof CHANNEL_SPECS)[number];

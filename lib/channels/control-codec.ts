@@ -9,7 +9,8 @@
  * encodeControl({ kind: "option", questionId: "ask_1", questionIndex: 1, optionIndex: 0 }) // "o|1|0|ask_1"
  * decodeControl("b|2|0|ask_1") // → { kind: "back", questionId: "ask_1", questionIndex: 2, optionIndex: 0 }
  */
-import type { ControlAction } from "./inbound.ts";
+import type { Answers } from "../questions/schema.ts";
+import type { ControlAction, Inbound } from "./inbound.ts";
 
 export type ControlKind =
   /** A single-select option: answers its sub-question (a step of a stepper). */
@@ -110,4 +111,31 @@ export function controlAction(control: Control, chosen: readonly number[] = []):
     case "browser":
       return { type: "browser" };
   }
+}
+
+/**
+ * A tap that sent a card's inputs with it (Teams' and Google Chat's Done and Send), once the answers they give
+ * the tapped step are read against the record: those answers, moving the stepper on from that step when the
+ * prompt has several questions — or, when nothing was ticked or typed, the control itself, so the shared
+ * pipeline still checks who tapped before the person is told what is needed.
+ */
+export function inputsInbound(
+  inbound: Extract<Inbound, { kind: "form" }>,
+  control: Control,
+  answers: Answers,
+  several: boolean,
+): Inbound {
+  if (Object.keys(answers).length === 0) {
+    const { platform, actor, chatId, dedupeKey, questionId } = inbound;
+    return {
+      platform,
+      actor,
+      chatId,
+      dedupeKey,
+      questionId,
+      kind: "control",
+      action: controlAction(control),
+    };
+  }
+  return { ...inbound, answers, ...(several && { step: control.questionIndex }) };
 }

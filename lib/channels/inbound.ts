@@ -80,3 +80,22 @@ export function stepAnswers(
   const values = question && read(question);
   return question && values && values.length > 0 ? { [question.id]: [...values] } : {};
 }
+
+/**
+ * What a card's step gives a question (Teams' and Google Chat's cards send their inputs with Done and Send):
+ * the options ticked, as option positions in any order (each taken once, in the options' order; a position
+ * the question lacks is left out), and the own answer typed. A multi-select question takes both; a
+ * single-select one takes one or the other, the typed text first, since typing is the deliberate act.
+ *
+ * @example
+ * cardValues(checks, ["2", "0"], "fuzz") // → ["Unit", "Lint", "fuzz"]
+ */
+export function cardValues(question: Question, ticked: readonly string[], typed: string): string[] {
+  const positions = ticked.filter((part) => /^\d$/.test(part.trim())).map(Number);
+  const chosen = [...new Set(positions)]
+    .sort((a, b) => a - b)
+    .flatMap((index) => question.options[index]?.label ?? []);
+  const own = typed.trim();
+  if (question.multiSelect) return [...chosen, ...(own === "" ? [] : [own])];
+  return own !== "" ? [own] : chosen.slice(0, 1);
+}

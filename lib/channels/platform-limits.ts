@@ -100,6 +100,12 @@ export const PLATFORM_LIMITS = {
     /** A text message's body. */
     text: 4096,
   },
+  gchat: {
+    /** A message's `text`, in characters. */
+    text: 4096,
+    /** A whole message — text and cards together — in bytes (the Chat API refuses a larger one). */
+    messageBytes: 32_000,
+  },
 } as const;
 
 export type Platform = keyof typeof PLATFORM_LIMITS;

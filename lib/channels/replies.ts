@@ -70,10 +70,13 @@ export const replies = {
     "/handraise cancel — cancel your waiting question here. /handraise question — post it again here.",
   /** Slack's `/handraise question` where the app may not post (not invited to the conversation, …). */
   couldNotPostHere: "Handraise could not post here. Invite the app to this conversation, then try again.",
-  /** Teams: the button that sends a card's own-answer box. */
+  /** Teams and Google Chat: the button that sends a card's own-answer box. */
   send: "Send",
   /** WhatsApp: the button that opens a list message's options. */
   chooseInList: "Choose…",
+  /** Google Chat: the greeting when the app is added to a space or a direct message. */
+  addedToChat:
+    "Handraise will post an agent's questions for you here. Tap an option, or type your answer (in a space, mention the app).",
 } as const;
 
 /** The stepper's progress: "2 of 3". */

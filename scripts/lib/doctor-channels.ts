@@ -4,11 +4,14 @@
  * the channel's secrets there, and does the platform, asked with them, say it is set up for this stack?
  * Telegram's webhook (getWebhookInfo), Slack's bot token (auth.test), Discord's interactions endpoint
  * (GET /applications/@me), Mattermost's bot account (/users/me), Teams' app token (the token endpoint),
- * WhatsApp's business number (GET /<phone number id>).
+ * WhatsApp's business number (GET /<phone number id>), Google Chat's service-account token (Google's token
+ * endpoint, with the JSON key).
  * Every call only reads.
  */
 
 import { createDiscordApi } from "../../lib/channels/discord/discord-api.ts";
+import { parseServiceAccountKey } from "../../lib/channels/gchat/gchat-api.ts";
+import { requestServiceAccountToken } from "../../lib/channels/gchat/gchat-token.ts";
 import { createMattermostApi } from "../../lib/channels/mattermost/mattermost-api.ts";
 import { PlatformApiError } from "../../lib/channels/platform-api-error.ts";
 import { withPlatformDeadline } from "../../lib/channels/platform-http.ts";
@@ -248,6 +251,15 @@ const REGISTRATIONS: Partial<Record<ChannelName, (context: RegistrationContext) 
       `whatsapp: the access token reaches phone number ${number.display_phone_number ?? settings.phoneNumberId}${number.verified_name ? ` (${number.verified_name})` : ""}`,
     );
   },
+
+  async gchat(context) {
+    const settings = context.config.channels.gchat;
+    if (!settings) throw new Error("the gchat channel is not on");
+    // The key's own format was checked with the channel's secrets; this asks Google whether it is alive.
+    const key = parseServiceAccountKey(await secretValue(context.place.secrets, "gchat/service-account")());
+    await requestServiceAccountToken(key, settings.tokenUrl, context.now());
+    return pass(`gchat: Google issues ${key.client_email} a Chat token`);
+  },
 };
 
 /** Slack's answers to a token it does not take (its `error` codes). */
@@ -255,6 +267,13 @@ const SLACK_REFUSALS =
   /^(invalid_auth|not_authed|token_revoked|token_expired|account_inactive|no_permission)$/;
 
 /** A platform call that failed: a refused credential (store the right one), or a platform out of reach. */
+/** What a platform refused, where it is not a bot token. */
+const REFUSED_CREDENTIAL: Partial<Record<ChannelName, string>> = {
+  teams: "the app's id, tenant or password",
+  whatsapp: "the access token or WHATSAPP_PHONE_NUMBER_ID",
+  gchat: "the service account's key",
+};
+
 function platformFailure(channel: ChannelName, error: unknown, place: SecretPlace): Check {
   if (!(error instanceof PlatformApiError)) {
     return fail(`${channel}: the check failed (${describeFailure(error)})`, "run it again");
@@ -267,12 +286,7 @@ function platformFailure(channel: ChannelName, error: unknown, place: SecretPlac
       ? SLACK_REFUSALS.test(words)
       : error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 429;
   if (refused) {
-    const what =
-      channel === "teams"
-        ? "the app's id, tenant or password"
-        : channel === "whatsapp"
-          ? "the access token or WHATSAPP_PHONE_NUMBER_ID"
-          : "the bot token";
+    const what = REFUSED_CREDENTIAL[channel] ?? "the bot token";
     return fail(
       `${channel}: the platform refused ${what} (${error.method}: ${words})`,
       channel === "teams"

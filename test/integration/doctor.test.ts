@@ -1,5 +1,5 @@
 /**
- * `npm run doctor` against the local stack with all five channels on, each platform a local fake, the
+ * `npm run doctor` against the local stack with all six channels on, each platform a local fake, the
  * credentials read from the environment as `npm run local` reads them: every check passes on a healthy
  * stack, and each ✗ names its fix — a wrong key, a webhook registered elsewhere, a missing secret, a platform
  * refusing its token, the end-to-end question answered or timed out. Most runs call the script's function
@@ -8,6 +8,7 @@
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { exportPKCS8, generateKeyPair } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "#infra/local/stack.ts";
 import { type DoctorIo, runDoctor } from "../../scripts/lib/doctor.ts";
@@ -31,6 +32,7 @@ const TEAMS_APP = "00000000-0000-4000-8000-0000000000d0";
 const TEAMS_TENANT = "contoso.onmicrosoft.com";
 const TEAMS_PASSWORD = "teams-doctor-password";
 const AGENT_KEY = "doctor-agent-key-0123456789";
+const GCHAT_ACCOUNT = "handraise@doctor-project.iam.gserviceaccount.com";
 
 let platform: FakePlatform;
 let stack: TestStack;
@@ -72,6 +74,9 @@ function healthy(call: RecordedCall): FakeReply {
     };
   }
   if (path === "/mattermost/api/v4/users/me") return { body: { id: "bot0user", username: "handraise-bot" } };
+  if (path === "/google/token") {
+    return { body: { access_token: "chat-token", expires_in: 3599, token_type: "Bearer" } };
+  }
   if (path === `/login/${TEAMS_TENANT}/oauth2/v2.0/token`) {
     return { body: { access_token: "app-token", expires_in: 3599, token_type: "Bearer" } };
   }
@@ -102,6 +107,15 @@ beforeAll(async () => {
     TEAMS_LOGIN_BASE: `${platform.url}/login`,
     TEAMS_API_BASE: `${platform.url}/teams/`,
     TEAMS_OPENID_METADATA_URL: `${platform.url}/openid`,
+    GOOGLE_CHAT_SERVICE_ACCOUNT: JSON.stringify({
+      type: "service_account",
+      private_key: await exportPKCS8((await generateKeyPair("RS256", { extractable: true })).privateKey),
+      client_email: GCHAT_ACCOUNT,
+    }),
+    GOOGLE_CHAT_PROJECT_NUMBER: "123456789012",
+    GOOGLE_CHAT_API_BASE: `${platform.url}/gchat`,
+    GOOGLE_CHAT_CERTS_URL: `${platform.url}/gchat-certs`,
+    GOOGLE_OAUTH_TOKEN_URL: `${platform.url}/google/token`,
   };
   stack = await startTestStack({ ...channelEnv, HANDRAISE_API_KEYS: `agent:ask:${AGENT_KEY}` });
 });
@@ -163,7 +177,7 @@ describe("npm run doctor, credentials from the environment", () => {
     expect(run.lines()).toEqual([
       `✓ the API at ${stack.httpUrl} answers`,
       `✓ the key is accepted: "default", scope admin: it may do anything (the operator's key: never give it to an agent)`,
-      "✓ channels on: telegram, slack, discord, mattermost, teams",
+      "✓ channels on: telegram, slack, discord, mattermost, teams, gchat",
       "✓ answer page on",
       "✓ telegram secrets in this environment: TELEGRAM_BOT_TOKEN, TELEGRAM_WEBHOOK_SECRET",
       `✓ telegram: the bot's webhook is ${PUBLIC_URL}/webhooks/telegram, with no delivery error`,
@@ -175,6 +189,8 @@ describe("npm run doctor, credentials from the environment", () => {
       `✓ mattermost: the bot token is @handraise-bot's on ${platform.url}/mattermost`,
       "✓ teams secrets in this environment: TEAMS_APP_PASSWORD",
       `✓ teams: tenant ${TEAMS_TENANT} issues app ${TEAMS_APP} a token`,
+      "✓ gchat secrets in this environment: GOOGLE_CHAT_SERVICE_ACCOUNT",
+      `✓ gchat: Google issues ${GCHAT_ACCOUNT} a Chat token`,
     ]);
 
     const [webhookInfo] = platform.calls.filter((call) => call.method === "getWebhookInfo");
@@ -198,9 +214,15 @@ describe("npm run doctor, credentials from the environment", () => {
         scope: "https://api.botframework.com/.default",
       },
     });
+    // Google's token: the JWT-bearer grant with an assertion the service account signed.
+    const [grant] = platform.calls.filter((call) => call.path === "/google/token");
+    expect(grant).toMatchObject({
+      verb: "POST",
+      body: { grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer" },
+    });
     // Reads only: no platform was asked to change anything, and the stack stored nothing.
     expect(platform.calls.map((call) => call.method).sort()).toEqual(
-      ["getWebhookInfo", "auth.test", "@me", "me", "token"].sort(),
+      ["getWebhookInfo", "auth.test", "@me", "me", "token", "token"].sort(),
     );
     expect(await allItems(stack)).toEqual(before);
   });
@@ -212,7 +234,7 @@ describe("npm run doctor, credentials from the environment", () => {
       "✗ the API refused the key (401) — give the stack's key with --key or HANDRAISE_API_KEY (locally, the key npm run local prints; deployed, the /handraise/<stage>/api-key parameter, or a key of its own: npm run secrets:put -- --stage <stage> --api-key <name> --scope ask)",
     ]);
     expect(run.lines()).toContain(`✓ the API at ${stack.httpUrl} answers`);
-    expect(run.lines()).toContain("✓ channels on: telegram, slack, discord, mattermost, teams");
+    expect(run.lines()).toContain("✓ channels on: telegram, slack, discord, mattermost, teams, gchat");
   });
 
   it("an ask key: says what it may do — ask, and read its own questions — and that it may not answer", async () => {
@@ -310,6 +332,7 @@ describe("npm run doctor, credentials from the environment", () => {
         };
       }
       if (call.path.startsWith("/login/")) return { status: 401, body: { error: "invalid_client" } };
+      if (call.path === "/google/token") return { status: 400, body: { error: "invalid_grant" } };
       return undefined;
     };
     const run = doctor();
@@ -321,6 +344,7 @@ describe("npm run doctor, credentials from the environment", () => {
       `✗ discord: the platform refused the bot token (GET /applications/@me: 401: Unauthorized (code 0)) — set DISCORD_BOT_TOKEN, ${where}`,
       `✗ mattermost: the platform refused the bot token (GET /users/me: Invalid or expired session) — set MATTERMOST_BOT_TOKEN and MATTERMOST_ACTION_SECRET and MATTERMOST_COMMAND_TOKEN, ${where}`,
       `✗ teams: the platform refused the app's id, tenant or password (token: invalid_client) — set TEAMS_APP_PASSWORD, ${where}; and check TEAMS_APP_ID and TEAMS_TENANT_ID (set them here as where npm run local runs (docs/channels.md))`,
+      `✗ gchat: the platform refused the service account's key (token: invalid_grant) — set GOOGLE_CHAT_SERVICE_ACCOUNT, ${where}`,
     ]);
   });
 

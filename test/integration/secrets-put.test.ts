@@ -187,6 +187,35 @@ describe("npm run secrets:put", { timeout: 120_000 }, () => {
     expect(ssm.calls).toEqual([]);
   });
 
+  it("stores Google Chat's service account key whole, as the console downloads it; refuses another JSON", async () => {
+    const key = JSON.stringify(
+      {
+        type: "service_account",
+        project_id: "handraise-prod",
+        private_key:
+          "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n",
+        client_email: "handraise@handraise-prod.iam.gserviceaccount.com",
+      },
+      null,
+      2,
+    );
+    const stored = await secretsPut(["--stage", "gc", "--channels", "gchat"], {
+      HANDRAISE_API_KEY: "prod-api-key-0123456789abcdef",
+      GOOGLE_CHAT_SERVICE_ACCOUNT: key,
+    });
+    expect(stored.code, stored.output).toBe(0);
+    expect(ssm.parameters.get("/handraise/gc/gchat/service-account")?.value).toBe(key);
+    expect(stored.output).not.toContain("MIIE");
+    const refused = await secretsPut(["--stage", "gc2", "--channels", "gchat"], {
+      HANDRAISE_API_KEY: "prod-api-key-0123456789abcdef",
+      GOOGLE_CHAT_SERVICE_ACCOUNT: JSON.stringify({ type: "authorized_user", refresh_token: "1//secret" }),
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.output).toContain("GOOGLE_CHAT_SERVICE_ACCOUNT must be the service account's JSON key");
+    expect(refused.output).not.toContain("1//secret");
+    expect(ssm.parameters.has("/handraise/gc2/gchat/service-account")).toBe(false);
+  });
+
   it("stores Mattermost's outgoing-webhook tokens when given, apart from the command token; needs none", async () => {
     const mattermost = {
       HANDRAISE_API_KEY: "prod-api-key-0123456789abcdef",

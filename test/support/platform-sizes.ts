@@ -4,7 +4,8 @@
  * renderings through these; the fake platforms refuse a call that has any, the way the platform does
  * (test/integration/support/fake-platform.ts). Lengths are counted as the platforms document them: characters
  * as UTF-16 code units (never fewer than code points, so never lenient), Mattermost's runes as code points,
- * its dialog fields in bytes, and a Teams activity as its JSON in UTF-16.
+ * its dialog fields in bytes, a Teams activity as its JSON in UTF-16, and a Google Chat message as its JSON in
+ * UTF-8 (text and cards together).
  */
 import { codePoints, PLATFORM_LIMITS, utf8Bytes, utf16JsonBytes } from "#lib/channels/platform-limits.ts";
 
@@ -15,6 +16,7 @@ const SLACK = PLATFORM_LIMITS.slack;
 const DISCORD = PLATFORM_LIMITS.discord;
 const MATTERMOST = PLATFORM_LIMITS.mattermost;
 const TEAMS = PLATFORM_LIMITS.teams;
+const GCHAT = PLATFORM_LIMITS.gchat;
 
 const str = (value: unknown) => (typeof value === "string" ? value : "");
 
@@ -325,6 +327,26 @@ export function whatsappRefusal(problems: string[]) {
         type: "OAuthException",
         code: 100,
       },
+    },
+  };
+}
+
+// ── Google Chat ───────────────────────────────────────────────────────────────────────────────────────
+
+/** A Chat message's problems (a created or updated message, or a webhook's synchronous response). */
+export function gchatProblems(message: Json): string[] {
+  const problems: string[] = [];
+  over(problems, "text", str(message?.text).length, GCHAT.text);
+  over(problems, "message bytes (UTF-8)", utf8Bytes(JSON.stringify(message ?? {})), GCHAT.messageBytes);
+  return problems;
+}
+
+/** The Chat API's answer to a message too large. */
+export function gchatRefusal(problems: string[]) {
+  return {
+    status: 400,
+    body: {
+      error: { code: 400, status: "INVALID_ARGUMENT", message: `Message too large: ${problems.join("; ")}` },
     },
   };
 }

@@ -112,6 +112,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
     teams: ["teams/app-password"],
     whatsapp: ["whatsapp/access-token"],
+    gchat: ["gchat/service-account"],
   },
   ask: {
     "*": ["link-secret"],
@@ -121,6 +122,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
     teams: ["teams/app-password"],
     whatsapp: ["whatsapp/access-token"],
+    gchat: ["gchat/service-account"],
   },
   telegramWebhook: { "*": ["link-secret"], telegram: ["telegram/bot-token", "telegram/webhook-secret"] },
   slackWebhook: { "*": ["link-secret"], slack: ["slack/bot-token", "slack/signing-secret"] },
@@ -141,6 +143,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     "*": ["link-secret"],
     whatsapp: ["whatsapp/access-token", "whatsapp/app-secret", "whatsapp/verify-token"],
   },
+  gchatWebhook: { "*": ["link-secret"], gchat: ["gchat/service-account"] },
   // WhatsApp's copies cannot be edited, so retiring them reads nothing of WhatsApp's.
   questionEvents: {
     telegram: ["telegram/bot-token"],
@@ -148,6 +151,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     discord: ["discord/bot-token"],
     mattermost: ["mattermost/bot-token"],
     teams: ["teams/app-password"],
+    gchat: ["gchat/service-account"],
   },
   answerPage: { "*": ["link-secret"] },
   modelStep: { "*": ["models/*"] },
@@ -160,6 +164,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
     teams: ["teams/app-password"],
     whatsapp: ["whatsapp/access-token"],
+    gchat: ["gchat/service-account"],
   },
   // The durable agent asks and delivers as the ask task does.
   durableAgent: {
@@ -170,6 +175,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
     teams: ["teams/app-password"],
     whatsapp: ["whatsapp/access-token"],
+    gchat: ["gchat/service-account"],
   },
   // Only the notifier signs notifications.
   notifier: { "*": ["notify-secret"] },
@@ -182,6 +188,7 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     mattermost: ["mattermost/bot-token", "mattermost/action-secret"],
     teams: ["teams/app-password"],
     whatsapp: ["whatsapp/access-token"],
+    gchat: ["gchat/service-account"],
   },
 };
 
@@ -325,6 +332,20 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
   // No message-index writes: Teams has no command that posts a question again.
   teamsWebhook: [
     { actions: LOGS, resources: ["TeamsWebhookLogGroup.Arn"] },
+    {
+      actions: ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"],
+      resources: [TABLE],
+    },
+    { actions: ["dynamodb:Query"], resources: [`${TABLE}/index/pendingByOwner`] },
+    {
+      actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
+      resources: [resumableStateMachines(stage)],
+    },
+    resumeDurable(stage),
+  ],
+  // No message-index writes: Google Chat has no command that posts a question again.
+  gchatWebhook: [
+    { actions: LOGS, resources: ["GchatWebhookLogGroup.Arn"] },
     {
       actions: ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"],
       resources: [TABLE],
@@ -546,7 +567,7 @@ describe("IAM roles of the packaged template", () => {
   );
 
   it("with channels on, let each function read exactly its parameters; a webhook only its platform's", async () => {
-    const channels = ["telegram", "slack", "discord", "mattermost", "teams", "whatsapp"];
+    const channels = ["telegram", "slack", "discord", "mattermost", "teams", "whatsapp", "gchat"];
     const key = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
     const copy = await packageCopy(
       {},

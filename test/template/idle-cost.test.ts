@@ -43,8 +43,8 @@ describe("the idle cost", () => {
     expect(base.totalUsd).toBeLessThanOrEqual(IDLE_BUDGET_USD);
   });
 
-  it("with alarms=full is higher by the per-function alarms: 44 metrics with the durable agent ($4.40)", () => {
-    expect(alarmLine(full)?.quantity).toBe("44");
+  it("with alarms=full is higher by the per-function alarms: 46 metrics with the durable agent ($4.60)", () => {
+    expect(alarmLine(full)?.quantity).toBe("46");
     expect(full.totalUsd).toBeGreaterThan(base.totalUsd);
     expect(full.totalUsd).toBeGreaterThan(IDLE_BUDGET_USD);
     expect(full.totalUsd - (alarmLine(full)?.usd ?? 0)).toBeCloseTo(

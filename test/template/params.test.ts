@@ -169,7 +169,7 @@ describe("reserved concurrency", () => {
     expect(resource(base, "McpLambdaFunction").Properties?.Timeout).toBe(29);
   });
 
-  it("with reserve=on: each function's reservation, 272 in all with the durable agent", () => {
+  it("with reserve=on: each function's reservation, 292 in all with the durable agent", () => {
     const reserved = Object.fromEntries(
       lambdas(allOn).map(([id, fn]) => [functionKey(id, fn), fn.Properties?.ReservedConcurrentExecutions]),
     );
@@ -183,6 +183,7 @@ describe("reserved concurrency", () => {
       mattermostWebhook: 20,
       teamsWebhook: 20,
       whatsappWebhook: 20,
+      gchatWebhook: 20,
       questionEvents: 10,
       executionStatus: 5,
       answerPage: 10,
@@ -192,7 +193,7 @@ describe("reserved concurrency", () => {
       notifier: 10,
       questionTimer: 10,
     });
-    expect(Object.values(reserved).reduce((sum: number, n) => sum + Number(n), 0)).toBe(272);
+    expect(Object.values(reserved).reduce((sum: number, n) => sum + Number(n), 0)).toBe(292);
   });
 });
 

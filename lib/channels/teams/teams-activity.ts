@@ -8,8 +8,14 @@ import { createHash } from "node:crypto";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Answers } from "../../questions/schema.ts";
 import * as z from "../../zod.ts";
-import { type Control, type ControlKind, controlAction, decodeControl } from "../control-codec.ts";
-import { type Inbound, stepAnswers } from "../inbound.ts";
+import {
+  type Control,
+  type ControlKind,
+  controlAction,
+  decodeControl,
+  inputsInbound,
+} from "../control-codec.ts";
+import { cardValues, type Inbound, stepAnswers } from "../inbound.ts";
 import { choiceInputId, otherInputId } from "./teams-render.ts";
 
 const accountSchema = z.looseObject({
@@ -95,23 +101,19 @@ export function formAnswers(
   questionIndex: number,
   value: Record<string, unknown>,
 ): Answers {
-  return stepAnswers(record, questionIndex, (question) => {
-    const chosen = String(value[choiceInputId(questionIndex)] ?? "")
-      .split(",")
-      .map((part) => part.trim())
-      .filter((part) => /^\d$/.test(part))
-      .flatMap((part) => question.options[Number(part)]?.label ?? []);
-    const typed = String(value[otherInputId(questionIndex)] ?? "").trim();
-    if (question.multiSelect) return [...chosen, ...(typed === "" ? [] : [typed])];
-    return typed !== "" ? [typed] : chosen.slice(0, 1);
-  });
+  return stepAnswers(record, questionIndex, (question) =>
+    cardValues(
+      question,
+      String(value[choiceInputId(questionIndex)] ?? "").split(","),
+      String(value[otherInputId(questionIndex)] ?? ""),
+    ),
+  );
 }
 
 /**
  * A tap that sent the card's inputs (`activityToInbound` left its answers empty), read against its question:
- * what was ticked or typed answers the tapped step (and moves the stepper on from it). With nothing ticked or
- * typed it is the control itself — Done with nothing chosen, Send with an empty box — so the shared pipeline
- * still checks who tapped before the person is told what to do.
+ * what was ticked or typed answers the tapped step (and moves the stepper on from it); with nothing ticked or
+ * typed it is the control itself (`inputsInbound`).
  */
 export function withInputs(
   inbound: Extract<Inbound, { kind: "form" }>,
@@ -121,23 +123,7 @@ export function withInputs(
 ): Inbound {
   const inputs = typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
   const answers = formAnswers(record, control.questionIndex, inputs);
-  if (Object.keys(answers).length === 0) {
-    const { platform, actor, chatId, dedupeKey, questionId } = inbound;
-    return {
-      platform,
-      actor,
-      chatId,
-      dedupeKey,
-      questionId,
-      kind: "control",
-      action: controlAction(control),
-    };
-  }
-  return {
-    ...inbound,
-    answers,
-    ...(record.questions.length > 1 && { step: control.questionIndex }),
-  };
+  return inputsInbound(inbound, control, answers, record.questions.length > 1);
 }
 
 /** Text without the `<at>…</at>` mentions of the bot (Teams puts the mention's markup into `text`). */

@@ -12,6 +12,8 @@ import type { AddressInfo } from "node:net";
 import {
   discordMessageProblems,
   discordRefusal,
+  gchatProblems,
+  gchatRefusal,
   mattermostProblems,
   mattermostRefusal,
   slackProblems,
@@ -49,13 +51,13 @@ export interface FakeReply {
 export type Responder = (call: RecordedCall) => FakeReply | Promise<FakeReply>;
 
 /** The platforms whose size limits a fake can hold calls to (lib/channels/platform-limits.ts). */
-export type SizedPlatform = "telegram" | "slack" | "discord" | "mattermost" | "teams" | "whatsapp";
+export type SizedPlatform = "telegram" | "slack" | "discord" | "mattermost" | "teams" | "whatsapp" | "gchat";
 
 /**
  * What `platform` answers a call that breaks one of its size limits, as the platform does (Telegram's
  * `Bad Request: message is too long`, Slack's `invalid_arguments`, Discord's `Invalid Form Body`,
  * Mattermost's `model.post.is_valid.msg.app_error`, the Bot Connector's 413 `MessageSizeTooBig`, the Graph
- * API's `(#100) Invalid parameter`); undefined
+ * API's `(#100) Invalid parameter`, the Chat API's 400 `INVALID_ARGUMENT`); undefined
  * for a call within them.
  */
 export function sizeRefusal(platform: SizedPlatform, call: RecordedCall): FakeReply | undefined {
@@ -86,6 +88,11 @@ export function sizeRefusal(platform: SizedPlatform, call: RecordedCall): FakeRe
     case "whatsapp": {
       const problems = call.verb === "POST" && call.method === "messages" ? whatsappProblems(call.body) : [];
       return problems.length === 0 ? undefined : whatsappRefusal(problems);
+    }
+    case "gchat": {
+      const writes = call.verb === "POST" || call.verb === "PATCH";
+      const problems = writes && /\/messages/.test(call.path) ? gchatProblems(call.body) : [];
+      return problems.length === 0 ? undefined : gchatRefusal(problems);
     }
   }
 }

@@ -4,7 +4,7 @@
  * the answer page's link or control, with a draft), the ended copy of each outcome, the forms and dialogs,
  * the notices — is within the platform's limits as the platform checks them (test/support/platform-sizes.ts),
  * still offers every option label while pending, and once ended still shows its outcome line with each
- * question's header and answer. Discord's components also pass @discordjs/builders' validators, Teams'
+ * question's header and answer (Google Chat's cards too). Discord's components also pass @discordjs/builders' validators, Teams'
  * cards the Adaptive Cards parser.
  */
 import { createRequire } from "node:module";
@@ -28,6 +28,12 @@ import {
   retiredContent,
 } from "#lib/channels/discord/discord-render.ts";
 import { fitToLimit } from "#lib/channels/fit.ts";
+import {
+  fitsText as fitsGchatText,
+  textMessage as gchatText,
+  renderQuestionMessage as renderGchatQuestion,
+  renderRetiredMessage as renderGchatRetired,
+} from "#lib/channels/gchat/gchat-render.ts";
 import {
   escapeMarkdown as escapeMattermost,
   fitsPost,
@@ -72,6 +78,7 @@ import {
 import {
   discordMessageProblems,
   discordModalProblems,
+  gchatProblems,
   mattermostDialogProblems,
   mattermostMessageProblems,
   slackProblems,
@@ -404,6 +411,47 @@ describe.each(ALPHABET_NAMES)("the largest question, in %s characters", (alphabe
       expect(teamsProblems(textActivity(outcomeReplyText(outcome, fitsActivity) ?? ""))).toEqual([]);
     });
   });
+
+  describe("Google Chat", () => {
+    /** The card's text as a person reads it: tags dropped, entities and line breaks as they show. */
+    const visible = (message: Record<string, any>) =>
+      (message.cardsV2[0].card.sections as Record<string, any>[])
+        .flatMap((section) => section.widgets as Record<string, any>[])
+        .flatMap((widget) => (widget.textParagraph ? [String(widget.textParagraph.text)] : []))
+        .map((text) =>
+          text
+            .replace(/<br>/g, "\n")
+            .replace(/<\/?b>/g, "")
+            .replace(/&lt;/g, "<")
+            .replace(/&gt;/g, ">")
+            .replace(/&amp;/g, "&"),
+        )
+        .join("\n");
+
+    it.each(pendingCases(alphabet))(
+      "card, %s: within a message, every label a button",
+      (_, record, step, browser) => {
+        const message = renderGchatQuestion(record, { step, browser });
+        expect(gchatProblems(message)).toEqual([]);
+        const texts = JSON.stringify(message);
+        for (const label of labelsOf(record, step))
+          expect(texts).toContain(JSON.stringify(label).slice(1, -1));
+        expectContextShown(visible(message));
+      },
+    );
+
+    it.each(endedRecords(alphabet))("ended card, %s: within a message, shows its outcome", (_, record) => {
+      const message = renderGchatRetired(record);
+      expect(gchatProblems(message)).toEqual([]);
+      expect(JSON.stringify(message)).not.toMatch(/onClick|textInput|selectionInput/);
+      expectOutcomeShown(visible(message), record);
+      expectContextShown(visible(message));
+    });
+
+    it.each(noticeOutcomes(alphabet))("notice, %s: within a message", (_, outcome) => {
+      expect(gchatProblems(gchatText(outcomeReplyText(outcome, fitsGchatText) ?? ""))).toEqual([]);
+    });
+  });
 });
 
 it("a reminder, however long the wait, is within every platform's limits", () => {
@@ -414,6 +462,7 @@ it("a reminder, however long the wait, is within every platform's limits", () =>
   expect(discordMessageProblems({ content: escapeDiscord(text) })).toEqual([]);
   expect(mattermostMessageProblems(escapeMattermost(text))).toEqual([]);
   expect(teamsProblems({ type: "message", text })).toEqual([]);
+  expect(gchatProblems(gchatText(text))).toEqual([]);
 });
 
 describe("what gives way", () => {

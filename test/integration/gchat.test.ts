@@ -1,0 +1,600 @@
+/**
+ * Google Chat against the local stack: one fake server plays the Chat API, Google's OAuth token endpoint and
+ * the certificate endpoint of `chat@system.gserviceaccount.com`, with keys made here — so every request token
+ * the webhook sees is one this test signed, valid or wrong in exactly one way — and the service account's key
+ * is one made here too (the token grant is checked against it).
+ */
+import { exportPKCS8, generateKeyPair, importPKCS8, jwtVerify, SignJWT } from "jose";
+import { generate } from "selfsigned";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { GOOGLE_CHAT_ISSUER } from "#lib/channels/gchat/gchat-auth.ts";
+import { PLATFORM_LIMITS } from "#lib/channels/platform-limits.ts";
+import { largestArgs, largestContext } from "../support/largest-questions.ts";
+import { captureLogs } from "./support/captured-logs.ts";
+import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
+import {
+  multiQuestion as multi,
+  noteQuestion as note,
+  singleQuestion as single,
+  unique,
+} from "./support/sample-questions.ts";
+import { startTestStack, statusOf, type TestStack, waitFor } from "./support/test-stack.ts";
+
+const PROJECT = "123456789012";
+const OWNER = "users/111111111111111111111";
+const STRANGER = "users/222222222222222222222";
+const CLIENT_EMAIL = "handraise@handraise-test.iam.gserviceaccount.com";
+
+let stack: TestStack;
+let google: FakePlatform;
+/** The certificate endpoint answers 503 while this is set. */
+let certsDown = false;
+/** The Chat API answers GET /v1/{space} with 403 while this is set (the app may not read the space). */
+let spacesRefused = false;
+let spaces = 0;
+let posted = 0;
+let space = "";
+/** The owner's direct message with the app, as `spaces:findDirectMessage` finds it. */
+let ownerDm = "";
+
+let signing: { privateKey: Key; pem: string };
+let stranger: { privateKey: Key; pem: string };
+/** A key as `jose` holds one. */
+type Key = Awaited<ReturnType<typeof importPKCS8>>;
+let serviceAccountPublicKey: Key;
+
+async function certificate() {
+  const now = Date.now();
+  const pems = await generate([{ name: "commonName", value: GOOGLE_CHAT_ISSUER }], {
+    keySize: 2048,
+    algorithm: "sha256",
+    notBeforeDate: new Date(now - 86_400_000),
+    notAfterDate: new Date(now + 86_400_000),
+  });
+  return { privateKey: (await importPKCS8(pems.private, "RS256")) as Key, pem: pems.cert };
+}
+
+const isDm = (name: string) => name.includes("dm");
+
+function chatReply(call: RecordedCall) {
+  if (call.path === "/certs") {
+    return certsDown ? { status: 503, body: {} } : { body: { "key-1": signing.pem } };
+  }
+  if (call.path === "/token") {
+    return { body: { access_token: "chat-token-from-the-fake", expires_in: 3599, token_type: "Bearer" } };
+  }
+  const create = /^\/v1\/(spaces\/[^/]+)\/messages$/.exec(call.path);
+  if (call.verb === "POST" && create?.[1]) {
+    const id = `m${++posted}`;
+    const thread = call.body.thread?.name ?? `${create[1]}/threads/${id}`;
+    return { body: { name: `${create[1]}/messages/${id}.${id}`, thread: { name: thread } } };
+  }
+  if (call.verb === "PATCH" && /^\/v1\/spaces\/[^/]+\/messages\/[^/]+$/.test(call.path)) return { body: {} };
+  if (call.verb === "GET" && call.path === "/v1/spaces:findDirectMessage") {
+    return call.query.name === OWNER
+      ? { body: { name: ownerDm, spaceType: "DIRECT_MESSAGE", singleUserBotDm: true } }
+      : { status: 404, body: { error: { code: 404, status: "NOT_FOUND" } } };
+  }
+  const get = /^\/v1\/(spaces\/[^/:]+)$/.exec(call.path);
+  if (call.verb === "GET" && get?.[1]) {
+    if (spacesRefused) return { status: 403, body: { error: { code: 403, status: "PERMISSION_DENIED" } } };
+    const name = get[1];
+    return {
+      body: isDm(name)
+        ? { name, spaceType: "DIRECT_MESSAGE", singleUserBotDm: true }
+        : { name, spaceType: "SPACE", displayName: "Releases" },
+    };
+  }
+  return { status: 404, body: { error: { code: 404, status: "NOT_FOUND" } } };
+}
+
+beforeAll(async () => {
+  [signing, stranger] = await Promise.all([certificate(), certificate()]);
+  const account = await generateKeyPair("RS256", { extractable: true });
+  serviceAccountPublicKey = account.publicKey as Key;
+  // Refused like the Chat API past a message's size: every test here runs within it.
+  google = await startFakePlatform(chatReply, { limits: "gchat" });
+  stack = await startTestStack({
+    GOOGLE_CHAT_SERVICE_ACCOUNT: JSON.stringify({
+      type: "service_account",
+      project_id: "handraise-test",
+      private_key_id: "0123456789abcdef",
+      private_key: await exportPKCS8(account.privateKey),
+      client_email: CLIENT_EMAIL,
+      client_id: "100000000000000000001",
+      token_uri: `${google.url}/token`,
+    }),
+    GOOGLE_CHAT_PROJECT_NUMBER: PROJECT,
+    GOOGLE_CHAT_API_BASE: google.url,
+    GOOGLE_CHAT_CERTS_URL: `${google.url}/certs`,
+    GOOGLE_OAUTH_TOKEN_URL: `${google.url}/token`,
+  });
+});
+afterAll(async () => {
+  await stack?.stop();
+  await google?.stop();
+});
+beforeEach(() => {
+  certsDown = false;
+  spacesRefused = false;
+  spaces += 1;
+  space = `spaces/AAAAroom${spaces}`;
+  ownerDm = `spaces/AAAAdm${spaces}`;
+  google.calls.length = 0;
+});
+
+// ── Asking, and what Chat is sent ────────────────────────────────────────────────────────────────
+
+const messagePosts = () =>
+  google.calls.filter((c) => c.verb === "POST" && /^\/v1\/spaces\/[^/]+\/messages$/.test(c.path));
+const patchesOf = (name: string) =>
+  google.calls.filter((c) => c.verb === "PATCH" && c.path === `/v1/${name}`);
+
+async function ask(
+  questions: unknown[],
+  chatId = space,
+  extra: Record<string, unknown> = {},
+): Promise<{ id: string; messageName: string; post: RecordedCall; delivery: any }> {
+  const before = messagePosts().length;
+  const created = await stack.api("POST", "/questions", {
+    questions,
+    owner: `gchat:${OWNER}`,
+    sessionKey: unique("gchat"),
+    deliverTo: [{ channel: "gchat", chatId }],
+    timeoutSeconds: 300,
+    ...extra,
+  });
+  expect(created.status, created.text).toBe(201);
+  const id = created.body.id as string;
+  const post = await waitFor(async () => messagePosts()[before], { what: "the card posted to Chat" });
+  const delivery = await waitFor(
+    async () => (await stack.api("GET", `/questions/${id}`)).body.question.deliveries[0]?.messageId && true,
+    { what: "the posted card recorded" },
+  ).then(async () => (await stack.api("GET", `/questions/${id}`)).body.question.deliveries[0]);
+  return { id, messageName: delivery.messageId, post, delivery };
+}
+
+const cardOf = (message: any) => message.cardsV2[0].card;
+const widgetsOf = (message: any) => cardOf(message).sections.flatMap((s: any) => s.widgets);
+const buttonsOf = (message: any) =>
+  widgetsOf(message).flatMap((w: any) => w.buttonList?.buttons ?? []) as Record<string, any>[];
+const controlOf = (b: any) => b.onClick?.action?.parameters?.[0]?.value;
+const textsOf = (message: any) =>
+  widgetsOf(message).flatMap((w: any) => (w.textParagraph ? [w.textParagraph.text] : [])) as string[];
+
+// ── Events, as Google Chat sends them ────────────────────────────────────────────────────────────
+
+interface TokenOptions {
+  key?: Key;
+  kid?: string;
+  iss?: string;
+  aud?: string;
+  /** Seconds from now. */
+  exp?: number;
+}
+
+function token(options: TokenOptions = {}): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({})
+    .setProtectedHeader({ alg: "RS256", kid: options.kid ?? "key-1", typ: "JWT" })
+    .setIssuer(options.iss ?? GOOGLE_CHAT_ISSUER)
+    .setAudience(options.aud ?? PROJECT)
+    .setIssuedAt(now - 10)
+    .setExpirationTime(now + (options.exp ?? 300))
+    .sign(options.key ?? signing.privateKey);
+}
+
+let eventCount = 0;
+function chatEvent(type: string, fields: Record<string, unknown>, user = OWNER, chatId = space) {
+  return {
+    type,
+    eventTime: new Date(Date.now() + ++eventCount).toISOString(),
+    space: isDm(chatId)
+      ? { name: chatId, type: "DM", spaceType: "DIRECT_MESSAGE", singleUserBotDm: true }
+      : { name: chatId, type: "ROOM", spaceType: "SPACE" },
+    user: { name: user, displayName: "Ada Lovelace", type: "HUMAN" },
+    ...fields,
+  };
+}
+
+/** A click on a card's button: its action's parameters and the card's inputs. */
+function click(
+  messageName: string,
+  control: string,
+  options: { user?: string; chatId?: string; inputs?: Record<string, string[]> } = {},
+) {
+  return chatEvent(
+    "CARD_CLICKED",
+    {
+      message: { name: messageName },
+      common: {
+        invokedFunction: "handraise",
+        parameters: { control },
+        formInputs: Object.fromEntries(
+          Object.entries(options.inputs ?? {}).map(([k, v]) => [k, { stringInputs: { value: v } }]),
+        ),
+      },
+    },
+    options.user,
+    options.chatId,
+  );
+}
+
+function typed(text: string, chatId = space, user = OWNER) {
+  const mention = !isDm(chatId);
+  return chatEvent(
+    "MESSAGE",
+    {
+      message: {
+        name: `${chatId}/messages/typed${++eventCount}`,
+        text: mention ? `@Handraise ${text}` : text,
+        argumentText: mention ? ` ${text}` : text,
+        ...(mention && {
+          annotations: [
+            {
+              type: "USER_MENTION",
+              userMention: { user: { name: "users/app", type: "BOT" }, type: "MENTION" },
+            },
+          ],
+        }),
+      },
+    },
+    user,
+    chatId,
+  );
+}
+
+async function send(body: unknown, authorization?: string | null) {
+  const auth = authorization === undefined ? `Bearer ${await token()}` : authorization;
+  const response = await fetch(`${stack.httpUrl}/webhooks/gchat`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(auth !== null && { authorization: auth }) },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, body: json, text };
+}
+
+const codec = (kind: string, step: number, option: number, questionId: string) =>
+  `${kind}|${step}|${option}|${questionId}`;
+
+// First in the file: the handler's process holds no certificates until a token is checked, so only here is
+// the cache cold.
+describe("Google Chat: Google's certificates", () => {
+  it("while they cannot be read, answers 503 and changes nothing; the retry is handled", async () => {
+    const { id, messageName } = await ask([single]);
+    certsDown = true;
+    const body = click(messageName, codec("o", 0, 1, id));
+    const refused = await send(body);
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.code).toBe("KEYS_UNAVAILABLE");
+    expect(await statusOf(stack, id)).toBe("pending");
+    certsDown = false;
+    const handled = await send(body);
+    expect(handled.status).toBe(200);
+    expect(await statusOf(stack, id)).toBe("answered");
+  });
+});
+
+describe("Google Chat: the question card", () => {
+  it("in a shared space: a button per option, the own-answer box with Send, Skip and Answer in browser — no link", async () => {
+    const { id, post, delivery } = await ask([single]);
+    expect(post.path).toBe(`/v1/${space}/messages`);
+    expect(post.headers.authorization).toBe("Bearer chat-token-from-the-fake");
+    expect(post.body.cardsV2[0].cardId).toBe("handraise");
+    expect(textsOf(post.body)).toEqual(["<b>Deploy to</b>", "Where should it go?"]);
+    // The options, then Send, Skip and the shared "Answer in browser" button; every action is the codec's.
+    expect(buttonsOf(post.body).map((b) => [b.text, b.onClick.action?.function, controlOf(b)])).toEqual([
+      ["Staging (Recommended)", "handraise", `o|0|0|${id}`],
+      ["Production", "handraise", `o|0|1|${id}`],
+      ["Send", "handraise", `x|0|0|${id}`],
+      ["Answer in browser", "handraise", `w|0|0|${id}`],
+      ["Skip", "handraise", `s|0|0|${id}`],
+    ]);
+    expect(JSON.stringify(post.body)).not.toContain("/answer/");
+    expect(widgetsOf(post.body).find((w: any) => w.textInput).textInput).toMatchObject({
+      name: "other0",
+      label: "Other…",
+    });
+    // A shared space: the Chat API said so, and the copy is not private to anyone.
+    expect(delivery).toMatchObject({
+      channel: "gchat",
+      chatId: space,
+      threadId: `${space}/threads/m${posted}`,
+    });
+    expect(delivery.privateTo).toBeUndefined();
+    expect(google.calls.some((c) => c.path === `/v1/${space}`)).toBe(true);
+    // The service account's token came from the JWT-bearer grant, signed with its key, scope chat.bot.
+    const grant = google.calls.find((c) => c.path === "/token");
+    if (grant) {
+      expect(grant.body.grant_type).toBe("urn:ietf:params:oauth:grant-type:jwt-bearer");
+      const { payload } = await jwtVerify(grant.body.assertion, serviceAccountPublicKey, {
+        issuer: CLIENT_EMAIL,
+        audience: `${google.url}/token`,
+      });
+      expect(payload.scope).toBe("https://www.googleapis.com/auth/chat.bot");
+    }
+  });
+
+  it("in the owner's direct message with the app: the owner's own link, no shared button", async () => {
+    const { id, post, delivery } = await ask([single], ownerDm);
+    const link = buttonsOf(post.body).find((b) => b.text === "Answer in browser");
+    expect(link?.onClick.openLink.url).toMatch(new RegExp(`/answer/${id}\\?sig=`));
+    expect(buttonsOf(post.body).map(controlOf)).not.toContain(`w|0|0|${id}`);
+    expect(delivery.privateTo).toBe(`gchat:${OWNER}`);
+    // The space's type, then the direct message the API finds for the owner.
+    const findDm = google.calls.find((c) => c.path === "/v1/spaces:findDirectMessage");
+    expect(findDm?.query).toEqual({ name: OWNER });
+  });
+
+  it("a direct message that is not the owner's, or a space the API will not describe, is shared (fail closed)", async () => {
+    const otherDm = `spaces/AAAAdmOther${spaces}`;
+    const notTheirs = await ask([single], otherDm);
+    expect(notTheirs.delivery.privateTo).toBeUndefined();
+    expect(JSON.stringify(notTheirs.post.body)).not.toContain("/answer/");
+    spacesRefused = true;
+    const logs = captureLogs();
+    let refused: Awaited<ReturnType<typeof ask>>;
+    try {
+      refused = await ask([single], ownerDm, { sessionKey: unique("gchat") });
+    } finally {
+      logs.stop();
+    }
+    // The operator is told why the copy went out as shared (the API's status, never a token).
+    const told = logs.logged("gchat: a conversation could not be confirmed as private; posted as shared");
+    expect(told.map((line) => line.error?.message)).toEqual([
+      "gchat GET /v1/{space} failed: PERMISSION_DENIED",
+    ]);
+    expect(refused.delivery.privateTo).toBeUndefined();
+    expect(JSON.stringify(refused.post.body)).not.toContain("/answer/");
+    expect(buttonsOf(refused.post.body).map(controlOf)).toContain(`w|0|0|${refused.id}`);
+  });
+
+  it("a multi-select question is a checkbox group sent with Done", async () => {
+    const { id, post, messageName } = await ask([multi]);
+    const group = widgetsOf(post.body).find((w: any) => w.selectionInput).selectionInput;
+    expect(group).toEqual({
+      name: "choice0",
+      label: "Choose one or more…",
+      type: "CHECK_BOX",
+      items: [
+        { text: "Unit", value: "0", selected: false },
+        { text: "E2E", value: "1", selected: false },
+        { text: "Lint", value: "2", selected: false },
+      ],
+    });
+    expect(buttonsOf(post.body).map((b) => [b.text, controlOf(b)])[0]).toEqual(["Done", `d|0|0|${id}`]);
+    // Done with nothing ticked is told what is needed, privately; with boxes ticked and a typed value, answers.
+    const empty = await send(click(messageName, codec("d", 0, 0, id), { inputs: { other0: [""] } }));
+    expect(empty.body).toEqual({
+      text: "Still needed: Checks [checks].",
+      actionResponse: { type: "NEW_MESSAGE" },
+      privateMessageViewer: { name: OWNER },
+    });
+    await send(
+      click(messageName, codec("d", 0, 0, id), { inputs: { choice0: ["2", "0"], other0: ["fuzz"] } }),
+    );
+    expect((await stack.api("GET", `/questions/${id}`)).body.question.answers).toEqual({
+      checks: ["Unit", "Lint", "fuzz"],
+    });
+  });
+
+  it("text from the question is escaped: no markup, no mention", async () => {
+    const { post } = await ask([
+      { ...single, question: "Ship <b>now</b> to <users/all> & friends?", options: single.options },
+    ]);
+    expect(textsOf(post.body)[1]).toBe("Ship &lt;b&gt;now&lt;/b&gt; to &lt;users/all&gt; &amp; friends?");
+  });
+
+  it.each(["markup", "astral", "mixed"] as const)(
+    "the largest question the contract allows fits one Chat message (%s text), every option label kept",
+    async (alphabet) => {
+      const { questions } = largestArgs(alphabet);
+      const { post } = await ask(questions, space, { context: largestContext(alphabet) });
+      expect(google.refused).toEqual([]);
+      expect(Buffer.byteLength(JSON.stringify(post.body))).toBeLessThanOrEqual(
+        PLATFORM_LIMITS.gchat.messageBytes,
+      );
+      const labels = buttonsOf(post.body).filter((b) => controlOf(b)?.startsWith("o|"));
+      expect(labels.map((b) => b.text)).toEqual(questions[0]?.options.map((o) => o.label));
+    },
+  );
+});
+
+describe("Google Chat: answering", () => {
+  it("a click on an option answers, and the response writes the card over with the outcome, without buttons", async () => {
+    const { id, messageName } = await ask([single]);
+    const answered = await send(click(messageName, codec("o", 0, 1, id)));
+    expect(answered.status).toBe(200);
+    expect(answered.body.actionResponse).toEqual({ type: "UPDATE_MESSAGE" });
+    expect(buttonsOf(answered.body)).toEqual([]);
+    expect(JSON.stringify(answered.body)).not.toMatch(/textInput|selectionInput|onClick/);
+    expect(textsOf(answered.body)).toContain("<b>Answered — Deploy to: Production</b>");
+    const question = (await stack.api("GET", `/questions/${id}`)).body.question;
+    expect(question).toMatchObject({ status: "answered", answers: { deploy_target: ["Production"] } });
+    expect(question.resolvedBy).toBe(`gchat:${OWNER}`);
+    // Then, as on every platform, the stream consumer retires the copy through the API.
+    const retire = await waitFor(async () => patchesOf(messageName)[0], { what: "the card retired" });
+    expect(retire.query).toEqual({ updateMask: "cardsV2,text" });
+    expect(buttonsOf(retire.body)).toEqual([]);
+  });
+
+  it("a typed reply in the direct message answers through the same parser as every chat", async () => {
+    const { id } = await ask([single], ownerDm);
+    const reply = await send(typed("2", ownerDm));
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual({ text: "Got it." });
+    expect(await statusOf(stack, id)).toBe("answered");
+  });
+
+  it("in a shared space, a typed reply counts when it mentions the app; the notice is private", async () => {
+    const { id } = await ask([single]);
+    const reply = await send(typed("staging", space));
+    expect(reply.body).toEqual({ text: "Got it.", privateMessageViewer: { name: OWNER } });
+    expect((await stack.api("GET", `/questions/${id}`)).body.question.answers).toEqual({
+      deploy_target: ["Staging (Recommended)"],
+    });
+  });
+
+  it("Send with the own-answer box answers with its text; an empty box is asked for a choice or text", async () => {
+    const { id, messageName } = await ask([single]);
+    const empty = await send(click(messageName, codec("x", 0, 0, id), { inputs: { other0: ["  "] } }));
+    expect(empty.body).toEqual({
+      text: "Choose an option or type your own answer.",
+      actionResponse: { type: "NEW_MESSAGE" },
+      privateMessageViewer: { name: OWNER },
+    });
+    expect(await statusOf(stack, id)).toBe("pending");
+    await send(click(messageName, codec("x", 0, 0, id), { inputs: { other0: ["canary"] } }));
+    expect((await stack.api("GET", `/questions/${id}`)).body.question.answers).toEqual({
+      deploy_target: ["canary"],
+    });
+  });
+
+  it("a stranger is refused with the catalog's sentence, privately, and nothing changes", async () => {
+    const { id, messageName } = await ask([single]);
+    const clicked = await send(click(messageName, codec("o", 0, 1, id), { user: STRANGER }));
+    expect(clicked.body).toEqual({
+      text: "This question is not yours to answer.",
+      actionResponse: { type: "NEW_MESSAGE" },
+      privateMessageViewer: { name: STRANGER },
+    });
+    const typedBy = await send(typed("2", space, STRANGER));
+    expect(typedBy.body).toEqual({}); // no question of theirs waits here: chatter gets nothing
+    expect(await statusOf(stack, id)).toBe("pending");
+    expect(patchesOf(messageName)).toEqual([]);
+    // The owner still can.
+    await send(click(messageName, codec("o", 0, 0, id)));
+    expect(await statusOf(stack, id)).toBe("answered");
+  });
+
+  it("Answer in browser in a shared space hands the clicker their own link, privately", async () => {
+    const { id, messageName } = await ask([single]);
+    const clicked = await send(click(messageName, codec("w", 0, 0, id)));
+    expect(clicked.body).toMatchObject({
+      text: "Your own link to answer in a browser. It works for you alone: do not share it.",
+      actionResponse: { type: "NEW_MESSAGE" },
+      privateMessageViewer: { name: OWNER },
+    });
+    expect(buttonsOf(clicked.body)[0]?.onClick.openLink.url).toMatch(new RegExp(`/answer/${id}\\?sig=`));
+    const refused = await send(click(messageName, codec("w", 0, 0, id), { user: STRANGER }));
+    expect(refused.body.text).toBe("This question is not yours to answer.");
+    expect(JSON.stringify(refused.body)).not.toContain("/answer/");
+  });
+
+  it("the same click delivered twice changes nothing the second time", async () => {
+    const { id, messageName } = await ask([single]);
+    const body = click(messageName, codec("o", 0, 1, id));
+    expect((await send(body)).body.actionResponse.type).toBe("UPDATE_MESSAGE");
+    expect((await send(body)).body).toEqual({});
+    expect(await statusOf(stack, id)).toBe("answered");
+  });
+
+  it("a prompt of several questions is a stepper: each click updates the card in place", async () => {
+    const { id, messageName, post } = await ask([single, multi, note]);
+    expect(cardOf(post.body).header).toEqual({ title: "1 of 3" });
+    const second = await send(click(messageName, codec("o", 0, 1, id)));
+    expect(second.body.actionResponse).toEqual({ type: "UPDATE_MESSAGE" });
+    expect(cardOf(second.body).header).toEqual({ title: "2 of 3" });
+    expect(buttonsOf(second.body).map((b) => b.text)).toEqual(["Done", "Back", "Answer in browser", "Skip"]);
+    const third = await send(click(messageName, codec("d", 1, 0, id), { inputs: { choice1: ["0", "2"] } }));
+    expect(cardOf(third.body).header).toEqual({ title: "3 of 3" });
+    // Back shows step 2 again with its boxes ticked as chosen.
+    const back = await send(click(messageName, codec("b", 2, 0, id)));
+    const group = widgetsOf(back.body).find((w: any) => w.selectionInput).selectionInput;
+    expect(group.items.map((i: any) => i.selected)).toEqual([true, false, true]);
+    await send(click(messageName, codec("d", 1, 0, id), { inputs: { choice1: ["1"] } }));
+    const done = await send(click(messageName, codec("o", 2, 1, id)));
+    expect(textsOf(done.body)).toContain(
+      "<b>Answered — Deploy to: Production; Checks: E2E; Release note: Urgent</b>",
+    );
+    expect((await stack.api("GET", `/questions/${id}`)).body.question.answers).toEqual({
+      deploy_target: ["Production"],
+      checks: ["E2E"],
+      release_note: ["Urgent"],
+    });
+  });
+
+  it("a copy in the owner's direct message keeps the owner's link at every step", async () => {
+    const { id, messageName } = await ask([single, multi], ownerDm);
+    const second = await send(click(messageName, codec("o", 0, 0, id), { chatId: ownerDm }));
+    expect(cardOf(second.body).header).toEqual({ title: "2 of 2" });
+    const link = buttonsOf(second.body).find((b) => b.text === "Answer in browser");
+    expect(link?.onClick.openLink.url).toMatch(new RegExp(`/answer/${id}\\?sig=`));
+    expect(buttonsOf(second.body).map(controlOf)).not.toContain(`w|1|0|${id}`);
+  });
+
+  it("Skip ends the question as skipped", async () => {
+    const { id, messageName } = await ask([single]);
+    const skipped = await send(click(messageName, codec("s", 0, 0, id)));
+    expect(textsOf(skipped.body)).toContain("<b>Skipped.</b>");
+    expect((await stack.api("GET", `/questions/${id}`)).body.question).toMatchObject({
+      status: "cancelled",
+      reason: "skipped",
+    });
+  });
+
+  it("the app added to a space greets; other events are acknowledged", async () => {
+    const added = await send(chatEvent("ADDED_TO_SPACE", {}));
+    expect(added.body.text).toMatch(/^Handraise will post/);
+    expect((await send(chatEvent("REMOVED_FROM_SPACE", {}))).body).toEqual({});
+  });
+});
+
+describe("Google Chat: who may call the webhook", () => {
+  it.each([
+    ["no Authorization header", async () => null],
+    ["a scheme other than Bearer", async () => `Basic ${await token()}`],
+    ["another project's audience", async () => `Bearer ${await token({ aud: "999999999999" })}`],
+    [
+      "another issuer",
+      async () => `Bearer ${await token({ iss: "someone@example.iam.gserviceaccount.com" })}`,
+    ],
+    ["an expired token (beyond the skew)", async () => `Bearer ${await token({ exp: -3600 })}`],
+    ["a key Google did not publish", async () => `Bearer ${await token({ key: stranger.privateKey })}`],
+    ["a token that is not a JWT", async () => "Bearer not-a-jwt"],
+  ])("%s → 401, and nothing changes", async (_, authorization) => {
+    const { id, messageName } = await ask([single]);
+    const callsBefore = google.calls.length;
+    const refused = await send(click(messageName, codec("o", 0, 1, id)), await authorization());
+    expect(refused.status).toBe(401);
+    expect(refused.text).not.toMatch(/eyJ/);
+    expect(await statusOf(stack, id)).toBe("pending");
+    expect(google.calls.slice(callsBefore).filter((c) => c.path.startsWith("/v1/"))).toEqual([]);
+  });
+});
+
+describe("Google Chat: retiring, reminders and expiry", () => {
+  it("an answer through the API retires the card by PATCH with updateMask=cardsV2,text", async () => {
+    const { id, messageName } = await ask([single]);
+    await stack.api("POST", `/questions/${id}/answer`, { answers: { deploy_target: ["Production"] } });
+    const retire = await waitFor(async () => patchesOf(messageName)[0], { what: "the card retired" });
+    expect(retire.query).toEqual({ updateMask: "cardsV2,text" });
+    expect(retire.headers.authorization).toBe("Bearer chat-token-from-the-fake");
+    expect(buttonsOf(retire.body)).toEqual([]);
+    expect(textsOf(retire.body)).toContain("<b>Answered — Deploy to: Production</b>");
+    expect(retire.body.text).toBe("");
+  });
+
+  it("a reminder is a reply in the card's thread; at the deadline the card shows it expired", async () => {
+    const { messageName, delivery } = await ask([single], space, {
+      timeoutSeconds: 3,
+      remindAfterSeconds: [1],
+    });
+    const reminder = await waitFor(
+      async () => messagePosts().find((c) => c.body.text?.startsWith("Still waiting for your answer")),
+      { what: "the reminder" },
+    );
+    expect(reminder.query).toEqual({ messageReplyOption: "REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD" });
+    expect(reminder.body.thread).toEqual({ name: delivery.threadId });
+    const expired = await waitFor(async () => patchesOf(messageName)[0], { what: "the card expired" });
+    expect(textsOf(expired.body)).toContain("<b>Expired: no answer in time.</b>");
+    expect(buttonsOf(expired.body)).toEqual([]);
+  });
+});
