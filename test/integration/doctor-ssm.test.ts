@@ -76,7 +76,7 @@ describe("npm run doctor --stage: secrets from SSM, as deployed", () => {
     expect(run.lines).toEqual([
       `✓ the API at ${stack.httpUrl} answers`,
       `✓ the key is accepted: "default", scope admin: it may do anything (the operator's key: never give it to an agent)`,
-      "✓ channels on: telegram; off: slack, discord, mattermost, teams, gchat",
+      "✓ channels on: telegram; off: slack, discord, mattermost, teams, whatsapp, gchat",
       `✓ answer page off: no link-secret in SSM under ${PREFIX} (npm run secrets:put -- --stage test --answer-page turns it on)`,
       `✓ telegram secrets in SSM under ${PREFIX}: telegram/bot-token, telegram/webhook-secret`,
       `✓ telegram: the bot token works (webhook: none); not compared with ${stack.httpUrl}, which Telegram cannot call`,

@@ -352,9 +352,9 @@ describe("npm run secrets:put", { timeout: 120_000 }, () => {
   });
 
   it("refuses an unknown channel", async () => {
-    const { code, output } = await secretsPut(["--channels", "whatsapp"], {});
+    const { code, output } = await secretsPut(["--channels", "carrier-pigeon"], {});
     expect(code).toBe(1);
-    expect(output).toContain("unknown channel whatsapp");
+    expect(output).toContain("unknown channel carrier-pigeon");
     expect(ssm.calls).toEqual([]);
   });
 });
