@@ -59,7 +59,11 @@ export interface LocalStackOptions {
    * share the one event loop.
    */
   streams?: boolean;
-  /** Extra environment for the handlers (e.g. HANDRAISE_MIN_TIMEOUT_SECONDS, *_API_BASE). */
+  /**
+   * Extra environment for the handlers (e.g. HANDRAISE_MIN_TIMEOUT_SECONDS, *_API_BASE): read into their
+   * configuration, over the process's own environment, and not written to process.env (but for the AWS
+   * SDK's and Powertools' variables: see startLocalStack).
+   */
   env?: Record<string, string>;
   onExecutionStatusChange?: (change: ExecutionStatusChange) => void | Promise<void>;
   /** Print each question event as an `event {…}` line on stdout (default on; the demo keeps its terminal quiet). */
@@ -413,6 +417,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       }
     }
     gateway.setRoutes(routes);
+    const handlerOf = (functionKey: string): LocalHandler => {
+      const handler = lambdas[functionName(functionKey)];
+      if (!handler) throw new Error(`no local function ${functionKey}`);
+      return handler as LocalHandler;
+    };
     // Stopped first: no stream delivery may outlive the services it calls.
     stops.push(streams.stop);
 
@@ -447,16 +456,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       durableCallbacks,
       queuesDrained: () => sqs.drained(),
       deadLetters: sqs.deadLetters,
-      invoke: async (functionKey, event) => {
-        const handler = lambdas[functionName(functionKey)];
-        if (!handler) throw new Error(`no local function ${functionKey}`);
-        return handler(event, lambdaContext(functionName(functionKey)));
-      },
-      handler: (functionKey) => {
-        const handler = lambdas[functionName(functionKey)];
-        if (!handler) throw new Error(`no local function ${functionKey}`);
-        return handler as LocalHandler;
-      },
+      invoke: async (functionKey, event) =>
+        handlerOf(functionKey)(event, lambdaContext(functionName(functionKey))),
+      handler: handlerOf,
       stop,
     };
   } catch (error) {
