@@ -9,26 +9,35 @@ import { SchedulerClient } from "@aws-sdk/client-scheduler";
 import { createHandleQuestionChange } from "./app/handle-question-change.ts";
 import { createQuestionTimers } from "./app/question-timers.ts";
 import { createSettleClosedQuestion } from "./app/settle-closed-question.ts";
+import type { AwsClientSettings } from "./aws-client-settings.ts";
 import type { Config } from "./config.ts";
 import { type EventPublisher, NO_EVENTS } from "./events/event-publisher.ts";
 import { createEventBridgePublisher } from "./events/eventbridge-publisher.ts";
 import { createSchedulerTimers } from "./timers/scheduler-timers.ts";
 import { NO_TIMERS, type Timers } from "./timers/timers.ts";
-import { type CaptureClient, type createServices, SDK_CLIENT_CONFIG } from "./wiring.ts";
+import { type CaptureClient, type createServices, sdkConfig } from "./wiring.ts";
 
 /** Question events on the deployment's bus, when it has one. */
-function createEvents(config: Config, capture: CaptureClient): EventPublisher {
+function createEvents(config: Config, capture: CaptureClient, aws?: AwsClientSettings): EventPublisher {
   return config.eventBus === undefined
     ? NO_EVENTS
-    : createEventBridgePublisher(capture(new EventBridgeClient(SDK_CLIENT_CONFIG)), config.eventBus);
+    : createEventBridgePublisher(
+        capture(new EventBridgeClient(sdkConfig(aws, "eventbridge"))),
+        config.eventBus,
+      );
 }
 
 /** Question timers on EventBridge Scheduler, when the deployment has them. */
-function createTimers(config: Config, capture: CaptureClient, now: () => number): Timers {
+function createTimers(
+  config: Config,
+  capture: CaptureClient,
+  now: () => number,
+  aws?: AwsClientSettings,
+): Timers {
   return config.timers === undefined
     ? NO_TIMERS
     : createSchedulerTimers({
-        client: capture(new SchedulerClient(SDK_CLIENT_CONFIG)),
+        client: capture(new SchedulerClient(sdkConfig(aws, "scheduler"))),
         ...config.timers,
         now,
       });
@@ -40,10 +49,10 @@ function createTimers(config: Config, capture: CaptureClient, now: () => number)
  * const handleQuestionChange = createHandleQuestionChangeService(services);
  */
 export function createHandleQuestionChangeService(services: ReturnType<typeof createServices>) {
-  const { config, capture, callbacks, channels, store, telemetry, now } = services;
+  const { config, capture, callbacks, channels, store, telemetry, now, aws } = services;
   return createHandleQuestionChange({
-    events: createEvents(config, capture),
+    events: createEvents(config, capture, aws),
     settle: createSettleClosedQuestion({ callbacks, channels, store, telemetry, now }),
-    timers: createQuestionTimers({ timers: createTimers(config, capture, now), telemetry }),
+    timers: createQuestionTimers({ timers: createTimers(config, capture, now, aws), telemetry }),
   });
 }

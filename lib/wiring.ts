@@ -19,6 +19,7 @@ import { createHandleInbound } from "./app/handle-inbound.ts";
 import { createResolveQuestion } from "./app/resolve-question.ts";
 import { createWaitForQuestion } from "./app/wait-for-question.ts";
 import { createApiKeyring } from "./auth/api-keys.ts";
+import { type AwsClientSettings, type AwsService, awsClientConfig } from "./aws-client-settings.ts";
 import { createDurableCallbacks } from "./callbacks/durable-callbacks.ts";
 import { createSfnTaskCallbacks } from "./callbacks/sfn-task-callbacks.ts";
 import { createWaiterCallbacks } from "./callbacks/waiter-callbacks.ts";
@@ -52,19 +53,6 @@ const now = () => Date.now();
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Instrumentation for processes that load the functions in process (the local stack and the benchmark):
- * called with each DynamoDB client the services build, before its first request, e.g. to count the read and
- * write units the real handlers consume. Nothing sets it when deployed, and unset it changes nothing.
- */
-export type DynamoDbClientObserver = (client: DynamoDBClient) => void;
-let observeDynamoDbClient: DynamoDbClientObserver | undefined;
-
-/** Installs (or, with undefined, removes) the observer. Functions build their services at import: call first. */
-export function setDynamoDbClientObserver(observer: DynamoDbClientObserver | undefined): void {
-  observeDynamoDbClient = observer;
-}
-
-/**
  * The settings of the clients built here. `cacheMiddleware`: the client resolves its middleware stack once
  * per command class instead of on every request (a measurable share of each request's CPU on the answer
  * path). It ignores middleware added after the first request — every middleware here (the tracer's,
@@ -74,18 +62,29 @@ export function setDynamoDbClientObserver(observer: DynamoDbClientObserver | und
  */
 export const SDK_CLIENT_CONFIG = { cacheMiddleware: true } as const;
 
+/** A client's configuration: the settings above, and the process's own AWS settings when it gives them. */
+export const sdkConfig = (aws: AwsClientSettings | undefined, service: AwsService) => ({
+  ...SDK_CLIENT_CONFIG,
+  ...awsClientConfig(aws, service),
+});
+
 /** Traces each call an AWS SDK client makes (X-Ray), when the function is traced. */
 export type CaptureClient = Observability["tracer"]["captureAWSv3Client"];
 
 /** The secrets function `fn` may read in this deployment: SSM deployed, the environment locally. */
-export function createSecrets(config: Config, fn: FunctionName, capture: CaptureClient = (c) => c): Secrets {
+export function createSecrets(
+  config: Config,
+  fn: FunctionName,
+  capture: CaptureClient = (c) => c,
+  aws?: AwsClientSettings,
+): Secrets {
   const source =
     config.secrets.kind === "ssm"
       ? createSsmSecrets({
           prefix: config.secrets.prefix,
           maxAgeSeconds: config.secrets.maxAgeSeconds,
           now,
-          provider: new SSMProvider({ awsSdkV3Client: capture(new SSMClient(SDK_CLIENT_CONFIG)) }),
+          provider: new SSMProvider({ awsSdkV3Client: capture(new SSMClient(sdkConfig(aws, "ssm"))) }),
         })
       : createEnvSecrets(config.secrets.values, config.secrets.modelKeys, config.secrets.apiKeys);
   return limitSecrets(source, functionSecrets(fn, config.enabledChannels));
@@ -184,13 +183,18 @@ export function createChannels(
  * const observability = await createObservability("answerPage");
  * const { store, resolve, secrets, ready } = createCoreServices(loadConfig(), "answerPage", observability);
  */
-export function createCoreServices(config: Config, fn: FunctionName, observability: Observability) {
+export function createCoreServices(
+  config: Config,
+  fn: FunctionName,
+  observability: Observability,
+  aws?: AwsClientSettings,
+) {
   const { telemetry, tracer } = observability;
   const capture: CaptureClient = (client) => tracer.captureAWSv3Client(client);
-  const dynamodb = capture(new DynamoDBClient(SDK_CLIENT_CONFIG));
-  observeDynamoDbClient?.(dynamodb);
-  const sfn = capture(new SFNClient(SDK_CLIENT_CONFIG));
-  const secrets = createSecrets(config, fn, capture);
+  const dynamodb = capture(new DynamoDBClient(sdkConfig(aws, "dynamodb")));
+  aws?.observeDynamoDbClient?.(dynamodb);
+  const sfn = capture(new SFNClient(sdkConfig(aws, "sfn")));
+  const secrets = createSecrets(config, fn, capture, aws);
   const secretNames = functionSecrets(fn, config.enabledChannels);
   const store = createDynamoDbQuestionStore({
     client: dynamodb,
@@ -204,7 +208,7 @@ export function createCoreServices(config: Config, fn: FunctionName, observabili
     // Built on first use (lib/callbacks/durable-callbacks.ts): most functions never complete a callback.
     durable: createDurableCallbacks(() => {
       lambda ??= import("./callbacks/lambda-sdk.ts").then((sdk) =>
-        capture(new sdk.LambdaClient(SDK_CLIENT_CONFIG)),
+        capture(new sdk.LambdaClient(sdkConfig(aws, "lambda"))),
       );
       return lambda;
     }),
@@ -263,8 +267,9 @@ export function createServices(
   fn: FunctionName,
   observability: Observability,
   descriptors: readonly AnyChannel[] = [],
+  aws?: AwsClientSettings,
 ) {
-  const core = createCoreServices(config, fn, observability);
+  const core = createCoreServices(config, fn, observability, aws);
   const { secrets, secretNames, store, callbacks, resolve, telemetry, capture } = core;
   const links = createLinks(config, secrets, secretNames);
   const channels = createChannels(fn, descriptors, { config, secrets, links, telemetry });
@@ -296,6 +301,7 @@ export function createServices(
     /** For lib/question-change-wiring.ts: the stream consumer's clients are built there, not in every bundle. */
     callbacks,
     capture,
+    aws,
     fireQuestionTimer: createFireQuestionTimer({ store, channels, telemetry, now, sleep }),
     askQuestion,
     resolve,
@@ -319,8 +325,12 @@ export function createServices(
  * const observability = await createObservability("modelStep");
  * const modelStep = createModelStepService(loadConfig(), observability);
  */
-export function createModelStepService(config: Config, observability: Observability) {
-  const { dynamodb, secrets, store, telemetry } = createCoreServices(config, "modelStep", observability);
+export function createModelStepService(
+  config: Config,
+  observability: Observability,
+  aws?: AwsClientSettings,
+) {
+  const { dynamodb, secrets, store, telemetry } = createCoreServices(config, "modelStep", observability, aws);
   const providerFor = createProviderFor(secrets, observability);
   return createModelStep({
     transcripts: createDynamoDbTranscriptStore({
@@ -359,8 +369,9 @@ export function createDurableAgentService(
   config: Config,
   observability: Observability,
   descriptors: readonly AnyChannel[],
+  aws?: AwsClientSettings,
 ) {
-  const services = createServices(config, "durableAgent", observability, descriptors);
+  const services = createServices(config, "durableAgent", observability, descriptors, aws);
   const agent = createDurableAgent({
     askUser: createDurableAskUser({ askQuestion: services.askQuestion, limits: config.limits }),
     limits: config.limits,

@@ -1,14 +1,18 @@
 /**
  * The whole system on one machine: embedded DynamoDB, the Step Functions API over the AWS
  * JSON protocol, the HTTP API, an event bus and a Scheduler for the question timers — all calling the real
- * handlers of functions/, found through serverless.yml. The handlers reach the local services the way they
- * reach AWS: through the SDK, with the endpoints set in the standard AWS_ENDPOINT_URL_* variables.
+ * handlers, each function of serverless.yml built by the factory its entry in functions/ calls
+ * (handler-factories.ts), with a configuration object made from this stack's environment record. The
+ * handlers reach the local services the way they reach AWS: through the SDK, at the endpoints of the
+ * standard AWS_ENDPOINT_URL_* variables.
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import type { DynamoDbClientObserver } from "#lib/wiring.ts";
+import { fileURLToPath } from "node:url";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { AwsClientSettings } from "#lib/aws-client-settings.ts";
+import { loadConfig } from "#lib/config.ts";
 import tableDefinition from "../table.json" with { type: "json" };
 import { type LocalDurableCallbacks, startLocalDurableCallbacks } from "./durable-callbacks.ts";
 import { ensureTable, localDynamoDbClient, startLocalDynamoDb } from "./dynamodb.ts";
@@ -17,6 +21,7 @@ import { createStreamEmulator, type FailedStreamRecord, type StreamConsumer } fr
 import { executionStatusEvent, matchesPattern } from "./event-bridge.ts";
 import { type PublishedEvent, startLocalEventBus } from "./event-bus.ts";
 import type { FaultSwitch } from "./faults.ts";
+import { awsClientSettingsFrom, handlerFactories, type LocalHandler } from "./handler-factories.ts";
 import {
   type GatewayRoute,
   type HttpHandler,
@@ -54,7 +59,11 @@ export interface LocalStackOptions {
    * share the one event loop.
    */
   streams?: boolean;
-  /** Extra environment for the handlers (e.g. HANDRAISE_MIN_TIMEOUT_SECONDS, *_API_BASE). */
+  /**
+   * Extra environment for the handlers (e.g. HANDRAISE_MIN_TIMEOUT_SECONDS, *_API_BASE): read into their
+   * configuration, over the process's own environment, and not written to process.env (but for the AWS
+   * SDK's and Powertools' variables: see startLocalStack).
+   */
   env?: Record<string, string>;
   onExecutionStatusChange?: (change: ExecutionStatusChange) => void | Promise<void>;
   /** Print each question event as an `event {…}` line on stdout (default on; the demo keeps its terminal quiet). */
@@ -67,9 +76,9 @@ export interface LocalStackOptions {
   onRequest?: (entry: RequestLogEntry) => void;
   /**
    * Called with each DynamoDB client the handlers build, before its first request (the benchmark counts
-   * DynamoDB units with it). Handlers build their clients when they first load, once per process.
+   * DynamoDB units with it). The stack builds every handler, and with it its clients, when it starts.
    */
-  observeDynamoDbClient?: DynamoDbClientObserver;
+  observeDynamoDbClient?: AwsClientSettings["observeDynamoDbClient"];
   /**
    * The handlers reach DynamoDB in this process (in-process-http-handler.ts) instead of over the proxy's
    * port: the same requests and answers, faults and stream capture, without a socket each way. Off by
@@ -142,6 +151,11 @@ export interface LocalStack {
    * `aws lambda invoke` would, and resolves with its result: how a test fires a timer out of turn.
    */
   invoke(functionKey: string, event: unknown): Promise<unknown>;
+  /**
+   * The handler this stack built for a function of serverless.yml (its key), for a test that drives it
+   * with a runner of its own (the durable SDK's) or with a context of its own.
+   */
+  handler(functionKey: string): LocalHandler;
   stop(): Promise<void>;
 }
 
@@ -277,7 +291,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     stops.push(gateway.stop);
     const fromSsm = (options.env?.HANDRAISE_SSM_PREFIX ?? process.env.HANDRAISE_SSM_PREFIX) !== undefined;
 
-    Object.assign(process.env, {
+    // The handlers' environment, as Lambda gives a function its own: the process's (what a person exported
+    // before `npm run local`), then the stack's services and settings, then the caller's `env`.
+    const env: Record<string, string | undefined> = {
+      ...process.env,
       AWS_REGION: REGION,
       AWS_ACCESS_KEY_ID: "local",
       AWS_SECRET_ACCESS_KEY: "local",
@@ -318,18 +335,32 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       // tracing is on; lib/telemetry/observability.ts).
       POWERTOOLS_TRACE_ENABLED: "false",
       ...options.env,
-    });
-
-    if (options.observeDynamoDbClient || options.dynamoDbInProcess) {
-      const { setDynamoDbClientObserver } = await import("#lib/wiring.ts");
-      const observe = options.observeDynamoDbClient;
-      const handler = options.dynamoDbInProcess ? inProcessRequestHandler(proxy.serve) : undefined;
-      setDynamoDbClientObserver((client) => {
-        // Set before the client's first request, which is when it reads its request handler.
-        if (handler) (client.config as { requestHandler: unknown }).requestHandler = handler;
-        observe?.(client);
-      });
+    };
+    // The Handraise settings reach the handlers as a configuration object only, so two stacks in one
+    // process each serve their own. The AWS SDK's and Powertools' variables are still set in process.env:
+    // Powertools reads its settings there itself, and so do the SDK clients the handlers do not build
+    // through lib/wiring.ts (the e-mail channel's SES client, Bedrock's, the durable execution SDK's) — as
+    // on Lambda, where they are the function's environment. Those are the last stack's when several run;
+    // the wiring's clients (DynamoDB, Step Functions, Lambda, SQS, EventBridge, Scheduler, SSM) are given
+    // this stack's explicitly (`aws`), so no stack's handlers reach another's services.
+    for (const [name, value] of Object.entries(env)) {
+      if (value !== undefined && /^(AWS|POWERTOOLS)_/.test(name)) process.env[name] = value;
     }
+    const config = loadConfig(env);
+    const inProcess = options.dynamoDbInProcess ? inProcessRequestHandler(proxy.serve) : undefined;
+    const observe = options.observeDynamoDbClient;
+    const aws: AwsClientSettings = {
+      ...awsClientSettingsFrom(env),
+      ...((inProcess || observe) && {
+        observeDynamoDbClient: (client: DynamoDBClient) => {
+          // Set before the client's first request, which is when it reads its request handler.
+          if (inProcess) (client.config as { requestHandler: unknown }).requestHandler = inProcess;
+          observe?.(client);
+        },
+      }),
+    };
+    const factories = await handlerFactories();
+
     const subscribers: { patterns: Record<string, unknown>[]; handler: LocalLambdaHandler; name: string }[] =
       [];
     // `!Ref <Name>StateMachine` in a pattern means that state machine's ARN.
@@ -351,12 +382,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     const routes: GatewayRoute[] = [];
     for (const fn of functions) {
-      const module = (await import(pathToFileURL(join(PROJECT_ROOT, `${fn.module}.ts`)).href)) as Record<
-        string,
-        unknown
-      >;
-      const handler = module[fn.exportName];
-      if (typeof handler !== "function") throw new Error(`${fn.module}.ts does not export ${fn.exportName}`);
+      const factory = factories[fn.key];
+      if (!factory)
+        throw new Error(
+          `serverless.yml's ${fn.key} has no handler factory (infra/local/handler-factories.ts)`,
+        );
+      const handler = await factory(config, { aws });
       lambdas[functionName(fn.key)] = handler as LocalLambdaHandler;
       if (fn.eventPatterns.length > 0) {
         subscribers.push({
@@ -386,6 +417,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       }
     }
     gateway.setRoutes(routes);
+    const handlerOf = (functionKey: string): LocalHandler => {
+      const handler = lambdas[functionName(functionKey)];
+      if (!handler) throw new Error(`no local function ${functionKey}`);
+      return handler as LocalHandler;
+    };
     // Stopped first: no stream delivery may outlive the services it calls.
     stops.push(streams.stop);
 
@@ -420,11 +456,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       durableCallbacks,
       queuesDrained: () => sqs.drained(),
       deadLetters: sqs.deadLetters,
-      invoke: async (functionKey, event) => {
-        const handler = lambdas[functionName(functionKey)];
-        if (!handler) throw new Error(`no local function ${functionKey}`);
-        return handler(event, lambdaContext(functionName(functionKey)));
-      },
+      invoke: async (functionKey, event) =>
+        handlerOf(functionKey)(event, lambdaContext(functionName(functionKey))),
+      handler: handlerOf,
       stop,
     };
   } catch (error) {

@@ -34,8 +34,11 @@ const askTaskEventSchema = z.object({
   context: z.nullish(contextSchema),
 });
 
-export async function createAskHandler(config: Config, { observability, channels }: DeliveringHandlerDeps) {
-  const services = createServices(config, "ask", observability, channels);
+export async function createAskHandler(
+  config: Config,
+  { observability, channels, aws }: DeliveringHandlerDeps,
+) {
+  const services = createServices(config, "ask", observability, channels, aws);
   await services.ready();
   const { askQuestion, now } = services;
   return middy()

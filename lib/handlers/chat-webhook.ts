@@ -26,14 +26,14 @@ import type { HandlerDeps } from "./handler-deps.ts";
 export async function createChatWebhookHandler<Descriptor extends AnyChannel>(
   webhook: ChannelWebhookDefinition<Descriptor>,
   config: Config,
-  { observability }: HandlerDeps,
+  { observability, aws }: HandlerDeps,
 ) {
   const descriptor = webhook.channel;
   const fn = descriptor.manifest.webhook as FunctionName | undefined;
   if (fn === undefined)
     throw new Error(`the ${descriptor.name} channel's manifest names no webhook function`);
   const { telemetry, logger } = observability;
-  const services = createServices(config, fn, observability, [descriptor]);
+  const services = createServices(config, fn, observability, [descriptor], aws);
   await services.ready();
   const base = () =>
     middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()

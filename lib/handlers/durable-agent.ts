@@ -7,9 +7,9 @@ import type { DeliveringHandlerDeps } from "./handler-deps.ts";
 
 export async function createDurableAgentHandler(
   config: Config,
-  { observability, channels }: DeliveringHandlerDeps,
+  { observability, channels, aws }: DeliveringHandlerDeps,
 ) {
-  const { agent, ready } = createDurableAgentService(config, observability, channels);
+  const { agent, ready } = createDurableAgentService(config, observability, channels, aws);
   await ready();
   return middy()
     .use(observability.middlewares)

@@ -12,8 +12,8 @@ const detailSchema = z.object({
   input: z.nullish(z.string()),
 });
 
-export function createExecutionStatusHandler(config: Config, { observability }: HandlerDeps) {
-  const { cancelStoppedRun } = createServices(config, "executionStatus", observability);
+export function createExecutionStatusHandler(config: Config, { observability, aws }: HandlerDeps) {
+  const { cancelStoppedRun } = createServices(config, "executionStatus", observability, [], aws);
   return middy<EventBridgeEvent<string, unknown>>()
     .use(observability.middlewares)
     .handler(async (event: EventBridgeEvent<string, unknown>) => {

@@ -8,8 +8,11 @@ import { createMcpTools } from "../mcp/mcp-tools.ts";
 import { createServices } from "../wiring.ts";
 import type { DeliveringHandlerDeps } from "./handler-deps.ts";
 
-export async function createMcpHandler(config: Config, { observability, channels }: DeliveringHandlerDeps) {
-  const services = createServices(config, "mcp", observability, channels);
+export async function createMcpHandler(
+  config: Config,
+  { observability, channels, aws }: DeliveringHandlerDeps,
+) {
+  const services = createServices(config, "mcp", observability, channels, aws);
   await services.ready();
   const { keyring, askQuestion, resolve, waitForQuestion } = services;
   const tools = createMcpTools({

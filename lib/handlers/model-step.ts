@@ -6,8 +6,8 @@ import type { Config } from "../config.ts";
 import { createModelStepService } from "../wiring.ts";
 import type { HandlerDeps } from "./handler-deps.ts";
 
-export function createModelStepHandler(config: Config, { observability }: HandlerDeps) {
-  const modelStep = createModelStepService(config, observability);
+export function createModelStepHandler(config: Config, { observability, aws }: HandlerDeps) {
+  const modelStep = createModelStepService(config, observability, aws);
   return middy()
     .use(observability.middlewares)
     .handler(async (event: unknown, context: Context) =>

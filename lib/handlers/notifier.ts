@@ -3,6 +3,7 @@ import { SQSClient } from "@aws-sdk/client-sqs";
 import middy from "@middy/core";
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { createNotifyClosedQuestion } from "../app/notify-closed-question.ts";
+import { awsClientConfig } from "../aws-client-settings.ts";
 import { type Config, ConfigError } from "../config.ts";
 import { createHttpsWebhookSender } from "../notify/https-webhook-sender.ts";
 import type { NotificationMessage } from "../notify/notification.ts";
@@ -13,8 +14,8 @@ import { questionChangeFrom } from "../store/question-stream.ts";
 import { createCoreServices } from "../wiring.ts";
 import type { HandlerDeps } from "./handler-deps.ts";
 
-export async function createNotifierHandler(config: Config, { observability }: HandlerDeps) {
-  const { dynamodb, secrets, now, ready } = createCoreServices(config, "notifier", observability);
+export async function createNotifierHandler(config: Config, { observability, aws }: HandlerDeps) {
+  const { dynamodb, secrets, now, ready } = createCoreServices(config, "notifier", observability, aws);
   await ready();
   const { telemetry, tracer } = observability;
   const queueUrl = config.notify.queueUrl;
@@ -23,7 +24,10 @@ export async function createNotifierHandler(config: Config, { observability }: H
       queueUrl === undefined
         ? // serverless.yml always sets it; without it every record fails and says why.
           { send: () => Promise.reject(new ConfigError("HANDRAISE_NOTIFY_QUEUE_URL is not set")) }
-        : createSqsNotificationQueue(tracer.captureAWSv3Client(new SQSClient({})), queueUrl),
+        : createSqsNotificationQueue(
+            tracer.captureAWSv3Client(new SQSClient(awsClientConfig(aws, "sqs"))),
+            queueUrl,
+          ),
     log: createDynamoDbNotificationLog(dynamodb, config.tableName),
     sender: createHttpsWebhookSender({ allowLoopback: config.notify.allowLoopback }),
     secret: () => requireSecret(secrets, "notify-secret"),

@@ -10,9 +10,9 @@ import type { DeliveringHandlerDeps } from "./handler-deps.ts";
 
 export async function createQuestionEventsHandler(
   config: Config,
-  { observability, channels }: DeliveringHandlerDeps,
+  { observability, channels, aws }: DeliveringHandlerDeps,
 ) {
-  const services = createServices(config, "questionEvents", observability, channels);
+  const services = createServices(config, "questionEvents", observability, channels, aws);
   // Resuming runs needs no channel secret: a bad one is reported, and only its platform's copies stay unretired.
   await services.ready({ tolerate: true });
   const { now } = services;

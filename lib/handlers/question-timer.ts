@@ -7,9 +7,9 @@ import type { DeliveringHandlerDeps } from "./handler-deps.ts";
 
 export async function createQuestionTimerHandler(
   config: Config,
-  { observability, channels }: DeliveringHandlerDeps,
+  { observability, channels, aws }: DeliveringHandlerDeps,
 ) {
-  const services = createServices(config, "questionTimer", observability, channels);
+  const services = createServices(config, "questionTimer", observability, channels, aws);
   // Expiry needs no channel secret: a bad one is reported, and only its platform's reminders are not posted.
   await services.ready({ tolerate: true });
   const { fireQuestionTimer } = services;

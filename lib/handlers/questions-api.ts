@@ -8,9 +8,9 @@ import type { DeliveringHandlerDeps } from "./handler-deps.ts";
 
 export async function createQuestionsApiHandler(
   config: Config,
-  { observability, channels }: DeliveringHandlerDeps,
+  { observability, channels, aws }: DeliveringHandlerDeps,
 ) {
-  const services = createServices(config, "questionsApi", observability, channels);
+  const services = createServices(config, "questionsApi", observability, channels, aws);
   await services.ready();
   const { keyring, questionApi } = services;
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()

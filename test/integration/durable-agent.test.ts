@@ -36,8 +36,8 @@ beforeAll(async () => {
     TELEGRAM_API_BASE: telegram.url,
     HANDRAISE_PUBLIC_URL: "https://handraise.test",
   });
-  // The same module the local stack loaded: its services point at this stack.
-  ({ handler } = await import("#functions/durable-agent.ts"));
+  // The handler the local stack built: its services point at this stack.
+  handler = stack.handler("durableAgent");
   await LocalDurableTestRunner.setupTestEnvironment();
 });
 afterAll(async () => {

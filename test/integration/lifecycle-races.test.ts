@@ -421,7 +421,7 @@ describe("self-healing writes", () => {
     const itemsOf = async () => (await allItems(stack)).filter((item) => item.pk === `Q#${run.id}`);
     const [stored] = await itemsOf();
     const posts = telegram.callsTo("sendMessage").length + slack.callsTo("chat.postMessage").length;
-    const { handler } = await import("#functions/ask.ts");
+    const handler = stack.handler("ask");
     const retry = (taskToken: string) =>
       handler(
         {

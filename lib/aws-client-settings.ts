@@ -1,0 +1,29 @@
+/**
+ * How a function builds its AWS SDK clients when it is not left to the SDK's own defaults. Deployed, nothing
+ * is given: each client reads the Region, the role's credentials and any `AWS_ENDPOINT_URL_<SERVICE>` from
+ * Lambda's environment itself. A process that runs several sets of handlers at once (the local stack,
+ * infra/local/stack.ts) gives each set its own services explicitly, so no set reaches another's.
+ */
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+
+/** The services the wiring builds clients for (lib/wiring.ts, lib/handlers/notifier.ts). */
+export type AwsService = "dynamodb" | "sfn" | "lambda" | "ssm" | "eventbridge" | "scheduler" | "sqs";
+
+export interface AwsClientSettings {
+  region: string;
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  /** A service's endpoint; a service not listed gets the SDK's own (AWS, or its environment's override). */
+  endpoints: Partial<Record<AwsService, string>>;
+  /**
+   * Called with each DynamoDB client built, before its first request (the benchmark counts DynamoDB units
+   * with it; the local stack may route its requests in process). Nothing sets it when deployed.
+   */
+  observeDynamoDbClient?: ((client: DynamoDBClient) => void) | undefined;
+}
+
+/** The client configuration of `service` from the settings (empty without them: the SDK's defaults). */
+export function awsClientConfig(aws: AwsClientSettings | undefined, service: AwsService) {
+  if (aws === undefined) return {};
+  const endpoint = aws.endpoints[service];
+  return { region: aws.region, credentials: aws.credentials, ...(endpoint !== undefined && { endpoint }) };
+}
