@@ -9,13 +9,13 @@ import { SchedulerClient } from "@aws-sdk/client-scheduler";
 import { createHandleQuestionChange } from "./app/handle-question-change.ts";
 import { createQuestionTimers } from "./app/question-timers.ts";
 import { createSettleClosedQuestion } from "./app/settle-closed-question.ts";
-import type { AwsClientSettings } from "./aws-client-settings.ts";
+import { type AwsClientSettings, sdkConfig } from "./aws-client-settings.ts";
 import type { Config } from "./config.ts";
 import { type EventPublisher, NO_EVENTS } from "./events/event-publisher.ts";
 import { createEventBridgePublisher } from "./events/eventbridge-publisher.ts";
 import { createSchedulerTimers } from "./timers/scheduler-timers.ts";
 import { NO_TIMERS, type Timers } from "./timers/timers.ts";
-import { type CaptureClient, type createServices, sdkConfig } from "./wiring.ts";
+import type { CaptureClient, createServices } from "./wiring.ts";
 
 /** Question events on the deployment's bus, when it has one. */
 function createEvents(config: Config, capture: CaptureClient, aws?: AwsClientSettings): EventPublisher {

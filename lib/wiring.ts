@@ -19,7 +19,7 @@ import { createHandleInbound } from "./app/handle-inbound.ts";
 import { createResolveQuestion } from "./app/resolve-question.ts";
 import { createWaitForQuestion } from "./app/wait-for-question.ts";
 import { createApiKeyring } from "./auth/api-keys.ts";
-import { type AwsClientSettings, type AwsService, awsClientConfig } from "./aws-client-settings.ts";
+import { type AwsClientSettings, type AwsService, sdkConfig } from "./aws-client-settings.ts";
 import { createDurableCallbacks } from "./callbacks/durable-callbacks.ts";
 import { createSfnTaskCallbacks } from "./callbacks/sfn-task-callbacks.ts";
 import { createWaiterCallbacks } from "./callbacks/waiter-callbacks.ts";
@@ -51,22 +51,6 @@ import { type AnswerLinks, createAnswerLinks, NO_ANSWER_LINKS } from "./web/answ
 
 const now = () => Date.now();
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/**
- * The settings of the clients built here. `cacheMiddleware`: the client resolves its middleware stack once
- * per command class instead of on every request (a measurable share of each request's CPU on the answer
- * path). It ignores middleware added after the first request — every middleware here (the tracer's,
- * Powertools' user agent, the local stack's observer) is added when the client is built — and shares one
- * handler context across concurrent calls of a command, harmless for clients whose endpoint and
- * credentials do not depend on the request (not S3-style ones).
- */
-export const SDK_CLIENT_CONFIG = { cacheMiddleware: true } as const;
-
-/** A client's configuration: the settings above, and the process's own AWS settings when it gives them. */
-export const sdkConfig = (aws: AwsClientSettings | undefined, service: AwsService) => ({
-  ...SDK_CLIENT_CONFIG,
-  ...awsClientConfig(aws, service),
-});
 
 /** Traces each call an AWS SDK client makes (X-Ray), when the function is traced. */
 export type CaptureClient = Observability["tracer"]["captureAWSv3Client"];
@@ -105,6 +89,8 @@ export interface ChannelServices {
   secrets: Secrets;
   links: AnswerLinks;
   telemetry: Telemetry;
+  /** The process's own AWS client settings (the local stack's); undefined when deployed. */
+  aws?: AwsClientSettings | undefined;
 }
 
 const clients = new WeakMap<Secrets, Map<string, unknown>>();
@@ -117,22 +103,28 @@ export function channelClient<Descriptor extends AnyChannel>(
   descriptor: Descriptor,
   config: Config,
   secrets: Secrets,
+  aws?: AwsClientSettings,
 ): ReturnType<Descriptor["client"]> {
   const built = clients.get(secrets) ?? new Map<string, unknown>();
   clients.set(secrets, built);
   if (!built.has(descriptor.name)) {
-    built.set(descriptor.name, descriptor.client(channelContext(descriptor, { config, secrets })));
+    built.set(descriptor.name, descriptor.client(channelContext(descriptor, { config, secrets, aws })));
   }
   return built.get(descriptor.name) as ReturnType<Descriptor["client"]>;
 }
 
 function channelContext(
   descriptor: AnyChannel,
-  { config, secrets }: Pick<ChannelServices, "config" | "secrets">,
+  { config, secrets, aws }: Pick<ChannelServices, "config" | "secrets" | "aws">,
 ) {
   const settings = (config.channels as Record<string, unknown>)[descriptor.name];
   if (settings === undefined) throw new Error(`the ${descriptor.name} channel is not enabled`);
-  return { settings, secret: (name: SecretName) => secretValue(secrets, name), now };
+  return {
+    settings,
+    secret: (name: SecretName) => secretValue(secrets, name),
+    now,
+    awsClientConfig: (service: AwsService) => sdkConfig(aws, service),
+  };
 }
 
 /** The context a channel's ChatChannel (and its webhook) is built with. */
@@ -168,7 +160,10 @@ export function createChannels(
     const descriptor = descriptors.find((candidate) => candidate.name === name);
     if (!descriptor) throw new Error(`${fn} serves the ${name} channel but was built without it`);
     add(
-      descriptor.channel(channelClient(descriptor, config, secrets), channelServices(descriptor, services)),
+      descriptor.channel(
+        channelClient(descriptor, config, secrets, services.aws),
+        channelServices(descriptor, services),
+      ),
     );
   }
   return channels;
@@ -272,7 +267,7 @@ export function createServices(
   const core = createCoreServices(config, fn, observability, aws);
   const { secrets, secretNames, store, callbacks, resolve, telemetry, capture } = core;
   const links = createLinks(config, secrets, secretNames);
-  const channels = createChannels(fn, descriptors, { config, secrets, links, telemetry });
+  const channels = createChannels(fn, descriptors, { config, secrets, links, telemetry, aws });
   const askQuestion = createAskQuestion({
     store,
     channels,

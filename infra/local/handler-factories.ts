@@ -118,6 +118,7 @@ const AWS_SERVICES: readonly AwsService[] = [
   "eventbridge",
   "scheduler",
   "sqs",
+  "sesv2",
 ];
 
 /**

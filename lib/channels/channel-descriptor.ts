@@ -14,6 +14,7 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { HandleInbound } from "../app/handle-inbound.ts";
+import type { AwsService, SdkClientConfig } from "../aws-client-settings.ts";
 import type { WebhookPreludeOptions } from "../http/webhook-prelude.ts";
 import type { SecretName } from "../secrets/secret-catalog.ts";
 import type { Secrets, SecretValue } from "../secrets/secrets.ts";
@@ -29,6 +30,11 @@ export interface ClientContext<Settings> {
   /** A secret of the channel, read when first used (SSM deployed, the environment locally). */
   secret(name: SecretName): SecretValue;
   now: () => number;
+  /**
+   * The configuration of an AWS SDK client for `service` in this process: empty when deployed (the SDK reads
+   * Lambda's environment), the local stack's own endpoint and credentials locally.
+   */
+  awsClientConfig(service: AwsService): SdkClientConfig;
 }
 
 /** What a channel's ChatChannel is built with. */

@@ -43,8 +43,8 @@ export async function createChatWebhookHandler<Descriptor extends AnyChannel>(
     return base().handler(channelDisabled(descriptor.name));
   }
   const { secrets, store, handleInbound, links, now } = services;
-  const { prelude, handler, handshake } = webhook.create(channelClient(descriptor, config, secrets), {
-    ...channelServices(descriptor, { config, secrets, links, telemetry }),
+  const { prelude, handler, handshake } = webhook.create(channelClient(descriptor, config, secrets, aws), {
+    ...channelServices(descriptor, { config, secrets, links, telemetry, aws }),
     secrets,
     store,
     handleInbound,

@@ -234,7 +234,9 @@ describe("npm run doctor, credentials from the environment", () => {
       "✗ the API refused the key (401) — give the stack's key with --key or HANDRAISE_API_KEY (locally, the key npm run local prints; deployed, the /handraise/<stage>/api-key parameter, or a key of its own: npm run secrets:put -- --stage <stage> --api-key <name> --scope ask)",
     ]);
     expect(run.lines()).toContain(`✓ the API at ${stack.httpUrl} answers`);
-    expect(run.lines()).toContain("✓ channels on: telegram, slack, discord, mattermost, teams, gchat; off: whatsapp");
+    expect(run.lines()).toContain(
+      "✓ channels on: telegram, slack, discord, mattermost, teams, gchat; off: whatsapp",
+    );
   });
 
   it("an ask key: says what it may do — ask, and read its own questions — and that it may not answer", async () => {

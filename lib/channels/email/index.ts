@@ -9,7 +9,7 @@ import { createSesMailSender, type MailSender } from "./email-sender.ts";
 import { emailSpec } from "./email-spec.ts";
 
 export const email = defineChannel(emailSpec, {
-  // The SDK reads the Region, credentials and AWS_ENDPOINT_URL_SESV2 (the local stack's SES) itself.
-  client: ({ settings }): MailSender => createSesMailSender(new SESv2Client({}), settings.from),
+  client: ({ settings, awsClientConfig }): MailSender =>
+    createSesMailSender(new SESv2Client(awsClientConfig("sesv2")), settings.from),
   channel: (sender, { links }) => createEmailChannel(sender, links),
 });

@@ -52,11 +52,17 @@ describe("awsClientSettingsFrom", () => {
         AWS_ENDPOINT_URL_DYNAMODB: "http://127.0.0.1:8000",
         AWS_ENDPOINT_URL_SSM: "http://127.0.0.1:9000",
         AWS_ENDPOINT_URL_SESV2: "http://127.0.0.1:9100",
+        AWS_ENDPOINT_URL_S3: "http://127.0.0.1:9200",
       }),
     ).toEqual({
       region: "us-east-1",
       credentials: { accessKeyId: "local", secretAccessKey: "secret" },
-      endpoints: { dynamodb: "http://127.0.0.1:8000", ssm: "http://127.0.0.1:9000" },
+      // The e-mail channel's SES client too; a service Handraise builds no client for is left out.
+      endpoints: {
+        dynamodb: "http://127.0.0.1:8000",
+        ssm: "http://127.0.0.1:9000",
+        sesv2: "http://127.0.0.1:9100",
+      },
     });
   });
 
