@@ -13,9 +13,6 @@ import { SSMClient } from "@aws-sdk/client-ssm";
 import { createModelStep } from "./agent/model-step.ts";
 import { createModelProviders } from "./agent/providers.ts";
 import { createAskQuestion } from "./app/ask-question.ts";
-import { createCancelStoppedRun } from "./app/cancel-stopped-run.ts";
-import { createFireQuestionTimer } from "./app/fire-question-timer.ts";
-import { createHandleInbound } from "./app/handle-inbound.ts";
 import { createResolveQuestion } from "./app/resolve-question.ts";
 import { createWaitForQuestion } from "./app/wait-for-question.ts";
 import { createApiKeyring } from "./auth/api-keys.ts";
@@ -29,7 +26,6 @@ import { createConsoleChannel } from "./channels/console-channel.ts";
 import type { Config } from "./config.ts";
 import { createDurableAskUser } from "./durable/ask-user.ts";
 import { createDurableAgent } from "./durable/durable-agent.ts";
-import { createQuestionApi } from "./http/question-api.ts";
 import { createEnvSecrets } from "./secrets/env-secrets.ts";
 import {
   type FunctionName,
@@ -255,7 +251,7 @@ export function createCoreServices(
  *
  * @example
  * const observability = await createObservability("telegramWebhook");
- * const { handleInbound, secrets } = createServices(loadConfig(), "telegramWebhook", observability, [telegram]);
+ * const { store, secrets } = createServices(loadConfig(), "telegramWebhook", observability, [telegram]);
  */
 export function createServices(
   config: Config,
@@ -278,11 +274,14 @@ export function createServices(
     telemetry,
   });
   const waitForQuestion = createWaitForQuestion({ store, now, sleep });
+  // Each function's own use cases (the question API, the chat pipeline, the timers, the run-status consumer)
+  // are built in its handler (lib/handlers/), so a bundle carries only the ones its function runs.
   return {
     config,
     secrets,
     ready: core.ready,
     now,
+    sleep,
     waitForQuestion,
     store,
     channels,
@@ -291,24 +290,12 @@ export function createServices(
     links,
     /** The question API's and /mcp's keys (functions whose row grants `api-keys/*`). */
     keyring: createApiKeyring(secrets),
-    handleInbound: createHandleInbound({ store, resolve, channels, links, now }),
-    cancelStoppedRun: createCancelStoppedRun({ store, resolve, now }),
     /** For lib/question-change-wiring.ts: the stream consumer's clients are built there, not in every bundle. */
     callbacks,
     capture,
     aws,
-    fireQuestionTimer: createFireQuestionTimer({ store, channels, telemetry, now, sleep }),
     askQuestion,
     resolve,
-    questionApi: createQuestionApi({
-      store,
-      askQuestion,
-      resolve,
-      waitForQuestion,
-      links,
-      notifyPolicy: { allowLoopback: config.notify.allowLoopback },
-      now,
-    }),
   };
 }
 

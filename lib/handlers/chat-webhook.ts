@@ -6,6 +6,7 @@
  */
 import middy from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
+import { createHandleInbound } from "../app/handle-inbound.ts";
 import type { AnyChannel, ChannelWebhookDefinition } from "../channels/channel-descriptor.ts";
 import type { Config } from "../config.ts";
 import { channelDisabled } from "../http/channel-disabled.ts";
@@ -42,7 +43,8 @@ export async function createChatWebhookHandler<Descriptor extends AnyChannel>(
   if (!(config.enabledChannels as ReadonlySet<string>).has(descriptor.name)) {
     return base().handler(channelDisabled(descriptor.name));
   }
-  const { secrets, store, handleInbound, links, now } = services;
+  const { secrets, store, resolve, channels, links, now } = services;
+  const handleInbound = createHandleInbound({ store, resolve, channels, links, now });
   const { prelude, handler, handshake } = webhook.create(channelClient(descriptor, config, secrets, aws), {
     ...channelServices(descriptor, { config, secrets, links, telemetry, aws }),
     secrets,

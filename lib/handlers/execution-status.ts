@@ -1,6 +1,7 @@
 /** The run-status handler (functions/execution-status.ts): a stopped run's waiting question is cancelled. */
 import middy from "@middy/core";
 import type { EventBridgeEvent } from "aws-lambda";
+import { createCancelStoppedRun } from "../app/cancel-stopped-run.ts";
 import type { Config } from "../config.ts";
 import { createServices } from "../wiring.ts";
 import * as z from "../zod.ts";
@@ -13,7 +14,8 @@ const detailSchema = z.object({
 });
 
 export function createExecutionStatusHandler(config: Config, { observability, aws }: HandlerDeps) {
-  const { cancelStoppedRun } = createServices(config, "executionStatus", observability, [], aws);
+  const { store, resolve, now } = createServices(config, "executionStatus", observability, [], aws);
+  const cancelStoppedRun = createCancelStoppedRun({ store, resolve, now });
   return middy<EventBridgeEvent<string, unknown>>()
     .use(observability.middlewares)
     .handler(async (event: EventBridgeEvent<string, unknown>) => {

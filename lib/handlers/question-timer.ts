@@ -1,5 +1,6 @@
 /** The question timer's handler (functions/question-timer.ts): expiry, reminders and escalation. */
 import middy from "@middy/core";
+import { createFireQuestionTimer } from "../app/fire-question-timer.ts";
 import type { Config } from "../config.ts";
 import { timerEventSchema } from "../timers/timers.ts";
 import { createServices } from "../wiring.ts";
@@ -12,7 +13,8 @@ export async function createQuestionTimerHandler(
   const services = createServices(config, "questionTimer", observability, channels, aws);
   // Expiry needs no channel secret: a bad one is reported, and only its platform's reminders are not posted.
   await services.ready({ tolerate: true });
-  const { fireQuestionTimer } = services;
+  const { store, channels: posted, telemetry, now, sleep } = services;
+  const fireQuestionTimer = createFireQuestionTimer({ store, channels: posted, telemetry, now, sleep });
   return middy()
     .use(observability.middlewares)
     .handler(async (event: unknown) => ({ outcome: await fireQuestionTimer(timerEventSchema.parse(event)) }));

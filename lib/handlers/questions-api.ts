@@ -3,6 +3,7 @@ import middy from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { Config } from "../config.ts";
 import { apiKeyAuth, httpErrors } from "../http/middlewares.ts";
+import { createQuestionApi } from "../http/question-api.ts";
 import { createServices } from "../wiring.ts";
 import type { DeliveringHandlerDeps } from "./handler-deps.ts";
 
@@ -12,7 +13,16 @@ export async function createQuestionsApiHandler(
 ) {
   const services = createServices(config, "questionsApi", observability, channels, aws);
   await services.ready();
-  const { keyring, questionApi } = services;
+  const { keyring, store, askQuestion, resolve, waitForQuestion, links, now } = services;
+  const questionApi = createQuestionApi({
+    store,
+    askQuestion,
+    resolve,
+    waitForQuestion,
+    links,
+    notifyPolicy: { allowLoopback: config.notify.allowLoopback },
+    now,
+  });
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
     .use(observability.middlewares)
     .use(httpErrors(observability.telemetry))

@@ -93,6 +93,16 @@ describe("the e-mail channel", () => {
     });
   });
 
+  it("keeps the subject one line whatever the header holds", async () => {
+    const record = questionRecord({
+      expiresAtMs: EXPIRES,
+      owner: OWNER,
+      questions: [{ ...deployTarget, header: "Deploy\r\nBcc: x@example.com" }],
+    });
+    await channel().deliver(record, target, OWNER);
+    expect(sent()[0]?.body.Content.Simple.Subject.Data).toBe("Question for you: Deploy Bcc: x@example.com");
+  });
+
   it("escapes what the question says in the HTML part", async () => {
     const hostile = `<img src=x onerror=alert(1)>"'&`;
     const record = questionRecord({

@@ -474,6 +474,19 @@ describe("Google Chat: answering", () => {
     expect(await statusOf(stack, id)).toBe("answered");
   });
 
+  it("a direct message with another person in it is not private: the link still goes privately", async () => {
+    const { id, messageName } = await ask([single]);
+    const event = click(messageName, codec("w", 0, 0, id));
+    // A DIRECT_MESSAGE space that is not the app's alone with one person (singleUserBotDm false).
+    const shared = {
+      ...event,
+      space: { name: space, type: "DM", spaceType: "DIRECT_MESSAGE", singleUserBotDm: false },
+    };
+    const clicked = await send(shared);
+    expect(clicked.body).toMatchObject({ privateMessageViewer: { name: OWNER } });
+    expect(buttonsOf(clicked.body)[0]?.onClick.openLink.url).toMatch(new RegExp(`/answer/${id}\\?`));
+  });
+
   it("Answer in browser in a shared space hands the clicker their own link, privately", async () => {
     const { id, messageName } = await ask([single]);
     const clicked = await send(click(messageName, codec("w", 0, 0, id)));

@@ -143,7 +143,8 @@ const SECRETS: Record<string, Record<string, string[]>> = {
     "*": ["link-secret"],
     whatsapp: ["whatsapp/access-token", "whatsapp/app-secret", "whatsapp/verify-token"],
   },
-  gchatWebhook: { "*": ["link-secret"], gchat: ["gchat/service-account"] },
+  // Google Chat: every answer is the synchronous response; the webhook never calls the Chat API.
+  gchatWebhook: { "*": ["link-secret"] },
   // WhatsApp's copies cannot be edited, so retiring them reads nothing of WhatsApp's.
   questionEvents: {
     telegram: ["telegram/bot-token"],

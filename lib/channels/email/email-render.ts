@@ -15,10 +15,15 @@ export interface Mail {
   html: string;
 }
 
+/** A subject is one line: a header's control characters (a line break, a tab) become spaces. */
+function oneLine(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f]+/g, " ").trim();
+}
+
 /** The words only a mail says (the rest comes from the reply catalog, as in every chat). */
 export const MAIL_TEXT = {
-  subject: (header: string) => `Question for you: ${header}`,
-  reminderSubject: (header: string) => `Reminder: ${header}`,
+  subject: (header: string) => `Question for you: ${oneLine(header)}`,
+  reminderSubject: (header: string) => `Reminder: ${oneLine(header)}`,
   answerHere: "Answer on this page:",
   chooseHere: "Or choose one here (the page opens with it chosen; press Submit to send it):",
   answerButton: "Answer",

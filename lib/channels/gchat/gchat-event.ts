@@ -81,7 +81,9 @@ export function parseEvent(body: Buffer): GchatEvent | undefined {
 
 /** Whether the event comes from the app's direct message with one person. */
 export function isDirectMessage(event: GchatEvent): boolean {
-  return event.space?.spaceType === "DIRECT_MESSAGE" || event.space?.type === "DM";
+  // The same rule as delivery's (gchat-channel.ts): the app's direct message with one person and no other
+  // human. A notice that carries someone's own link is posted without privateMessageViewer only there.
+  return event.space?.spaceType === "DIRECT_MESSAGE" && event.space?.singleUserBotDm === true;
 }
 
 /** The taps that send the card's inputs with them: a step's Done (checkboxes) and Send (own-answer box). */

@@ -12,7 +12,8 @@ import {
 } from "./gchat-webhook.ts";
 
 export const gchat = defineChannel(gchatSpec, {
-  // One client per process: the channel and the webhook share its cached service-account token.
+  // One client per process. The webhook never calls the Chat API (every answer is its synchronous response),
+  // so it may not read the service account's key at all (manifest.json).
   client: ({ settings, secret, now }) =>
     createGchatApi({
       apiBase: settings.apiBase,
