@@ -95,9 +95,15 @@ describe("which events are said to the app", () => {
     expect(mentioned).toMatchObject({ kind: "text", text: "2", addressed: true });
   });
 
-  it("in the app's direct message everything addresses it", () => {
-    const direct = eventToInbound(event({ space: { name: "spaces/DDDD", spaceType: "DIRECT_MESSAGE" } }));
+  it("in the app's direct message everything addresses it; in a DM with another person, only a mention", () => {
+    const direct = eventToInbound(
+      event({ space: { name: "spaces/DDDD", spaceType: "DIRECT_MESSAGE", singleUserBotDm: true } }),
+    );
     expect(direct?.inbound).toMatchObject({ kind: "text", addressed: true });
+    const withSomeoneElse = eventToInbound(
+      event({ space: { name: "spaces/DDDD", spaceType: "DIRECT_MESSAGE", singleUserBotDm: false } }),
+    );
+    expect(withSomeoneElse?.inbound).toMatchObject({ kind: "text", addressed: false });
   });
 
   it("nothing from another app, from a name that is no user, or outside a space is an answer", () => {
