@@ -93,3 +93,18 @@ export function verifiedWebhook(event: APIGatewayProxyEventV2): VerifiedWebhook 
   if (!request) throw new Error("webhook handler ran without webhookPrelude: refusing an unverified request");
   return request;
 }
+
+/** A verified body as JSON of `schema`'s shape, or undefined when it is not (not JSON, or not that shape). */
+export function parseJsonBody<T>(
+  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
+  body: Buffer,
+): T | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+  const parsed = schema.safeParse(json);
+  return parsed.success ? parsed.data : undefined;
+}

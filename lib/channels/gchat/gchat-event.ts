@@ -3,7 +3,9 @@
  * type: a click on a card's button (`CARD_CLICKED`, its action's `control` parameter and the card's inputs)
  * or a typed message (`MESSAGE`). The rest (`ADDED_TO_SPACE`, `REMOVED_FROM_SPACE`, …) is no answer.
  */
+
 import { createHash } from "node:crypto";
+import { parseJsonBody } from "../../http/webhook-prelude.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Answers } from "../../questions/schema.ts";
 import * as z from "../../zod.ts";
@@ -69,14 +71,7 @@ export type GchatEvent = z.infer<typeof eventSchema>;
 
 /** The Chat event in a request body, or undefined when the body is not one. */
 export function parseEvent(body: Buffer): GchatEvent | undefined {
-  let json: unknown;
-  try {
-    json = JSON.parse(body.toString("utf8"));
-  } catch {
-    return undefined;
-  }
-  const parsed = eventSchema.safeParse(json);
-  return parsed.success ? parsed.data : undefined;
+  return parseJsonBody(eventSchema, body);
 }
 
 /** Whether the event comes from the app's direct message with one person. */

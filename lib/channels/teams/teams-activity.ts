@@ -4,7 +4,9 @@
  * Everything else Teams sends a bot (conversation updates, reactions, typing, invokes) is nothing to
  * Handraise.
  */
+
 import { createHash } from "node:crypto";
+import { parseJsonBody } from "../../http/webhook-prelude.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Answers } from "../../questions/schema.ts";
 import * as z from "../../zod.ts";
@@ -61,14 +63,7 @@ const SENDS_INPUTS: ReadonlySet<ControlKind> = new Set(["done", "other"]);
 
 /** The Bot Framework activity in a request body, or undefined when the body is not one. */
 export function parseActivity(body: Buffer): TeamsInboundActivity | undefined {
-  let json: unknown;
-  try {
-    json = JSON.parse(body.toString("utf8"));
-  } catch {
-    return undefined;
-  }
-  const parsed = activitySchema.safeParse(json);
-  return parsed.success ? parsed.data : undefined;
+  return parseJsonBody(activitySchema, body);
 }
 
 /**
