@@ -17,7 +17,7 @@ export interface Mail {
 
 /** A subject is one line: a header's control characters (a line break, a tab) become spaces. */
 function oneLine(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f]+/g, " ").trim();
+  return text.replace(/\p{Cc}+/gu, " ").trim();
 }
 
 /** The words only a mail says (the rest comes from the reply catalog, as in every chat). */
