@@ -615,6 +615,44 @@ describe("outside the 24-hour window, reported later in a failed status (131047)
     expect(templatesTo(owner)).toHaveLength(1);
   });
 
+  it("a status that comes before its copy is recorded → 503, nothing sent; sent again later, the template goes", async () => {
+    const owner = String(person);
+    const other = String(person + 500_000);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The other chat's post is held, so the question records neither copy yet.
+    graph.respond(async (call) => {
+      if (call.body.to === other) await held;
+      return sent(call);
+    });
+    try {
+      const created = stack.api("POST", "/questions", {
+        questions: [single],
+        owner: `whatsapp:${owner}`,
+        deliverTo: [owner, other].map((chatId) => ({ channel: "whatsapp", chatId })),
+      });
+      const copy = await waitFor(async () => messagesTo(owner)[0], { what: "the owner's copy" });
+      const wamid = await waitFor(async () => wamidOf.get(copy), { what: "its message id" });
+      const status = statusNotification(
+        [failedStatus(wamid, owner, { callbackData: copy.body.biz_opaque_callback_data })],
+        PHONE_NUMBER_ID,
+      );
+      const early = await post(status);
+      expect(early.status).toBe(503);
+      expect(((await early.json()) as { error: { code: string } }).error.code).toBe("NOT_RECORDED_YET");
+      expect(templatesTo(owner)).toEqual([]);
+      release();
+      expect((await created).status).toBe(201);
+      expect((await post(status)).status).toBe(200);
+      expect(templatesTo(owner)).toHaveLength(1);
+    } finally {
+      release();
+      graph.respond(sent);
+    }
+  });
+
   it("an ended question gets no template", async () => {
     const owner = String(person);
     const question = await ask(owner);

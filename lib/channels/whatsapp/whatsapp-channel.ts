@@ -44,10 +44,8 @@ export function createWhatsappChannel(api: WhatsappApi, options: WhatsappChannel
       const privateTo = isOwnChatOf(target, answerer) ? answerer : undefined;
       let messageId: string;
       try {
-        messageId = await api.send(
-          target.chatId,
-          renderStep(record, firstOpenStep(record), await browserEntry(links, record, privateTo)),
-        );
+        const step = renderStep(record, firstOpenStep(record), await browserEntry(links, record, privateTo));
+        messageId = await api.send(target.chatId, { ...step, ...tagged("question", record.id) });
       } catch (error) {
         if (!isWindowClosed(error)) throw error;
         messageId = await sendTemplateInstead(fallback, record, target.chatId, privateTo);

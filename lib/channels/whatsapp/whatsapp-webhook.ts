@@ -48,9 +48,9 @@ const TEXT_SILENT = new Set<InboundOutcome["kind"]>(["ignored"]);
  * cannot edit the question's message, so a step moves on by posting the next one, and a tap or reply after
  * the end is told the outcome. A message of the business number that WhatsApp failed later because the
  * 24-hour window was closed (a `failed` status, 131047) gets the channel's fallback (./whatsapp-window.ts).
- * Always 200 once verified (Meta sends a notification again for days otherwise), unless Handraise itself
- * failed: then the dedupe claim was given back and a retry is wanted. What the person is told is best
- * effort — the outcome already stands.
+ * Always 200 once verified (Meta sends a notification again for days otherwise), unless a retry is wanted:
+ * Handraise itself failed (the dedupe claim was given back), or a failed copy is not recorded yet (a 503).
+ * What the person is told is best effort — the outcome already stands.
  */
 export function createWhatsappWebhook(deps: WhatsappWebhookDeps) {
   const closedWindow = createClosedWindowHandler(deps);

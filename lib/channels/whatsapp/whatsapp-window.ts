@@ -6,6 +6,7 @@
  * configured template, carrying the question's header and the answerer's own link, to the answerer's own
  * chat; else the reason, for the operator. A reminder gets no template: it only reports.
  */
+import { HttpError } from "../../http/http-errors.ts";
 import type { Delivery, QuestionRecord } from "../../questions/question-record.ts";
 import type { QuestionStore } from "../../store/question-store.ts";
 import { idsOf, refOf, type Telemetry } from "../../telemetry/telemetry.ts";
@@ -35,10 +36,11 @@ export const reminderNotSent = (): WhatsappApiError =>
 
 /**
  * What a message the channel sends says of itself (`biz_opaque_callback_data`, given back in its statuses):
- * a reminder or a template, of a question. A question's copy carries nothing: the message index finds it.
+ * a question's copy, a reminder or a template, of a question. A copy is still found by the message index;
+ * its tag only tells that it is one before the index has it.
  */
-type Role = "reminder" | "template";
-const TAG = /^(reminder|template):(\S{1,200})$/;
+type Role = "question" | "reminder" | "template";
+const TAG = /^(question|reminder|template):([A-Za-z0-9_-]{1,48})$/;
 
 export const tagged = (role: Role, questionId: string) => ({
   biz_opaque_callback_data: `${role}:${questionId}`,
@@ -100,6 +102,8 @@ const CLAIM_TTL_SECONDS = 7 * 86_400;
  *   none can go (no template, not the answerer's own chat, the page off), an ERROR naming the question and
  *   why. The question stays pending: the person's next message opens the window (`/question` shows it), an
  *   escalation may still post it, and the API may still answer it;
+ * - a copy its question (found by the index, or by the copy's tag before the index has it) has not recorded
+ *   yet, because the status came before the delivery was written: a 503, so that Meta sends it again later;
  * - a reminder (its tag): an ERROR, no template;
  * - a template, an unknown message, an ended question: nothing.
  * Meta may send a status twice: each failure is claimed once (the inbound dedupe's claims), so one template
@@ -153,11 +157,21 @@ export function createClosedWindowHandler(deps: ClosedWindowDeps) {
       );
     }
     if (tag?.role === "template") return;
-    const id = await store.findByMessage("whatsapp", failure.chatId, failure.messageId);
+    const id =
+      (await store.findByMessage("whatsapp", failure.chatId, failure.messageId)) ??
+      (tag?.role === "question" ? tag.questionId : undefined);
     if (id === undefined) return;
     const record = await store.get(id, now());
-    const copy = record && copyIn(record, "whatsapp", failure.chatId, failure.messageId);
-    if (record?.status !== "pending" || copy === undefined) return;
+    if (record?.status !== "pending") return;
+    const copy = copyIn(record, "whatsapp", failure.chatId, failure.messageId);
+    if (copy === undefined) {
+      // The status came before the delivery was written: Meta sends a notification again after a non-200.
+      throw new HttpError(
+        503,
+        "NOT_RECORDED_YET",
+        "A failed message's question has not recorded it yet: nothing changed; send it again later.",
+      );
+    }
     return once(failure, () => copyFailed(record, copy));
   };
 }
