@@ -18,7 +18,7 @@ import { renderTemplate, type WhatsappMessage } from "./whatsapp-render.ts";
 import type { WhatsappTemplate } from "./whatsapp-spec.ts";
 
 /** Why a message did not reach its reader, naming what did not go in its place: never the number or link. */
-export function windowClosedError(what: string): WhatsappApiError {
+function windowClosedError(what: string): WhatsappApiError {
   return new WhatsappApiError(
     "POST /messages",
     undefined,
