@@ -1,19 +1,21 @@
 /**
  * The WhatsApp channel on the local stack, through its public surface: questions asked with the question API,
  * delivered to a local fake of the Graph API (WHATSAPP_API_BASE), answered by signed webhook notifications at
- * `POST /webhooks/whatsapp`, Meta's `GET` subscription check, the 24-hour window's template fallback,
- * reminders and expiry. The fake refuses a payload past WhatsApp's limits, as the Graph API does.
+ * `POST /webhooks/whatsapp`, Meta's `GET` subscription check, the 24-hour window's template fallback (a send
+ * refused at once, or taken and failed later in a signed status), reminders and expiry. The fake refuses a payload past WhatsApp's limits, as the Graph API does.
  */
-import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { decodeControl } from "#lib/channels/control-codec.ts";
+import { captureLogs } from "./support/captured-logs.ts";
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
 import {
   multiQuestion as multi,
   noteQuestion as note,
   singleQuestion as single,
 } from "./support/sample-questions.ts";
+import { metaSignature } from "./support/signing.ts";
 import { posted, startTestStack, type TestStack, waitFor } from "./support/test-stack.ts";
+import { failedStatus, statusNotification, whatsappNotification } from "./support/whatsapp-notifications.ts";
 
 const ACCESS_TOKEN = "EAAGtest0123456789abcdef";
 const APP_SECRET = "0123456789abcdef0123456789abcdef";
@@ -27,14 +29,20 @@ let person = 16505550000;
 let stack: TestStack;
 let graph: FakePlatform;
 let wamids = 0;
+/** The message id the fake gave each message it took. */
+const wamidOf = new WeakMap<RecordedCall, string>();
 
-const sent = (call: RecordedCall) => ({
-  body: {
-    messaging_product: "whatsapp",
-    contacts: [{ input: call.body.to, wa_id: call.body.to }],
-    messages: [{ id: `wamid.OUT${++wamids}` }],
-  },
-});
+const sent = (call: RecordedCall) => {
+  const id = `wamid.OUT${++wamids}`;
+  wamidOf.set(call, id);
+  return {
+    body: {
+      messaging_product: "whatsapp",
+      contacts: [{ input: call.body.to, wa_id: call.body.to }],
+      messages: [{ id }],
+    },
+  };
+};
 
 /** What the Graph API answers a free-form message outside the 24-hour window. */
 const OUTSIDE_WINDOW = {
@@ -108,25 +116,13 @@ const nextWamid = () => `wamid.IN${++inboundIds}`;
 
 /** A notification of one message from `from`, as Meta sends it. */
 function notification(from: string, message: Record<string, unknown>, phoneNumberId = PHONE_NUMBER_ID) {
-  return {
-    object: "whatsapp_business_account",
-    entry: [
-      {
-        id: "102290129340398",
-        changes: [
-          {
-            field: "messages",
-            value: {
-              messaging_product: "whatsapp",
-              metadata: { display_phone_number: "15550783881", phone_number_id: phoneNumberId },
-              contacts: [{ profile: { name: "Sheena Nelson" }, wa_id: from }],
-              messages: [{ from, timestamp: "1749416383", ...message, id: message.id ?? nextWamid() }],
-            },
-          },
-        ],
-      },
-    ],
-  };
+  return whatsappNotification(
+    {
+      contacts: [{ profile: { name: "Sheena Nelson" }, wa_id: from }],
+      messages: [{ from, timestamp: "1749416383", ...message, id: message.id ?? nextWamid() }],
+    },
+    phoneNumberId,
+  );
 }
 
 const typed = (from: string, text: string, context?: string) =>
@@ -143,8 +139,7 @@ const tapped = (from: string, kind: "list_reply" | "button_reply", id: string, c
     context: { from: "15550783881", id: context },
   });
 
-const sign = (body: string, secret = APP_SECRET) =>
-  `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+const sign = (body: string, secret = APP_SECRET) => metaSignature(secret, body);
 
 /** `signature: null` sends none; by default the body is signed with the app secret. */
 function post(payload: unknown, options: { signature?: string | null; raw?: string; on?: TestStack } = {}) {
@@ -371,24 +366,10 @@ describe("answers", () => {
   it("status updates and other numbers' notifications are acknowledged and change nothing", async () => {
     const owner = String(person);
     const question = await ask(owner);
-    const statuses = {
-      object: "whatsapp_business_account",
-      entry: [
-        {
-          id: "1",
-          changes: [
-            {
-              field: "messages",
-              value: {
-                messaging_product: "whatsapp",
-                metadata: { display_phone_number: "15550783881", phone_number_id: PHONE_NUMBER_ID },
-                statuses: [{ id: question.deliveries[0].messageId, status: "read", recipient_id: owner }],
-              },
-            },
-          ],
-        },
-      ],
-    };
+    const statuses = statusNotification(
+      [{ id: question.deliveries[0].messageId, status: "read", recipient_id: owner }],
+      PHONE_NUMBER_ID,
+    );
     const calls = graph.calls.length;
     expect((await post(statuses)).status).toBe(200);
     const otherNumber = notification(owner, { type: "text", text: { body: "1" } }, "999");
@@ -513,6 +494,220 @@ describe("outside the 24-hour window (131047)", () => {
     const question = await ask(owner, [single], { chats: [other] });
     expect(question.status).toBe("delivery_failed");
     expect(messagesTo(other).filter((call) => call.body.type === "template")).toEqual([]);
+  });
+});
+
+describe("outside the 24-hour window, reported later in a failed status (131047)", () => {
+  const templatesTo = (waId: string) => messagesTo(waId).filter((call) => call.body.type === "template");
+  /** The signed notification that the question's first copy failed with `code` (default 131047). */
+  const copyFailed = (question: { deliveries: { messageId: string; chatId: string }[] }, code?: number) =>
+    statusNotification(
+      [failedStatus(question.deliveries[0]?.messageId ?? "", question.deliveries[0]?.chatId ?? "", { code })],
+      PHONE_NUMBER_ID,
+    );
+
+  it("sends the template once in place of the copy, even when the status comes twice, and records it", async () => {
+    const owner = String(person);
+    const question = await ask(owner);
+    expect(messagesTo(owner).map((call) => call.body.type)).toEqual(["interactive"]);
+    const status = copyFailed(question);
+    expect((await post(status)).status).toBe(200);
+    expect((await post(status)).status).toBe(200);
+    const templates = templatesTo(owner);
+    expect(templates).toHaveLength(1);
+    expect(templates[0]?.path).toBe(`/${PHONE_NUMBER_ID}/messages`);
+    expect(templates[0]?.body).toMatchObject({
+      to: owner,
+      template: { name: TEMPLATE.name, language: { code: TEMPLATE.language } },
+    });
+    const [header, link] = templates[0]?.body.template.components[0].parameters ?? [];
+    expect(header).toEqual({ type: "text", text: "Deploy to" });
+    expect(link.text).toMatch(new RegExp(`^${PUBLIC_URL}/answer/${question.id}\\?sig=`));
+    const after = await statusOf(question.id);
+    expect(after.status).toBe("pending");
+    expect(after.deliveries).toEqual([
+      expect.objectContaining({ messageId: question.deliveries[0].messageId }),
+      expect.objectContaining({ chatId: owner, messageId: wamidOf.get(templates[0] as RecordedCall) }),
+    ]);
+  });
+
+  it("a reply to the template answers its question (not the person's oldest)", async () => {
+    const owner = String(person);
+    const oldest = await ask(owner);
+    const question = await ask(owner, [note]);
+    await post(copyFailed(question));
+    const template = templatesTo(owner)[0] as RecordedCall;
+    expect(template.body.template.components[0].parameters[0].text).toBe("Release note");
+    await post(typed(owner, "2", wamidOf.get(template)));
+    expect(await statusOf(question.id)).toMatchObject({
+      status: "answered",
+      answers: { release_note: ["Urgent"] },
+      resolvedBy: `whatsapp:${owner}`,
+    });
+    expect((await statusOf(oldest.id)).status).toBe("pending");
+  });
+
+  it("a copy in someone else's chat gets no template: an ERROR names the question and why, never the number", async () => {
+    const owner = String(person);
+    const other = String(person + 500_000);
+    const question = await ask(owner, [single], { chats: [other] });
+    const logs = captureLogs();
+    const response = await post(copyFailed(question));
+    logs.stop();
+    expect(response.status).toBe(200);
+    expect(messagesTo(other)).toHaveLength(1);
+    const [line] = logs.logged("whatsapp copy not delivered");
+    expect(line).toMatchObject({ level: "ERROR", questionId: question.id });
+    expect(line?.error.message).toContain("24-hour window is closed (code 131047)");
+    expect(line?.error.message).toContain("this chat is not theirs");
+    expect(JSON.stringify(line)).not.toContain(other);
+    expect((await statusOf(question.id)).status).toBe("pending");
+  });
+
+  it.each([
+    [
+      "an unknown message id",
+      (q: { deliveries: { chatId: string }[] }) =>
+        statusNotification([failedStatus("wamid.UNKNOWN", q.deliveries[0]?.chatId ?? "")], PHONE_NUMBER_ID),
+    ],
+    [
+      "another phone number id",
+      (q: { deliveries: { messageId: string; chatId: string }[] }) =>
+        statusNotification(
+          [failedStatus(q.deliveries[0]?.messageId ?? "", q.deliveries[0]?.chatId ?? "")],
+          "999",
+        ),
+    ],
+    [
+      "another error code",
+      (q: { deliveries: { messageId: string; chatId: string }[] }) => copyFailed(q, 131026),
+    ],
+    [
+      "a shape Handraise does not read",
+      (q: { deliveries: { messageId: string }[] }) =>
+        statusNotification(
+          [{ id: q.deliveries[0]?.messageId, status: "failed", errors: "?" }],
+          PHONE_NUMBER_ID,
+        ),
+    ],
+  ])("a failed status of %s changes nothing and sends nothing", async (_, status) => {
+    const owner = String(person);
+    const question = await ask(owner);
+    const calls = graph.calls.length;
+    expect((await post(status(question))).status).toBe(200);
+    expect(graph.calls.length).toBe(calls);
+    expect(await statusOf(question.id)).toMatchObject({ status: "pending", deliveries: question.deliveries });
+  });
+
+  it("an unsigned status notification → 401, nothing sent and nothing claimed", async () => {
+    const owner = String(person);
+    const question = await ask(owner);
+    const status = copyFailed(question);
+    const calls = graph.calls.length;
+    expect((await post(status, { signature: null })).status).toBe(401);
+    expect((await post(status, { signature: sign(JSON.stringify(status), "f".repeat(32)) })).status).toBe(
+      401,
+    );
+    expect(graph.calls.length).toBe(calls);
+    expect((await statusOf(question.id)).deliveries).toHaveLength(1);
+    // The same status, signed, still acts: the refused ones claimed nothing.
+    expect((await post(status)).status).toBe(200);
+    expect(templatesTo(owner)).toHaveLength(1);
+  });
+
+  it("a status that comes before its copy is recorded → 503, nothing sent; sent again later, the template goes", async () => {
+    const owner = String(person);
+    const other = String(person + 500_000);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The other chat's post is held, so the question records neither copy yet.
+    graph.respond(async (call) => {
+      if (call.body.to === other) await held;
+      return sent(call);
+    });
+    try {
+      const created = stack.api("POST", "/questions", {
+        questions: [single],
+        owner: `whatsapp:${owner}`,
+        deliverTo: [owner, other].map((chatId) => ({ channel: "whatsapp", chatId })),
+      });
+      const copy = await waitFor(async () => messagesTo(owner)[0], { what: "the owner's copy" });
+      const wamid = await waitFor(async () => wamidOf.get(copy), { what: "its message id" });
+      const status = statusNotification(
+        [failedStatus(wamid, owner, { callbackData: copy.body.biz_opaque_callback_data })],
+        PHONE_NUMBER_ID,
+      );
+      const early = await post(status);
+      expect(early.status).toBe(503);
+      expect(((await early.json()) as { error: { code: string } }).error.code).toBe("NOT_RECORDED_YET");
+      expect(templatesTo(owner)).toEqual([]);
+      release();
+      expect((await created).status).toBe(201);
+      expect((await post(status)).status).toBe(200);
+      expect(templatesTo(owner)).toHaveLength(1);
+    } finally {
+      release();
+      graph.respond(sent);
+    }
+  });
+
+  it("an ended question gets no template", async () => {
+    const owner = String(person);
+    const question = await ask(owner);
+    await stack.api("POST", `/questions/${question.id}/cancel`, {});
+    const calls = messagesTo(owner).length;
+    expect((await post(copyFailed(question))).status).toBe(200);
+    expect(messagesTo(owner)).toHaveLength(calls);
+  });
+});
+
+describe("a reminder outside the 24-hour window: reported, never a template", () => {
+  const reminderTo = (waId: string) =>
+    waitFor(async () => messagesTo(waId).find((call) => call.body.type === "text"), { what: "the reminder" });
+
+  it("refused at once (131047): an ERROR names the question and why", async () => {
+    const owner = String(person);
+    graph.answerOnce((call) => call.method === "messages" && call.body.type === "text", OUTSIDE_WINDOW);
+    const logs = captureLogs();
+    try {
+      const question = await ask(owner, [single], { body: { timeoutSeconds: 60, remindAfterSeconds: [1] } });
+      const line = await waitFor(async () => logs.logged("posting a reminder")[0], { what: "the report" });
+      expect(line).toMatchObject({ level: "ERROR", questionId: question.id, channel: "whatsapp" });
+      expect(line.error.message).toContain("24-hour window is closed (code 131047)");
+      expect(line.error.message).toContain("a reminder is not sent as a template");
+      expect(JSON.stringify(line)).not.toContain(owner);
+    } finally {
+      logs.stop();
+    }
+    await reminderTo(owner);
+    expect(messagesTo(owner).map((call) => call.body.type)).toEqual(["interactive", "text"]);
+  });
+
+  it("taken, then failed in a status (131047): an ERROR names the question, once", async () => {
+    const owner = String(person);
+    const question = await ask(owner, [single], { body: { timeoutSeconds: 60, remindAfterSeconds: [1] } });
+    const reminder = await reminderTo(owner);
+    expect(reminder.body.biz_opaque_callback_data).toBe(`reminder:${question.id}`);
+    const status = statusNotification(
+      [
+        failedStatus(wamidOf.get(reminder) ?? "", owner, {
+          callbackData: reminder.body.biz_opaque_callback_data,
+        }),
+      ],
+      PHONE_NUMBER_ID,
+    );
+    const logs = captureLogs();
+    await post(status);
+    await post(status);
+    logs.stop();
+    const lines = logs.logged("whatsapp reminder not delivered");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: "ERROR", questionId: question.id });
+    expect(lines[0]?.error.message).toContain("a reminder is not sent as a template");
+    expect(messagesTo(owner).map((call) => call.body.type)).toEqual(["interactive", "text"]);
+    expect((await statusOf(question.id)).status).toBe("pending");
   });
 });
 

@@ -23,7 +23,12 @@ export const whatsappWebhook: ChannelWebhookDefinition<typeof whatsapp> = {
   // Meta documents no acknowledgement deadline beyond answering quickly, so the prelude sets none.
   create: (api, context) => ({
     prelude: whatsappSignatureCheck(context.secret("whatsapp/app-secret")),
-    handler: createWhatsappWebhook({ ...context, api, phoneNumberId: context.settings.phoneNumberId }),
+    handler: createWhatsappWebhook({
+      ...context,
+      api,
+      phoneNumberId: context.settings.phoneNumberId,
+      template: context.settings.template,
+    }),
     handshake: createWhatsappHandshake(context.secret("whatsapp/verify-token")),
   }),
 };

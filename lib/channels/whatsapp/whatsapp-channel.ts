@@ -1,12 +1,13 @@
-import type { DeliveryTarget, QuestionRecord } from "../../questions/question-record.ts";
+import type { DeliveryTarget } from "../../questions/question-record.ts";
 import { firstOpenStep } from "../../questions/question-record.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import { browserEntry } from "../answer-in-browser.ts";
 import type { ChatChannel } from "../chat-channel.ts";
 import { reminderText } from "../replies.ts";
-import { OUTSIDE_SERVICE_WINDOW, type WhatsappApi, WhatsappApiError } from "./whatsapp-api.ts";
-import { renderStep, renderTemplate, textMessage } from "./whatsapp-render.ts";
+import type { WhatsappApi } from "./whatsapp-api.ts";
+import { renderStep, textMessage } from "./whatsapp-render.ts";
 import type { WhatsappTemplate } from "./whatsapp-spec.ts";
+import { isWindowClosed, reminderNotSent, sendTemplateInstead, tagged } from "./whatsapp-window.ts";
 
 /**
  * Whether `target` is the chat of the business number with `answerer`. A WhatsApp chat with the business
@@ -28,37 +29,14 @@ export interface WhatsappChannelOptions {
  * so nothing is retired: a tap or reply after the end is told the outcome (the webhook).
  *
  * WhatsApp takes a free-form message only within 24 hours of the person's last message to the business
- * (error 131047 otherwise). Then, with a template configured, the template goes instead — carrying the
- * question's header and the person's own link, so only to their own chat with the page on; else the target
- * fails with that reason.
+ * (error 131047 otherwise, ./whatsapp-window.ts). A send refused at once for it gets the fallback here: with a
+ * template configured, the template goes instead — carrying the question's header and the person's own link,
+ * so only to their own chat with the page on; else the target fails with that reason. A send taken and
+ * failed later gets the same fallback from the webhook. A reminder refused for it fails naming why.
  */
 export function createWhatsappChannel(api: WhatsappApi, options: WhatsappChannelOptions = {}): ChatChannel {
   const links = options.links ?? NO_ANSWER_LINKS;
-
-  async function outsideWindow(
-    record: QuestionRecord,
-    target: DeliveryTarget,
-    privateTo: string | undefined,
-  ) {
-    const why = "WhatsApp's 24-hour window is closed (code 131047)";
-    if (!options.template)
-      throw new WhatsappApiError(
-        "POST /messages",
-        400,
-        `${why} and WHATSAPP_TEMPLATE is not set`,
-        OUTSIDE_SERVICE_WINDOW,
-      );
-    const url = privateTo === undefined ? undefined : await links.urlFor(record, privateTo);
-    if (url === undefined) {
-      throw new WhatsappApiError(
-        "POST /messages",
-        400,
-        `${why}, and the template needs the answerer's own link: the answer page is off or this chat is not theirs`,
-        OUTSIDE_SERVICE_WINDOW,
-      );
-    }
-    return api.send(target.chatId, renderTemplate(record, options.template, url));
-  }
+  const fallback = { api, links, template: options.template };
 
   return {
     name: "whatsapp",
@@ -66,20 +44,23 @@ export function createWhatsappChannel(api: WhatsappApi, options: WhatsappChannel
       const privateTo = isOwnChatOf(target, answerer) ? answerer : undefined;
       let messageId: string;
       try {
-        messageId = await api.send(
-          target.chatId,
-          renderStep(record, firstOpenStep(record), await browserEntry(links, record, privateTo)),
-        );
+        const step = renderStep(record, firstOpenStep(record), await browserEntry(links, record, privateTo));
+        messageId = await api.send(target.chatId, { ...step, ...tagged("question", record.id) });
       } catch (error) {
-        if (!(error instanceof WhatsappApiError) || error.code !== OUTSIDE_SERVICE_WINDOW) throw error;
-        messageId = await outsideWindow(record, target, privateTo);
+        if (!isWindowClosed(error)) throw error;
+        messageId = await sendTemplateInstead(fallback, record, target.chatId, privateTo);
       }
       return { ...target, messageId, ...(privateTo !== undefined && { privateTo }) };
     },
     // Nothing to do: a sent message cannot be edited. A late tap is told the outcome instead.
     async retire() {},
-    async remind(_record, delivery, reminder) {
-      await api.send(delivery.chatId, textMessage(reminderText(reminder)), delivery.messageId);
+    async remind(record, delivery, reminder) {
+      const message = { ...textMessage(reminderText(reminder)), ...tagged("reminder", record.id) };
+      try {
+        await api.send(delivery.chatId, message, delivery.messageId);
+      } catch (error) {
+        throw isWindowClosed(error) ? reminderNotSent() : error;
+      }
     },
   };
 }

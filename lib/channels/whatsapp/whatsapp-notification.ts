@@ -1,11 +1,13 @@
 /**
- * A WhatsApp Cloud API webhook notification → the one inbound type. Only the fields Handraise reads are
- * parsed; status updates (sent, delivered, read, failed), errors and message kinds it does not take (media,
+ * A WhatsApp Cloud API webhook notification → the one inbound type, and the status updates Handraise acts on
+ * (a message that failed because the 24-hour window was closed). Only the fields Handraise reads are parsed;
+ * other status updates (sent, delivered, read), errors and message kinds it does not take (media,
  * reactions, locations) are not errors: Meta must get its 200 for them, or it sends them again for days.
  */
 import * as z from "../../zod.ts";
 import { controlAction, decodeControl } from "../control-codec.ts";
 import type { Inbound } from "../inbound.ts";
+import { OUTSIDE_SERVICE_WINDOW } from "./whatsapp-api.ts";
 
 const reply = z.object({ id: z.string().check(z.maxLength(256)) });
 const messageSchema = z.object({
@@ -38,6 +40,8 @@ export const notificationSchema = z.object({
               metadata: z.optional(z.object({ phone_number_id: z.optional(z.string()) })),
               // Meta batches at most a few; a body is at most the prelude's limit anyway.
               messages: z.optional(z.array(messageSchema).check(z.maxLength(100))),
+              // Each read on its own (statusSchema): a status of a shape Handraise does not read is no 400.
+              statuses: z.optional(z.array(z.unknown()).check(z.maxLength(100))),
             }),
           ),
         }),
@@ -46,6 +50,18 @@ export const notificationSchema = z.object({
   ),
 });
 export type WhatsappNotification = z.infer<typeof notificationSchema>;
+
+/** A status update of a message the business number sent: only what Handraise reads. */
+const statusSchema = z.object({
+  /** The sent message's id (a wamid). */
+  id: z.string().check(z.minLength(1), z.maxLength(256)),
+  status: z.string(),
+  /** The wa_id it was sent to: the chat of the copy. */
+  recipient_id: z.string(),
+  /** What the message was sent with (`biz_opaque_callback_data`), given back in each of its statuses. */
+  biz_opaque_callback_data: z.optional(z.string()),
+  errors: z.optional(z.array(z.object({ code: z.optional(z.number()) }))),
+});
 type WhatsappMessage = z.infer<typeof messageSchema>;
 
 /** A message of the notification, as inbound: what the pipeline takes, or a control no longer valid. */
@@ -118,4 +134,44 @@ function parse(message: WhatsappMessage): ParsedMessage | undefined {
     };
   }
   return undefined;
+}
+
+/** A message the business number sent that WhatsApp failed later because the 24-hour window was closed. */
+export interface ClosedWindowFailure {
+  /** The sent message's id. */
+  messageId: string;
+  /** The wa_id it was sent to. */
+  chatId: string;
+  /** What it was sent with (`biz_opaque_callback_data`), if anything. */
+  callbackData: string | undefined;
+}
+
+/**
+ * The messages of the business number `phoneNumberId` that failed with error 131047: the Cloud API takes a
+ * free-form message outside the 24-hour window (200, a message id) and says so only later, in a `failed`
+ * status. Other statuses, other errors and another number's statuses give nothing.
+ */
+export function closedWindowFailuresOf(
+  notification: WhatsappNotification,
+  phoneNumberId: string,
+): ClosedWindowFailure[] {
+  const out: ClosedWindowFailure[] = [];
+  for (const entry of notification.entry) {
+    for (const change of entry.changes) {
+      if (change.field !== "messages" || change.value?.metadata?.phone_number_id !== phoneNumberId) continue;
+      for (const raw of change.value.statuses ?? []) {
+        const parsed = statusSchema.safeParse(raw);
+        if (!parsed.success) continue;
+        const status = parsed.data;
+        if (status.status !== "failed" || !WA_ID.test(status.recipient_id)) continue;
+        if (!status.errors?.some((error) => error.code === OUTSIDE_SERVICE_WINDOW)) continue;
+        out.push({
+          messageId: status.id,
+          chatId: status.recipient_id,
+          callbackData: status.biz_opaque_callback_data,
+        });
+      }
+    }
+  }
+  return out;
 }

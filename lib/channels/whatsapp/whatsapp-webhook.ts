@@ -5,20 +5,32 @@ import { json } from "../../http/responses.ts";
 import { verifiedWebhook } from "../../http/webhook-prelude.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { SecretValue } from "../../secrets/secrets.ts";
+import type { Telemetry } from "../../telemetry/telemetry.ts";
 import { browserEntry, copyIn } from "../answer-in-browser.ts";
 import type { ChatWebhookDeps } from "../chat-webhook.ts";
 import type { Inbound } from "../inbound.ts";
 import { answerLinkLine, outcomeReplyText, replies, typeYourAnswerText } from "../replies.ts";
 import type { WhatsappApi } from "./whatsapp-api.ts";
-import { messagesOf, notificationSchema, type WhatsappNotification } from "./whatsapp-notification.ts";
+import {
+  closedWindowFailuresOf,
+  messagesOf,
+  notificationSchema,
+  type WhatsappNotification,
+} from "./whatsapp-notification.ts";
 import { fitsText, renderStep, textMessage } from "./whatsapp-render.ts";
 import { answerHandshake } from "./whatsapp-signature.ts";
+import type { WhatsappTemplate } from "./whatsapp-spec.ts";
+import { createClosedWindowHandler } from "./whatsapp-window.ts";
 
 export interface WhatsappWebhookDeps
   extends Pick<ChatWebhookDeps, "store" | "handleInbound" | "now" | "onError" | "links"> {
   api: WhatsappApi;
   /** The business number's id: a notification for another number of the same app is not for this deployment. */
   phoneNumberId: string;
+  /** WHATSAPP_TEMPLATE: sent in place of a copy WhatsApp failed later because the 24-hour window was closed. */
+  template: WhatsappTemplate | undefined;
+  /** Where a copy or reminder that could not reach its reader is reported (with its question's id). */
+  telemetry: Pick<Telemetry, "failed">;
 }
 
 const OK = json(200, {});
@@ -34,11 +46,14 @@ const TEXT_SILENT = new Set<InboundOutcome["kind"]>(["ignored"]);
  * there, in the composition root): each message of the notification — typed text, a tapped list row or reply
  * button — goes through the shared pipeline, and the person is told what happened in their chat. WhatsApp
  * cannot edit the question's message, so a step moves on by posting the next one, and a tap or reply after
- * the end is told the outcome. Always 200 once verified (Meta sends a notification again for days
- * otherwise), unless Handraise itself failed: then the dedupe claim was given back and a retry is wanted.
+ * the end is told the outcome. A message of the business number that WhatsApp failed later because the
+ * 24-hour window was closed (a `failed` status, 131047) gets the channel's fallback (./whatsapp-window.ts).
+ * Always 200 once verified (Meta sends a notification again for days otherwise), unless a retry is wanted:
+ * Handraise itself failed (the dedupe claim was given back), or a failed copy is not recorded yet (a 503).
  * What the person is told is best effort — the outcome already stands.
  */
 export function createWhatsappWebhook(deps: WhatsappWebhookDeps) {
+  const closedWindow = createClosedWindowHandler(deps);
   return async function whatsappWebhook(
     event: APIGatewayProxyEventV2,
   ): Promise<APIGatewayProxyStructuredResultV2> {
@@ -56,6 +71,9 @@ export function createWhatsappWebhook(deps: WhatsappWebhookDeps) {
       }
       const outcome = await deps.handleInbound(message.inbound);
       await respond(message.inbound, outcome, message.messageId);
+    }
+    for (const failure of closedWindowFailuresOf(notification, deps.phoneNumberId)) {
+      await closedWindow(failure);
     }
     return OK;
   };

@@ -23,3 +23,8 @@ export const DISCORD_PRIVATE_KEY = createPrivateKey({
 export function discordSignature(timestamp: string, body: string): string {
   return sign(null, Buffer.from(`${timestamp}${body}`), DISCORD_PRIVATE_KEY).toString("hex");
 }
+
+/** Meta (WhatsApp): `sha256=` + hex HMAC-SHA256(app secret, raw body). */
+export function metaSignature(appSecret: string, body: string): string {
+  return `sha256=${createHmac("sha256", appSecret).update(body).digest("hex")}`;
+}
