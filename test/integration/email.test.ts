@@ -67,6 +67,38 @@ describe("e-mail", () => {
     expect(await (await fetch(url)).text()).toContain("Production");
   });
 
+  it("a link altered or made for someone else answers nothing: 403, the question still waits", async () => {
+    const to = address();
+    const question = await ask(to);
+    const [mail] = await waitFor(async () => (mailsTo(to).length > 0 ? mailsTo(to) : undefined), {
+      what: "the mail",
+    });
+    const url = linkIn(mail?.text ?? "");
+    const sig = new URL(url).searchParams.get("sig") ?? "";
+    const altered = url.replace(sig, `${sig.slice(0, -1)}${sig.endsWith("A") ? "B" : "A"}`);
+    expect((await fetch(altered)).status).toBe(403);
+    expect((await answerThroughLink(altered, { deploy_target: "1" })).status).toBe(403);
+    const asSomeoneElse = `${url.split("?")[0]}?as=${encodeURIComponent("email:mallory@example.com")}&sig=${sig}`;
+    expect((await answerThroughLink(asSomeoneElse, { deploy_target: "1" })).status).toBe(403);
+    expect(await statusOf(stack, question.id)).toBe("pending");
+    await stack.api("POST", `/questions/${question.id}/cancel`, {});
+  });
+
+  it("once the time is up, the mail's link shows that it expired", async () => {
+    const to = address();
+    const question = await ask(to, { timeoutSeconds: 1 });
+    const [mail] = await waitFor(async () => (mailsTo(to).length > 0 ? mailsTo(to) : undefined), {
+      what: "the mail",
+    });
+    const url = linkIn(mail?.text ?? "");
+    await waitFor(async () => ((await statusOf(stack, question.id)) === "expired" ? true : undefined), {
+      what: "the question to expire",
+    });
+    const page = await (await fetch(url)).text();
+    expect(page).toContain("The time to answer this question has run out.");
+    expect((await answerThroughLink(url, { deploy_target: "1" })).status).toBe(409);
+  });
+
   it("refuses to mail anyone but the answerer: that target fails, nothing is sent", async () => {
     const to = address();
     const response = await stack.api("POST", "/questions", {
