@@ -33,7 +33,7 @@ import {
   functionChannels,
   functionSecrets,
   grantsGroup,
-  optionalSecretsOf,
+  OPTIONAL_SECRETS,
   type SecretGrant,
   type SecretName,
 } from "./secrets/secret-catalog.ts";
@@ -227,16 +227,12 @@ export function createCoreServices(
     ready: async (options: { tolerate?: boolean } = {}) => {
       try {
         // The optional ones (infra/secrets.json): without the link secret the answer page is off, without
-        // the notify secret each notification attempt fails and says why, and so on — unless a channel this
-        // function serves needs one (e-mail the link secret). Locally the API may run on named keys alone
-        // (HANDRAISE_API_KEYS); deployed, api-key is the operator's key and must be there.
+        // the notify secret each notification attempt fails and says why, and so on. Locally the API may run
+        // on named keys alone (HANDRAISE_API_KEYS); deployed, api-key is the operator's key and must be there.
         await preloadSecrets(
           secrets,
           fixedSecrets(secretNames),
-          [
-            ...(config.secrets.kind === "env" ? (["api-key"] as const) : []),
-            ...optionalSecretsOf(fn, config.enabledChannels),
-          ],
+          [...(config.secrets.kind === "env" ? (["api-key"] as const) : []), ...OPTIONAL_SECRETS],
           grantsGroup(secretNames, "api-keys") ? ["api-keys"] : [],
         );
       } catch (error) {

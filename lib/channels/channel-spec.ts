@@ -46,11 +46,12 @@ export interface ChannelManifest {
    */
   params?: ChannelParam[];
   /**
-   * The deployment's own optional secrets (infra/secrets.json) this channel cannot work without: required,
-   * like its own secrets, while it is on (e-mail: `link-secret`, since a mail is answered only through its
-   * link).
+   * The deployment's own optional secrets (infra/secrets.json) this channel cannot work without, each with
+   * why (e-mail: `link-secret`, since a mail is answered only through its link). While the channel is on,
+   * `npm run secrets:put -- --channels <name>` stores them and `npm run doctor` reports one missing; the
+   * functions still start without it (docs/architecture.md, "Channels as modules", says why).
    */
-  needs?: string[];
+  needs?: Record<string, string>;
   /**
    * What the channel's readers may do on AWS besides reading its secrets (e-mail: `ses:SendEmail`), as IAM
    * statements infra/deploy/secret-access.cjs adds to each reader's policy. `${param:<name>}` in a value is the

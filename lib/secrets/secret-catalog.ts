@@ -163,25 +163,23 @@ export function isOptionalSecret(name: SecretName): boolean {
 /** The secrets that may be absent: a function starts without them. */
 export const OPTIONAL_SECRETS = SECRET_NAMES.filter(isOptionalSecret);
 
-/**
- * The deployment's own optional secrets a channel cannot work without (its manifest's `needs`: e-mail's
- * `link-secret`): required while it is on.
- */
-export function channelNeeds(channel: ChannelName): FixedSecretName[] {
-  const spec = CHANNEL_SPECS.find((candidate) => candidate.name === channel);
-  // Each names one of infra/secrets.json's optional secrets (test/unit/deploy/channel-params.test.ts).
-  return (spec?.manifest.needs ?? []) as FixedSecretName[];
+/** Every secret a channel needs once it is on: all of them, or the channel refuses to start. */
+export function channelSecrets(channel: ChannelName): FixedSecretName[] {
+  return SECRET_NAMES.filter((name) => secretChannel(name) === channel && !isOptionalSecret(name));
 }
 
 /**
- * Every secret a channel needs once it is on: all of its own but the optional ones, then those it `needs`
- * of the deployment's; without one, the functions that serve it refuse to start.
+ * The deployment's own optional secrets a channel cannot work without, and why (its manifest's `needs`:
+ * e-mail's `link-secret`). `npm run secrets:put` stores them with the channel's and `npm run doctor` checks
+ * them; they stay optional for the functions, which start without them.
  */
-export function channelSecrets(channel: ChannelName): FixedSecretName[] {
-  return [
-    ...SECRET_NAMES.filter((name) => secretChannel(name) === channel && !isOptionalSecret(name)),
-    ...channelNeeds(channel),
-  ];
+export function channelNeeds(channel: ChannelName): { name: FixedSecretName; why: string }[] {
+  const spec = CHANNEL_SPECS.find((candidate) => candidate.name === channel);
+  // Each names one of infra/secrets.json's optional secrets (test/unit/deploy/channel-params.test.ts).
+  return Object.entries(spec?.manifest.needs ?? {}).map(([name, why]) => ({
+    name: name as FixedSecretName,
+    why,
+  }));
 }
 
 /** The secrets a channel may use when they are set, and does without otherwise. */
@@ -217,17 +215,6 @@ export function functionSecrets(fn: FunctionName, channels: ReadonlySet<ChannelN
 /** The channels a function serves in a deployment that enables `channels`: each it may read a secret of. */
 export function functionChannels(fn: FunctionName, channels: ReadonlySet<ChannelName>): ChannelName[] {
   return CHANNEL_NAMES.filter((channel) => channels.has(channel) && channelRole(fn, channel) !== undefined);
-}
-
-/**
- * The optional secrets function `fn` may start without in a deployment that enables `channels`: all of
- * OPTIONAL_SECRETS but those a channel it serves `needs` (with e-mail on, the functions that mail refuse to
- * start without the link secret, as without any other secret of an enabled channel; the answer page and the
- * other platforms' webhooks do not).
- */
-export function optionalSecretsOf(fn: FunctionName, channels: ReadonlySet<ChannelName>): FixedSecretName[] {
-  const needed = new Set(functionChannels(fn, channels).flatMap(channelNeeds));
-  return OPTIONAL_SECRETS.filter((name) => !needed.has(name));
 }
 
 const PLACEHOLDERS = new Set([

@@ -116,13 +116,11 @@ describe("the secret catalog", () => {
         expect(secretChannel(fixed)).toBe(name);
         expect(isOptionalSecret(fixed)).toBe(entry.optional === true);
       }
-      // Its own required secrets, then those of the deployment it `needs` (e-mail: the link secret).
-      const needs = manifest.needs ?? [];
       const required = Object.keys(manifest.secrets).filter((secret) => !manifest.secrets[secret]?.optional);
-      expect(channelSecrets(name as ChannelName)).toEqual([...required, ...needs]);
+      expect(channelSecrets(name as ChannelName)).toEqual(required);
       expect(
         [...channelSecrets(name as ChannelName), ...optionalChannelSecrets(name as ChannelName)].sort(),
-      ).toEqual([...Object.keys(manifest.secrets), ...needs].sort());
+      ).toEqual(Object.keys(manifest.secrets).sort());
     }
   });
 
