@@ -33,6 +33,7 @@ import {
   API_KEY_NAME_PATTERN,
   API_KEY_SCOPES,
   CHANNEL_NAMES,
+  channelNeeds,
   channelSecrets,
   optionalChannelSecrets,
   parseChannelList,
@@ -87,17 +88,21 @@ if (options["api-key"] !== undefined) {
 if (options.scope !== undefined) fail("--scope goes with --api-key <name>");
 
 const answerPage = options["answer-page"] || Boolean(process.env[secretEnvName("link-secret")]);
+// A channel's `needs` (e-mail: the link secret, made here when not given) come with it; each name once.
 const names: SecretName[] = [
-  "api-key",
-  ...(answerPage ? (["link-secret"] as const) : []),
-  ...(options.notifications || process.env[secretEnvName("notify-secret")]
-    ? (["notify-secret"] as const)
-    : []),
-  ...channels.flatMap((channel) => channelSecrets(channel)),
-  // A channel's optional secrets (Mattermost's outgoing-webhook tokens) are stored when their variable is set.
-  ...channels.flatMap((channel) =>
-    optionalChannelSecrets(channel).filter((name) => process.env[secretEnvName(name)]),
-  ),
+  ...new Set<SecretName>([
+    "api-key",
+    ...(answerPage ? (["link-secret"] as const) : []),
+    ...(options.notifications || process.env[secretEnvName("notify-secret")]
+      ? (["notify-secret"] as const)
+      : []),
+    ...channels.flatMap((channel) => channelSecrets(channel)),
+    // A channel's optional secrets (Mattermost's outgoing-webhook tokens) are stored when their variable is set.
+    ...channels.flatMap((channel) =>
+      optionalChannelSecrets(channel).filter((name) => process.env[secretEnvName(name)]),
+    ),
+    ...channels.flatMap((channel) => channelNeeds(channel).map((need) => need.name)),
+  ]),
 ];
 let generatedApiKey: string | undefined;
 let generatedNotifySecret: string | undefined;

@@ -1,9 +1,9 @@
 /**
  * The channels, as the deployment reads them at package time: every folder of lib/channels that holds a
- * manifest.json (its name, secrets and which functions read each, its webhook function). The TypeScript reads
- * the same files through each channel's spec (lib/channels/<name>/<name>-spec.ts); test/unit/channels/
- * channel-list.test.ts holds the two to the same channels. Plain JSON, so CommonJS needs no TypeScript
- * loader at package time.
+ * manifest.json (its name, secrets and which functions read each, its webhook function, its deployment
+ * parameters). The TypeScript reads the same files through each channel's spec
+ * (lib/channels/<name>/<name>-spec.ts); test/unit/channels/channel-list.test.ts holds the two to the same
+ * channels. Plain JSON, so CommonJS needs no TypeScript loader at package time.
  */
 "use strict";
 
@@ -21,4 +21,39 @@ function channelManifests() {
     .map((name) => require(join(CHANNELS_DIR, name, "manifest.json")));
 }
 
-module.exports = { channelManifests };
+/**
+ * Every channel's deployment parameters (manifest.json `params`): `{channel, name, env, required}`, the
+ * serverless.yml parameter and the provider environment variable it becomes.
+ */
+function channelParams(manifests = channelManifests()) {
+  return manifests.flatMap((manifest) =>
+    (manifest.params ?? []).map((param) => ({
+      channel: manifest.name,
+      ...param,
+      required: param.required === true,
+    })),
+  );
+}
+
+/**
+ * Stops packaging when a channel of `enabled` lacks a required parameter in `values`: each function would
+ * otherwise refuse to start (lib/config.ts), every cold start, after a deploy that went through.
+ * @param {Set<string>} enabled
+ * @param {Record<string, unknown>} values
+ */
+function requireChannelParams(enabled, values, manifests = channelManifests()) {
+  const missing = channelParams(manifests).filter(
+    (param) => param.required && enabled.has(param.channel) && String(values[param.name] ?? "").trim() === "",
+  );
+  if (missing.length === 0) return;
+  throw new Error(
+    missing
+      .map(
+        (param) =>
+          `params.${param.name} is required while its channel is on (${param.channel}: --param="${param.name}=<value>")`,
+      )
+      .join("; "),
+  );
+}
+
+module.exports = { channelManifests, channelParams, requireChannelParams };

@@ -5,14 +5,15 @@
  * one AWS::IAM::Policy on the function's role, and the function made to wait for it (a function must not
  * run before it may read its secrets). A function that reads no secret gets no policy. The grant
  * `api-keys/*` (the named API keys, read all at once) is `ssm:GetParametersByPath` on the one path
- * `<prefix>/api-keys` and nothing else: no GetParameter on any key by name.
+ * `<prefix>/api-keys` and nothing else: no GetParameter on any key by name. An enabled channel whose manifest's
+ * required `params` (its settings that are not secrets) are left empty stops packaging here, naming each.
  *
  * Read at package time by the Serverless Framework's `${file(...)}`; pure data in, CloudFormation out.
  */
 "use strict";
 
 const catalog = require("../secrets.json");
-const { channelManifests } = require("./channels.cjs");
+const { channelManifests, channelParams, requireChannelParams } = require("./channels.cjs");
 const { capitalized, deployedFunctions, onOff } = require("./deployment.cjs");
 
 const MANIFESTS = channelManifests();
@@ -53,16 +54,21 @@ function functionSecrets(fn, channels) {
 
 /**
  * The AWS permissions of the enabled channels' manifests (`permissions`) that `fn` needs, as IAM statements;
- * `params` holds the deployment parameters their values name (`${param:<name>}`).
+ * `params` holds the deployment parameters their values name (`${param:<name>}`, one of the channel's own
+ * required `params`, so requireChannelParams has seen it set).
  */
 function channelStatements(fn, channels, params) {
-  const resolve = (text) =>
-    String(text).replace(/\$\{param:([A-Za-z0-9]+)\}/g, (_, name) => {
-      if (!(name in params)) throw new Error(`a channel's permission names an unknown parameter "${name}"`);
-      if (!params[name]) throw new Error(`params.${name} is required while its channel is on`);
-      return params[name];
-    });
   return MANIFESTS.filter((manifest) => channels.has(manifest.name)).flatMap((manifest) => {
+    const own = channelParams([manifest]).filter((param) => param.required);
+    const resolve = (text) =>
+      String(text).replace(/\$\{param:([A-Za-z0-9]+)\}/g, (_, name) => {
+        if (!own.some((param) => param.name === name)) {
+          throw new Error(
+            `the ${manifest.name} channel's permission names "${name}", not a required one of its params`,
+          );
+        }
+        return params[name];
+      });
     const role = channelRole(fn, manifest);
     return (manifest.permissions ?? [])
       .filter((permission) => role !== undefined && permission.readBy.includes(role))
@@ -83,9 +89,6 @@ function channelStatements(fn, channels, params) {
   });
 }
 
-/** The parameters channels' permissions may name, each required once its channel is on. */
-const PERMISSION_PARAMS = ["emailFrom"];
-
 /** The groups read by path (lib/secrets/secret-catalog.ts SecretGroup): grant `<group>/*`. */
 const GROUPS = ["api-keys"];
 
@@ -99,6 +102,7 @@ const parameterArn = (prefix, name) => ({
  */
 function secretAccess({ channels, ssmPrefix, kmsKeyArn, durable = false, params = {} }) {
   const enabled = parseChannels(channels);
+  requireChannelParams(enabled, params, MANIFESTS);
   const prefix = String(ssmPrefix).replace(/\/+$/, "");
   const Resources = {};
   const extensions = {};
@@ -157,9 +161,10 @@ module.exports = async ({ resolveVariable }) =>
     ssmPrefix: await resolveVariable("param:ssmPrefix"),
     kmsKeyArn: await resolveVariable("param:secretsKmsKeyArn"),
     durable: onOff("params.durable", await resolveVariable("param:durable")),
+    // Every channel's parameters (manifest.json `params`), so one left empty while its channel is on stops here.
     params: Object.fromEntries(
       await Promise.all(
-        PERMISSION_PARAMS.map(async (name) => [name, await resolveVariable(`param:${name}`)]),
+        channelParams(MANIFESTS).map(async ({ name }) => [name, await resolveVariable(`param:${name}`)]),
       ),
     ),
   });

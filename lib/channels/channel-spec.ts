@@ -40,11 +40,34 @@ export interface ChannelManifest {
   onLocally?: string;
   secrets: Record<string, ChannelSecret>;
   /**
+   * Its settings that are not secrets, as deployed: each a serverless.yml parameter that the provider
+   * environment passes on as `env`. infra/deploy/secret-access.cjs stops packaging when a `required` one is
+   * empty while the channel is on; the spec's settings (`need`) require the same variables at start.
+   */
+  params?: ChannelParam[];
+  /**
+   * The deployment's own optional secrets (infra/secrets.json) this channel cannot work without, each with
+   * why (e-mail: `link-secret`, since a mail is answered only through its link). While the channel is on,
+   * `npm run secrets:put -- --channels <name>` stores them and `npm run doctor` reports one missing; the
+   * functions still start without it (docs/architecture.md, "Channels as modules", says why).
+   */
+  needs?: Record<string, string>;
+  /**
    * What the channel's readers may do on AWS besides reading its secrets (e-mail: `ses:SendEmail`), as IAM
    * statements infra/deploy/secret-access.cjs adds to each reader's policy. `${param:<name>}` in a value is the
    * deployment's parameter; `${AWS::…}` in the resource is CloudFormation's.
    */
   permissions?: ChannelPermission[];
+}
+
+/** One deployment parameter of a channel: `manifest.json` `params[]`. */
+export interface ChannelParam {
+  /** Its name in serverless.yml `params` (`--param="<name>=<value>"`). */
+  name: string;
+  /** The provider environment variable it becomes (the spec's variable). */
+  env: string;
+  /** Must be set while the channel is on (absent or false: optional). */
+  required?: boolean;
 }
 
 export interface ChannelPermission {

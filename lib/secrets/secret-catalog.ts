@@ -168,6 +168,20 @@ export function channelSecrets(channel: ChannelName): FixedSecretName[] {
   return SECRET_NAMES.filter((name) => secretChannel(name) === channel && !isOptionalSecret(name));
 }
 
+/**
+ * The deployment's own optional secrets a channel cannot work without, and why (its manifest's `needs`:
+ * e-mail's `link-secret`). `npm run secrets:put` stores them with the channel's and `npm run doctor` checks
+ * them; they stay optional for the functions, which start without them.
+ */
+export function channelNeeds(channel: ChannelName): { name: FixedSecretName; why: string }[] {
+  const spec = CHANNEL_SPECS.find((candidate) => candidate.name === channel);
+  // Each names one of infra/secrets.json's optional secrets (test/unit/deploy/channel-params.test.ts).
+  return Object.entries(spec?.manifest.needs ?? {}).map(([name, why]) => ({
+    name: name as FixedSecretName,
+    why,
+  }));
+}
+
 /** The secrets a channel may use when they are set, and does without otherwise. */
 export function optionalChannelSecrets(channel: ChannelName): FixedSecretName[] {
   return SECRET_NAMES.filter((name) => secretChannel(name) === channel && isOptionalSecret(name));

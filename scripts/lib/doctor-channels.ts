@@ -21,7 +21,12 @@ import { createTelegramApi } from "../../lib/channels/telegram/telegram-api.ts";
 import { createWhatsappApi } from "../../lib/channels/whatsapp/whatsapp-api.ts";
 import type { Config } from "../../lib/config.ts";
 import { ConfigError } from "../../lib/config-error.ts";
-import { type ChannelName, channelSecrets, type FixedSecretName } from "../../lib/secrets/secret-catalog.ts";
+import {
+  type ChannelName,
+  channelNeeds,
+  channelSecrets,
+  type FixedSecretName,
+} from "../../lib/secrets/secret-catalog.ts";
 import { type Secrets, secretValue } from "../../lib/secrets/secrets.ts";
 import { type Check, describeFailure, fail, pass, shownUrl } from "./doctor-checks.ts";
 
@@ -42,12 +47,16 @@ export interface SecretPlace {
 /** Platform calls get this long in all, retries included: a person runs this from afar. */
 const PLATFORM_DEADLINE_MS = 10_000;
 
-/** The channel's secrets: all there and well-formed, or which are not. Throws when they cannot be read. */
+/**
+ * The channel's secrets, and the deployment's it cannot work without (its `needs`: e-mail's link secret):
+ * all there and well-formed, or which are not. Throws when they cannot be read.
+ */
 export async function checkChannelSecrets(
   place: SecretPlace,
   channel: ChannelName,
 ): Promise<{ check: Check; complete: boolean }> {
-  const names = channelSecrets(channel);
+  const needs = channelNeeds(channel);
+  const names = [...channelSecrets(channel), ...needs.map((need) => need.name)];
   const missing: FixedSecretName[] = [];
   const malformed: string[] = [];
   for (const name of names) {
@@ -69,9 +78,16 @@ export async function checkChannelSecrets(
     };
   }
   if (missing.length > 0) {
+    // A secret of the deployment's own says why this channel wants it.
+    const shown = missing.map((name) => {
+      const need = needs.find((candidate) => candidate.name === name);
+      return need
+        ? `${place.nameOf(name)} (${channel} cannot work without it: ${need.why})`
+        : place.nameOf(name);
+    });
     return {
       check: fail(
-        `${channel} ${missing.length > 1 ? "secrets are" : "secret is"} missing ${place.where}: ${missing.map(place.nameOf).join(", ")}`,
+        `${channel} ${missing.length > 1 ? "secrets are" : "secret is"} missing ${place.where}: ${shown.join(", ")}`,
         place.storeFix(names, channel),
       ),
       complete: false,

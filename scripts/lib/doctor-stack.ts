@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import type { ApiKey, ApiKeyScope } from "../../lib/auth/api-keys.ts";
 import { CHANNEL_SPECS } from "../../lib/channels/channel-specs.ts";
 import { networkCode, parseJsonOrUndefined } from "../../lib/http/outbound.ts";
-import type { ChannelName } from "../../lib/secrets/secret-catalog.ts";
+import { type ChannelName, parseChannelList } from "../../lib/secrets/secret-catalog.ts";
 import { type Check, fail, pass } from "./doctor-checks.ts";
 
 /** The parts of the API's bodies the doctor reads (docs/api.md); any may be missing. */
@@ -202,6 +202,31 @@ export async function checkKeyScope(
 const WEBHOOK_CHANNELS: ChannelName[] = CHANNEL_SPECS.filter(
   (spec) => spec.manifest.webhook !== undefined,
 ).map((spec) => spec.name);
+
+/**
+ * The channels without a webhook (e-mail), which no probe can find on or off: on when the settings given to
+ * the doctor say so, as lib/config.ts reads them — listed in HANDRAISE_CHANNELS, or, without that list, their
+ * manifest's `onLocally` variable set (deployed: the deploy parameter's value, as the other settings).
+ */
+export function channelsSaidOn(env: Record<string, string | undefined>): ChannelFindings {
+  const listed = env.HANDRAISE_CHANNELS?.trim()
+    ? parseChannelList(env.HANDRAISE_CHANNELS).channels
+    : undefined;
+  const on = CHANNEL_SPECS.filter((spec) => {
+    if (spec.manifest.webhook !== undefined) return false;
+    if (listed) return listed.includes(spec.name);
+    const variable = spec.manifest.onLocally;
+    return variable !== undefined && Boolean(env[variable]);
+  });
+  return {
+    on: on.map((spec) => spec.name),
+    checks: on.map((spec) =>
+      pass(
+        `${spec.name} on, as this environment says (${listed ? "HANDRAISE_CHANNELS lists it" : `${spec.manifest.onLocally} is set`})`,
+      ),
+    ),
+  };
+}
 
 export interface ChannelFindings {
   /** The channels the stack has on, failing ones included. */

@@ -4,7 +4,8 @@
  * docs/deploy.md ("After deploying: npm run doctor") shows it at work.
  *
  * In order: the API and the key (and what the key may do); which channels the stack has on — as its
- * webhooks say, the stack's own configuration seen from outside; whether the answer page is on; each
+ * webhooks say, the stack's own configuration seen from outside, and for a channel without a webhook
+ * (e-mail) as the settings given here say; whether the answer page is on; each
  * enabled channel's secrets, and its registration read back from the platform with them; and with `--ask`,
  * one real question end to end.
  *
@@ -37,6 +38,7 @@ import { askEndToEnd } from "./doctor-ask.ts";
 import { checkChannelSecrets, checkRegistration, type SecretPlace } from "./doctor-channels.ts";
 import { type Check, describeFailure, fail, lineOf, pass } from "./doctor-checks.ts";
 import {
+  channelsSaidOn,
   checkApi,
   checkKeyScope,
   createStackClient,
@@ -146,8 +148,10 @@ export async function runDoctor(io: DoctorIo): Promise<number> {
   }
 
   if (stopped()) return stoppedExit();
-  const channels = await probeChannels(client);
-  channels.checks.forEach(print);
+  const probed = await probeChannels(client);
+  const said = channelsSaidOn(io.env);
+  const channels = { on: [...probed.on, ...said.on] };
+  [...probed.checks, ...said.checks].forEach(print);
   print(await answerPageCheck(client, place, wrongStage));
 
   if (place !== undefined) {

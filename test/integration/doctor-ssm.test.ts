@@ -48,7 +48,7 @@ afterAll(async () => {
  * The doctor as run after a deploy: the stage's URL and key, and a shell that still holds the values it
  * stored with `npm run secrets:put` — which must not count, SSM's are the deployment's.
  */
-async function doctor(argv: string[], key = API_KEY) {
+async function doctor(argv: string[], key = API_KEY, settings: Record<string, string> = {}) {
   let stdout = "";
   const io: DoctorIo = {
     argv: ["--stage", "test", ...argv],
@@ -57,6 +57,7 @@ async function doctor(argv: string[], key = API_KEY) {
       HANDRAISE_API_KEY: key,
       TELEGRAM_BOT_TOKEN: "1:a-stale-token-in-the-shell",
       TELEGRAM_API_BASE: telegram.url,
+      ...settings,
     },
     stdout: (text) => {
       stdout += text;
@@ -143,6 +144,40 @@ describe("npm run doctor --stage: secrets from SSM, as deployed", () => {
       );
     } finally {
       ssm.put(`${PREFIX}/telegram/bot-token`, BOT_TOKEN);
+    }
+  });
+
+  it("e-mail on (its sender given, as deployed) without the stage's link-secret: ✗ naming it and the secrets:put that stores it", async () => {
+    // E-mail has no webhook to ask: the doctor takes it as on from the settings given to it.
+    const email = { HANDRAISE_EMAIL_FROM: "approvals@example.com" };
+    // Only the lines about e-mail and the link secret: the tests above restored Telegram's secrets, which the
+    // stack may still hold as they were for its cache age.
+    const aboutEmail = (lines: string[]) =>
+      lines.filter(
+        (line) => line.startsWith("✗") && (line.includes("email") || line.includes("link-secret")),
+      );
+    const run = await doctor([], API_KEY, email);
+    expect(run.exit).toBe(1);
+    expect(run.lines).toContain("✓ email on, as this environment says (HANDRAISE_EMAIL_FROM is set)");
+    expect(aboutEmail(run.lines)).toEqual([
+      `✗ email secret is missing in SSM under ${PREFIX}: link-secret (email cannot work without it: a mail is answered only through its link) — store it with npm run secrets:put -- --stage test --channels email`,
+    ]);
+    // Without e-mail, no link-secret is wanted: the answer page is merely off.
+    expect(aboutEmail((await doctor([])).lines)).toEqual([]);
+
+    ssm.put(`${PREFIX}/link-secret`, "ssm-doctor-link-secret-0123456789abcdef");
+    try {
+      // Stored, it is picked up within the cache age (1 s here): no deploy, no restart.
+      await waitFor(
+        async () => ((await fetch(`${stack.httpUrl}/answer/x?sig=x`)).status === 403 ? true : undefined),
+        { what: "the answer page to turn on" },
+      );
+      const fixed = await doctor([], API_KEY, email);
+      expect(aboutEmail(fixed.lines)).toEqual([]);
+      expect(fixed.lines).toContain(`✓ email secrets in SSM under ${PREFIX}: link-secret`);
+      expect(fixed.lines).toContain("✓ email: nothing to register with the platform");
+    } finally {
+      ssm.parameters.delete(`${PREFIX}/link-secret`);
     }
   });
 

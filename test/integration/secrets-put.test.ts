@@ -175,6 +175,25 @@ describe("npm run secrets:put", { timeout: 120_000 }, () => {
     expect(ssm.parameters.get("/handraise/made/link-secret")?.value).toBe(secret);
   });
 
+  it("--channels email stores the link secret e-mail needs, made when not given (once, with --answer-page too)", async () => {
+    const mail = await secretsPut(["--stage", "mail", "--channels", "email", "--answer-page"], {
+      HANDRAISE_API_KEY: "web-api-key-0123456789abcdef",
+    });
+    expect(mail.code, mail.output).toBe(0);
+    expect(ssm.parameters.get("/handraise/mail/link-secret")?.value).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const writes = ssm.calls
+      .filter((call) => call.operation === "PutParameter")
+      .map((call) => call.body.Name);
+    expect(writes.filter((name) => name === "/handraise/mail/link-secret")).toHaveLength(1);
+
+    // --channels email alone: e-mail's need makes one all the same.
+    const alone = await secretsPut(["--stage", "alone", "--channels", "email"], {
+      HANDRAISE_API_KEY: "web-api-key-0123456789abcdef",
+    });
+    expect(alone.code, alone.output).toBe(0);
+    expect(ssm.parameters.get("/handraise/alone/link-secret")?.value).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
   it("refuses a placeholder or a missing value, naming each variable, and stores nothing", async () => {
     const { code, output } = await secretsPut(["--channels", "telegram,slack"], {
       TELEGRAM_BOT_TOKEN: TELEGRAM.TELEGRAM_BOT_TOKEN,

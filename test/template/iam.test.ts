@@ -570,9 +570,23 @@ describe("IAM roles of the packaged template", () => {
   it("with channels on, let each function read exactly its parameters; a webhook only its platform's", async () => {
     const channels = ["telegram", "slack", "discord", "mattermost", "teams", "whatsapp", "gchat"];
     const key = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
+    // Each channel's required settings (its manifest's `params`): without them packaging stops.
+    const settings = {
+      discordApplicationId: "80351110224678912",
+      discordPublicKey: "a".repeat(64),
+      mattermostUrl: "https://chat.example.com",
+      teamsAppId: "00000000-0000-0000-0000-000000000001",
+      teamsTenantId: "example.onmicrosoft.com",
+      whatsappPhoneNumberId: "106540352242922",
+      googleChatProjectNumber: "123456789012",
+    };
     const copy = await packageCopy(
       {},
-      [`--param=channels=${channels.join(",")}`, `--param=secretsKmsKeyArn=${key}`],
+      [
+        `--param=channels=${channels.join(",")}`,
+        `--param=secretsKmsKeyArn=${key}`,
+        ...Object.entries(settings).map(([name, value]) => `--param=${name}=${value}`),
+      ],
       { bundles: "reuse" },
     );
     try {
