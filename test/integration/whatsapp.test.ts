@@ -531,6 +531,29 @@ describe("outside the 24-hour window, reported later in a failed status (131047)
     ]);
   });
 
+  it("a template the Graph API failed to take (5xx) is sent when Meta sends the status again", async () => {
+    const owner = String(person);
+    const question = await ask(owner);
+    const status = copyFailed(question);
+    graph.answerOnce((call) => call.body?.type === "template", {
+      status: 500,
+      body: { error: { message: "(#2) Service temporarily unavailable", type: "OAuthException", code: 2 } },
+    });
+    // Nothing went: the webhook fails, so Meta keeps the status and sends it again.
+    expect((await post(status)).status).toBeGreaterThanOrEqual(500);
+    expect((await post(status)).status).toBe(200);
+    expect((await post(status)).status).toBe(200);
+    const templates = templatesTo(owner);
+    // The one refused and the one taken: exactly one went.
+    expect(templates).toHaveLength(2);
+    const after = await statusOf(question.id);
+    expect(after.deliveries).toHaveLength(2);
+    expect(after.deliveries[1]).toMatchObject({
+      chatId: owner,
+      messageId: wamidOf.get(templates[1] as RecordedCall),
+    });
+  });
+
   it("a reply to the template answers its question (not the person's oldest)", async () => {
     const owner = String(person);
     const oldest = await ask(owner);

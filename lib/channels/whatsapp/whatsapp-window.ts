@@ -6,12 +6,13 @@
  * configured template, carrying the question's header and the answerer's own link, to the answerer's own
  * chat; else the reason, for the operator. A reminder gets no template: it only reports.
  */
+
 import { HttpError } from "../../http/http-errors.ts";
 import type { Delivery, QuestionRecord } from "../../questions/question-record.ts";
 import type { QuestionStore } from "../../store/question-store.ts";
 import { idsOf, refOf, type Telemetry } from "../../telemetry/telemetry.ts";
 import type { AnswerLinks } from "../../web/answer-link.ts";
-import { copyIn } from "../answer-in-browser.ts";
+import { PlatformApiError } from "../platform-api-error.ts";
 import { OUTSIDE_SERVICE_WINDOW, type WhatsappApi, WhatsappApiError } from "./whatsapp-api.ts";
 import type { ClosedWindowFailure } from "./whatsapp-notification.ts";
 import { renderTemplate, type WhatsappMessage } from "./whatsapp-render.ts";
@@ -91,6 +92,32 @@ export interface ClosedWindowDeps extends TemplateFallback {
   now: () => number;
 }
 
+/**
+ * How long after a question's copies were posted (when it was asked, or escalated) a failed status may still
+ * come before its copy is recorded: a copy is recorded once every target of its posting was tried.
+ */
+const NOT_RECORDED_GRACE_MS = 5 * 60 * 1000;
+
+/** When the question's copies were last posted by its own steps: asked, or escalated. */
+function latestPostingMs(record: QuestionRecord): number {
+  const escalatedAt =
+    record.escalate === undefined ? undefined : record.createdAtMs + record.escalate.afterSeconds * 1000;
+  return Math.max(record.createdAtMs, escalatedAt ?? record.createdAtMs);
+}
+
+/** A refusal a retry cannot change: the window's own (no template, no link) or a 4xx other than 429. */
+function isFinalRefusal(error: unknown): boolean {
+  if (isWindowClosed(error)) return true;
+  const status = (error as { status?: unknown }).status;
+  return (
+    error instanceof PlatformApiError &&
+    typeof status === "number" &&
+    status >= 400 &&
+    status < 500 &&
+    status !== 429
+  );
+}
+
 /** Longer than Meta sends a notification again (days). */
 const CLAIM_TTL_SECONDS = 7 * 86_400;
 
@@ -130,6 +157,10 @@ export function createClosedWindowHandler(deps: ClosedWindowDeps) {
     try {
       messageId = await sendTemplateInstead(deps, record, copy.chatId, copy.privateTo);
     } catch (error) {
+      // A refusal a retry cannot change (no template, no link for this chat, a 4xx of the Graph API) is
+      // reported; anything passing (a 429, a 5xx, no answer) is thrown, so the claim is given back and the
+      // webhook's 5xx has Meta send the status again.
+      if (!isFinalRefusal(error)) throw error;
       telemetry.failed("whatsapp copy not delivered", error, ids);
       return;
     }
@@ -163,8 +194,20 @@ export function createClosedWindowHandler(deps: ClosedWindowDeps) {
     if (id === undefined) return;
     const record = await store.get(id, now());
     if (record?.status !== "pending") return;
-    const copy = copyIn(record, "whatsapp", failure.chatId, failure.messageId);
+    // By its message id alone: Meta's wa_id in the status may be written otherwise than the chat id the copy
+    // was sent to (a country's extra digit), and a message id names one message.
+    const copy = record.deliveries.find(
+      (delivery) => delivery.channel === "whatsapp" && delivery.messageId === failure.messageId,
+    );
     if (copy === undefined) {
+      if (now() - latestPostingMs(record) > NOT_RECORDED_GRACE_MS) {
+        // Not a copy on its way: one whose recording failed. Nothing can be sent in its place; say so once.
+        return once(failure, async () =>
+          telemetry.failed("whatsapp failed status names no recorded copy", windowClosedError(""), {
+            questionId: record.id,
+          }),
+        );
+      }
       // The status came before the delivery was written: Meta sends a notification again after a non-200.
       throw new HttpError(
         503,
