@@ -274,8 +274,8 @@ export function createServices(
     telemetry,
   });
   const waitForQuestion = createWaitForQuestion({ store, now, sleep });
-  // Each function's own use cases (the question API, the chat pipeline, the timers, the run-status consumer)
-  // are built in its handler (lib/handlers/), so a bundle carries only the ones its function runs.
+  // The use cases only one function runs (the question API, the chat pipeline, the timers, the run-status
+  // consumer) are built in its handler (lib/handlers/), so no other bundle carries them.
   return {
     config,
     secrets,
