@@ -13,7 +13,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createServer } from "./local-server.ts";
+import { createServer, replyRestJson } from "./local-server.ts";
 
 /** What a test hands over for a callback: the durable SDK test runner's operation fits it. */
 export interface DurableCallbackTarget {
@@ -52,7 +52,7 @@ export async function startLocalDurableCallbacks(options: {
     const body = Buffer.concat(chunks);
     const match = ROUTE.exec(new URL(req.url ?? "/", "http://local").pathname);
     if (req.method !== "POST" || !match?.[1] || !match[2]) {
-      return reply(res, 404, { message: "Not Found" }, "ResourceNotFoundException");
+      return replyRestJson(res, 404, { message: "Not Found" }, "ResourceNotFoundException");
     }
     const callbackId = decodeURIComponent(match[1]);
     const action = match[2];
@@ -60,7 +60,7 @@ export async function startLocalDurableCallbacks(options: {
     const status = target?.getStatus?.();
     if (!target || (status !== undefined && status !== "STARTED")) {
       calls.push({ action, callbackId, outcome: "CallbackTimeoutException" });
-      return reply(
+      return replyRestJson(
         res,
         400,
         { message: "The callback has timed out or has already been completed." },
@@ -77,12 +77,12 @@ export async function startLocalDurableCallbacks(options: {
       await target.sendCallbackHeartbeat();
     }
     calls.push({ action, callbackId, outcome: "completed" });
-    reply(res, 200, {});
+    replyRestJson(res, 200, {});
   }
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      reply(
+      replyRestJson(
         res,
         500,
         { message: error instanceof Error ? error.message : String(error) },
@@ -106,13 +106,4 @@ export async function startLocalDurableCallbacks(options: {
         server.close(() => resolve());
       }),
   };
-}
-
-function reply(res: ServerResponse, status: number, body: unknown, errorType?: string): void {
-  if (res.headersSent) return;
-  res.writeHead(status, {
-    "content-type": "application/json",
-    ...(errorType !== undefined && { "x-amzn-errortype": errorType }),
-  });
-  res.end(JSON.stringify(body));
 }

@@ -1,4 +1,9 @@
-import { createServer as createNodeServer, type RequestListener, type Server } from "node:http";
+import {
+  createServer as createNodeServer,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 
 /**
  * An HTTP server of the local stack. The AWS SDK's and fetch's agents keep idle sockets and reuse them; a
@@ -10,4 +15,17 @@ export function createServer(listener: RequestListener): Server {
   server.keepAliveTimeout = 120_000;
   server.headersTimeout = 121_000;
   return server;
+}
+
+/**
+ * A reply of an AWS REST JSON API (SES v2, Scheduler, Lambda's durable callbacks): the JSON body and, for an
+ * error, its code in `x-amzn-errortype`, where the SDK reads it. Nothing once a reply was sent.
+ */
+export function replyRestJson(res: ServerResponse, status: number, body: unknown, errorType?: string): void {
+  if (res.headersSent) return;
+  res.writeHead(status, {
+    "content-type": "application/json",
+    ...(errorType !== undefined && { "x-amzn-errortype": errorType }),
+  });
+  res.end(JSON.stringify(body));
 }

@@ -20,7 +20,7 @@
 
 import type { AddressInfo } from "node:net";
 import { createFaultSwitch, type FaultSwitch } from "./faults.ts";
-import { createServer } from "./local-server.ts";
+import { createServer, replyRestJson } from "./local-server.ts";
 
 export interface LocalSchedule {
   name: string;
@@ -262,13 +262,7 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const reply = (status: number, body: unknown, code?: string) => {
-      res.writeHead(status, {
-        "content-type": "application/json",
-        ...(code !== undefined && { "x-amzn-errortype": code }),
-      });
-      res.end(JSON.stringify(body));
-    };
+    const reply = (status: number, body: unknown, code?: string) => replyRestJson(res, status, body, code);
     try {
       const url = new URL(req.url ?? "/", "http://local");
       const match = /^\/schedules\/([^/]+)$/.exec(url.pathname);

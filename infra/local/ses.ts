@@ -7,7 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
-import { createServer } from "./local-server.ts";
+import { createServer, replyRestJson } from "./local-server.ts";
 
 export interface SentMail {
   messageId: string;
@@ -55,13 +55,7 @@ export async function startLocalSes(options: {
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const reply = (status: number, body: unknown, code?: string) => {
-      res.writeHead(status, {
-        "content-type": "application/json",
-        ...(code !== undefined && { "x-amzn-errortype": code }),
-      });
-      res.end(JSON.stringify(body));
-    };
+    const reply = (status: number, body: unknown, code?: string) => replyRestJson(res, status, body, code);
     if (req.method !== "POST" || req.url?.split("?")[0] !== "/v2/email/outbound-emails") {
       return reply(404, { message: `${req.method} ${req.url} is not served locally` }, "NotFoundException");
     }

@@ -8,7 +8,7 @@ import type { QuestionRecord } from "../questions/question-record.ts";
 import { CONDITION_FAILED, conditionally, type DynamoDbTable } from "./dynamodb-table.ts";
 import { INDEX, keys } from "./keys.ts";
 import {
-  closedItem,
+  closedResult,
   newQuestionItem,
   pendingIndexKeys,
   type QuestionItem,
@@ -128,11 +128,7 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
       );
       const before = out === CONDITION_FAILED ? undefined : itemOf(out.Attributes);
       if (!before) return notPending(id, nowMs);
-      return {
-        kind: "closed",
-        record: toRecord(closedItem(before, outcome, nowMs), nowMs),
-        taskToken: before.taskToken,
-      };
+      return closedResult(before, outcome, nowMs);
     },
 
     async saveDraft(id, draft, step, nowMs) {

@@ -16,6 +16,7 @@ import { ttlAfter } from "./dynamodb-table.ts";
 import { CREATED_ORDER, INDEX, keys, PENDING_INDEX_PROJECTION } from "./keys.ts";
 import {
   closedItem,
+  closedResult,
   newQuestionItem,
   outcomeAttributes,
   pendingIndexKeys,
@@ -269,11 +270,7 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
         ),
       );
       if (!before) return notPending(id, nowMs);
-      return {
-        kind: "closed",
-        record: toRecord(closedItem(before, outcome, nowMs), nowMs),
-        taskToken: before.taskToken,
-      };
+      return closedResult(before, outcome, nowMs);
     },
 
     async saveDraft(id, draft, step, nowMs) {

@@ -11,7 +11,7 @@ import {
 } from "../questions/question-record.ts";
 import { ttlAfter } from "./dynamodb-table.ts";
 import { CREATED_ORDER, INDEX, keys } from "./keys.ts";
-import type { NewQuestion, Outcome } from "./question-store.ts";
+import type { CloseResult, NewQuestion, Outcome } from "./question-store.ts";
 
 /** Stored item of a question (the record plus storage-only attributes). */
 export interface QuestionItem extends Omit<QuestionRecord, "status" | "answerers"> {
@@ -133,4 +133,13 @@ export function outcomeAttributes(outcome: Outcome, nowMs: number): Partial<Ques
 export function closedItem(before: QuestionItem, outcome: Outcome, nowMs: number): QuestionItem {
   const { taskToken: _token, draft: _draft, step: _step, ...rest } = before;
   return { ...rest, ...outcomeAttributes(outcome, nowMs) };
+}
+
+/** What closing gives its caller, from the item before the write: the closed record and the token to resume. */
+export function closedResult(before: QuestionItem, outcome: Outcome, nowMs: number): CloseResult {
+  return {
+    kind: "closed",
+    record: toRecord(closedItem(before, outcome, nowMs), nowMs),
+    taskToken: before.taskToken,
+  };
 }
