@@ -25,6 +25,7 @@ const { capitalized } = require("./deployment.cjs");
 
 const ROOT = join(__dirname, "..", "..");
 const METHODS = ["POST", "GET", "PUT", "PATCH", "DELETE"];
+const FIELDS = ["$comment", "methods", "timeout", "writesMessageIndex", "reservedConcurrency", "urlOutput"];
 
 /** `slackWebhook` → `slack-webhook` (its inline policy's name). */
 const kebab = (name) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
@@ -46,6 +47,11 @@ function webhooks(manifests = channelManifests()) {
       }
       if (spec === null || typeof spec !== "object") {
         throw problem(`"webhookFunction" must say how ${fn} deploys`);
+      }
+      // A misspelt field would otherwise deploy the default silently.
+      const unknown = Object.keys(spec).filter((field) => !FIELDS.includes(field));
+      if (unknown.length > 0) {
+        throw problem(`webhookFunction has no field ${unknown.join(", ")} (${FIELDS.slice(1).join(", ")})`);
       }
       // Its row lists its secrets that are not the channel's (link-secret) and makes it a known function.
       if (!(fn in catalog.functions)) {

@@ -187,6 +187,9 @@ describe("packaging stops on a webhook its manifest gets wrong", () => {
     expect(broken((m) => Object.assign(spec(m), { methods: ["POST", "POST"] }))).toThrow("each once");
     expect(broken((m) => Object.assign(spec(m), { methods: ["FETCH"] }))).toThrow("must list HTTP methods");
     expect(broken((m) => Object.assign(spec(m), { methods: [] }))).toThrow("must list HTTP methods");
+    expect(broken((m) => Object.assign(spec(m), { timout: 6 }))).toThrow(
+      "webhookFunction has no field timout",
+    );
   });
 
   it("and not on a channel that receives nothing (e-mail)", () => {
