@@ -22,6 +22,7 @@ import { join } from "node:path";
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { GetExecutionHistoryCommand, type HistoryEvent } from "@aws-sdk/client-sfn";
 import { parse } from "yaml";
+import { readServerlessFunctionConfigs } from "#infra/local/serverless-functions.ts";
 import { PROJECT_ROOT } from "#infra/local/stack.ts";
 import { keys } from "#lib/store/keys.ts";
 import { ASSUMED_MS, PRICE } from "../scripts/lib/aws-prices.ts";
@@ -132,11 +133,13 @@ const ASSUMED_MS_BY_FUNCTION: Record<string, number> = {
 function memoryGbByFunction(): Record<string, number> {
   const doc = parse(readFileSync(join(PROJECT_ROOT, "serverless.yml"), "utf8"), { logLevel: "error" }) as {
     provider?: { memorySize?: number };
-    functions?: Record<string, { memorySize?: number }>;
   };
   const fallback = doc.provider?.memorySize ?? 1024;
   return Object.fromEntries(
-    Object.entries(doc.functions ?? {}).map(([key, fn]) => [key, (fn.memorySize ?? fallback) / 1024]),
+    Object.entries(readServerlessFunctionConfigs(PROJECT_ROOT)).map(([key, fn]) => [
+      key,
+      (fn.memorySize ?? fallback) / 1024,
+    ]),
   );
 }
 

@@ -2,14 +2,16 @@
  * serverless.yml `resources`: the concurrency reserved for each function. None by default: a reservation is
  * taken from the account's Lambda concurrency quota, and a new account's may be as low as 10, where any
  * reservation at all makes the deploy fail. With `--param="reserve=on"` each function gets its number from
- * `params.reservedConcurrency` (`questionsApi=25,telegramWebhook=20,…`): a reservation is both a floor and a
- * ceiling, so a flood of long-polls on the question API cannot take the executions the webhooks need, and one
- * busy function cannot starve the account.
+ * `params.reservedConcurrency` (`questionsApi=25,ask=20,…`), and each channel's webhook its manifest's
+ * `webhookFunction.reservedConcurrency` unless that parameter names it too (`telegramWebhook=50`): a
+ * reservation is both a floor and a ceiling, so a flood of long-polls on the question API cannot take the
+ * executions the webhooks need, and one busy function cannot starve the account.
  */
 "use strict";
 
 const catalog = require("../secrets.json");
 const { capitalized, deployedFunctions, onOff } = require("./deployment.cjs");
+const { webhookReservations } = require("./webhooks.cjs");
 
 /** `name=n,…` → {name: n}; `off` or empty → {}. An unknown function or a bad number stops packaging. */
 function parseReservations(value) {
@@ -34,14 +36,16 @@ function parseReservations(value) {
 
 /**
  * The extensions for one deployment: nothing unless `reserve` is on; then the reservations of the functions
- * it deploys (the durable agent's only with `durable` on).
+ * it deploys (the durable agent's only with `durable` on): the webhooks' from their manifests, each of
+ * `reservations` over them.
  * @param {{reserve: boolean, reservations: string, durable: boolean}} settings
  */
 function capacity({ reserve, reservations, durable }) {
   const extensions = {};
   if (!reserve) return { extensions };
   const deployed = new Set(deployedFunctions(durable));
-  for (const [name, count] of Object.entries(parseReservations(reservations))) {
+  const all = { ...webhookReservations(), ...parseReservations(reservations) };
+  for (const [name, count] of Object.entries(all)) {
     if (!deployed.has(name)) continue;
     extensions[`${capitalized(name)}LambdaFunction`] = {
       Properties: { ReservedConcurrentExecutions: count },

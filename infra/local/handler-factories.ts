@@ -3,7 +3,8 @@
  * handler from a configuration object — the factory its entry in functions/*.ts calls with `loadConfig()`,
  * given the same channels. A chat platform's webhook is found from the channel list: each channel whose
  * manifest names a `webhook` function exports that definition from its folder's index.ts, so a channel
- * added to lib/channels/channel-list.ts (and its function to serverless.yml) is served without a line here.
+ * added to lib/channels/channel-list.ts (its function deployed from its manifest) is served without a line
+ * here.
  */
 import type { AwsClientSettings, AwsService } from "#lib/aws-client-settings.ts";
 import type { AnyChannel, ChannelWebhookDefinition } from "#lib/channels/channel-descriptor.ts";

@@ -1,8 +1,11 @@
 /**
  * Reads the functions and HTTP API routes from serverless.yml, so the local stack serves exactly what
- * deploys: the same handler modules at the same routes.
+ * deploys: the same handler modules at the same routes. serverless.yml's `functions` is a list of maps the
+ * framework merges; an item `${file(<file>.cjs):<key>}` is that plain-data export of the file (the channels'
+ * webhooks, infra/deploy/webhooks.cjs).
  */
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { parse } from "yaml";
 
@@ -61,23 +64,46 @@ const cloudFormationTags = ["!Ref", "!GetAtt", "!Sub", "!Join", "!If", "!Select"
   resolve: (value: unknown) => ({ [`Fn::${tag.slice(1)}`]: value }),
 }));
 
-export function readServerlessFunctions(projectRoot: string): ServerlessFunction[] {
+/** One function of serverless.yml, as far as the local stack reads it. */
+export interface FunctionConfig {
+  handler: string;
+  timeout?: number;
+  memorySize?: number;
+  events?: {
+    httpApi?: HttpRoute;
+    eventBridge?: { pattern?: Record<string, unknown> };
+    stream?: StreamEvent;
+    sqs?: { arn?: unknown } | string;
+  }[];
+}
+
+const FILE_EXPORT = /^\$\{file\(([^)]+\.cjs)\):([A-Za-z0-9_]+)\}$/;
+
+/** serverless.yml's functions by key: its maps merged, each `${file(….cjs):<key>}` item read from the file. */
+export function readServerlessFunctionConfigs(projectRoot: string): Record<string, FunctionConfig> {
   const text = readFileSync(join(projectRoot, "serverless.yml"), "utf8");
   const doc = parse(text, { customTags: cloudFormationTags }) as {
-    functions: Record<
-      string,
-      {
-        handler: string;
-        events?: {
-          httpApi?: HttpRoute;
-          eventBridge?: { pattern?: Record<string, unknown> };
-          stream?: StreamEvent;
-          sqs?: { arn?: unknown } | string;
-        }[];
-      }
-    >;
+    functions: Record<string, FunctionConfig> | (Record<string, FunctionConfig> | string)[];
   };
-  return Object.entries(doc.functions).map(([key, fn]) => {
+  const items = Array.isArray(doc.functions) ? doc.functions : [doc.functions];
+  const require = createRequire(join(projectRoot, "serverless.yml"));
+  return Object.assign(
+    {},
+    ...items.map((item) => {
+      if (typeof item !== "string") return item;
+      const [, file, key] = FILE_EXPORT.exec(item) ?? [];
+      const value =
+        file && key ? (require(join(projectRoot, file)) as Record<string, unknown>)[key] : undefined;
+      if (value === null || typeof value !== "object") {
+        throw new Error(`serverless.yml functions: ${item} is not a plain-data export of a .cjs file`);
+      }
+      return value as Record<string, FunctionConfig>;
+    }),
+  );
+}
+
+export function readServerlessFunctions(projectRoot: string): ServerlessFunction[] {
+  return Object.entries(readServerlessFunctionConfigs(projectRoot)).map(([key, fn]) => {
     const dot = fn.handler.lastIndexOf(".");
     return {
       key,

@@ -31,8 +31,10 @@ export interface ChannelManifest {
   name: string;
   /** The owner format `<name>:<id>`: an example and what the id is (error messages and docs). */
   owner: { example: string; id: string; idPattern?: string };
-  /** Its webhook function (serverless.yml), absent for a channel that receives nothing. */
+  /** Its webhook function, absent for a channel that receives nothing. */
   webhook?: string;
+  /** How its webhook function deploys (infra/deploy/webhooks.cjs), with `webhook`. */
+  webhookFunction?: WebhookFunction;
   /**
    * Locally, without HANDRAISE_CHANNELS, the channel is on when this environment variable is set — its bot
    * token, or a setting for a channel without secrets (absent: only when listed).
@@ -58,6 +60,23 @@ export interface ChannelManifest {
    * deployment's parameter; `${AWS::…}` in the resource is CloudFormation's.
    */
   permissions?: ChannelPermission[];
+}
+
+/**
+ * A webhook's deployment (`manifest.json` `webhookFunction`): infra/deploy/webhooks.cjs makes its function
+ * (entry functions/<name>-webhook.ts, route `/webhooks/<name>`), its role and its URL output from it.
+ */
+export interface WebhookFunction {
+  /** The methods of `/webhooks/<name>` (absent: POST). */
+  methods?: string[];
+  /** Seconds, when not the provider's. */
+  timeout?: number;
+  /** Whether it writes the message index (posts a question again, indexes a prompt): BatchWriteItem. */
+  writesMessageIndex: boolean;
+  /** Its reservation with reserve=on, unless params.reservedConcurrency names another. */
+  reservedConcurrency: number;
+  /** The description of its stack output `<Webhook>Url`. */
+  urlOutput: string;
 }
 
 /** One deployment parameter of a channel: `manifest.json` `params[]`. */

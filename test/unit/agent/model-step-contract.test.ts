@@ -4,8 +4,9 @@
  * caught by the ASL, never retried), and the `continue` hand-over.
  */
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { parse } from "yaml";
+import { readServerlessFunctionConfigs } from "#infra/local/serverless-functions.ts";
 import { ModelError, StepLimitError } from "#lib/agent/model-error.ts";
 import { MODEL_STEP_SECONDS } from "#lib/agent/model-settings.ts";
 import { MIN_CALL_MS, STEP_MARGIN_MS } from "#lib/agent/model-step.ts";
@@ -13,12 +14,12 @@ import { InvalidInputError } from "#lib/app/errors.ts";
 
 const root = new URL("../../../", import.meta.url);
 const asl = JSON.parse(readFileSync(new URL("infra/state-machines/agent.asl.json", root), "utf8"));
-const serverless = parse(readFileSync(new URL("serverless.yml", root), "utf8"), { logLevel: "error" });
+const functions = readServerlessFunctionConfigs(fileURLToPath(root));
 const modelStep = asl.States.ModelStep;
 
 describe("the model step and the agent state machine", () => {
   it("give the step the same time: the Lambda's timeout, the task's TimeoutSeconds, MODEL_STEP_SECONDS", () => {
-    expect(serverless.functions.modelStep.timeout).toBe(MODEL_STEP_SECONDS);
+    expect(functions.modelStep?.timeout).toBe(MODEL_STEP_SECONDS);
     expect(modelStep.TimeoutSeconds).toBe(MODEL_STEP_SECONDS);
     // A step that gives up still ends in time, and a new model call gets a fair share of it.
     expect(STEP_MARGIN_MS).toBeLessThan(MODEL_STEP_SECONDS * 1000 - MIN_CALL_MS);

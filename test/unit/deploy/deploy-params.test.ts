@@ -52,10 +52,13 @@ describe("deploy switches", () => {
   it("reserve nothing unless reserve is on, then each deployed function's number", () => {
     const reservations = "questionsApi=25,durableAgent=20,notifier=10";
     expect(capacity({ reserve: false, reservations, durable: true }).extensions).toEqual({});
-    expect(capacity({ reserve: true, reservations, durable: false }).extensions).toEqual({
-      QuestionsApiLambdaFunction: { Properties: { ReservedConcurrentExecutions: 25 } },
-      NotifierLambdaFunction: { Properties: { ReservedConcurrentExecutions: 10 } },
+    const { extensions } = capacity({ reserve: true, reservations, durable: false });
+    expect(extensions.QuestionsApiLambdaFunction).toEqual({
+      Properties: { ReservedConcurrentExecutions: 25 },
     });
+    expect(extensions.NotifierLambdaFunction).toEqual({ Properties: { ReservedConcurrentExecutions: 10 } });
+    expect(extensions.AskLambdaFunction).toBeUndefined();
+    expect(extensions.DurableAgentLambdaFunction).toBeUndefined();
     expect(
       capacity({ reserve: true, reservations, durable: true }).extensions.DurableAgentLambdaFunction,
     ).toEqual({ Properties: { ReservedConcurrentExecutions: 20 } });
