@@ -51,7 +51,7 @@ import type { TimerEvent, Timers } from "#lib/timers/timers.ts";
 const ROOT = resolvePath(import.meta.dirname, "../..");
 
 export const IN_PROCESS_API_KEY = "in-process-api-key-0123456789";
-/** Where the clock starts unless a test says otherwise: a fixed instant, so nothing depends on the day. */
+/** Where the clock starts unless a test says otherwise: a fixed day, so nothing depends on the date. */
 export const IN_PROCESS_T0 = Date.UTC(2030, 0, 1);
 
 /** The functions built (by serverless.yml key) besides each channel's webhook. */
@@ -93,6 +93,11 @@ export interface AskInput {
   [more: string]: unknown;
 }
 
+/**
+ * The time every handler reads. It runs on from where it started as time passes (a platform call's deadline
+ * is measured on it, so a slow platform runs a deadline out as it does deployed), and a test moves it ahead:
+ * a question's timers fire only when `advance` passes them, never on their own.
+ */
 export interface InProcessClock {
   now(): number;
   /**
@@ -191,7 +196,14 @@ export async function startInProcessStack(
     ...env,
   });
 
-  let nowMs = options.startMs ?? IN_PROCESS_T0;
+  const startedAt = performance.now();
+  /** How far tests moved the clock ahead of the time that passed. */
+  let skippedMs = 0;
+  const nowMs = () =>
+    (options.startMs ?? IN_PROCESS_T0) + Math.floor(performance.now() - startedAt) + skippedMs;
+  const skipTo = (atMs: number) => {
+    skippedMs += Math.max(0, atMs - nowMs());
+  };
   const taskCalls: InProcessStack["taskCalls"] = [];
   const sfn = fakeStepFunctions(taskCalls);
   const callbacks = createWaiterCallbacks({
@@ -230,7 +242,7 @@ export async function startInProcessStack(
     store,
     callbacks,
     timers,
-    now: () => nowMs,
+    now: nowMs,
     // A wait (the question API's long poll, a timer's pause between posts) passes no real time.
     sleep: async () => {},
   };
@@ -290,7 +302,7 @@ export async function startInProcessStack(
       if (!match) continue;
       const pathParameters = Object.fromEntries(route.names.map((name, i) => [name, match[i + 1] ?? ""]));
       const routeKey = `${route.method} ${route.path}`;
-      const event = apiEvent(verb, routeKey, url, pathParameters, options, nowMs);
+      const event = apiEvent(verb, routeKey, url, pathParameters, options, nowMs());
       return toHttpResult((await invoke(route.key, event)) as APIGatewayProxyStructuredResultV2);
     }
     return toHttpResult({ statusCode: 404, body: JSON.stringify({ message: "Not Found" }) });
@@ -301,9 +313,9 @@ export async function startInProcessStack(
   }
 
   const clock: InProcessClock = {
-    now: () => nowMs,
+    now: nowMs,
     async advance(ms) {
-      const until = nowMs + ms;
+      const until = nowMs() + ms;
       for (;;) {
         await settled();
         const [next] = [...pendingTimers.entries()]
@@ -312,10 +324,10 @@ export async function startInProcessStack(
         if (!next) break;
         const [name, event] = next;
         pendingTimers.delete(name);
-        nowMs = Math.max(nowMs, event.dueAtMs);
+        skipTo(event.dueAtMs);
         await invoke("questionTimer", event);
       }
-      nowMs = until;
+      skipTo(until);
       await settled();
     },
   };
