@@ -6,9 +6,17 @@
  */
 import { StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
-import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
+import type { FakePlatform, RecordedCall } from "./support/fake-platform.ts";
 import { singleQuestion as single, unique } from "./support/sample-questions.ts";
+import {
+  button,
+  OWNER_ID,
+  startFakeTelegram,
+  tapUpdate,
+  telegramSettings,
+  textUpdate,
+  webhookRequest,
+} from "./support/telegram-fake.ts";
 import {
   posted,
   replyOf as replyOfRun,
@@ -17,13 +25,6 @@ import {
   waitFor,
 } from "./support/test-stack.ts";
 
-const SECRET = vectors.telegram_generated.secret_token;
-const HEADER = vectors.telegram_generated.header.toLowerCase();
-const BOT_TOKEN = "123456:TEST-token";
-/** The bot's user id (its token up to `:`) and @username (what getMe answers). */
-const BOT_ID = 123456;
-const BOT_USERNAME = "HandraiseBot";
-const OWNER_ID = 42;
 /** The deployment's public URL: links on it are URL buttons (a link to this machine would go in the text). */
 const PUBLIC_URL = "https://handraise.test";
 /** Each test talks in a chat of its own: a plain message goes to the oldest pending question in the chat. */
@@ -31,26 +32,10 @@ let CHAT_ID = -1001234567890;
 
 let stack: TestStack;
 let telegram: FakePlatform;
-let messageIds = 1000;
 
 beforeAll(async () => {
-  telegram = await startFakePlatform(
-    (call) => {
-      if (call.method === "sendMessage")
-        return { body: { ok: true, result: { message_id: ++messageIds, chat: { id: call.body.chat_id } } } };
-      if (call.method === "getMe")
-        return { body: { ok: true, result: { id: BOT_ID, is_bot: true, username: BOT_USERNAME } } };
-      return { body: { ok: true, result: true } };
-      // Refused like Telegram past its size limits: every test here runs within them.
-    },
-    { limits: "telegram" },
-  );
-  stack = await startTestStack({
-    TELEGRAM_BOT_TOKEN: BOT_TOKEN,
-    TELEGRAM_WEBHOOK_SECRET: SECRET,
-    TELEGRAM_API_BASE: telegram.url,
-    HANDRAISE_PUBLIC_URL: PUBLIC_URL,
-  });
+  telegram = await startFakeTelegram();
+  stack = await startTestStack({ ...telegramSettings(telegram), HANDRAISE_PUBLIC_URL: PUBLIC_URL });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -60,8 +45,6 @@ beforeEach(() => {
   telegram.calls.length = 0;
   CHAT_ID -= 1;
 });
-
-let updateId = 5000;
 
 /**
  * `owner`: the asking person's user id (default OWNER_ID); a chat with that id is their private chat.
@@ -112,66 +95,15 @@ async function startRun(
 }
 
 /** `secret: null` sends no secret header at all. */
-function post(update: unknown, secret: string | null = SECRET) {
-  return fetch(`${stack.httpUrl}/webhooks/telegram`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...(secret !== null && { [HEADER]: secret }) },
-    body: JSON.stringify(update),
-  });
+function post(update: unknown, secret?: string | null) {
+  return fetch(`${stack.httpUrl}/webhooks/telegram`, { method: "POST", ...webhookRequest(update, secret) });
 }
 
-/** A tap in the test's group, or (`chatId` = the tapper's id) in their private chat with the bot. */
-function tap(
-  data: string,
-  messageId: number,
-  options: { from?: number; keyboard?: unknown; chatId?: number } = {},
-) {
-  const from = options.from ?? OWNER_ID;
-  const chatId = options.chatId ?? CHAT_ID;
-  return {
-    update_id: ++updateId,
-    callback_query: {
-      id: `cb${updateId}`,
-      from: { id: from, is_bot: false, first_name: "Ann" },
-      message: {
-        message_id: messageId,
-        chat: { id: chatId, type: chatId === from ? "private" : "supergroup" },
-        date: 1,
-        ...(options.keyboard !== undefined && { reply_markup: options.keyboard }),
-      },
-      chat_instance: "1",
-      data,
-    },
-  };
-}
-
+/** A tap by the owner in the test's group. */
+const tap = (data: string, messageId: number) => tapUpdate(data, messageId, { chatId: CHAT_ID });
 /** A message from the owner in the test's group. */
-function text(body: string) {
-  const chat = { id: CHAT_ID, type: "supergroup" };
-  return {
-    update_id: ++updateId,
-    message: {
-      message_id: ++messageIds,
-      from: { id: OWNER_ID, is_bot: false, first_name: "Ann" },
-      chat,
-      date: 1,
-      text: body,
-    },
-  };
-}
+const text = (body: string) => textUpdate(body, { chatId: CHAT_ID });
 
-/** The callback buttons of a posted keyboard (a URL button left out). */
-const buttons = (call: RecordedCall) =>
-  (call.body.reply_markup.inline_keyboard as { text: string; callback_data?: string; url?: string }[][])
-    .flat()
-    .flatMap((b) =>
-      b.callback_data === undefined ? [] : [{ text: b.text, callback_data: b.callback_data }],
-    );
-const button = (call: RecordedCall, label: string) => {
-  const found = buttons(call).find((b) => b.text === label);
-  if (!found) throw new Error(`no button ${label}`);
-  return found.callback_data;
-};
 /** The reply the run ended with. */
 const replyOf = (executionArn: string) => replyOfRun(stack, executionArn);
 

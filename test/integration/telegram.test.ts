@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { MAX_ANSWER_VALUE_UNITS } from "#lib/questions/schema.ts";
-import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
 import {
   type InProcessRun,
   type InProcessStack,
@@ -9,22 +8,32 @@ import {
 } from "../support/in-process-stack.ts";
 import { largestArgs, largestContext, textOf } from "../support/largest-questions.ts";
 import { telegramProblems } from "../support/platform-sizes.ts";
-import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
+import type { FakePlatform, RecordedCall } from "./support/fake-platform.ts";
 import {
   multiQuestion as multi,
   noteQuestion as note,
   singleQuestion as single,
   unique,
 } from "./support/sample-questions.ts";
+import {
+  BOT_ID,
+  BOT_TOKEN,
+  BOT_USERNAME,
+  button,
+  buttons,
+  HEADER,
+  lastMessageId,
+  OWNER_ID,
+  SECRET,
+  startFakeTelegram,
+  type TextOptions,
+  tapUpdate,
+  telegramSettings,
+  textUpdate,
+  webhookRequest,
+} from "./support/telegram-fake.ts";
 import { posted } from "./support/test-stack.ts";
 
-const SECRET = vectors.telegram_generated.secret_token;
-const HEADER = vectors.telegram_generated.header.toLowerCase();
-const BOT_TOKEN = "123456:TEST-token";
-/** The bot's user id (its token up to `:`) and @username (what getMe answers). */
-const BOT_ID = 123456;
-const BOT_USERNAME = "HandraiseBot";
-const OWNER_ID = 42;
 /** The deployment's public URL: links on it are URL buttons (a link to this machine would go in the text). */
 const PUBLIC_URL = "https://handraise.test";
 /** Each test talks in a chat of its own: a plain message goes to the oldest pending question in the chat. */
@@ -32,26 +41,11 @@ let CHAT_ID = -1001234567890;
 
 let stack: InProcessStack;
 let telegram: FakePlatform;
-let messageIds = 1000;
 
 beforeAll(async () => {
-  telegram = await startFakePlatform(
-    (call) => {
-      if (call.method === "sendMessage")
-        return { body: { ok: true, result: { message_id: ++messageIds, chat: { id: call.body.chat_id } } } };
-      if (call.method === "getMe")
-        return { body: { ok: true, result: { id: BOT_ID, is_bot: true, username: BOT_USERNAME } } };
-      return { body: { ok: true, result: true } };
-      // Refused like Telegram past its size limits: every test here runs within them.
-    },
-    { limits: "telegram" },
-  );
-  stack = await startInProcessStack({
-    TELEGRAM_BOT_TOKEN: BOT_TOKEN,
-    TELEGRAM_WEBHOOK_SECRET: SECRET,
-    TELEGRAM_API_BASE: telegram.url,
-    HANDRAISE_PUBLIC_URL: PUBLIC_URL,
-  });
+  // Refused like Telegram past its size limits: every test here runs within them.
+  telegram = await startFakeTelegram();
+  stack = await startInProcessStack({ ...telegramSettings(telegram), HANDRAISE_PUBLIC_URL: PUBLIC_URL });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -63,8 +57,6 @@ beforeEach(() => {
 });
 // What a test's last change set going (a copy retired) ends before the next test counts the calls.
 afterEach(() => stack.settled());
-
-let updateId = 5000;
 
 /**
  * `owner`: the asking person's user id (default OWNER_ID); a chat with that id is their private chat.
@@ -95,71 +87,18 @@ async function startRun(
 }
 
 /** `secret: null` sends no secret header at all. */
-function post(update: unknown, secret: string | null = SECRET) {
-  return stack.request("POST", "/webhooks/telegram", {
-    headers: { "content-type": "application/json", ...(secret !== null && { [HEADER]: secret }) },
-    body: JSON.stringify(update),
-  });
-}
+const post = (update: unknown, secret?: string | null) =>
+  stack.request("POST", "/webhooks/telegram", webhookRequest(update, secret));
 
 /** A tap in the test's group, or (`chatId` = the tapper's id) in their private chat with the bot. */
-function tap(
+const tap = (
   data: string,
   messageId: number,
   options: { from?: number; keyboard?: unknown; chatId?: number } = {},
-) {
-  const from = options.from ?? OWNER_ID;
-  const chatId = options.chatId ?? CHAT_ID;
-  return {
-    update_id: ++updateId,
-    callback_query: {
-      id: `cb${updateId}`,
-      from: { id: from, is_bot: false, first_name: "Ann" },
-      message: {
-        message_id: messageId,
-        chat: { id: chatId, type: chatId === from ? "private" : "supergroup" },
-        date: 1,
-        ...(options.keyboard !== undefined && { reply_markup: options.keyboard }),
-      },
-      chat_instance: "1",
-      data,
-    },
-  };
-}
-
-interface TextOptions {
-  from?: number;
-  replyTo?: number;
-  /** Who wrote the message replied to (default: a person). */
-  replyToFrom?: { id: number; is_bot: boolean };
-  /** `private` is a direct conversation with the bot; the default is a group. */
-  chatType?: "private" | "group" | "supergroup";
-  chatId?: number;
-  entities?: { type: string; offset: number; length: number; user?: { id: number; is_bot: boolean } }[];
-}
-
-function text(body: string, options: TextOptions = {}) {
-  const chat = { id: options.chatId ?? CHAT_ID, type: options.chatType ?? "supergroup" };
-  return {
-    update_id: ++updateId,
-    message: {
-      message_id: ++messageIds,
-      from: { id: options.from ?? OWNER_ID, is_bot: false, first_name: "Ann" },
-      chat,
-      date: 1,
-      text: body,
-      ...(options.entities !== undefined && { entities: options.entities }),
-      ...(options.replyTo !== undefined && {
-        reply_to_message: {
-          message_id: options.replyTo,
-          from: options.replyToFrom ?? { id: 7, is_bot: false, first_name: "Bob" },
-          chat,
-          date: 1,
-        },
-      }),
-    },
-  };
-}
+) => tapUpdate(data, messageId, { chatId: CHAT_ID, ...options });
+/** A message someone typed, by default the owner in the test's group. */
+const text = (body: string, options: Partial<TextOptions> = {}) =>
+  textUpdate(body, { chatId: CHAT_ID, ...options });
 
 /** A message that starts with a mention of the bot, as Telegram marks it up. */
 const mentioning = (rest: string, username = BOT_USERNAME) =>
@@ -168,23 +107,11 @@ const mentioning = (rest: string, username = BOT_USERNAME) =>
   });
 let privateChats = 900_000;
 
-/** The callback buttons of a posted keyboard (a URL button left out). */
-const buttons = (call: RecordedCall) =>
-  (call.body.reply_markup.inline_keyboard as { text: string; callback_data?: string; url?: string }[][])
-    .flat()
-    .flatMap((b) =>
-      b.callback_data === undefined ? [] : [{ text: b.text, callback_data: b.callback_data }],
-    );
 /** The answer page's link on a posted keyboard. */
 const linkButton = (call: RecordedCall) =>
   (call.body.reply_markup.inline_keyboard as { text: string; url?: string }[][]).flat().find((b) => b.url);
 /** Nothing a shared chat is sent may hold an answer link (in a button or in the text). */
 const expectNoLink = (call: RecordedCall) => expect(JSON.stringify(call.body)).not.toContain("/answer/");
-const button = (call: RecordedCall, label: string) => {
-  const found = buttons(call).find((b) => b.text === label);
-  if (!found) throw new Error(`no button ${label}`);
-  return found.callback_data;
-};
 /**
  * The reply the scripted run of telegram-e2e.test.ts ends with (`{{c1.status}}|{{c1.reason}}|
  * {{c1.deploy_target}}{{c1.checks}}`), from what its AskUser task received.
@@ -344,7 +271,7 @@ describe("Telegram end to end", () => {
     await post(tap(button(posts[0] as RecordedCall, "Other…"), messageId));
     const prompt = telegram.callsTo("sendMessage").at(-1) as RecordedCall;
     expect(prompt.body.reply_markup).toMatchObject({ force_reply: true, selective: true });
-    const promptId = messageIds;
+    const promptId = lastMessageId();
     await post(text("blue-green on Friday", { replyTo: promptId }));
     expect(await replyOf(run)).toBe("answered||blue-green on Friday");
   });
@@ -908,7 +835,7 @@ describe("Telegram: several questions, one step at a time", () => {
       reply_parameters: { message_id: messageId },
       reply_markup: { force_reply: true, input_field_placeholder: "Your answer", selective: true },
     });
-    const forcedId = messageIds; // the fake numbers its messages in order
+    const forcedId = lastMessageId(); // the fake numbers its messages in order
     await post(text("smoke tests", { replyTo: forcedId }));
     expect(lastCall("sendMessage").body.text).toBe(
       "Recorded: Checks: smoke tests. Still needed: Release note [release_note].",
