@@ -8,12 +8,27 @@ import {
 } from "../support/in-process-stack.ts";
 import { largestArgs, largestContext, textOf } from "../support/largest-questions.ts";
 import { mattermostActionResponseProblems, mattermostProblems } from "../support/platform-sizes.ts";
+import type { FakePlatform, RecordedCall, Responder } from "./support/fake-platform.ts";
 import {
-  type FakePlatform,
-  type RecordedCall,
-  type Responder,
-  startFakePlatform,
-} from "./support/fake-platform.ts";
+  action,
+  actionsOf,
+  BOT_TOKEN,
+  BOT_USER_ID,
+  BOT_USERNAME,
+  COMMAND_TOKEN,
+  created,
+  directChannels,
+  HOOK_TOKEN,
+  mattermostSettings,
+  newId,
+  OTHER_USER,
+  OWNER,
+  outsiders,
+  slashFields,
+  startFakeMattermost,
+  tapBody,
+  userPosts,
+} from "./support/mattermost-fake.ts";
 import {
   multiQuestion as multi,
   noteQuestion as note,
@@ -22,106 +37,21 @@ import {
 } from "./support/sample-questions.ts";
 import { posted } from "./support/test-stack.ts";
 
-const BOT_TOKEN = "mmbottoken0123456789abcdef";
-const ACTION_SECRET = "mm-action-secret-for-tests-0123456789";
-const COMMAND_TOKEN = "cmdtoken1234567890abcdefgh";
-const HOOK_TOKEN = "hooktoken234567890abcdefgh";
 /** Mattermost calls the URL in the button; the test plays Mattermost and posts to the stack directly. */
 const PUBLIC_URL = "https://handraise.test";
-const OWNER = "ownerid0000000000000000001";
-const OTHER_USER = "otherid0000000000000000002";
 
 let stack: InProcessStack;
 let mattermost: FakePlatform;
 /** Each test talks in a channel of its own: a plain message goes to the oldest pending question there. */
 let channel = "";
 let channels = 0;
-let ids = 0;
-const newId = (prefix: string) => `${prefix}${String(++ids).padStart(8, "0")}`;
-
-/** Posts the bot created (id → the POST /api/v4/posts body), and users' posts the fake can be asked about. */
-const created: { id: string; body: any }[] = [];
-interface UserPost {
-  channel_id: string;
-  user_id: string;
-  root_id: string;
-  message: string;
-  create_at: number;
-  type: string;
-}
-const userPosts = new Map<string, UserPost>();
-/** The bot's own account, as `GET /api/v4/users/me` returns it. */
-const BOT_USER_ID = "botuserid00000000000000001";
-const BOT_USERNAME = "handraise";
-/** `<channel id>:<user id>` pairs that are not channel members (everyone else is a member of every channel). */
-const outsiders = new Set<string>();
-/** Direct channels: id → the name Mattermost gives one (`<user id>__<user id>`); every other is open. */
-const directChannels = new Map<string, string>();
 /** Per test: answers a call before the fake's usual routes do (an outage, a slow server). */
 let fault: ((call: RecordedCall) => ReturnType<Responder> | undefined) | undefined;
 
 beforeAll(async () => {
-  mattermost = await startFakePlatform(
-    (call) => {
-      const faulty = fault?.(call);
-      if (faulty !== undefined) return faulty;
-      if (call.path === "/api/v4/posts") {
-        const id = newId("botpost");
-        created.push({ id, body: call.body });
-        return {
-          status: 201,
-          body: { id, channel_id: call.body.channel_id, root_id: call.body.root_id ?? "" },
-        };
-      }
-      const read = call.verb === "GET" ? /^\/api\/v4\/posts\/([a-z0-9]+)$/.exec(call.path) : null;
-      if (read?.[1]) {
-        const id = read[1];
-        const post = userPosts.get(id);
-        if (post) return { body: { id, ...post } };
-        const own = created.find((c) => c.id === id);
-        return own
-          ? {
-              body: {
-                id,
-                channel_id: own.body.channel_id,
-                user_id: BOT_USER_ID,
-                root_id: own.body.root_id ?? "",
-                message: own.body.message,
-                create_at: stack.clock.now(),
-                type: "",
-              },
-            }
-          : { status: 404, body: { message: "not found" } };
-      }
-      const member = /^\/api\/v4\/channels\/([a-z0-9]+)\/members\/([a-z0-9]+)$/.exec(call.path);
-      if (call.verb === "GET" && member?.[1] && member[2]) {
-        const [, channelId, userId] = member;
-        return outsiders.has(`${channelId}:${userId}`)
-          ? { status: 404, body: { message: "not a member" } }
-          : { body: { channel_id: channelId, user_id: userId, roles: "channel_user" } };
-      }
-      const channelRead = /^\/api\/v4\/channels\/([a-z0-9]+)$/.exec(call.path);
-      if (call.verb === "GET" && channelRead?.[1]) {
-        const id = channelRead[1];
-        const name = directChannels.get(id);
-        return { body: name ? { id, type: "D", name } : { id, type: "O", name: "town-square" } };
-      }
-      if (call.verb === "GET" && call.path === "/api/v4/users/me") {
-        return { body: { id: BOT_USER_ID, username: BOT_USERNAME, is_bot: true } };
-      }
-      return { body: { status: "OK" } };
-      // Refused like Mattermost past its size limits: every test here runs within them.
-    },
-    { limits: "mattermost" },
-  );
-  stack = await startInProcessStack({
-    MATTERMOST_URL: mattermost.url,
-    MATTERMOST_BOT_TOKEN: BOT_TOKEN,
-    MATTERMOST_ACTION_SECRET: ACTION_SECRET,
-    MATTERMOST_COMMAND_TOKEN: COMMAND_TOKEN,
-    MATTERMOST_OUTGOING_TOKEN: HOOK_TOKEN,
-    HANDRAISE_PUBLIC_URL: PUBLIC_URL,
-  });
+  // Refused like Mattermost past its size limits: every test here runs within them.
+  mattermost = await startFakeMattermost({ now: () => stack.clock.now(), fault: (call) => fault?.(call) });
+  stack = await startInProcessStack({ ...mattermostSettings(mattermost), HANDRAISE_PUBLIC_URL: PUBLIC_URL });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -178,39 +108,6 @@ const sendForm = (fields: Record<string, string>, headers: Record<string, string
     ...headers,
   });
 
-type Action = {
-  id: string;
-  name: string;
-  style?: string;
-  integration: { url: string; context: Record<string, unknown> };
-};
-const actionsOf = (post: { body: any }) => post.body.props.attachments[0].actions as Action[];
-const action = (post: { body: any }, name: string) => {
-  const found = actionsOf(post).find((a) => a.name === name);
-  if (!found) throw new Error(`no button ${name}`);
-  return found;
-};
-
-/** What Mattermost POSTs when someone taps a button (PostActionIntegrationRequest). */
-function tapBody(
-  post: { id: string; body: any },
-  name: string,
-  options: { user?: string; triggerId?: string } = {},
-) {
-  return {
-    user_id: options.user ?? OWNER,
-    user_name: "ann",
-    channel_id: post.body.channel_id,
-    channel_name: "town-square",
-    team_id: "team0000000000000000000001",
-    team_domain: "acme",
-    post_id: post.id,
-    trigger_id: options.triggerId ?? Buffer.from(unique("trigger")).toString("base64"),
-    type: "button",
-    data_source: "",
-    context: action(post, name).integration.context,
-  };
-}
 const tap = (
   post: { id: string; body: any },
   name: string,
@@ -241,20 +138,7 @@ const submitDialog = (
   });
 
 const slash = (text: string, token = COMMAND_TOKEN, user = OWNER) =>
-  sendForm(
-    {
-      channel_id: channel,
-      channel_name: "town-square",
-      command: "/handraise",
-      team_domain: "acme",
-      team_id: "team0000000000000000000001",
-      text,
-      trigger_id: Buffer.from(unique("cmd")).toString("base64"),
-      user_id: user,
-      user_name: "ann",
-    },
-    { authorization: `Token ${token}` },
-  );
+  sendForm(slashFields(text, channel, user), { authorization: `Token ${token}` });
 
 interface TypedOptions {
   rootId?: string;
