@@ -1,7 +1,8 @@
 /**
  * The in-process harness (test/support/in-process-stack.ts) models what the platform tests rely on: a run is
  * resumed once and its second resume is told the task is gone, a timed-out task takes nothing, the stream
- * sets a question's timers and the clock fires them, and a route no built function serves is a 404.
+ * sets a question's timers and the clock fires them, a wait moves the clock, and a route no built function
+ * serves is a 404.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keys } from "#lib/store/keys.ts";
@@ -65,6 +66,14 @@ describe("the in-process stack", () => {
     expect(item?.status).toBe("expired");
     // An expired question's run is sent nothing: its task ends by its own timeout.
     expect(run.outcome()).toBeUndefined();
+  });
+
+  it("a wait moves the clock instead of passing time: the API's long poll runs out at once", async () => {
+    const run = await ask();
+    const before = stack.clock.now();
+    const waited = await stack.api("GET", `/questions/${run.questionId}/wait?timeoutMs=25000`);
+    expect(waited.body).toEqual({ status: "pending" });
+    expect(stack.clock.now() - before).toBeGreaterThanOrEqual(25_000);
   });
 
   it("a route no function it builds serves is a 404; the API refuses a missing key", async () => {

@@ -9,9 +9,20 @@
  * test/integration/support/fake-platform.ts, reached through the `*_API_BASE` settings.
  *
  * What it does not model (keep those cases on the local stack): DynamoDB itself (the store is held to its
- * contract, not its wire), the state machine (a run is its AskUser task: the ask handler is called with a
- * task token, and the run is what that token received), the HTTP gateway's own limits, the notifier, MCP,
- * the model step, the durable agent.
+ * contract, not its wire: concurrent conditional writes, the real stream), the state machine (a run is its
+ * AskUser task: the ask handler is called with a task token, and the run is what that token received;
+ * `runResult` gives what the Catch would hand the model), the HTTP gateway's own limits, the notifier, the
+ * run-status consumer, MCP, the model step, the durable agent. A platform client's own timeouts and retry
+ * pauses still pass real time.
+ *
+ * A platform's tests on it (telegram.test.ts and mattermost.test.ts are converted so): start the fake API
+ * and this stack with the channel's settings; start a run with `ask` (it returns once the ask function has
+ * delivered and recorded the copies, so no waiting for posts); send webhook requests with `request`;
+ * `await run.result()` for what the run received (it drains the stream first, so copies are retired by
+ * then), `run.outcome()` after `settled()` for "still waits"; `stack.store.items` for the table's items;
+ * `clock.advance` instead of waiting for a timer; `afterEach(() => stack.settled())` so one test's stream
+ * work ends before the next counts calls. The wiring end to end stays in `<platform>-e2e.test.ts` on the
+ * local stack, sharing the fake and request builders through test/integration/support/<platform>-fake.ts.
  *
  * @example
  * const stack = await startInProcessStack({ TELEGRAM_BOT_TOKEN: "1:t", TELEGRAM_API_BASE: fake.url });
@@ -243,8 +254,11 @@ export async function startInProcessStack(
     callbacks,
     timers,
     now: nowMs,
-    // A wait (the question API's long poll, a timer's pause between posts) passes no real time.
-    sleep: async () => {},
+    // A wait (the question API's long poll, a timer fired early) moves the clock instead of passing time.
+    sleep: async (ms: number) => {
+      skippedMs += ms;
+      await new Promise((resolve) => setImmediate(resolve));
+    },
   };
   // Every AWS client the wiring still builds points nowhere: a call that was not given a port fails at once.
   const aws = {
