@@ -911,9 +911,9 @@ describe("Telegram: the context (who is asking and why) above the questions", ()
     expect(redraw.body.text).toContain(`Question for you:\n\n${CONTEXT}\n\nChecks (2 of 2)`);
     expect(redraw.body).not.toHaveProperty("parse_mode");
 
-    // Posted again by /question. It finds the question through the pending listing, whose deployed indexes
-    // do not carry the context (the local table returns every attribute: test/unit/app/handle-inbound.test.ts
-    // holds the re-read to that).
+    // Posted again by /question. It finds the question through the pending listing, whose indexes do not
+    // carry the context; the in-memory store projects them as the table does, so this holds the re-read too
+    // (as test/unit/app/handle-inbound.test.ts does).
     await post(text("/question"));
     const again = telegram.callsTo("sendMessage").at(-1) as RecordedCall;
     expect(again.body.text).toContain(`${CONTEXT}\n\nChecks (2 of 2)`);
