@@ -49,10 +49,10 @@ function createTimers(
  * const handleQuestionChange = createHandleQuestionChangeService(services);
  */
 export function createHandleQuestionChangeService(services: ReturnType<typeof createServices>) {
-  const { config, capture, callbacks, channels, store, telemetry, now, aws } = services;
+  const { config, capture, callbacks, channels, store, telemetry, now, aws, timers } = services;
   return createHandleQuestionChange({
     events: createEvents(config, capture, aws),
     settle: createSettleClosedQuestion({ callbacks, channels, store, telemetry, now }),
-    timers: createQuestionTimers({ timers: createTimers(config, capture, now, aws), telemetry }),
+    timers: createQuestionTimers({ timers: timers ?? createTimers(config, capture, now, aws), telemetry }),
   });
 }

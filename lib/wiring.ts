@@ -19,6 +19,7 @@ import { createApiKeyring } from "./auth/api-keys.ts";
 import { type AwsClientSettings, type AwsService, sdkConfig } from "./aws-client-settings.ts";
 import { createDurableCallbacks } from "./callbacks/durable-callbacks.ts";
 import { createSfnTaskCallbacks } from "./callbacks/sfn-task-callbacks.ts";
+import type { TaskCallbacks } from "./callbacks/task-callbacks.ts";
 import { createWaiterCallbacks } from "./callbacks/waiter-callbacks.ts";
 import type { AnyChannel } from "./channels/channel-descriptor.ts";
 import type { ChatChannel } from "./channels/chat-channel.ts";
@@ -41,12 +42,27 @@ import { limitSecrets, preloadSecrets, type Secrets, secretValue } from "./secre
 import { createSsmSecrets } from "./secrets/ssm-secrets.ts";
 import { createDynamoDbQuestionStore } from "./store/dynamodb-question-store.ts";
 import { createDynamoDbTranscriptStore } from "./store/dynamodb-transcript-store.ts";
+import type { QuestionStore } from "./store/question-store.ts";
 import type { Observability } from "./telemetry/observability.ts";
 import type { Telemetry } from "./telemetry/telemetry.ts";
+import type { Timers } from "./timers/timers.ts";
 import { type AnswerLinks, createAnswerLinks, NO_ANSWER_LINKS } from "./web/answer-link.ts";
 
 const now = () => Date.now();
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const systemSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Ports a process that runs the handlers side by side in one place gives in place of the ones built here
+ * (the in-process test harness: test/support/in-process-stack.ts): the question store, the run callbacks,
+ * the question timers, the clock and the waits. Each one absent is built as deployed.
+ */
+export interface ServicePorts {
+  store?: QuestionStore | undefined;
+  callbacks?: TaskCallbacks | undefined;
+  timers?: Timers | undefined;
+  now?: (() => number) | undefined;
+  sleep?: ((ms: number) => Promise<void>) | undefined;
+}
 
 /** Traces each call an AWS SDK client makes (X-Ray), when the function is traced. */
 export type CaptureClient = Observability["tracer"]["captureAWSv3Client"];
@@ -87,6 +103,8 @@ export interface ChannelServices {
   telemetry: Telemetry;
   /** The process's own AWS client settings (the local stack's); undefined when deployed. */
   aws?: AwsClientSettings | undefined;
+  /** The clock the function's use cases read (ServicePorts); absent, the system's. */
+  now?: (() => number) | undefined;
 }
 
 const clients = new WeakMap<Secrets, Map<string, unknown>>();
@@ -100,25 +118,29 @@ export function channelClient<Descriptor extends AnyChannel>(
   config: Config,
   secrets: Secrets,
   aws?: AwsClientSettings,
+  clock?: () => number,
 ): ReturnType<Descriptor["client"]> {
   const built = clients.get(secrets) ?? new Map<string, unknown>();
   clients.set(secrets, built);
   if (!built.has(descriptor.name)) {
-    built.set(descriptor.name, descriptor.client(channelContext(descriptor, { config, secrets, aws })));
+    built.set(
+      descriptor.name,
+      descriptor.client(channelContext(descriptor, { config, secrets, aws, now: clock })),
+    );
   }
   return built.get(descriptor.name) as ReturnType<Descriptor["client"]>;
 }
 
 function channelContext(
   descriptor: AnyChannel,
-  { config, secrets, aws }: Pick<ChannelServices, "config" | "secrets" | "aws">,
+  { config, secrets, aws, now: clock }: Pick<ChannelServices, "config" | "secrets" | "aws" | "now">,
 ) {
   const settings = (config.channels as Record<string, unknown>)[descriptor.name];
   if (settings === undefined) throw new Error(`the ${descriptor.name} channel is not enabled`);
   return {
     settings,
     secret: (name: SecretName) => secretValue(secrets, name),
-    now,
+    now: clock ?? now,
     awsClientConfig: (service: AwsService) => sdkConfig(aws, service),
   };
 }
@@ -157,7 +179,7 @@ export function createChannels(
     if (!descriptor) throw new Error(`${fn} serves the ${name} channel but was built without it`);
     add(
       descriptor.channel(
-        channelClient(descriptor, config, secrets, services.aws),
+        channelClient(descriptor, config, secrets, services.aws, services.now),
         channelServices(descriptor, services),
       ),
     );
@@ -179,7 +201,9 @@ export function createCoreServices(
   fn: FunctionName,
   observability: Observability,
   aws?: AwsClientSettings,
+  ports: ServicePorts = {},
 ) {
+  const clock = ports.now ?? now;
   const { telemetry, tracer } = observability;
   const capture: CaptureClient = (client) => tracer.captureAWSv3Client(client);
   const dynamodb = capture(new DynamoDBClient(sdkConfig(aws, "dynamodb")));
@@ -187,24 +211,28 @@ export function createCoreServices(
   const sfn = capture(new SFNClient(sdkConfig(aws, "sfn")));
   const secrets = createSecrets(config, fn, capture, aws);
   const secretNames = functionSecrets(fn, config.enabledChannels);
-  const store = createDynamoDbQuestionStore({
-    client: dynamodb,
-    tableName: config.tableName,
-    retentionSeconds: config.retentionSeconds,
-  });
+  const store =
+    ports.store ??
+    createDynamoDbQuestionStore({
+      client: dynamodb,
+      tableName: config.tableName,
+      retentionSeconds: config.retentionSeconds,
+    });
   // A question's waiter is a Step Functions task token or a durable execution's callback id (per record).
   let lambda: Promise<LambdaClient> | undefined;
-  const callbacks = createWaiterCallbacks({
-    stepFunctions: createSfnTaskCallbacks(sfn),
-    // Built on first use (lib/callbacks/durable-callbacks.ts): most functions never complete a callback.
-    durable: createDurableCallbacks(() => {
-      lambda ??= import("./callbacks/lambda-sdk.ts").then((sdk) =>
-        capture(new sdk.LambdaClient(sdkConfig(aws, "lambda"))),
-      );
-      return lambda;
-    }),
-  });
-  const resolve = createResolveQuestion({ store, callbacks, now, telemetry });
+  const callbacks =
+    ports.callbacks ??
+    createWaiterCallbacks({
+      stepFunctions: createSfnTaskCallbacks(sfn),
+      // Built on first use (lib/callbacks/durable-callbacks.ts): most functions never complete a callback.
+      durable: createDurableCallbacks(() => {
+        lambda ??= import("./callbacks/lambda-sdk.ts").then((sdk) =>
+          capture(new sdk.LambdaClient(sdkConfig(aws, "lambda"))),
+        );
+        return lambda;
+      }),
+    });
+  const resolve = createResolveQuestion({ store, callbacks, now: clock, telemetry });
   return {
     config,
     telemetry,
@@ -215,7 +243,7 @@ export function createCoreServices(
     store,
     callbacks,
     resolve,
-    now,
+    now: clock,
     /**
      * Resolves once every secret this function reads is there and well-formed (functions await it at
      * start); rejects with a ConfigError naming each one that is not — or, with `tolerate`, reports it and
@@ -259,11 +287,13 @@ export function createServices(
   observability: Observability,
   descriptors: readonly AnyChannel[] = [],
   aws?: AwsClientSettings,
+  ports: ServicePorts = {},
 ) {
-  const core = createCoreServices(config, fn, observability, aws);
-  const { secrets, secretNames, store, callbacks, resolve, telemetry, capture } = core;
+  const core = createCoreServices(config, fn, observability, aws, ports);
+  const { secrets, secretNames, store, callbacks, resolve, telemetry, capture, now } = core;
+  const sleep = ports.sleep ?? systemSleep;
   const links = createLinks(config, secrets, secretNames);
-  const channels = createChannels(fn, descriptors, { config, secrets, links, telemetry, aws });
+  const channels = createChannels(fn, descriptors, { config, secrets, links, telemetry, aws, now });
   const askQuestion = createAskQuestion({
     store,
     channels,
@@ -294,6 +324,8 @@ export function createServices(
     callbacks,
     capture,
     aws,
+    /** The question timers given in place of the deployment's (ServicePorts); absent, built from config. */
+    timers: ports.timers,
     askQuestion,
     resolve,
   };
@@ -333,7 +365,7 @@ function createProviderFor(secrets: Secrets, observability: Observability) {
   return createModelProviders({
     secrets,
     now,
-    sleep,
+    sleep: systemSleep,
     random: Math.random,
     // Provider, attempt, status, wait and the (redacted) reason: never the request, a body or the key.
     onRetry: (info) => observability.logger.warn("model call retried", { ...info }),

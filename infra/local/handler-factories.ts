@@ -25,6 +25,7 @@ import { createQuestionsApiHandler } from "#lib/handlers/questions-api.ts";
 import type { FunctionName } from "#lib/secrets/secret-catalog.ts";
 import { createObservability, type Observability } from "#lib/telemetry/observability.ts";
 import { createUntracedObservability } from "#lib/telemetry/untraced-observability.ts";
+import type { ServicePorts } from "#lib/wiring.ts";
 
 /** A Lambda handler as the local services call it: an event and a context in, a result out. */
 // biome-ignore lint/suspicious/noExplicitAny: each function takes its own event type.
@@ -33,6 +34,8 @@ export type LocalHandler = (event: any, context: any) => Promise<unknown>;
 /** What every handler of one stack is built with. */
 export interface LocalHandlerDeps {
   aws: AwsClientSettings;
+  /** Ports in place of the AWS ones (test/support/in-process-stack.ts); the local stack gives none. */
+  ports?: ServicePorts | undefined;
 }
 
 export type HandlerFactory = (config: Config, deps: LocalHandlerDeps) => Promise<LocalHandler>;
@@ -44,12 +47,12 @@ export type HandlerFactory = (config: Config, deps: LocalHandlerDeps) => Promise
 const factory =
   (
     fn: FunctionName,
-    create: (config: Config, deps: { observability: Observability; aws: AwsClientSettings }) => unknown,
+    create: (config: Config, deps: LocalHandlerDeps & { observability: Observability }) => unknown,
     { traced = true } = {},
   ): HandlerFactory =>
-  async (config, { aws }) => {
+  async (config, deps) => {
     const observability = traced ? await createObservability(fn) : createUntracedObservability(fn);
-    return (await create(config, { observability, aws })) as LocalHandler;
+    return (await create(config, { ...deps, observability })) as LocalHandler;
   };
 
 /** The functions that are not a channel's webhook, each as functions/<name>.ts composes it. */

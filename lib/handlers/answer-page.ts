@@ -6,13 +6,14 @@ import { answerPageErrors, createAnswerPage } from "../http/answer-page.ts";
 import { createCoreServices } from "../wiring.ts";
 import type { HandlerDeps } from "./handler-deps.ts";
 
-export async function createAnswerPageHandler(config: Config, { observability, aws }: HandlerDeps) {
+export async function createAnswerPageHandler(config: Config, { observability, aws, ports }: HandlerDeps) {
   // The core services only: the page posts nothing to any chat (the table's stream retires the copies).
   const { store, resolve, secrets, now, ready } = createCoreServices(
     config,
     "answerPage",
     observability,
     aws,
+    ports,
   );
   await ready();
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()

@@ -36,9 +36,9 @@ const askTaskEventSchema = z.object({
 
 export async function createAskHandler(
   config: Config,
-  { observability, channels, aws }: DeliveringHandlerDeps,
+  { observability, channels, aws, ports }: DeliveringHandlerDeps,
 ) {
-  const services = createServices(config, "ask", observability, channels, aws);
+  const services = createServices(config, "ask", observability, channels, aws, ports);
   await services.ready();
   const { askQuestion, now } = services;
   return middy()

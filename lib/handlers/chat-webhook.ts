@@ -27,14 +27,14 @@ import type { HandlerDeps } from "./handler-deps.ts";
 export async function createChatWebhookHandler<Descriptor extends AnyChannel>(
   webhook: ChannelWebhookDefinition<Descriptor>,
   config: Config,
-  { observability, aws }: HandlerDeps,
+  { observability, aws, ports }: HandlerDeps,
 ) {
   const descriptor = webhook.channel;
   const fn = descriptor.manifest.webhook as FunctionName | undefined;
   if (fn === undefined)
     throw new Error(`the ${descriptor.name} channel's manifest names no webhook function`);
   const { telemetry, logger } = observability;
-  const services = createServices(config, fn, observability, [descriptor], aws);
+  const services = createServices(config, fn, observability, [descriptor], aws, ports);
   await services.ready();
   const base = () =>
     middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
@@ -45,8 +45,9 @@ export async function createChatWebhookHandler<Descriptor extends AnyChannel>(
   }
   const { secrets, store, resolve, channels, links, now } = services;
   const handleInbound = createHandleInbound({ store, resolve, channels, links, now });
-  const { prelude, handler, handshake } = webhook.create(channelClient(descriptor, config, secrets, aws), {
-    ...channelServices(descriptor, { config, secrets, links, telemetry, aws }),
+  const client = channelClient(descriptor, config, secrets, aws, now);
+  const { prelude, handler, handshake } = webhook.create(client, {
+    ...channelServices(descriptor, { config, secrets, links, telemetry, aws, now }),
     secrets,
     store,
     handleInbound,

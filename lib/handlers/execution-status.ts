@@ -13,8 +13,8 @@ const detailSchema = z.object({
   input: z.nullish(z.string()),
 });
 
-export function createExecutionStatusHandler(config: Config, { observability, aws }: HandlerDeps) {
-  const { store, resolve, now } = createServices(config, "executionStatus", observability, [], aws);
+export function createExecutionStatusHandler(config: Config, { observability, aws, ports }: HandlerDeps) {
+  const { store, resolve, now } = createServices(config, "executionStatus", observability, [], aws, ports);
   const cancelStoppedRun = createCancelStoppedRun({ store, resolve, now });
   return middy<EventBridgeEvent<string, unknown>>()
     .use(observability.middlewares)

@@ -10,9 +10,9 @@ import type { DeliveringHandlerDeps } from "./handler-deps.ts";
 
 export async function createMcpHandler(
   config: Config,
-  { observability, channels, aws }: DeliveringHandlerDeps,
+  { observability, channels, aws, ports }: DeliveringHandlerDeps,
 ) {
-  const services = createServices(config, "mcp", observability, channels, aws);
+  const services = createServices(config, "mcp", observability, channels, aws, ports);
   await services.ready();
   const { keyring, askQuestion, resolve, waitForQuestion } = services;
   const tools = createMcpTools({

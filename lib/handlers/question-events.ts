@@ -10,9 +10,9 @@ import type { DeliveringHandlerDeps } from "./handler-deps.ts";
 
 export async function createQuestionEventsHandler(
   config: Config,
-  { observability, channels, aws }: DeliveringHandlerDeps,
+  { observability, channels, aws, ports }: DeliveringHandlerDeps,
 ) {
-  const services = createServices(config, "questionEvents", observability, channels, aws);
+  const services = createServices(config, "questionEvents", observability, channels, aws, ports);
   // Resuming runs needs no channel secret: a bad one is reported, and only its platform's copies stay unretired.
   await services.ready({ tolerate: true });
   const { now } = services;

@@ -8,9 +8,9 @@ import type { DeliveringHandlerDeps } from "./handler-deps.ts";
 
 export async function createQuestionTimerHandler(
   config: Config,
-  { observability, channels, aws }: DeliveringHandlerDeps,
+  { observability, channels, aws, ports }: DeliveringHandlerDeps,
 ) {
-  const services = createServices(config, "questionTimer", observability, channels, aws);
+  const services = createServices(config, "questionTimer", observability, channels, aws, ports);
   // Expiry needs no channel secret: a bad one is reported, and only its platform's reminders are not posted.
   await services.ready({ tolerate: true });
   const { store, channels: posted, telemetry, now, sleep } = services;

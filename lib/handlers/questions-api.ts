@@ -9,9 +9,9 @@ import type { DeliveringHandlerDeps } from "./handler-deps.ts";
 
 export async function createQuestionsApiHandler(
   config: Config,
-  { observability, channels, aws }: DeliveringHandlerDeps,
+  { observability, channels, aws, ports }: DeliveringHandlerDeps,
 ) {
-  const services = createServices(config, "questionsApi", observability, channels, aws);
+  const services = createServices(config, "questionsApi", observability, channels, aws, ports);
   await services.ready();
   const { keyring, store, askQuestion, resolve, waitForQuestion, links, now } = services;
   const questionApi = createQuestionApi({

@@ -1,130 +1,57 @@
-import { DescribeExecutionCommand, StartExecutionCommand } from "@aws-sdk/client-sfn";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { MAX_ANSWER_VALUE_UNITS } from "#lib/questions/schema.ts";
+import {
+  type InProcessRun,
+  type InProcessStack,
+  runResult,
+  startInProcessStack,
+} from "../support/in-process-stack.ts";
 import { largestArgs, largestContext, textOf } from "../support/largest-questions.ts";
 import { mattermostActionResponseProblems, mattermostProblems } from "../support/platform-sizes.ts";
+import type { FakePlatform, RecordedCall, Responder } from "./support/fake-platform.ts";
 import {
-  type FakePlatform,
-  type RecordedCall,
-  type Responder,
-  startFakePlatform,
-} from "./support/fake-platform.ts";
+  action,
+  actionsOf,
+  BOT_TOKEN,
+  BOT_USER_ID,
+  BOT_USERNAME,
+  COMMAND_TOKEN,
+  created,
+  directChannels,
+  HOOK_TOKEN,
+  mattermostSettings,
+  newId,
+  OTHER_USER,
+  OWNER,
+  outsiders,
+  slashFields,
+  startFakeMattermost,
+  tapBody,
+  userPosts,
+} from "./support/mattermost-fake.ts";
 import {
   multiQuestion as multi,
   noteQuestion as note,
   singleQuestion as single,
   unique,
 } from "./support/sample-questions.ts";
-import {
-  allItems,
-  posted,
-  replyOf as replyOfRun,
-  startTestStack,
-  statusOf as statusOfQuestion,
-  type TestStack,
-  waitFor,
-} from "./support/test-stack.ts";
+import { posted } from "./support/test-stack.ts";
 
-const BOT_TOKEN = "mmbottoken0123456789abcdef";
-const ACTION_SECRET = "mm-action-secret-for-tests-0123456789";
-const COMMAND_TOKEN = "cmdtoken1234567890abcdefgh";
-const HOOK_TOKEN = "hooktoken234567890abcdefgh";
 /** Mattermost calls the URL in the button; the test plays Mattermost and posts to the stack directly. */
 const PUBLIC_URL = "https://handraise.test";
-const OWNER = "ownerid0000000000000000001";
-const OTHER_USER = "otherid0000000000000000002";
 
-let stack: TestStack;
+let stack: InProcessStack;
 let mattermost: FakePlatform;
 /** Each test talks in a channel of its own: a plain message goes to the oldest pending question there. */
 let channel = "";
 let channels = 0;
-let ids = 0;
-const newId = (prefix: string) => `${prefix}${String(++ids).padStart(8, "0")}`;
-
-/** Posts the bot created (id → the POST /api/v4/posts body), and users' posts the fake can be asked about. */
-const created: { id: string; body: any }[] = [];
-interface UserPost {
-  channel_id: string;
-  user_id: string;
-  root_id: string;
-  message: string;
-  create_at: number;
-  type: string;
-}
-const userPosts = new Map<string, UserPost>();
-/** The bot's own account, as `GET /api/v4/users/me` returns it. */
-const BOT_USER_ID = "botuserid00000000000000001";
-const BOT_USERNAME = "handraise";
-/** `<channel id>:<user id>` pairs that are not channel members (everyone else is a member of every channel). */
-const outsiders = new Set<string>();
-/** Direct channels: id → the name Mattermost gives one (`<user id>__<user id>`); every other is open. */
-const directChannels = new Map<string, string>();
 /** Per test: answers a call before the fake's usual routes do (an outage, a slow server). */
 let fault: ((call: RecordedCall) => ReturnType<Responder> | undefined) | undefined;
 
 beforeAll(async () => {
-  mattermost = await startFakePlatform(
-    (call) => {
-      const faulty = fault?.(call);
-      if (faulty !== undefined) return faulty;
-      if (call.path === "/api/v4/posts") {
-        const id = newId("botpost");
-        created.push({ id, body: call.body });
-        return {
-          status: 201,
-          body: { id, channel_id: call.body.channel_id, root_id: call.body.root_id ?? "" },
-        };
-      }
-      const read = call.verb === "GET" ? /^\/api\/v4\/posts\/([a-z0-9]+)$/.exec(call.path) : null;
-      if (read?.[1]) {
-        const id = read[1];
-        const post = userPosts.get(id);
-        if (post) return { body: { id, ...post } };
-        const own = created.find((c) => c.id === id);
-        return own
-          ? {
-              body: {
-                id,
-                channel_id: own.body.channel_id,
-                user_id: BOT_USER_ID,
-                root_id: own.body.root_id ?? "",
-                message: own.body.message,
-                create_at: Date.now(),
-                type: "",
-              },
-            }
-          : { status: 404, body: { message: "not found" } };
-      }
-      const member = /^\/api\/v4\/channels\/([a-z0-9]+)\/members\/([a-z0-9]+)$/.exec(call.path);
-      if (call.verb === "GET" && member?.[1] && member[2]) {
-        const [, channelId, userId] = member;
-        return outsiders.has(`${channelId}:${userId}`)
-          ? { status: 404, body: { message: "not a member" } }
-          : { body: { channel_id: channelId, user_id: userId, roles: "channel_user" } };
-      }
-      const channelRead = /^\/api\/v4\/channels\/([a-z0-9]+)$/.exec(call.path);
-      if (call.verb === "GET" && channelRead?.[1]) {
-        const id = channelRead[1];
-        const name = directChannels.get(id);
-        return { body: name ? { id, type: "D", name } : { id, type: "O", name: "town-square" } };
-      }
-      if (call.verb === "GET" && call.path === "/api/v4/users/me") {
-        return { body: { id: BOT_USER_ID, username: BOT_USERNAME, is_bot: true } };
-      }
-      return { body: { status: "OK" } };
-      // Refused like Mattermost past its size limits: every test here runs within them.
-    },
-    { limits: "mattermost" },
-  );
-  stack = await startTestStack({
-    MATTERMOST_URL: mattermost.url,
-    MATTERMOST_BOT_TOKEN: BOT_TOKEN,
-    MATTERMOST_ACTION_SECRET: ACTION_SECRET,
-    MATTERMOST_COMMAND_TOKEN: COMMAND_TOKEN,
-    MATTERMOST_OUTGOING_TOKEN: HOOK_TOKEN,
-    HANDRAISE_PUBLIC_URL: PUBLIC_URL,
-  });
+  // Refused like Mattermost past its size limits: every test here runs within them.
+  mattermost = await startFakeMattermost({ now: () => stack.clock.now(), fault: (call) => fault?.(call) });
+  stack = await startInProcessStack({ ...mattermostSettings(mattermost), HANDRAISE_PUBLIC_URL: PUBLIC_URL });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -135,6 +62,8 @@ beforeEach(() => {
   fault = undefined;
   channel = `channel${String(++channels).padStart(4, "0")}`;
 });
+// What a test's last change set going (a copy retired) ends before the next test counts the calls.
+afterEach(() => stack.settled());
 
 type Target = { channel: string; chatId: string; threadId?: string };
 
@@ -145,44 +74,23 @@ async function startRun(
   const sessionKey = unique("mm");
   const targets = options.targets ?? [{ channel: "mattermost", chatId: channel }];
   const before = created.length;
-  const { executionArn } = await stack.sfn.send(
-    new StartExecutionCommand({
-      stateMachineArn: stack.stateMachineArns.agent,
-      input: JSON.stringify({
-        sessionKey,
-        owner: `mattermost:${OWNER}`,
-        deliverTo: targets,
-        prompt: "test",
-        model: {
-          provider: "scripted",
-          steps: [
-            { toolCalls: [{ id: "c1", name: "ask_user", arguments: { questions } }] },
-            {
-              reply:
-                "{{c1.status}}|{{c1.reason}}|{{c1.deploy_target}}{{c1.checks}}{{c1.second}}|{{c1.release_note}}",
-            },
-          ],
-        },
-        ...options.input,
-      }),
-    }),
-  );
-  const posts = await waitFor(
-    async () => (created.length >= before + targets.length ? created.slice(before) : undefined),
-    { what: "the question posted to Mattermost" },
-  );
+  // The run's AskUser task: the ask function delivers, and records the posted copies, before it returns.
+  const run = await stack.ask({
+    sessionKey,
+    owner: `mattermost:${OWNER}`,
+    deliverTo: targets,
+    questions,
+    ...options.input,
+  });
+  expect(created.length).toBeGreaterThanOrEqual(before + targets.length);
+  const posts = created.slice(before);
   const questionId = (await stack.api("GET", `/questions?sessionKey=${sessionKey}`)).body.questions[0]
     .id as string;
-  // The ask function records the posted copies right after posting them.
-  await waitFor(
-    async () => {
-      const record = (await stack.api("GET", `/questions/${questionId}`)).body.question;
-      return posted(record) >= targets.length ? true : undefined;
-    },
-    { what: "the deliveries to be recorded" },
-  );
+  expect(questionId).toBe(run.questionId);
+  const record = (await stack.api("GET", `/questions/${questionId}`)).body.question;
+  expect(posted(record)).toBeGreaterThanOrEqual(targets.length);
   return {
-    executionArn: executionArn as string,
+    run,
     posts,
     post: posts[0] as (typeof posts)[number],
     questionId,
@@ -190,10 +98,8 @@ async function startRun(
 }
 
 async function send(body: string, headers: Record<string, string>) {
-  const response = await fetch(`${stack.httpUrl}/webhooks/mattermost`, { method: "POST", headers, body });
-  const text = await response.text();
-  stack.responseBodies.push(text);
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  const response = await stack.request("POST", "/webhooks/mattermost", { headers, body });
+  return { status: response.status, body: response.text ? JSON.parse(response.text) : undefined };
 }
 const sendJson = (body: unknown) => send(JSON.stringify(body), { "content-type": "application/json" });
 const sendForm = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
@@ -202,39 +108,6 @@ const sendForm = (fields: Record<string, string>, headers: Record<string, string
     ...headers,
   });
 
-type Action = {
-  id: string;
-  name: string;
-  style?: string;
-  integration: { url: string; context: Record<string, unknown> };
-};
-const actionsOf = (post: { body: any }) => post.body.props.attachments[0].actions as Action[];
-const action = (post: { body: any }, name: string) => {
-  const found = actionsOf(post).find((a) => a.name === name);
-  if (!found) throw new Error(`no button ${name}`);
-  return found;
-};
-
-/** What Mattermost POSTs when someone taps a button (PostActionIntegrationRequest). */
-function tapBody(
-  post: { id: string; body: any },
-  name: string,
-  options: { user?: string; triggerId?: string } = {},
-) {
-  return {
-    user_id: options.user ?? OWNER,
-    user_name: "ann",
-    channel_id: post.body.channel_id,
-    channel_name: "town-square",
-    team_id: "team0000000000000000000001",
-    team_domain: "acme",
-    post_id: post.id,
-    trigger_id: options.triggerId ?? Buffer.from(unique("trigger")).toString("base64"),
-    type: "button",
-    data_source: "",
-    context: action(post, name).integration.context,
-  };
-}
 const tap = (
   post: { id: string; body: any },
   name: string,
@@ -265,20 +138,7 @@ const submitDialog = (
   });
 
 const slash = (text: string, token = COMMAND_TOKEN, user = OWNER) =>
-  sendForm(
-    {
-      channel_id: channel,
-      channel_name: "town-square",
-      command: "/handraise",
-      team_domain: "acme",
-      team_id: "team0000000000000000000001",
-      text,
-      trigger_id: Buffer.from(unique("cmd")).toString("base64"),
-      user_id: user,
-      user_name: "ann",
-    },
-    { authorization: `Token ${token}` },
-  );
+  sendForm(slashFields(text, channel, user), { authorization: `Token ${token}` });
 
 interface TypedOptions {
   rootId?: string;
@@ -307,7 +167,7 @@ function typed(text: string, options: TypedOptions = {}) {
       user_id: options.author ?? user,
       root_id: options.rootId ?? "",
       message: options.message ?? text,
-      create_at: options.createdAt ?? Date.now(),
+      create_at: options.createdAt ?? stack.clock.now(),
       type: "",
     });
   }
@@ -328,20 +188,30 @@ function typed(text: string, options: TypedOptions = {}) {
   });
 }
 
-/** The reply the run ended with. */
-const replyOf = (executionArn: string) => replyOfRun(stack, executionArn);
-const statusOf = (questionId: string) => statusOfQuestion(stack, questionId);
+/**
+ * The reply the scripted run of mattermost-e2e.test.ts ends with (`{{c1.status}}|{{c1.reason}}|
+ * {{c1.deploy_target}}{{c1.checks}}{{c1.second}}|{{c1.release_note}}`), from what its AskUser task received.
+ */
+async function replyOf(run: InProcessRun): Promise<string> {
+  const result = runResult(await run.result());
+  const answers = (id: string) => (result.answers?.[id] ?? []).join(",");
+  return `${result.status}|${result.reason ?? ""}|${answers("deploy_target")}${answers("checks")}${answers("second")}|${answers("release_note")}`;
+}
+const statusOf = async (questionId: string) =>
+  (await stack.api("GET", `/questions/${questionId}`)).body.question.status as string;
+/** Every item the store holds (as a scan of the table would list them). */
+const allItems = async () => structuredClone([...stack.store.items.values()]) as Record<string, any>[];
 const patches = () => mattermost.calls.filter((c) => c.path.endsWith("/patch"));
 
 /** Everything stored but the claims of handled platform events (chatter that was read and ignored). */
-const questionItems = async () => (await allItems(stack)).filter((item) => item.entity !== "inboundEvent");
+const questionItems = async () => (await allItems()).filter((item) => item.entity !== "inboundEvent");
 
 /** Nothing changed: the same items stored, the question pending, its run still waiting, no copy edited. */
-async function expectUnchanged(before: Record<string, any>[], questionId: string, executionArn: string) {
-  expect(await allItems(stack)).toEqual(before);
+async function expectUnchanged(before: Record<string, any>[], questionId: string, run: InProcessRun) {
+  expect(await allItems()).toEqual(before);
   expect(await statusOf(questionId)).toBe("pending");
-  const execution = await stack.sfn.send(new DescribeExecutionCommand({ executionArn }));
-  expect(execution.status).toBe("RUNNING");
+  await stack.settled();
+  expect(run.outcome()).toBeUndefined();
   expect(patches()).toHaveLength(0);
 }
 const UNCONFIRMED = /could not confirm who you are/;
@@ -349,7 +219,7 @@ const UNCONFIRMED = /could not confirm who you are/;
 describe("Mattermost webhook verification", () => {
   it("an unsigned or tampered tap → 401 and nothing stored or resumed", async () => {
     const { post, questionId } = await startRun([single]);
-    const before = await allItems(stack);
+    const before = await allItems();
     const body = tapBody(post, "Production");
     const { sig: _sig, ...unsigned } = body.context;
     const skipSig = action(post, "Skip").integration.context.sig;
@@ -363,19 +233,19 @@ describe("Mattermost webhook verification", () => {
     ];
     for (const variant of variants) expect((await sendJson(variant)).status).toBe(401);
     expect((await send("{not json", { "content-type": "application/json" })).status).toBe(401);
-    expect(await allItems(stack)).toEqual(before);
+    expect(await allItems()).toEqual(before);
     expect(await statusOf(questionId)).toBe("pending");
     expect(patches()).toHaveLength(0);
   });
 
   it("a body over 64 KiB → 413 before verification, even a validly signed tap; nothing stored", async () => {
     const { post, questionId } = await startRun([single]);
-    const before = await allItems(stack);
+    const before = await allItems();
     const padded = { ...tapBody(post, "Production"), data_source: "x".repeat(64 * 1024) };
     const response = await sendJson(padded);
     expect(response.status).toBe(413);
     expect(response.body.error.code).toBe("PAYLOAD_TOO_LARGE");
-    expect(await allItems(stack)).toEqual(before);
+    expect(await allItems()).toEqual(before);
     expect(await statusOf(questionId)).toBe("pending");
     // The same tap within the limit is read.
     expect((await sendJson({ ...padded, data_source: "" })).body.update.message).toContain("Answered");
@@ -383,7 +253,7 @@ describe("Mattermost webhook verification", () => {
 
   it("a wrong command or webhook token → 401; a verified but malformed body → 400", async () => {
     const { questionId } = await startRun([single]);
-    const before = await allItems(stack);
+    const before = await allItems();
     expect((await slash("cancel", "wrongtoken1234567890abcdef")).status).toBe(401);
     expect(
       (
@@ -397,7 +267,7 @@ describe("Mattermost webhook verification", () => {
       ).status,
     ).toBe(401);
     expect((await typed("Production", { token: "wrongtoken1234567890abcdef" })).status).toBe(401);
-    expect(await allItems(stack)).toEqual(before);
+    expect(await allItems()).toEqual(before);
     expect(await statusOf(questionId)).toBe("pending");
 
     expect((await sendForm({ token: COMMAND_TOKEN, command: "/handraise", text: "cancel" })).status).toBe(
@@ -412,8 +282,8 @@ describe("Mattermost tokens: each proves one kind of request", () => {
     sendForm({ token, user_id: OWNER, channel_id: channel, command: "/handraise", text });
 
   it("the outgoing webhook's token is refused as a slash command's: 401, nothing changes; the command's own token cancels", async () => {
-    const { questionId, executionArn } = await startRun([single]);
-    const before = await allItems(stack);
+    const { questionId, run } = await startRun([single]);
+    const before = await allItems();
     const calls = mattermost.calls.length;
     for (const response of [
       await slash("cancel", HOOK_TOKEN),
@@ -423,17 +293,17 @@ describe("Mattermost tokens: each proves one kind of request", () => {
       expect(response.status).toBe(401);
       expect(response.body.error.code).toBe("UNAUTHORIZED");
     }
-    await expectUnchanged(before, questionId, executionArn);
+    await expectUnchanged(before, questionId, run);
     // Refused before anything was asked of Mattermost.
     expect(mattermost.calls.slice(calls)).toEqual([]);
 
     expect((await slash("cancel", COMMAND_TOKEN)).body.text).toBe("Cancelled\\.");
-    expect(await replyOf(executionArn)).toBe("no_answer|cancelled||");
+    expect(await replyOf(run)).toBe("no_answer|cancelled||");
   });
 
   it("the slash command's token is refused as an outgoing webhook's: 401, nothing changes; the webhook's own token answers", async () => {
-    const { post, questionId, executionArn } = await startRun([single]);
-    const before = await allItems(stack);
+    const { post, questionId, run } = await startRun([single]);
+    const before = await allItems();
     const calls = mattermost.calls.length;
     const asForm = await typed("2", { rootId: post.id, token: COMMAND_TOKEN });
     expect(asForm.status).toBe(401);
@@ -446,12 +316,12 @@ describe("Mattermost tokens: each proves one kind of request", () => {
       trigger_word: "",
     });
     expect(asJson.status).toBe(401);
-    await expectUnchanged(before, questionId, executionArn);
+    await expectUnchanged(before, questionId, run);
     // Refused before anything was read back from Mattermost.
     expect(mattermost.calls.slice(calls)).toEqual([]);
 
     expect((await typed("2", { rootId: post.id, token: HOOK_TOKEN })).status).toBe(200);
-    expect(await replyOf(executionArn)).toBe("answered||Production|");
+    expect(await replyOf(run)).toBe("answered||Production|");
   });
 });
 
@@ -486,54 +356,21 @@ describe("Mattermost end to end", () => {
         sig: expect.stringMatching(/^[0-9a-f]{64}$/),
       });
     }
-    const tokens = (await allItems(stack)).flatMap((i) => (i.taskToken ? [i.taskToken as string] : []));
+    const tokens = (await allItems()).flatMap((i) => (i.taskToken ? [i.taskToken as string] : []));
     expect(tokens.length).toBeGreaterThan(0);
     for (const recorded of mattermost.calls)
       for (const token of tokens) expect(JSON.stringify(recorded.body)).not.toContain(token);
   });
 
-  it("a button answers and resumes the run; every copy is edited without buttons; a later tap is told it is over", async () => {
-    const other = `other${channel}`;
-    const { executionArn, posts, questionId } = await startRun([single], {
-      targets: [
-        { channel: "mattermost", chatId: channel },
-        { channel: "mattermost", chatId: other, threadId: "threadroot0000000000000001" },
-      ],
-    });
-    const here = posts.find((p) => p.body.channel_id === channel) as (typeof posts)[number];
-    expect(posts.find((p) => p.body.channel_id === other)?.body.root_id).toBe("threadroot0000000000000001");
-
-    const response = await tap(here, "Production");
-    expect(response.status).toBe(200);
-    expect(response.body.update.props).toEqual({ attachments: [] });
-    expect(response.body.update.message).toContain("Answered — Deploy to: Production");
-    expect(await replyOf(executionArn)).toBe("answered||Production|");
-
-    const edits = patches();
-    expect(edits.map((e) => e.path).sort()).toEqual(posts.map((p) => `/api/v4/posts/${p.id}/patch`).sort());
-    for (const edit of edits) {
-      expect(edit.body.props).toEqual({ attachments: [] });
-      expect(edit.body.message).toContain("Answered — Deploy to: Production");
-      expect(edit.body.message).not.toContain("Answer in browser");
-    }
-
-    const late = await tap(here, "Staging (Recommended)");
-    expect(late.status).toBe(200);
-    expect(late.body.ephemeral_text).toBe("This question has already been answered\\.");
-    expect((await stack.api("GET", `/questions/${questionId}`)).body.question.answers).toEqual({
-      deploy_target: ["Production"],
-    });
-  });
-
   it("a typed reply in the question's thread resumes the run", async () => {
-    const { executionArn, post } = await startRun([single]);
+    const { run, post } = await startRun([single]);
     expect((await typed("2", { rootId: post.id })).status).toBe(200);
     expect(mattermost.calls.some((c) => /^\/api\/v4\/posts\/userpost\d+$/.test(c.path))).toBe(true);
-    expect(await replyOf(executionArn)).toBe("answered||Production|");
+    expect(await replyOf(run)).toBe("answered||Production|");
   });
 
   it("multi-select: Choose… opens a dialog with a multiselect, and its submission answers", async () => {
-    const { executionArn, post } = await startRun([multi]);
+    const { run, post } = await startRun([multi]);
     expect(actionsOf(post).map((a) => a.name)).toEqual(["Choose one or more…", "Answer in browser", "Skip"]);
     const triggerId = Buffer.from(unique("trigger")).toString("base64");
     expect((await tap(post, "Choose one or more…", { triggerId })).body).toEqual({});
@@ -552,35 +389,22 @@ describe("Mattermost end to end", () => {
     ]);
     const submitted = await submitDialog(opened, { checks: ["Unit", "Lint"], "checks:other": "" });
     expect(submitted).toEqual({ status: 200, body: {} });
-    expect(await replyOf(executionArn)).toBe("answered||Unit,Lint|");
+    expect(await replyOf(run)).toBe("answered||Unit,Lint|");
   });
 
   it("Other… opens a free-text dialog; its submission is the answer", async () => {
-    const { executionArn, post } = await startRun([single]);
+    const { run, post } = await startRun([single]);
     await tap(post, "Other…");
     const opened = lastDialog();
     expect(opened.body.dialog.elements).toEqual([
       expect.objectContaining({ name: "deploy_target:other", type: "textarea", optional: false }),
     ]);
     expect((await submitDialog(opened, { "deploy_target:other": "blue-green on Friday" })).body).toEqual({});
-    expect(await replyOf(executionArn)).toBe("answered||blue-green on Friday|");
-  });
-
-  it("Skip → skipped; /handraise cancel → cancelled, told privately", async () => {
-    const skipped = await startRun([single]);
-    const skip = await tap(skipped.post, "Skip");
-    expect(skip.body.update.message).toContain("Skipped\\.");
-    expect(await replyOf(skipped.executionArn)).toBe("no_answer|skipped||");
-
-    const cancelled = await startRun([single]);
-    const response = await slash("cancel");
-    expect(response).toEqual({ status: 200, body: { response_type: "ephemeral", text: "Cancelled\\." } });
-    expect(await replyOf(cancelled.executionArn)).toBe("no_answer|cancelled||");
-    expect((await slash("cancel")).body.text).toBe("No question is waiting for you here\\.");
+    expect(await replyOf(run)).toBe("answered||blue-green on Friday|");
   });
 
   it("/handraise question posts the pending question again", async () => {
-    const { post, questionId, executionArn } = await startRun([single]);
+    const { post, questionId, run } = await startRun([single]);
     const response = await slash("question");
     expect(response.body).toEqual({ response_type: "ephemeral", text: "Posted the question again\\." });
     const again = created.at(-1) as (typeof created)[number];
@@ -589,11 +413,11 @@ describe("Mattermost end to end", () => {
     const record = (await stack.api("GET", `/questions/${questionId}`)).body.question;
     expect(record.deliveries.map((d: { messageId: string }) => d.messageId)).toEqual([post.id, again.id]);
     await tap(again, "Production");
-    expect(await replyOf(executionArn)).toBe("answered||Production|");
+    expect(await replyOf(run)).toBe("answered||Production|");
   });
 
   it("someone else's tap gets a private notice and changes nothing", async () => {
-    const { post, questionId, executionArn } = await startRun([single]);
+    const { post, questionId, run } = await startRun([single]);
     const response = await tap(post, "Production", { user: OTHER_USER });
     expect(response).toEqual({
       status: 200,
@@ -605,25 +429,14 @@ describe("Mattermost end to end", () => {
     expect((await typed("1", { rootId: post.id, user: OTHER_USER })).body).toEqual({});
     expect(await statusOf(questionId)).toBe("pending");
     await tap(post, "Staging (Recommended)");
-    expect(await replyOf(executionArn)).toBe("answered||Staging (Recommended)|");
-  });
-
-  it("the same tap delivered twice resumes the run once, and both get a 200", async () => {
-    const { executionArn, post } = await startRun([single]);
-    const body = tapBody(post, "Production");
-    const responses = await Promise.all([sendJson(body), sendJson(body)]);
-    expect(responses.map((r) => r.status)).toEqual([200, 200]);
-    expect(responses.filter((r) => r.body.update !== undefined)).toHaveLength(1);
-    expect(responses.filter((r) => Object.keys(r.body).length === 0)).toHaveLength(1);
-    expect(await replyOf(executionArn)).toBe("answered||Production|");
-    expect(patches()).toHaveLength(1);
+    expect(await replyOf(run)).toBe("answered||Staging (Recommended)|");
   });
 
   it("two pending questions in one channel are answered through their own thread replies and buttons", async () => {
     const first = await startRun([single]);
     const second = await startRun([{ ...single, id: "second", header: "Second" }]);
     await typed("Production", { rootId: second.post.id });
-    expect(await replyOf(second.executionArn)).toBe("answered||Production|");
+    expect(await replyOf(second.run)).toBe("answered||Production|");
     expect(await statusOf(second.questionId)).toBe("answered");
     expect((await stack.api("GET", `/questions/${second.questionId}`)).body.question.answers).toEqual({
       second: ["Production"],
@@ -635,7 +448,7 @@ describe("Mattermost end to end", () => {
       response_type: "comment",
     });
     await tap(first.post, "Staging (Recommended)");
-    expect(await replyOf(first.executionArn)).toBe("answered||Staging (Recommended)|");
+    expect(await replyOf(first.run)).toBe("answered||Staging (Recommended)|");
   });
 });
 
@@ -653,7 +466,7 @@ describe("Mattermost stepper: a prompt of several questions, one step at a time"
   const LINK = /\/answer\//;
 
   it("three questions answered step by step — option, Choose… dialog, Other… dialog — resume the run with all three", async () => {
-    const { executionArn, post, questionId } = await startRun([single, multi, note]);
+    const { run, post, questionId } = await startRun([single, multi, note]);
     // Step 1 of 3: the first question alone, its options, Other… and Skip; no Back yet.
     expect(post.body.message).toMatch(/^\*\*1 of 3\*\*\n\n/);
     expect(post.body.message).toContain("Where should it go?");
@@ -726,7 +539,7 @@ describe("Mattermost stepper: a prompt of several questions, one step at a time"
       status: 200,
       body: {},
     });
-    expect(await replyOf(executionArn)).toBe("answered||ProductionUnit,Lint|night-shift");
+    expect(await replyOf(run)).toBe("answered||ProductionUnit,Lint|night-shift");
     const record = (await stack.api("GET", `/questions/${questionId}`)).body.question;
     expect(record.answers).toEqual({
       deploy_target: ["Production"],
@@ -736,7 +549,7 @@ describe("Mattermost stepper: a prompt of several questions, one step at a time"
   });
 
   it("Back shows the earlier step with its choice marked; a different option there changes that answer", async () => {
-    const { executionArn, post, questionId } = await startRun([single, note]);
+    const { run, post, questionId } = await startRun([single, note]);
     const step2 = redrawn(post, (await tap(post, "Production")).body.update);
     expect(step2.body.message).toMatch(/^\*\*2 of 2\*\*/);
 
@@ -768,11 +581,11 @@ describe("Mattermost stepper: a prompt of several questions, one step at a time"
       },
       ephemeral_text: "Got it\\.",
     });
-    expect(await replyOf(executionArn)).toBe("answered||Staging (Recommended)|Urgent");
+    expect(await replyOf(run)).toBe("answered||Staging (Recommended)|Urgent");
   });
 
   it("typed replies in the thread during the steps answer what is still missing", async () => {
-    const { executionArn, post, questionId } = await startRun([single, multi, note]);
+    const { run, post, questionId } = await startRun([single, multi, note]);
     await tap(post, "Production");
     // A plain line answers the first question without a value: Checks (the step shown).
     expect((await typed("2", { rootId: post.id })).body).toEqual({
@@ -793,11 +606,11 @@ describe("Mattermost stepper: a prompt of several questions, one step at a time"
       "Skip",
     ]);
     expect((await typed("release_note: 2", { rootId: post.id })).body).toEqual({});
-    expect(await replyOf(executionArn)).toBe("answered||ProductionE2E|Urgent");
+    expect(await replyOf(run)).toBe("answered||ProductionE2E|Urgent");
   });
 
   it("someone else's tap on a step is told privately it is not theirs, and nothing is kept", async () => {
-    const { executionArn, post, questionId } = await startRun([single, note]);
+    const { run, post, questionId } = await startRun([single, note]);
     const notYours = { status: 200, body: { ephemeral_text: "This question is not yours to answer\\." } };
     expect(await tap(post, "Production", { user: OTHER_USER })).toEqual(notYours);
     expect((await stack.api("GET", `/questions/${questionId}`)).body.question).not.toHaveProperty("draft");
@@ -811,14 +624,14 @@ describe("Mattermost stepper: a prompt of several questions, one step at a time"
     expect(patches()).toHaveLength(0);
 
     await tap(step2, "Routine (Recommended)");
-    expect(await replyOf(executionArn)).toBe("answered||Staging (Recommended)|Routine (Recommended)");
+    expect(await replyOf(run)).toBe("answered||Staging (Recommended)|Routine (Recommended)");
   });
 });
 
 describe("Mattermost identity: only what Mattermost's API confirms counts", () => {
   it("a message counts only when its post, read back from the API, is the sender's, in that channel, and recent", async () => {
-    const { post, questionId, executionArn } = await startRun([single]);
-    const before = await allItems(stack);
+    const { post, questionId, run } = await startRun([single]);
+    const before = await allItems();
     const claimsThread = { root_id: post.id };
     const forgeries = [
       // A made-up post id (the API answers 404), with and without a root_id naming the question.
@@ -830,11 +643,11 @@ describe("Mattermost identity: only what Mattermost's API confirms counts", () =
       // The owner's post in another channel.
       () => typed("2", { rootId: post.id, postChannel: `x${channel}`, body: claimsThread }),
       // A real post of the owner in the thread, but from an hour ago: a replay.
-      () => typed("2", { rootId: post.id, createdAt: Date.now() - 3_600_000 }),
+      () => typed("2", { rootId: post.id, createdAt: stack.clock.now() - 3_600_000 }),
     ];
     for (const forge of forgeries) expect(await forge()).toEqual({ status: 200, body: {} });
     // Refused before handling: not even a dedupe claim was written.
-    await expectUnchanged(before, questionId, executionArn);
+    await expectUnchanged(before, questionId, run);
 
     // The owner's real post is in another thread, or at the top level; the body claims the question's
     // thread. The post is read as what it is — chatter — and changes nothing.
@@ -848,12 +661,12 @@ describe("Mattermost identity: only what Mattermost's API confirms counts", () =
 
     // A genuine reply answers with what the post says, not with the text the body carries.
     await typed("2", { rootId: post.id, message: "1" });
-    expect(await replyOf(executionArn)).toBe("answered||Staging (Recommended)|");
+    expect(await replyOf(run)).toBe("answered||Staging (Recommended)|");
   });
 
   it("an API that fails or times out refuses a message, a command and a tap, and changes nothing", async () => {
-    const { post, questionId, executionArn } = await startRun([single]);
-    const before = await allItems(stack);
+    const { post, questionId, run } = await startRun([single]);
+    const before = await allItems();
     fault = (call) => (call.verb === "GET" ? { status: 500, body: { message: "boom" } } : undefined);
     expect(await typed("2", { rootId: post.id, body: { root_id: post.id } })).toEqual({
       status: 200,
@@ -873,18 +686,18 @@ describe("Mattermost identity: only what Mattermost's API confirms counts", () =
         ? new Promise((resolve) => setTimeout(() => resolve({ body: {} }), 2_500))
         : undefined;
     expect(await typed("2", { rootId: post.id })).toEqual({ status: 200, body: {} });
-    await expectUnchanged(before, questionId, executionArn);
+    await expectUnchanged(before, questionId, run);
 
     fault = undefined;
     await tap(post, "Production");
-    expect(await replyOf(executionArn)).toBe("answered||Production|");
+    expect(await replyOf(run)).toBe("answered||Production|");
   });
 
   it("a command, tap or dialog of someone the API does not list in that channel is refused; a tap on a post of another channel too", async () => {
-    const { post, questionId, executionArn } = await startRun([single]);
+    const { post, questionId, run } = await startRun([single]);
     await tap(post, "Other…");
     const opened = lastDialog();
-    const before = await allItems(stack);
+    const before = await allItems();
 
     outsiders.add(`${channel}:${OWNER}`);
     try {
@@ -910,31 +723,31 @@ describe("Mattermost identity: only what Mattermost's API confirms counts", () =
       user_id: OTHER_USER,
       root_id: "",
       message: "hi",
-      create_at: Date.now(),
+      create_at: stack.clock.now(),
       type: "",
     });
     expect(await sendJson({ ...tapBody(post, "Production"), post_id: elsewhere })).toEqual({
       status: 200,
       body: { ephemeral_text: expect.stringMatching(UNCONFIRMED) },
     });
-    await expectUnchanged(before, questionId, executionArn);
+    await expectUnchanged(before, questionId, run);
 
     // The member's own command still works.
     expect((await slash("cancel")).body.text).toBe("Cancelled\\.");
-    expect(await replyOf(executionArn)).toBe("no_answer|cancelled||");
+    expect(await replyOf(run)).toBe("no_answer|cancelled||");
   });
 });
 
 describe("Mattermost: typed text in a channel counts only in the question's thread or addressed to the bot", () => {
   it("chatter at the top level or in another thread changes nothing; a mention of the bot answers", async () => {
-    const { questionId, executionArn } = await startRun([single]);
+    const { questionId, run } = await startRun([single]);
     // A valid answer, but at the top level of the channel and not addressed to the bot: conversation.
     expect((await typed("2")).body).toEqual({});
     expect((await typed("2", { rootId: "otherthread000000000000001" })).body).toEqual({});
     expect((await typed(`@${BOT_USERNAME}2 2`)).body).toEqual({});
     expect(await statusOf(questionId)).toBe("pending");
     await typed(`@${BOT_USERNAME} 2`);
-    expect(await replyOf(executionArn)).toBe("answered||Production|");
+    expect(await replyOf(run)).toBe("answered||Production|");
   });
 
   it("the bot's username is read only for a message that may mention it", async () => {
@@ -946,11 +759,11 @@ describe("Mattermost: typed text in a channel counts only in the question's thre
 
   it("a question posted into an existing thread is answered by a reply in that thread", async () => {
     const thread = "threadroot0000000000000009";
-    const { executionArn } = await startRun([single], {
+    const { run } = await startRun([single], {
       targets: [{ channel: "mattermost", chatId: channel, threadId: thread }],
     });
     await typed("2", { rootId: thread });
-    expect(await replyOf(executionArn)).toBe("answered||Production|");
+    expect(await replyOf(run)).toBe("answered||Production|");
   });
 });
 
@@ -970,20 +783,18 @@ describe("Mattermost: an answer link only where its answerer alone can read it",
   /** Answers through the answer page at a link, as a browser posts its form (the link names the public URL). */
   function answerThroughLink(url: string, fields: [string, string][]) {
     const link = new URL(url);
-    return fetch(`${stack.httpUrl}${link.pathname}${link.search}`, {
-      method: "POST",
-      redirect: "manual",
+    return stack.request("POST", `${link.pathname}${link.search}`, {
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams([
         ["sig", link.searchParams.get("sig") ?? ""],
         ...fields,
         ["action", "submit"],
-      ]),
+      ]).toString(),
     });
   }
 
   it("a channel's post has no link; the owner's tap on Answer in browser gets their own link as ephemeral text, which answers as them", async () => {
-    const { post, questionId, executionArn } = await startRun([single]);
+    const { post, questionId, run } = await startRun([single]);
     expect(sentBodies()).not.toContain("/answer/");
     expect(await deliveriesOf(questionId)).toEqual([[channel, undefined]]);
     const postsBefore = created.length;
@@ -1002,7 +813,7 @@ describe("Mattermost: an answer link only where its answerer alone can read it",
     expect(sentBodies()).not.toContain("/answer/");
 
     expect((await answerThroughLink(url, [["a.deploy_target", "1"]])).status).toBe(303);
-    expect(await replyOf(executionArn)).toBe("answered||Production|");
+    expect(await replyOf(run)).toBe("answered||Production|");
     expect((await stack.api("GET", `/questions/${questionId}`)).body.question.resolvedBy).toBe(
       `web:mattermost:${OWNER}`,
     );
@@ -1025,7 +836,7 @@ describe("Mattermost: an answer link only where its answerer alone can read it",
   it("the bot's direct channel with the owner gets the owner's link at every step; a channel's copy keeps the button", async () => {
     const dm = `dm${channel}`;
     directChannels.set(dm, `${BOT_USER_ID}__${OWNER}`);
-    const { posts, questionId, executionArn } = await startRun([single, multi, note], {
+    const { posts, questionId, run } = await startRun([single, multi, note], {
       targets: [
         { channel: "mattermost", chatId: dm },
         { channel: "mattermost", chatId: channel },
@@ -1074,7 +885,7 @@ describe("Mattermost: an answer link only where its answerer alone can read it",
       ["a.release_note", "1"],
     ];
     expect((await answerThroughLink(link, answers)).status).toBe(303);
-    expect(await replyOf(executionArn)).toBe("answered||ProductionUnit|Urgent");
+    expect(await replyOf(run)).toBe("answered||ProductionUnit|Urgent");
   });
 
   it("a direct channel the API does not confirm as the bot's with the owner — someone else's, two people's, an error — gets the button, not the link", async () => {
@@ -1116,12 +927,9 @@ describe("Mattermost: the context (who is asking and why) above the questions", 
     });
     expect(asked.status).toBe(201);
     const questionId = asked.body.id as string;
-    await waitFor(
-      async () => {
-        const record = (await stack.api("GET", `/questions/${questionId}`)).body.question;
-        return posted(record) >= 1 ? true : undefined;
-      },
-      { what: "the delivery recorded" },
+    // The question API delivers, and records the posted copy, before it answers.
+    expect(posted((await stack.api("GET", `/questions/${questionId}`)).body.question)).toBeGreaterThanOrEqual(
+      1,
     );
     const post = created[before] as { id: string; body: any };
     expect(post.body.message).toMatch(/^\*\*1 of 2\*\*\n\n/);
@@ -1151,7 +959,7 @@ describe("Mattermost: every message fits, whatever the question's size", () => {
   it("the largest question the contract allows: the post, each step, the dialogs, the notices and the ended copy within Mattermost's limits; the outcome shown", async () => {
     const { questions } = largestArgs("mixed");
     const [first, second, third] = questions;
-    const { executionArn, post, questionId } = await startRun(questions, {
+    const { run, post, questionId } = await startRun(questions, {
       input: { context: largestContext("mixed") },
     });
     const responses: unknown[] = [];
@@ -1189,15 +997,13 @@ describe("Mattermost: every message fits, whatever the question's size", () => {
     const tooLong = await respond(submitDialog(other, { [`${third?.id}:other`]: `${own}x` }));
     expect(tooLong.error).toContain(`longer than ${MAX_ANSWER_VALUE_UNITS} characters`);
     expect(await respond(submitDialog(other, { [`${third?.id}:other`]: own.slice(0, 3000) }))).toEqual({});
-    expect(await replyOf(executionArn)).toMatch(/^answered\|/);
+    expect(await replyOf(run)).toMatch(/^answered\|/);
 
-    const retired = await waitFor(
-      async () =>
-        patches().find(
-          (c) => c.path === `/api/v4/posts/${post.id}/patch` && c.body.props.attachments.length === 0,
-        ),
-      { what: "the copy retired" },
+    // Retired by the stream, which the run's reply waited for.
+    const retired = patches().find(
+      (c) => c.path === `/api/v4/posts/${post.id}/patch` && c.body.props.attachments.length === 0,
     );
+    if (!retired) throw new Error("the copy was not retired");
     const message = retired.body.message as string;
     const outcome = message.slice(message.lastIndexOf("Answered — "));
     for (const question of questions) expect(outcome).toContain(`${escaped(question.header)}: `);
