@@ -1,14 +1,16 @@
 /**
- * Google Chat against the local stack: one fake server plays the Chat API, Google's OAuth token endpoint and
+ * Google Chat in process (test/support/in-process-stack.ts), on the clock the test moves: one fake server plays the Chat API, Google's OAuth token endpoint and
  * the certificate endpoint of `chat@system.gserviceaccount.com`, with keys made here — so every request token
  * the webhook sees is one this test signed, valid or wrong in exactly one way — and the service account's key
- * is one made here too (the token grant is checked against it).
+ * is one made here too (the token grant is checked against it). A run that asks and is resumed on the local
+ * stack: gchat-e2e.test.ts.
  */
 import { exportPKCS8, generateKeyPair, importPKCS8, jwtVerify, SignJWT } from "jose";
 import { generate } from "selfsigned";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GOOGLE_CHAT_ISSUER } from "#lib/channels/gchat/gchat-auth.ts";
 import { PLATFORM_LIMITS } from "#lib/channels/platform-limits.ts";
+import { IN_PROCESS_T0, type InProcessStack, startInProcessStack } from "../support/in-process-stack.ts";
 import { largestArgs, largestContext } from "../support/largest-questions.ts";
 import { captureLogs } from "./support/captured-logs.ts";
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
@@ -18,14 +20,14 @@ import {
   singleQuestion as single,
   unique,
 } from "./support/sample-questions.ts";
-import { startTestStack, statusOf, type TestStack, waitFor } from "./support/test-stack.ts";
+import { statusOf } from "./support/test-stack.ts";
 
 const PROJECT = "123456789012";
 const OWNER = "users/111111111111111111111";
 const STRANGER = "users/222222222222222222222";
 const CLIENT_EMAIL = "handraise@handraise-test.iam.gserviceaccount.com";
 
-let stack: TestStack;
+let stack: InProcessStack;
 let google: FakePlatform;
 /** The certificate endpoint answers 503 while this is set. */
 let certsDown = false;
@@ -43,8 +45,9 @@ let stranger: { privateKey: Key; pem: string };
 type Key = Awaited<ReturnType<typeof importPKCS8>>;
 let serviceAccountPublicKey: Key;
 
+/** Valid for a day either side of where the stack's clock starts. */
 async function certificate() {
-  const now = Date.now();
+  const now = IN_PROCESS_T0;
   const pems = await generate([{ name: "commonName", value: GOOGLE_CHAT_ISSUER }], {
     keySize: 2048,
     algorithm: "sha256",
@@ -94,7 +97,7 @@ beforeAll(async () => {
   serviceAccountPublicKey = account.publicKey as Key;
   // Refused like the Chat API past a message's size: every test here runs within it.
   google = await startFakePlatform(chatReply, { limits: "gchat" });
-  stack = await startTestStack({
+  stack = await startInProcessStack({
     GOOGLE_CHAT_SERVICE_ACCOUNT: JSON.stringify({
       type: "service_account",
       project_id: "handraise-test",
@@ -122,6 +125,8 @@ beforeEach(() => {
   ownerDm = `spaces/AAAAdm${spaces}`;
   google.calls.length = 0;
 });
+// What a test's last change set going (a timer cleared, a card retired) ends before the next test counts calls.
+afterEach(() => stack.settled());
 
 // ── Asking, and what Chat is sent ────────────────────────────────────────────────────────────────
 
@@ -146,11 +151,11 @@ async function ask(
   });
   expect(created.status, created.text).toBe(201);
   const id = created.body.id as string;
-  const post = await waitFor(async () => messagePosts()[before], { what: "the card posted to Chat" });
-  const delivery = await waitFor(
-    async () => (await stack.api("GET", `/questions/${id}`)).body.question.deliveries[0]?.messageId && true,
-    { what: "the posted card recorded" },
-  ).then(async () => (await stack.api("GET", `/questions/${id}`)).body.question.deliveries[0]);
+  // The question API delivers before it answers: the card is posted and recorded.
+  const post = messagePosts()[before] as RecordedCall;
+  expect(post).toBeDefined();
+  const delivery = (await stack.api("GET", `/questions/${id}`)).body.question.deliveries[0];
+  expect(delivery?.messageId).toBeDefined();
   return { id, messageName: delivery.messageId, post, delivery };
 }
 
@@ -169,12 +174,12 @@ interface TokenOptions {
   kid?: string;
   iss?: string;
   aud?: string;
-  /** Seconds from now. */
+  /** Seconds from the stack's now. */
   exp?: number;
 }
 
 function token(options: TokenOptions = {}): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
+  const now = Math.floor(stack.clock.now() / 1000);
   return new SignJWT({})
     .setProtectedHeader({ alg: "RS256", kid: options.kid ?? "key-1", typ: "JWT" })
     .setIssuer(options.iss ?? GOOGLE_CHAT_ISSUER)
@@ -188,7 +193,7 @@ let eventCount = 0;
 function chatEvent(type: string, fields: Record<string, unknown>, user = OWNER, chatId = space) {
   return {
     type,
-    eventTime: new Date(Date.now() + ++eventCount).toISOString(),
+    eventTime: new Date(stack.clock.now() + ++eventCount).toISOString(),
     space: isDm(chatId)
       ? { name: chatId, type: "DM", spaceType: "DIRECT_MESSAGE", singleUserBotDm: true }
       : { name: chatId, type: "ROOM", spaceType: "SPACE" },
@@ -246,19 +251,10 @@ function typed(text: string, chatId = space, user = OWNER) {
 
 async function send(body: unknown, authorization?: string | null) {
   const auth = authorization === undefined ? `Bearer ${await token()}` : authorization;
-  const response = await fetch(`${stack.httpUrl}/webhooks/gchat`, {
-    method: "POST",
+  return stack.request("POST", "/webhooks/gchat", {
     headers: { "content-type": "application/json", ...(auth !== null && { authorization: auth }) },
     body: JSON.stringify(body),
   });
-  const text = await response.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, body: json, text };
 }
 
 const codec = (kind: string, step: number, option: number, questionId: string) =>
@@ -317,6 +313,8 @@ describe("Google Chat: the question card", () => {
       const { payload } = await jwtVerify(grant.body.assertion, serviceAccountPublicKey, {
         issuer: CLIENT_EMAIL,
         audience: `${google.url}/token`,
+        // Signed at the stack's time.
+        currentDate: new Date(stack.clock.now()),
       });
       expect(payload.scope).toBe("https://www.googleapis.com/auth/chat.bot");
     }
@@ -420,7 +418,8 @@ describe("Google Chat: answering", () => {
     expect(question).toMatchObject({ status: "answered", answers: { deploy_target: ["Production"] } });
     expect(question.resolvedBy).toBe(`gchat:${OWNER}`);
     // Then, as on every platform, the stream consumer retires the copy through the API.
-    const retire = await waitFor(async () => patchesOf(messageName)[0], { what: "the card retired" });
+    await stack.settled();
+    const retire = patchesOf(messageName)[0] as RecordedCall;
     expect(retire.query).toEqual({ updateMask: "cardsV2,text" });
     expect(buttonsOf(retire.body)).toEqual([]);
   });
@@ -587,7 +586,8 @@ describe("Google Chat: retiring, reminders and expiry", () => {
   it("an answer through the API retires the card by PATCH with updateMask=cardsV2,text", async () => {
     const { id, messageName } = await ask([single]);
     await stack.api("POST", `/questions/${id}/answer`, { answers: { deploy_target: ["Production"] } });
-    const retire = await waitFor(async () => patchesOf(messageName)[0], { what: "the card retired" });
+    await stack.settled();
+    const retire = patchesOf(messageName)[0] as RecordedCall;
     expect(retire.query).toEqual({ updateMask: "cardsV2,text" });
     expect(retire.headers.authorization).toBe("Bearer chat-token-from-the-fake");
     expect(buttonsOf(retire.body)).toEqual([]);
@@ -600,13 +600,12 @@ describe("Google Chat: retiring, reminders and expiry", () => {
       timeoutSeconds: 3,
       remindAfterSeconds: [1],
     });
-    const reminder = await waitFor(
-      async () => messagePosts().find((c) => c.body.text?.startsWith("Still waiting for your answer")),
-      { what: "the reminder" },
-    );
-    expect(reminder.query).toEqual({ messageReplyOption: "REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD" });
-    expect(reminder.body.thread).toEqual({ name: delivery.threadId });
-    const expired = await waitFor(async () => patchesOf(messageName)[0], { what: "the card expired" });
+    await stack.clock.advance(1000);
+    const reminder = messagePosts().find((c) => c.body.text?.startsWith("Still waiting for your answer"));
+    expect(reminder?.query).toEqual({ messageReplyOption: "REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD" });
+    expect(reminder?.body.thread).toEqual({ name: delivery.threadId });
+    await stack.clock.advance(2000);
+    const expired = patchesOf(messageName)[0] as RecordedCall;
     expect(textsOf(expired.body)).toContain("<b>Expired: no answer in time.</b>");
     expect(buttonsOf(expired.body)).toEqual([]);
   });

@@ -143,7 +143,7 @@ export function posted(question: { deliveries?: { messageId?: string }[] } | und
   return (question?.deliveries ?? []).filter((delivery) => delivery.messageId !== undefined).length;
 }
 
-/** A question's status as the API reports it. */
-export async function statusOf(stack: TestStack, questionId: string): Promise<string> {
+/** A question's status as the API reports it (on the local stack or the in-process one). */
+export async function statusOf(stack: Pick<TestStack, "api">, questionId: string): Promise<string> {
   return (await stack.api("GET", `/questions/${questionId}`)).body.question.status as string;
 }
