@@ -5,15 +5,19 @@
  * is one made here too (the token grant is checked against it). A run that asks and is resumed on the local
  * stack: gchat-e2e.test.ts.
  */
-import { exportPKCS8, generateKeyPair, importPKCS8, jwtVerify, SignJWT } from "jose";
-import { generate } from "selfsigned";
+import { exportPKCS8, generateKeyPair, jwtVerify } from "jose";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { GOOGLE_CHAT_ISSUER } from "#lib/channels/gchat/gchat-auth.ts";
 import { PLATFORM_LIMITS } from "#lib/channels/platform-limits.ts";
 import { IN_PROCESS_T0, type InProcessStack, startInProcessStack } from "../support/in-process-stack.ts";
 import { largestArgs, largestContext } from "../support/largest-questions.ts";
 import { captureLogs } from "./support/captured-logs.ts";
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
+import {
+  googleChatCertificate,
+  googleChatToken,
+  type Key,
+  type TokenOptions,
+} from "./support/google-chat-signing.ts";
 import {
   multiQuestion as multi,
   noteQuestion as note,
@@ -41,21 +45,7 @@ let ownerDm = "";
 
 let signing: { privateKey: Key; pem: string };
 let stranger: { privateKey: Key; pem: string };
-/** A key as `jose` holds one. */
-type Key = Awaited<ReturnType<typeof importPKCS8>>;
 let serviceAccountPublicKey: Key;
-
-/** Valid for a day either side of where the stack's clock starts. */
-async function certificate() {
-  const now = IN_PROCESS_T0;
-  const pems = await generate([{ name: "commonName", value: GOOGLE_CHAT_ISSUER }], {
-    keySize: 2048,
-    algorithm: "sha256",
-    notBeforeDate: new Date(now - 86_400_000),
-    notAfterDate: new Date(now + 86_400_000),
-  });
-  return { privateKey: (await importPKCS8(pems.private, "RS256")) as Key, pem: pems.cert };
-}
 
 const isDm = (name: string) => name.includes("dm");
 
@@ -92,7 +82,11 @@ function chatReply(call: RecordedCall) {
 }
 
 beforeAll(async () => {
-  [signing, stranger] = await Promise.all([certificate(), certificate()]);
+  // Valid around where the stack's clock starts.
+  [signing, stranger] = await Promise.all([
+    googleChatCertificate(IN_PROCESS_T0),
+    googleChatCertificate(IN_PROCESS_T0),
+  ]);
   const account = await generateKeyPair("RS256", { extractable: true });
   serviceAccountPublicKey = account.publicKey as Key;
   // Refused like the Chat API past a message's size: every test here runs within it.
@@ -169,25 +163,9 @@ const textsOf = (message: any) =>
 
 // ── Events, as Google Chat sends them ────────────────────────────────────────────────────────────
 
-interface TokenOptions {
-  key?: Key;
-  kid?: string;
-  iss?: string;
-  aud?: string;
-  /** Seconds from the stack's now. */
-  exp?: number;
-}
-
-function token(options: TokenOptions = {}): Promise<string> {
-  const now = Math.floor(stack.clock.now() / 1000);
-  return new SignJWT({})
-    .setProtectedHeader({ alg: "RS256", kid: options.kid ?? "key-1", typ: "JWT" })
-    .setIssuer(options.iss ?? GOOGLE_CHAT_ISSUER)
-    .setAudience(options.aud ?? PROJECT)
-    .setIssuedAt(now - 10)
-    .setExpirationTime(now + (options.exp ?? 300))
-    .sign(options.key ?? signing.privateKey);
-}
+/** A request token made at the stack's now; by default Google's, for this project. */
+const token = (options: Partial<TokenOptions> = {}) =>
+  googleChatToken({ key: signing.privateKey, aud: PROJECT, nowMs: stack.clock.now(), ...options });
 
 let eventCount = 0;
 function chatEvent(type: string, fields: Record<string, unknown>, user = OWNER, chatId = space) {
