@@ -4,11 +4,16 @@
  * answers on the stack's answer page, and the Step Functions run resumes (or takes the skip through its
  * Catch). The rest of the e-mail channel's behaviour runs in process: email.test.ts.
  */
-import { StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerThroughLink } from "./support/link-answer.ts";
 import { singleQuestion, unique } from "./support/sample-questions.ts";
-import { replyOf as replyOfRun, startTestStack, type TestStack, waitFor } from "./support/test-stack.ts";
+import {
+  replyOf as replyOfRun,
+  startAskingRun,
+  startTestStack,
+  type TestStack,
+  waitFor,
+} from "./support/test-stack.ts";
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -21,30 +26,17 @@ afterAll(async () => {
 /** An agent run that asks `to` by mail; resolves with the link in the mail once it is sent. */
 async function startRun() {
   const to = `${unique("ana").toLowerCase()}@example.com`;
-  const { executionArn } = await stack.sfn.send(
-    new StartExecutionCommand({
-      stateMachineArn: stack.stateMachineArns.agent,
-      input: JSON.stringify({
-        sessionKey: unique("mail"),
-        owner: `email:${to}`,
-        deliverTo: [{ channel: "email", chatId: to }],
-        prompt: "test",
-        model: {
-          provider: "scripted",
-          steps: [
-            { toolCalls: [{ id: "c1", name: "ask_user", arguments: { questions: [singleQuestion] } }] },
-            { reply: "{{c1.status}}|{{c1.reason}}|{{c1.deploy_target}}" },
-          ],
-        },
-      }),
-    }),
-  );
+  const { executionArn } = await startAskingRun(stack, {
+    owner: `email:${to}`,
+    deliverTo: [{ channel: "email", chatId: to }],
+    questions: [singleQuestion],
+  });
   const mail = await waitFor(async () => stack.ses.mails.find((m) => m.to.includes(to)), {
     what: "the mail",
   });
   const link = mail.text.match(/^http:\/\/\S+\/answer\/\S+$/m)?.[0] ?? "";
   expect(link).not.toBe("");
-  return { executionArn: executionArn as string, link };
+  return { executionArn, link };
 }
 
 const replyOf = (executionArn: string) => replyOfRun(stack, executionArn);

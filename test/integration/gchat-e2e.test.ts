@@ -4,15 +4,14 @@
  * run resumes (or takes the skip through its Catch); the same click twice at once is settled by DynamoDB's
  * conditional writes. The rest of Google Chat's behaviour runs in process: gchat.test.ts.
  */
-import { StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { exportPKCS8, generateKeyPair } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
 import { googleChatCertificate, googleChatToken, type Key } from "./support/google-chat-signing.ts";
-import { singleQuestion as single, unique } from "./support/sample-questions.ts";
+import { singleQuestion as single } from "./support/sample-questions.ts";
 import {
-  posted,
   replyOf as replyOfRun,
+  startAskingRun,
   startTestStack,
   type TestStack,
   waitFor,
@@ -79,37 +78,12 @@ beforeEach(() => {
 
 /** An agent run that asks the owner in the test's space; resolves once the card is recorded. */
 async function startRun() {
-  const sessionKey = unique("gchat");
-  const { executionArn } = await stack.sfn.send(
-    new StartExecutionCommand({
-      stateMachineArn: stack.stateMachineArns.agent,
-      input: JSON.stringify({
-        sessionKey,
-        owner: `gchat:${OWNER}`,
-        deliverTo: [{ channel: "gchat", chatId: space }],
-        prompt: "test",
-        model: {
-          provider: "scripted",
-          steps: [
-            { toolCalls: [{ id: "c1", name: "ask_user", arguments: { questions: [single] } }] },
-            { reply: "{{c1.status}}|{{c1.reason}}|{{c1.deploy_target}}" },
-          ],
-        },
-      }),
-    }),
-  );
-  const question = await waitFor(
-    async () => {
-      const [found] = (await stack.api("GET", `/questions?sessionKey=${sessionKey}`)).body.questions;
-      return posted(found) >= 1 ? found : undefined;
-    },
-    { what: "the card to be recorded" },
-  );
-  return {
-    executionArn: executionArn as string,
-    id: question.id as string,
-    card: question.deliveries[0].messageId,
-  };
+  const { executionArn, question } = await startAskingRun(stack, {
+    owner: `gchat:${OWNER}`,
+    deliverTo: [{ channel: "gchat", chatId: space }],
+    questions: [single],
+  });
+  return { executionArn, id: question.id as string, card: question.deliveries[0].messageId as string };
 }
 
 let eventCount = 0;

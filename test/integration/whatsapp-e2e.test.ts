@@ -4,17 +4,15 @@
  * run resumes (or takes the skip or cancel through its Catch); the same notification twice at once is settled
  * by DynamoDB's conditional writes. The rest of WhatsApp's behaviour runs in process: whatsapp.test.ts.
  */
-import { StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
-import { singleQuestion as single, unique } from "./support/sample-questions.ts";
+import { singleQuestion as single } from "./support/sample-questions.ts";
 import { metaSignature } from "./support/signing.ts";
 import {
-  posted,
   replyOf as replyOfRun,
+  startAskingRun,
   startTestStack,
   type TestStack,
-  waitFor,
 } from "./support/test-stack.ts";
 import { whatsappNotification } from "./support/whatsapp-notifications.ts";
 
@@ -65,33 +63,12 @@ const textsTo = (waId: string) =>
 
 /** An agent run that asks `owner` (a wa_id) in their own chat; resolves once the copy is recorded. */
 async function startRun(owner: string) {
-  const sessionKey = unique("wa");
-  const { executionArn } = await stack.sfn.send(
-    new StartExecutionCommand({
-      stateMachineArn: stack.stateMachineArns.agent,
-      input: JSON.stringify({
-        sessionKey,
-        owner: `whatsapp:${owner}`,
-        deliverTo: [{ channel: "whatsapp", chatId: owner }],
-        prompt: "test",
-        model: {
-          provider: "scripted",
-          steps: [
-            { toolCalls: [{ id: "c1", name: "ask_user", arguments: { questions: [single] } }] },
-            { reply: "{{c1.status}}|{{c1.reason}}|{{c1.deploy_target}}" },
-          ],
-        },
-      }),
-    }),
-  );
-  const question = await waitFor(
-    async () => {
-      const [found] = (await stack.api("GET", `/questions?sessionKey=${sessionKey}`)).body.questions;
-      return posted(found) >= 1 ? found : undefined;
-    },
-    { what: "the copy to be recorded" },
-  );
-  return { executionArn: executionArn as string, question, prompt: messagesTo(owner)[0] as RecordedCall };
+  const { executionArn, question } = await startAskingRun(stack, {
+    owner: `whatsapp:${owner}`,
+    deliverTo: [{ channel: "whatsapp", chatId: owner }],
+    questions: [single],
+  });
+  return { executionArn, question, prompt: messagesTo(owner)[0] as RecordedCall };
 }
 
 let inboundIds = 0;
