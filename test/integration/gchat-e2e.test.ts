@@ -4,10 +4,15 @@
  * run resumes (or takes the skip through its Catch); the same click twice at once is settled by DynamoDB's
  * conditional writes. The rest of Google Chat's behaviour runs in process: gchat.test.ts.
  */
-import { exportPKCS8, generateKeyPair } from "jose";
+import { generateKeyPair } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
-import { googleChatCertificate, googleChatToken, type Key } from "./support/google-chat-signing.ts";
+import {
+  googleChatCertificate,
+  googleChatSettings,
+  googleChatToken,
+  type Key,
+} from "./support/google-chat-signing.ts";
 import { singleQuestion as single } from "./support/sample-questions.ts";
 import {
   replyOf as replyOfRun,
@@ -50,21 +55,7 @@ beforeAll(async () => {
   signing = await googleChatCertificate(Date.now());
   const account = await generateKeyPair("RS256", { extractable: true });
   google = await startFakePlatform(chatReply, { limits: "gchat" });
-  stack = await startTestStack({
-    GOOGLE_CHAT_SERVICE_ACCOUNT: JSON.stringify({
-      type: "service_account",
-      project_id: "handraise-test",
-      private_key_id: "0123456789abcdef",
-      private_key: await exportPKCS8(account.privateKey),
-      client_email: "handraise@handraise-test.iam.gserviceaccount.com",
-      client_id: "100000000000000000001",
-      token_uri: `${google.url}/token`,
-    }),
-    GOOGLE_CHAT_PROJECT_NUMBER: PROJECT,
-    GOOGLE_CHAT_API_BASE: google.url,
-    GOOGLE_CHAT_CERTS_URL: `${google.url}/certs`,
-    GOOGLE_OAUTH_TOKEN_URL: `${google.url}/token`,
-  });
+  stack = await startTestStack(await googleChatSettings(google.url, account.privateKey, PROJECT));
 });
 afterAll(async () => {
   await stack?.stop();

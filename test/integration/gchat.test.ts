@@ -5,7 +5,7 @@
  * is one made here too (the token grant is checked against it). A run that asks and is resumed on the local
  * stack: gchat-e2e.test.ts.
  */
-import { exportPKCS8, generateKeyPair, jwtVerify } from "jose";
+import { generateKeyPair, jwtVerify } from "jose";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { PLATFORM_LIMITS } from "#lib/channels/platform-limits.ts";
 import { IN_PROCESS_T0, type InProcessStack, startInProcessStack } from "../support/in-process-stack.ts";
@@ -14,8 +14,10 @@ import { captureLogs } from "./support/captured-logs.ts";
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
 import {
   googleChatCertificate,
+  googleChatSettings,
   googleChatToken,
   type Key,
+  SERVICE_ACCOUNT_EMAIL,
   type TokenOptions,
 } from "./support/google-chat-signing.ts";
 import {
@@ -29,7 +31,6 @@ import { statusOf } from "./support/test-stack.ts";
 const PROJECT = "123456789012";
 const OWNER = "users/111111111111111111111";
 const STRANGER = "users/222222222222222222222";
-const CLIENT_EMAIL = "handraise@handraise-test.iam.gserviceaccount.com";
 
 let stack: InProcessStack;
 let google: FakePlatform;
@@ -91,21 +92,7 @@ beforeAll(async () => {
   serviceAccountPublicKey = account.publicKey as Key;
   // Refused like the Chat API past a message's size: every test here runs within it.
   google = await startFakePlatform(chatReply, { limits: "gchat" });
-  stack = await startInProcessStack({
-    GOOGLE_CHAT_SERVICE_ACCOUNT: JSON.stringify({
-      type: "service_account",
-      project_id: "handraise-test",
-      private_key_id: "0123456789abcdef",
-      private_key: await exportPKCS8(account.privateKey),
-      client_email: CLIENT_EMAIL,
-      client_id: "100000000000000000001",
-      token_uri: `${google.url}/token`,
-    }),
-    GOOGLE_CHAT_PROJECT_NUMBER: PROJECT,
-    GOOGLE_CHAT_API_BASE: google.url,
-    GOOGLE_CHAT_CERTS_URL: `${google.url}/certs`,
-    GOOGLE_OAUTH_TOKEN_URL: `${google.url}/token`,
-  });
+  stack = await startInProcessStack(await googleChatSettings(google.url, account.privateKey, PROJECT));
 });
 afterAll(async () => {
   await stack?.stop();
@@ -289,7 +276,7 @@ describe("Google Chat: the question card", () => {
     if (grant) {
       expect(grant.body.grant_type).toBe("urn:ietf:params:oauth:grant-type:jwt-bearer");
       const { payload } = await jwtVerify(grant.body.assertion, serviceAccountPublicKey, {
-        issuer: CLIENT_EMAIL,
+        issuer: SERVICE_ACCOUNT_EMAIL,
         audience: `${google.url}/token`,
         // Signed at the stack's time.
         currentDate: new Date(stack.clock.now()),
