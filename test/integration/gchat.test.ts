@@ -1,31 +1,38 @@
 /**
- * Google Chat against the local stack: one fake server plays the Chat API, Google's OAuth token endpoint and
+ * Google Chat in process (test/support/in-process-stack.ts), on the clock the test moves: one fake server plays the Chat API, Google's OAuth token endpoint and
  * the certificate endpoint of `chat@system.gserviceaccount.com`, with keys made here — so every request token
  * the webhook sees is one this test signed, valid or wrong in exactly one way — and the service account's key
- * is one made here too (the token grant is checked against it).
+ * is one made here too (the token grant is checked against it). A run that asks and is resumed on the local
+ * stack: gchat-e2e.test.ts.
  */
-import { exportPKCS8, generateKeyPair, importPKCS8, jwtVerify, SignJWT } from "jose";
-import { generate } from "selfsigned";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { GOOGLE_CHAT_ISSUER } from "#lib/channels/gchat/gchat-auth.ts";
+import { generateKeyPair, jwtVerify } from "jose";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { PLATFORM_LIMITS } from "#lib/channels/platform-limits.ts";
+import { IN_PROCESS_T0, type InProcessStack, startInProcessStack } from "../support/in-process-stack.ts";
 import { largestArgs, largestContext } from "../support/largest-questions.ts";
 import { captureLogs } from "./support/captured-logs.ts";
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
+import {
+  googleChatCertificate,
+  googleChatSettings,
+  googleChatToken,
+  type Key,
+  SERVICE_ACCOUNT_EMAIL,
+  type TokenOptions,
+} from "./support/google-chat-signing.ts";
 import {
   multiQuestion as multi,
   noteQuestion as note,
   singleQuestion as single,
   unique,
 } from "./support/sample-questions.ts";
-import { startTestStack, statusOf, type TestStack, waitFor } from "./support/test-stack.ts";
+import { statusOf } from "./support/test-stack.ts";
 
 const PROJECT = "123456789012";
 const OWNER = "users/111111111111111111111";
 const STRANGER = "users/222222222222222222222";
-const CLIENT_EMAIL = "handraise@handraise-test.iam.gserviceaccount.com";
 
-let stack: TestStack;
+let stack: InProcessStack;
 let google: FakePlatform;
 /** The certificate endpoint answers 503 while this is set. */
 let certsDown = false;
@@ -39,20 +46,7 @@ let ownerDm = "";
 
 let signing: { privateKey: Key; pem: string };
 let stranger: { privateKey: Key; pem: string };
-/** A key as `jose` holds one. */
-type Key = Awaited<ReturnType<typeof importPKCS8>>;
 let serviceAccountPublicKey: Key;
-
-async function certificate() {
-  const now = Date.now();
-  const pems = await generate([{ name: "commonName", value: GOOGLE_CHAT_ISSUER }], {
-    keySize: 2048,
-    algorithm: "sha256",
-    notBeforeDate: new Date(now - 86_400_000),
-    notAfterDate: new Date(now + 86_400_000),
-  });
-  return { privateKey: (await importPKCS8(pems.private, "RS256")) as Key, pem: pems.cert };
-}
 
 const isDm = (name: string) => name.includes("dm");
 
@@ -89,26 +83,16 @@ function chatReply(call: RecordedCall) {
 }
 
 beforeAll(async () => {
-  [signing, stranger] = await Promise.all([certificate(), certificate()]);
+  // Valid around where the stack's clock starts.
+  [signing, stranger] = await Promise.all([
+    googleChatCertificate(IN_PROCESS_T0),
+    googleChatCertificate(IN_PROCESS_T0),
+  ]);
   const account = await generateKeyPair("RS256", { extractable: true });
   serviceAccountPublicKey = account.publicKey as Key;
   // Refused like the Chat API past a message's size: every test here runs within it.
   google = await startFakePlatform(chatReply, { limits: "gchat" });
-  stack = await startTestStack({
-    GOOGLE_CHAT_SERVICE_ACCOUNT: JSON.stringify({
-      type: "service_account",
-      project_id: "handraise-test",
-      private_key_id: "0123456789abcdef",
-      private_key: await exportPKCS8(account.privateKey),
-      client_email: CLIENT_EMAIL,
-      client_id: "100000000000000000001",
-      token_uri: `${google.url}/token`,
-    }),
-    GOOGLE_CHAT_PROJECT_NUMBER: PROJECT,
-    GOOGLE_CHAT_API_BASE: google.url,
-    GOOGLE_CHAT_CERTS_URL: `${google.url}/certs`,
-    GOOGLE_OAUTH_TOKEN_URL: `${google.url}/token`,
-  });
+  stack = await startInProcessStack(await googleChatSettings(google.url, account.privateKey, PROJECT));
 });
 afterAll(async () => {
   await stack?.stop();
@@ -122,6 +106,8 @@ beforeEach(() => {
   ownerDm = `spaces/AAAAdm${spaces}`;
   google.calls.length = 0;
 });
+// What a test's last change set going (a timer cleared, a card retired) ends before the next test counts calls.
+afterEach(() => stack.settled());
 
 // ── Asking, and what Chat is sent ────────────────────────────────────────────────────────────────
 
@@ -146,11 +132,11 @@ async function ask(
   });
   expect(created.status, created.text).toBe(201);
   const id = created.body.id as string;
-  const post = await waitFor(async () => messagePosts()[before], { what: "the card posted to Chat" });
-  const delivery = await waitFor(
-    async () => (await stack.api("GET", `/questions/${id}`)).body.question.deliveries[0]?.messageId && true,
-    { what: "the posted card recorded" },
-  ).then(async () => (await stack.api("GET", `/questions/${id}`)).body.question.deliveries[0]);
+  // The question API delivers before it answers: the card is posted and recorded.
+  const post = messagePosts()[before] as RecordedCall;
+  expect(post).toBeDefined();
+  const delivery = (await stack.api("GET", `/questions/${id}`)).body.question.deliveries[0];
+  expect(delivery?.messageId).toBeDefined();
   return { id, messageName: delivery.messageId, post, delivery };
 }
 
@@ -164,31 +150,15 @@ const textsOf = (message: any) =>
 
 // ── Events, as Google Chat sends them ────────────────────────────────────────────────────────────
 
-interface TokenOptions {
-  key?: Key;
-  kid?: string;
-  iss?: string;
-  aud?: string;
-  /** Seconds from now. */
-  exp?: number;
-}
-
-function token(options: TokenOptions = {}): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({})
-    .setProtectedHeader({ alg: "RS256", kid: options.kid ?? "key-1", typ: "JWT" })
-    .setIssuer(options.iss ?? GOOGLE_CHAT_ISSUER)
-    .setAudience(options.aud ?? PROJECT)
-    .setIssuedAt(now - 10)
-    .setExpirationTime(now + (options.exp ?? 300))
-    .sign(options.key ?? signing.privateKey);
-}
+/** A request token made at the stack's now; by default Google's, for this project. */
+const token = (options: Partial<TokenOptions> = {}) =>
+  googleChatToken({ key: signing.privateKey, aud: PROJECT, nowMs: stack.clock.now(), ...options });
 
 let eventCount = 0;
 function chatEvent(type: string, fields: Record<string, unknown>, user = OWNER, chatId = space) {
   return {
     type,
-    eventTime: new Date(Date.now() + ++eventCount).toISOString(),
+    eventTime: new Date(stack.clock.now() + ++eventCount).toISOString(),
     space: isDm(chatId)
       ? { name: chatId, type: "DM", spaceType: "DIRECT_MESSAGE", singleUserBotDm: true }
       : { name: chatId, type: "ROOM", spaceType: "SPACE" },
@@ -246,19 +216,10 @@ function typed(text: string, chatId = space, user = OWNER) {
 
 async function send(body: unknown, authorization?: string | null) {
   const auth = authorization === undefined ? `Bearer ${await token()}` : authorization;
-  const response = await fetch(`${stack.httpUrl}/webhooks/gchat`, {
-    method: "POST",
+  return stack.request("POST", "/webhooks/gchat", {
     headers: { "content-type": "application/json", ...(auth !== null && { authorization: auth }) },
     body: JSON.stringify(body),
   });
-  const text = await response.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, body: json, text };
 }
 
 const codec = (kind: string, step: number, option: number, questionId: string) =>
@@ -315,8 +276,10 @@ describe("Google Chat: the question card", () => {
     if (grant) {
       expect(grant.body.grant_type).toBe("urn:ietf:params:oauth:grant-type:jwt-bearer");
       const { payload } = await jwtVerify(grant.body.assertion, serviceAccountPublicKey, {
-        issuer: CLIENT_EMAIL,
+        issuer: SERVICE_ACCOUNT_EMAIL,
         audience: `${google.url}/token`,
+        // Signed at the stack's time.
+        currentDate: new Date(stack.clock.now()),
       });
       expect(payload.scope).toBe("https://www.googleapis.com/auth/chat.bot");
     }
@@ -420,7 +383,8 @@ describe("Google Chat: answering", () => {
     expect(question).toMatchObject({ status: "answered", answers: { deploy_target: ["Production"] } });
     expect(question.resolvedBy).toBe(`gchat:${OWNER}`);
     // Then, as on every platform, the stream consumer retires the copy through the API.
-    const retire = await waitFor(async () => patchesOf(messageName)[0], { what: "the card retired" });
+    await stack.settled();
+    const retire = patchesOf(messageName)[0] as RecordedCall;
     expect(retire.query).toEqual({ updateMask: "cardsV2,text" });
     expect(buttonsOf(retire.body)).toEqual([]);
   });
@@ -587,7 +551,8 @@ describe("Google Chat: retiring, reminders and expiry", () => {
   it("an answer through the API retires the card by PATCH with updateMask=cardsV2,text", async () => {
     const { id, messageName } = await ask([single]);
     await stack.api("POST", `/questions/${id}/answer`, { answers: { deploy_target: ["Production"] } });
-    const retire = await waitFor(async () => patchesOf(messageName)[0], { what: "the card retired" });
+    await stack.settled();
+    const retire = patchesOf(messageName)[0] as RecordedCall;
     expect(retire.query).toEqual({ updateMask: "cardsV2,text" });
     expect(retire.headers.authorization).toBe("Bearer chat-token-from-the-fake");
     expect(buttonsOf(retire.body)).toEqual([]);
@@ -600,13 +565,12 @@ describe("Google Chat: retiring, reminders and expiry", () => {
       timeoutSeconds: 3,
       remindAfterSeconds: [1],
     });
-    const reminder = await waitFor(
-      async () => messagePosts().find((c) => c.body.text?.startsWith("Still waiting for your answer")),
-      { what: "the reminder" },
-    );
-    expect(reminder.query).toEqual({ messageReplyOption: "REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD" });
-    expect(reminder.body.thread).toEqual({ name: delivery.threadId });
-    const expired = await waitFor(async () => patchesOf(messageName)[0], { what: "the card expired" });
+    await stack.clock.advance(1000);
+    const reminder = messagePosts().find((c) => c.body.text?.startsWith("Still waiting for your answer"));
+    expect(reminder?.query).toEqual({ messageReplyOption: "REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD" });
+    expect(reminder?.body.thread).toEqual({ name: delivery.threadId });
+    await stack.clock.advance(2000);
+    const expired = patchesOf(messageName)[0] as RecordedCall;
     expect(textsOf(expired.body)).toContain("<b>Expired: no answer in time.</b>");
     expect(buttonsOf(expired.body)).toEqual([]);
   });

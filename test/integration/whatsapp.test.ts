@@ -1,11 +1,14 @@
 /**
- * The WhatsApp channel on the local stack, through its public surface: questions asked with the question API,
- * delivered to a local fake of the Graph API (WHATSAPP_API_BASE), answered by signed webhook notifications at
- * `POST /webhooks/whatsapp`, Meta's `GET` subscription check, the 24-hour window's template fallback (a send
- * refused at once, or taken and failed later in a signed status), reminders and expiry. The fake refuses a payload past WhatsApp's limits, as the Graph API does.
+ * The WhatsApp channel in process (test/support/in-process-stack.ts), through its public surface: questions
+ * asked with the question API, delivered to a local fake of the Graph API (WHATSAPP_API_BASE), answered by
+ * signed webhook notifications at `POST /webhooks/whatsapp`, Meta's `GET` subscription check, the 24-hour
+ * window's template fallback (a send refused at once, or taken and failed later in a signed status), and
+ * reminders and expiry on the clock the test moves. The fake refuses a payload past WhatsApp's limits, as the
+ * Graph API does. A run that asks and is resumed on the local stack: whatsapp-e2e.test.ts.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { decodeControl } from "#lib/channels/control-codec.ts";
+import { type InProcessStack, startInProcessStack } from "../support/in-process-stack.ts";
 import { captureLogs } from "./support/captured-logs.ts";
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
 import {
@@ -14,7 +17,7 @@ import {
   singleQuestion as single,
 } from "./support/sample-questions.ts";
 import { metaSignature } from "./support/signing.ts";
-import { posted, startTestStack, type TestStack, waitFor } from "./support/test-stack.ts";
+import { posted, waitFor } from "./support/test-stack.ts";
 import { failedStatus, statusNotification, whatsappNotification } from "./support/whatsapp-notifications.ts";
 
 const ACCESS_TOKEN = "EAAGtest0123456789abcdef";
@@ -26,7 +29,7 @@ const TEMPLATE = { name: "question_waiting", language: "en" };
 /** Each test's person has a wa_id of their own: a typed line goes to their oldest waiting question. */
 let person = 16505550000;
 
-let stack: TestStack;
+let stack: InProcessStack;
 let graph: FakePlatform;
 let wamids = 0;
 /** The message id the fake gave each message it took. */
@@ -71,7 +74,9 @@ function env(fake: FakePlatform, extra: Record<string, string> = {}) {
 
 beforeAll(async () => {
   graph = await startFakePlatform(sent, { limits: "whatsapp" });
-  stack = await startTestStack(env(graph, { WHATSAPP_TEMPLATE: `${TEMPLATE.name}:${TEMPLATE.language}` }));
+  stack = await startInProcessStack(
+    env(graph, { WHATSAPP_TEMPLATE: `${TEMPLATE.name}:${TEMPLATE.language}` }),
+  );
 });
 afterAll(async () => {
   await stack?.stop();
@@ -81,6 +86,8 @@ beforeEach(() => {
   graph.calls.length = 0;
   person += 1;
 });
+// What a test's last change set going (a timer cleared, a copy retired) ends before the next test counts calls.
+afterEach(() => stack.settled());
 
 const messagesTo = (waId: string) =>
   graph.calls.filter((call) => call.method === "messages" && call.body.to === waId);
@@ -89,25 +96,20 @@ const messagesTo = (waId: string) =>
 async function ask(
   owner: string,
   questions: unknown[] = [single],
-  options: { chats?: string[]; on?: TestStack; body?: Record<string, unknown> } = {},
+  options: { chats?: string[]; body?: Record<string, unknown> } = {},
 ) {
-  const on = options.on ?? stack;
   const chats = options.chats ?? [owner];
-  const created = await on.api("POST", "/questions", {
+  const created = await stack.api("POST", "/questions", {
     questions,
     owner: `whatsapp:${owner}`,
     deliverTo: chats.map((chatId) => ({ channel: "whatsapp", chatId })),
     ...options.body,
   });
   expect(created.status, created.text).toBe(201);
-  const id = created.body.id as string;
-  return waitFor(
-    async () => {
-      const question = (await on.api("GET", `/questions/${id}`)).body.question;
-      return posted(question) >= chats.length || question.status !== "pending" ? question : undefined;
-    },
-    { what: "the copies recorded" },
-  );
+  // The question API delivers before it answers: every copy is recorded, or the question says why not.
+  const question = (await stack.api("GET", `/questions/${created.body.id}`)).body.question;
+  expect(posted(question) >= chats.length || question.status !== "pending").toBe(true);
+  return question;
 }
 
 let inboundIds = 0;
@@ -142,11 +144,10 @@ const tapped = (from: string, kind: "list_reply" | "button_reply", id: string, c
 const sign = (body: string, secret = APP_SECRET) => metaSignature(secret, body);
 
 /** `signature: null` sends none; by default the body is signed with the app secret. */
-function post(payload: unknown, options: { signature?: string | null; raw?: string; on?: TestStack } = {}) {
+function post(payload: unknown, options: { signature?: string | null; raw?: string } = {}) {
   const body = options.raw ?? JSON.stringify(payload);
   const signature = options.signature === undefined ? sign(body) : options.signature;
-  return fetch(`${(options.on ?? stack).httpUrl}/webhooks/whatsapp`, {
-    method: "POST",
+  return stack.request("POST", "/webhooks/whatsapp", {
     headers: {
       "content-type": "application/json",
       ...(signature !== null && { "x-hub-signature-256": signature }),
@@ -164,8 +165,8 @@ const rowId = (call: RecordedCall | undefined, title: string) => {
   return row.id;
 };
 
-async function statusOf(id: string, on = stack) {
-  return (await on.api("GET", `/questions/${id}`)).body.question;
+async function statusOf(id: string) {
+  return (await stack.api("GET", `/questions/${id}`)).body.question;
 }
 
 /** The text messages sent to `waId` after the first `skip` calls to them. */
@@ -298,7 +299,7 @@ describe("answers", () => {
     await post(
       tapped(owner, "list_reply", rowId(first, "Staging (Recommended)"), question.deliveries[0].messageId),
     );
-    const second = await waitFor(async () => messagesTo(owner)[1]);
+    const second = messagesTo(owner)[1] as RecordedCall;
     expect(second.body.interactive.body.text).toContain("Release note (2 of 2)");
     expect(rowsOf(second).map((row) => row.title)).toEqual([
       "Routine (Recommended)",
@@ -333,7 +334,7 @@ describe("answers", () => {
     const owner = String(person);
     const question = await ask(owner);
     await post(typed(owner, "/question"));
-    const again = await waitFor(async () => messagesTo(owner)[1]);
+    const again = messagesTo(owner)[1] as RecordedCall;
     expect(rowsOf(again).map((row) => row.title)).toEqual(
       rowsOf(messagesTo(owner)[0]).map((row) => row.title),
     );
@@ -441,7 +442,7 @@ describe("the signature", () => {
 
 describe("the subscription check (GET)", () => {
   const check = (query: Record<string, string>) =>
-    fetch(`${stack.httpUrl}/webhooks/whatsapp?${new URLSearchParams(query)}`);
+    stack.request("GET", `/webhooks/whatsapp?${new URLSearchParams(query)}`);
 
   it("echoes the challenge for the right verify token, as plain text", async () => {
     const response = await check({
@@ -450,8 +451,8 @@ describe("the subscription check (GET)", () => {
       "hub.challenge": "1158201444",
     });
     expect(response.status).toBe(200);
-    expect(response.headers.get("content-type")).toMatch(/^text\/plain/);
-    expect(await response.text()).toBe("1158201444");
+    expect(response.headers["content-type"]).toMatch(/^text\/plain/);
+    expect(response.text).toBe("1158201444");
   });
 
   it.each([
@@ -464,7 +465,7 @@ describe("the subscription check (GET)", () => {
   ])("refuses %s with 403, echoing nothing", async (_, query) => {
     const response = await check(query as Record<string, string>);
     expect(response.status).toBe(403);
-    expect(await response.text()).not.toContain(VERIFY_TOKEN);
+    expect(response.text).not.toContain(VERIFY_TOKEN);
   });
 });
 
@@ -664,7 +665,7 @@ describe("outside the 24-hour window, reported later in a failed status (131047)
       );
       const early = await post(status);
       expect(early.status).toBe(503);
-      expect(((await early.json()) as { error: { code: string } }).error.code).toBe("NOT_RECORDED_YET");
+      expect(early.body.error.code).toBe("NOT_RECORDED_YET");
       expect(templatesTo(owner)).toEqual([]);
       release();
       expect((await created).status).toBe(201);
@@ -687,8 +688,11 @@ describe("outside the 24-hour window, reported later in a failed status (131047)
 });
 
 describe("a reminder outside the 24-hour window: reported, never a template", () => {
-  const reminderTo = (waId: string) =>
-    waitFor(async () => messagesTo(waId).find((call) => call.body.type === "text"), { what: "the reminder" });
+  const reminderTo = (waId: string) => {
+    const reminder = messagesTo(waId).find((call) => call.body.type === "text");
+    if (!reminder) throw new Error("no reminder was sent");
+    return reminder;
+  };
 
   it("refused at once (131047): an ERROR names the question and why", async () => {
     const owner = String(person);
@@ -696,22 +700,24 @@ describe("a reminder outside the 24-hour window: reported, never a template", ()
     const logs = captureLogs();
     try {
       const question = await ask(owner, [single], { body: { timeoutSeconds: 60, remindAfterSeconds: [1] } });
-      const line = await waitFor(async () => logs.logged("posting a reminder")[0], { what: "the report" });
+      await stack.clock.advance(1000);
+      const [line] = logs.logged("posting a reminder");
       expect(line).toMatchObject({ level: "ERROR", questionId: question.id, channel: "whatsapp" });
-      expect(line.error.message).toContain("24-hour window is closed (code 131047)");
-      expect(line.error.message).toContain("a reminder is not sent as a template");
+      expect(line?.error.message).toContain("24-hour window is closed (code 131047)");
+      expect(line?.error.message).toContain("a reminder is not sent as a template");
       expect(JSON.stringify(line)).not.toContain(owner);
     } finally {
       logs.stop();
     }
-    await reminderTo(owner);
+    reminderTo(owner);
     expect(messagesTo(owner).map((call) => call.body.type)).toEqual(["interactive", "text"]);
   });
 
   it("taken, then failed in a status (131047): an ERROR names the question, once", async () => {
     const owner = String(person);
     const question = await ask(owner, [single], { body: { timeoutSeconds: 60, remindAfterSeconds: [1] } });
-    const reminder = await reminderTo(owner);
+    await stack.clock.advance(1000);
+    const reminder = reminderTo(owner);
     expect(reminder.body.biz_opaque_callback_data).toBe(`reminder:${question.id}`);
     const status = statusNotification(
       [
@@ -740,7 +746,7 @@ describe("after the end", () => {
     const question = await ask(owner);
     const prompt = messagesTo(owner)[0];
     await stack.api("POST", `/questions/${question.id}/answer`, { answers: { deploy_target: ["Staging"] } });
-    await stack.streamsDrained();
+    await stack.settled();
     // Nothing to retire: WhatsApp cannot edit the posted question.
     expect(messagesTo(owner)).toHaveLength(1);
     await post(typed(owner, "2", question.deliveries[0].messageId));
@@ -759,18 +765,15 @@ describe("time", () => {
   it("a reminder is a message replying to the question; at the deadline the question expires, nothing is edited", async () => {
     const owner = String(person);
     const question = await ask(owner, [single], { body: { timeoutSeconds: 3, remindAfterSeconds: [1] } });
-    const reminder = await waitFor(async () => messagesTo(owner).find((call) => call.body.type === "text"), {
-      what: "the reminder",
-    });
-    expect(reminder.body).toMatchObject({
+    await stack.clock.advance(1000);
+    const reminder = messagesTo(owner).find((call) => call.body.type === "text");
+    expect(reminder?.body).toMatchObject({
       to: owner,
       context: { message_id: question.deliveries[0].messageId },
       text: { body: expect.stringMatching(/^Still waiting for your answer — \d+ s left$/) },
     });
-    await waitFor(async () => ((await statusOf(question.id)).status === "expired" ? true : undefined), {
-      what: "the expiry",
-    });
-    await stack.streamsDrained();
+    await stack.clock.advance(2000);
+    expect((await statusOf(question.id)).status).toBe("expired");
     expect(messagesTo(owner)).toHaveLength(2);
     await post(typed(owner, "1", question.deliveries[0].messageId));
     expect(textsTo(owner).at(-1)).toBe("This question has expired.");

@@ -48,6 +48,7 @@ import { createStreamEmulator } from "#infra/local/dynamodb-streams.ts";
 import { type HandlerFactory, handlerFactories, type LocalHandler } from "#infra/local/handler-factories.ts";
 import { lambdaContext } from "#infra/local/lambda-context.ts";
 import { readServerlessFunctions } from "#infra/local/serverless-functions.ts";
+import type { AwsService } from "#lib/aws-client-settings.ts";
 import { createSfnTaskCallbacks } from "#lib/callbacks/sfn-task-callbacks.ts";
 import { createWaiterCallbacks } from "#lib/callbacks/waiter-callbacks.ts";
 import { CHANNELS } from "#lib/channels/channel-list.ts";
@@ -189,10 +190,12 @@ function fakeStepFunctions(calls: InProcessStack["taskCalls"]) {
 /**
  * `env`: the deployment's settings over this stack's (a channel's token and API base, HANDRAISE_PUBLIC_URL, …).
  * `startMs`: where the clock starts.
+ * `endpoints`: an AWS service the wiring still builds a client for, reached at a fake the test runs (the
+ * e-mail channel's `sesv2` at infra/local/ses.ts) instead of nowhere.
  */
 export async function startInProcessStack(
   env: Record<string, string> = {},
-  options: { startMs?: number } = {},
+  options: { startMs?: number; endpoints?: Partial<Record<AwsService, string>> } = {},
 ): Promise<InProcessStack> {
   // Powertools reads its settings from the environment: warnings and errors only, no metrics, no tracer.
   process.env.POWERTOOLS_LOG_LEVEL ??= "WARN";
@@ -260,16 +263,20 @@ export async function startInProcessStack(
       await new Promise((resolve) => setImmediate(resolve));
     },
   };
-  // Every AWS client the wiring still builds points nowhere: a call that was not given a port fails at once.
+  // Every AWS client the wiring still builds points nowhere unless the test runs a fake of it: a call that was
+  // not given a port fails at once.
   const aws = {
     region: "us-east-1",
     credentials: { accessKeyId: "in-process", secretAccessKey: "in-process" },
-    endpoints: Object.fromEntries(
-      ["dynamodb", "sfn", "lambda", "ssm", "eventbridge", "scheduler", "sqs", "sesv2"].map((service) => [
-        service,
-        "http://127.0.0.1:9",
-      ]),
-    ),
+    endpoints: {
+      ...Object.fromEntries(
+        ["dynamodb", "sfn", "lambda", "ssm", "eventbridge", "scheduler", "sqs", "sesv2"].map((service) => [
+          service,
+          "http://127.0.0.1:9",
+        ]),
+      ),
+      ...options.endpoints,
+    },
   };
 
   const factories = await handlerFactories(CHANNELS);

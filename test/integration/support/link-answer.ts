@@ -4,15 +4,20 @@
  * and Submit).
  */
 
-/** Posts the page's form at `url` with one option chosen per question; the redirect is not followed. */
-export function answerThroughLink(url: string, picks: Record<string, string>): Promise<Response> {
+/** The page's form for the link `url` with one option chosen per question, as the browser posts it. */
+export function answerForm(url: string, picks: Record<string, string>): URLSearchParams {
   const sig = new URL(url).searchParams.get("sig") ?? "";
   const form = new URLSearchParams({ sig, action: "submit" });
   for (const [questionId, option] of Object.entries(picks)) form.set(`a.${questionId}`, option);
+  return form;
+}
+
+/** Posts the page's form at `url` with one option chosen per question; the redirect is not followed. */
+export function answerThroughLink(url: string, picks: Record<string, string>): Promise<Response> {
   return fetch(url, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: form,
+    body: answerForm(url, picks),
     redirect: "manual",
   });
 }

@@ -2,11 +2,14 @@
  * Integration tests run against the real local stack (dynalite, the local Step Functions API, the HTTP
  * gateway and the real handlers), on free ports, talking HTTP like any client.
  */
+
+import { randomUUID } from "node:crypto";
 import { DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
 import {
   DescribeExecutionCommand,
   type DescribeExecutionCommandOutput,
   SFNClient,
+  StartExecutionCommand,
 } from "@aws-sdk/client-sfn";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { type LocalStack, type LocalStackOptions, startLocalStack } from "#infra/local/stack.ts";
@@ -136,6 +139,43 @@ export async function replyOf(stack: TestStack, executionArn: string): Promise<s
 }
 
 /**
+ * An agent run (the scripted model) that asks `questions` once of `owner` at `deliverTo`, then replies
+ * `{{c1.status}}|{{c1.reason}}|{{c1.deploy_target}}` (replyOf reads it); resolves once every copy is recorded.
+ */
+export async function startAskingRun(
+  stack: TestStack,
+  input: { owner: string; deliverTo: { channel: string; chatId: string }[]; questions: unknown[] },
+): Promise<{ executionArn: string; question: any }> {
+  const sessionKey = `run-${randomUUID()}`;
+  const { executionArn } = await stack.sfn.send(
+    new StartExecutionCommand({
+      stateMachineArn: stack.stateMachineArns.agent,
+      input: JSON.stringify({
+        sessionKey,
+        owner: input.owner,
+        deliverTo: input.deliverTo,
+        prompt: "test",
+        model: {
+          provider: "scripted",
+          steps: [
+            { toolCalls: [{ id: "c1", name: "ask_user", arguments: { questions: input.questions } }] },
+            { reply: "{{c1.status}}|{{c1.reason}}|{{c1.deploy_target}}" },
+          ],
+        },
+      }),
+    }),
+  );
+  const question = await waitFor(
+    async () => {
+      const [found] = (await stack.api("GET", `/questions?sessionKey=${sessionKey}`)).body.questions;
+      return posted(found) >= input.deliverTo.length ? found : undefined;
+    },
+    { what: "the run's copies to be recorded" },
+  );
+  return { executionArn: executionArn as string, question };
+}
+
+/**
  * How many of a question's copies have been posted: a record lists its targets from the start, and each
  * gets its `messageId` once the platform took the post.
  */
@@ -143,7 +183,7 @@ export function posted(question: { deliveries?: { messageId?: string }[] } | und
   return (question?.deliveries ?? []).filter((delivery) => delivery.messageId !== undefined).length;
 }
 
-/** A question's status as the API reports it. */
-export async function statusOf(stack: TestStack, questionId: string): Promise<string> {
+/** A question's status as the API reports it (on the local stack or the in-process one). */
+export async function statusOf(stack: Pick<TestStack, "api">, questionId: string): Promise<string> {
   return (await stack.api("GET", `/questions/${questionId}`)).body.question.status as string;
 }
