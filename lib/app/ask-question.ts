@@ -3,12 +3,15 @@ import type { TaskCallbacks } from "../callbacks/task-callbacks.ts";
 import type { ChannelRegistry } from "../channels/chat-channel.ts";
 import { normalizeAskUserArgs, questionIdFor, type TimeoutLimits } from "../questions/index.ts";
 import {
+  type AnswererEntry,
+  answerersOf,
   contextSchema,
   type Delivery,
   type DeliveryTarget,
   type Escalation,
   onlyRequesterAnswers,
   type QuestionRecord,
+  votersOf,
 } from "../questions/question-record.ts";
 import type { CreateResult, NewQuestion, QuestionStore } from "../store/question-store.ts";
 import { closedOf, idsOf, refOf, type Telemetry } from "../telemetry/telemetry.ts";
@@ -52,6 +55,17 @@ export interface AskQuestionInput {
    * made canonical here, whichever way it came (InvalidArgumentError at `context`).
    */
   context?: string | null | undefined;
+  /**
+   * Who else may answer from the start (the caller's, never the model's): people, each reached at their own
+   * `deliverTo`, and groups, posted one shared copy in their chat. Owners distinct (InvalidArgumentError at
+   * `answerers.<i>.owner`).
+   */
+  answerers?: AnswererEntry[] | null | undefined;
+  /**
+   * How many agreeing answers close the question (default 1: the first); without a group, at most the number
+   * of people who may answer (InvalidArgumentError at `quorum`).
+   */
+  quorum?: number | null | undefined;
   /**
    * Whether the caller may be told which question holds a busy session (SessionBusyError's `pendingId`): an
    * `ask` key may not learn of another key's question. Absent: it may.
@@ -146,7 +160,11 @@ export function createAskQuestion(deps: AskQuestionDeps) {
       checkChannels(escalate.deliverTo, "escalate.deliverTo");
     }
     const requestedBy = input.requestedBy ?? undefined;
-    const asked = { owner: input.owner, createdAtMs: 0, ...(escalate && { escalate }) };
+    const askedAnswerers = input.answerers ?? [];
+    checkAnswerers(input.owner, askedAnswerers);
+    const asked = { owner: input.owner, createdAtMs: 0, ...(escalate && { escalate }), askedAnswerers };
+    const quorum = input.quorum ?? 1;
+    checkQuorum({ ...asked, ...(requestedBy !== undefined && { requestedBy }) }, quorum);
     if (onlyRequesterAnswers({ ...asked, ...(requestedBy !== undefined && { requestedBy }) })) {
       throw new InvalidArgumentError(
         "requestedBy",
@@ -172,6 +190,8 @@ export function createAskQuestion(deps: AskQuestionDeps) {
       listUnderAsker: input.listUnderAsker,
       requestedBy,
       context,
+      askedAnswerers,
+      quorum,
     });
     if (created.kind === "id_in_use") throw new IdInUseError(id);
     if (created.kind === "session_busy") throw new SessionBusyError(await nameable(created.pendingId, input));
@@ -212,12 +232,64 @@ export function createAskQuestion(deps: AskQuestionDeps) {
   }
 
   /** Every target's channel must be enabled here: nothing is stored otherwise. */
-  function checkChannels(targets: DeliveryTarget[], path: string): void {
+  function checkChannels(
+    targets: { channel: string }[],
+    path: string,
+    at = (index: number) => `${path}.${index}.channel`,
+  ): void {
     const unknown = targets.findIndex((target) => !channels.has(target.channel));
     if (unknown === -1) return;
     throw new InvalidArgumentError(
-      `${path}.${unknown}.channel`,
+      at(unknown),
       `The channel "${targets[unknown]?.channel}" is not enabled in this deployment (enabled: ${[...channels.keys()].join(", ") || "none"}).`,
+    );
+  }
+
+  /**
+   * Each answerer once: a person is neither the owner nor listed twice, a group not listed twice; every
+   * person's and group's channel enabled here.
+   */
+  function checkAnswerers(owner: string, entries: AnswererEntry[]): void {
+    const seen = new Set([owner]);
+    const groups = new Set<string>();
+    entries.forEach((entry, index) => {
+      if (entry.group) {
+        const chat = `${entry.group.channel}\n${entry.group.chatId}`;
+        if (groups.has(chat)) {
+          throw new InvalidArgumentError(
+            `answerers.${index}.group`,
+            `answerers lists the group ${entry.group.channel}:${entry.group.chatId} twice: list each group once.`,
+          );
+        }
+        groups.add(chat);
+        checkChannels([entry.group], "", () => `answerers.${index}.group.channel`);
+        return;
+      }
+      if (entry.owner === undefined) return;
+      if (seen.has(entry.owner)) {
+        throw new InvalidArgumentError(
+          `answerers.${index}.owner`,
+          entry.owner === owner
+            ? `${entry.owner} is the question's owner, who may answer already: list only other people in answerers.`
+            : `answerers lists ${entry.owner} twice: list each person once.`,
+        );
+      }
+      seen.add(entry.owner);
+      checkChannels(entry.deliverTo ?? [], `answerers.${index}.deliverTo`);
+    });
+  }
+
+  /**
+   * Without a group, a quorum can be reached only by as many people as may answer (the person the question is
+   * asked for never counts): more would wait for nobody.
+   */
+  function checkQuorum(record: Parameters<typeof answerersOf>[0] & { requestedBy?: string }, quorum: number) {
+    const voters = votersOf({ ...record, answerers: answerersOf(record) });
+    if (voters === undefined || quorum <= voters.length) return;
+    const aside = record.requestedBy === undefined ? "" : ", not counting the person it is asked for";
+    throw new InvalidArgumentError(
+      "quorum",
+      `quorum must be at most the number of people who may answer (${voters.length}${aside}) when no group is among the answerers.`,
     );
   }
 

@@ -24,6 +24,8 @@ export const replies = {
   noLinkHere: `This link is used up or no longer valid. Tap “${ANSWER_IN_BROWSER}” on the question again for a new one.`,
   /** To the person a question was asked on behalf of (`requestedBy`), who may never answer it. */
   requesterCannotAnswer: "You asked for this; someone else must answer.",
+  /** A second answer (or skip) from a person whose vote a question with a quorum already holds. */
+  alreadyAnswered: "You have already answered.",
   gone: "This question no longer exists.",
   nothingWaiting: "No question is waiting for you here.",
   gotIt: "Got it.",
@@ -126,9 +128,16 @@ export function outcomeText(record: QuestionRecord): string {
       return "Expired: no answer in time.";
     case "delivery_failed":
       return "Could not be delivered.";
+    case "no_quorum":
+      return "No agreement: not enough answers could agree.";
     case "pending":
       return "Waiting for an answer.";
   }
+}
+
+/** To a person whose vote was kept on a question that needs `more` agreeing answers to close. */
+export function waitingForMoreText(more: number): string {
+  return `Your answer is recorded — waiting for ${more} more.`;
 }
 
 /** The outcome line, its answers cut (with "…") until it `fits`. */
@@ -233,6 +242,10 @@ export function outcomeReplyText(outcome: InboundOutcome, fits: TextFits = anySi
       return replies.notYours;
     case "requester":
       return replies.requesterCannotAnswer;
+    case "already_answered":
+      return replies.alreadyAnswered;
+    case "recorded_waiting":
+      return waitingForMoreText(outcome.more);
     case "ended":
       return fitToLimit(outcome.record, endedText, fits);
     case "resolved":

@@ -7,12 +7,14 @@ import { MAX_WAIT_MS, type WaitForQuestion } from "../app/wait-for-question.ts";
 import { type ApiKey, askedByOf, keyAnswerRefusal, maySee } from "../auth/api-keys.ts";
 import { type NotifyUrlPolicy, notifyUrlProblem } from "../notify/notify-url.ts";
 import {
+  answerersSchema,
   contextSchema,
   deliveryTargetSchema,
   escalationSchema,
   isRequester,
   ownerSchema,
   type QuestionRecord,
+  quorumSchema,
   RECORD_ID_PATTERN,
   remindAfterSecondsSchema,
 } from "../questions/question-record.ts";
@@ -50,6 +52,9 @@ const createBodySchema = z.strictObject({
   requestedBy: z.optional(ownerSchema),
   // Who is asking and why, shown to the person above the questions (trimmed, 1-500 characters).
   context: z.optional(contextSchema),
+  // Who else may answer (people and groups, owners distinct) and how many agreeing answers close it.
+  answerers: z.optional(answerersSchema),
+  quorum: z.optional(quorumSchema),
 });
 
 const answerBodySchema = z.strictObject({ answers: z.unknown(), resolvedBy: z.optional(shortText) });

@@ -235,6 +235,11 @@ export function outcomeOf(record: QuestionRecord): MessagePage {
       return { title: "Expired", text: "The time to answer this question has run out." };
     case "delivery_failed":
       return { title: "Ended", text: "This question could not be delivered, and has ended." };
+    case "no_quorum":
+      return {
+        title: "No agreement",
+        text: "Not enough of the people asked could agree on one answer: the agent goes on without one.",
+      };
     case "pending":
       return { title: "Waiting for an answer", text: "This question is still waiting for an answer." };
   }

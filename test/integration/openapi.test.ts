@@ -221,6 +221,7 @@ describe("the document", () => {
     expect(Object.keys(create.properties).sort()).toEqual(
       [
         "agentId",
+        "answerers",
         "context",
         "deliverTo",
         "escalate",
@@ -228,6 +229,7 @@ describe("the document", () => {
         "notify",
         "owner",
         "questions",
+        "quorum",
         "remindAfterSeconds",
         "requestedBy",
         "runId",
