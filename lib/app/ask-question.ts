@@ -106,18 +106,18 @@ export function createAskQuestion(deps: AskQuestionDeps) {
   const { store, channels, limits, now, telemetry } = deps;
 
   /** Posts to every target at once; the copies that were posted, each with its target's position. */
-  async function deliverEverywhere(record: QuestionRecord, targets: DeliveryTarget[]): Promise<Posted[]> {
+  async function deliverEverywhere(record: QuestionRecord, targets: Addressed[]): Promise<Posted[]> {
     const attempts = await Promise.allSettled(
-      targets.map((target) => {
+      targets.map(({ target, answerer }) => {
         // Checked before anything was stored: every target's channel is in the registry.
         const channel = channels.get(target.channel);
         if (!channel) throw new Error(`channel "${target.channel}" is not enabled`);
-        return channel.deliver(record, target, record.owner);
+        return channel.deliver(record, target, answerer);
       }),
     );
     const delivered: Posted[] = [];
     attempts.forEach((attempt, index) => {
-      const target = targets[index];
+      const target = targets[index]?.target;
       if (attempt.status === "fulfilled") {
         delivered.push({ index, delivery: attempt.value });
         telemetry.delivered(record, attempt.value);
@@ -163,16 +163,17 @@ export function createAskQuestion(deps: AskQuestionDeps) {
     const askedAnswerers = input.answerers ?? [];
     checkAnswerers(input.owner, askedAnswerers);
     const asked = { owner: input.owner, createdAtMs: 0, ...(escalate && { escalate }), askedAnswerers };
-    const quorum = input.quorum ?? 1;
-    checkQuorum({ ...asked, ...(requestedBy !== undefined && { requestedBy }) }, quorum);
     if (onlyRequesterAnswers({ ...asked, ...(requestedBy !== undefined && { requestedBy }) })) {
       throw new InvalidArgumentError(
         "requestedBy",
         "requestedBy is the only person who could answer, and the person a question is asked for may not answer it: ask someone else (owner), or escalate to someone else.",
       );
     }
+    const quorum = input.quorum ?? 1;
+    checkQuorum({ ...asked, ...(requestedBy !== undefined && { requestedBy }) }, quorum);
     const context = contextOf(input.context);
     const id = input.id ?? defaultId(input);
+    const targets = addressed(input.owner, input.deliverTo, askedAnswerers);
     const created = await create({
       ...request,
       id,
@@ -181,7 +182,7 @@ export function createAskQuestion(deps: AskQuestionDeps) {
       agentId: input.agentId,
       runId: input.runId,
       taskToken: input.taskToken,
-      deliverTo: input.deliverTo,
+      deliverTo: targets.map((t) => t.target),
       notify: input.notify,
       createdAtMs: now(),
       remindAfterSeconds,
@@ -201,9 +202,9 @@ export function createAskQuestion(deps: AskQuestionDeps) {
     if (created.kind === "token_replaced" && record.deliveries.some((d) => d.messageId !== undefined)) {
       return record;
     }
-    if (input.deliverTo.length === 0) return record;
+    if (targets.length === 0) return record;
 
-    const posted = await deliverEverywhere(record, input.deliverTo);
+    const posted = await deliverEverywhere(record, targets);
     const delivered = posted.map((p) => p.delivery);
     if (posted.length === 0) return closeUndelivered(record, []);
     let current: QuestionRecord | undefined;
@@ -336,6 +337,29 @@ export function createAskQuestion(deps: AskQuestionDeps) {
 }
 
 export type AskQuestion = ReturnType<typeof createAskQuestion>;
+
+/** Where a copy goes, and the answerer it is posted for (whose link a private copy shows). */
+interface Addressed {
+  target: DeliveryTarget;
+  answerer: string;
+}
+
+/**
+ * Every copy of a new question: the owner's targets, each person answerer's own (as an escalation owner's
+ * copies are posted to them), and one shared copy in each group's chat (which shows no one's link).
+ */
+function addressed(owner: string, deliverTo: DeliveryTarget[], answerers: AnswererEntry[]): Addressed[] {
+  return [
+    ...deliverTo.map((target) => ({ target, answerer: owner })),
+    ...answerers.flatMap((entry) => {
+      if (entry.group) return [{ target: { ...entry.group }, answerer: owner }];
+      const person = entry.owner;
+      return person === undefined
+        ? []
+        : (entry.deliverTo ?? []).map((target) => ({ target, answerer: person }));
+    }),
+  ];
+}
 
 /** A copy that was posted, and the position in `deliverTo` of the target it was posted to. */
 interface Posted {

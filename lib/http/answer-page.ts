@@ -32,6 +32,7 @@ import {
   ownerSchema,
   type QuestionRecord,
   RECORD_ID_PATTERN,
+  viaOwnLink,
 } from "../questions/question-record.ts";
 import type { QuestionStore } from "../store/question-store.ts";
 import { type FieldProblem, type FormState, readAnswerForm } from "../web/answer-form.ts";
@@ -149,7 +150,12 @@ export function createAnswerPage(deps: AnswerPageDeps) {
     if (record.status !== "pending") return page(409, renderOutcomePage(record, { notSent: true }));
 
     // The record this request read to check the link: resolving reads it no second time.
-    const options: ResolveOptions = { actor: answerer, resolvedBy: webResolvedBy(answerer), loaded: record };
+    const options: ResolveOptions = {
+      actor: answerer,
+      actingIn: viaOwnLink(answerer),
+      resolvedBy: webResolvedBy(answerer),
+      loaded: record,
+    };
     // After the write, the page is fetched again (303): a reload shows the outcome, it does not post again.
     const done = (): Result => ({
       statusCode: 303,
@@ -203,7 +209,8 @@ export function createAnswerPage(deps: AnswerPageDeps) {
     // not even the form is shown.
     if (isRequester(record, answerer)) return messagePage(403, MESSAGE_PAGES.requester);
     // A link made for someone who may not answer (yet): genuine, so it may be told so, but it opens nothing.
-    if (!mayAnswer(record, answerer, deps.now())) return messagePage(403, MESSAGE_PAGES.notYours);
+    if (!mayAnswer(record, answerer, deps.now(), viaOwnLink(answerer)))
+      return messagePage(403, MESSAGE_PAGES.notYours);
     const link = { as, sig };
     if (event.requestContext.http.method === "POST") return post(event, record, link, answerer);
     if (record.status !== "pending") return page(200, renderOutcomePage(record));

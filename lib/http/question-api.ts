@@ -24,7 +24,14 @@ import * as z from "../zod.ts";
 import { HttpError } from "./http-errors.ts";
 import { apiKeyOf, insufficientScope, parseJsonBody } from "./middlewares.ts";
 import { encodePageCursor, pageCursorSchema } from "./page-cursor.ts";
-import type { questionPageSchema, questionReadSchema, waitResultSchema } from "./response-schemas.ts";
+import type {
+  answeredSchema,
+  noQuorumSchema,
+  questionPageSchema,
+  questionReadSchema,
+  voteRecordedSchema,
+  waitResultSchema,
+} from "./response-schemas.ts";
 import { json } from "./responses.ts";
 
 const shortText = z.string().check(z.minLength(1), z.maxLength(256));
@@ -204,12 +211,30 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
         );
       }
       refuseRequester(question, body.resolvedBy);
-      const { record } = await deps.resolve.answer(id, body.answers, {
+      const { record, more } = await deps.resolve.answer(id, body.answers, {
         resolvedBy: apiResolvedBy(body.resolvedBy),
         resolvedByKey: key.name,
         loaded: question,
       });
-      return json(200, { status: "answered", answers: record.answers });
+      // With a quorum: a vote that does not close is accepted, and the question goes on waiting.
+      if (more !== undefined && record.status === "pending") {
+        return json(202, {
+          status: "pending",
+          waitingFor: more,
+          votes: record.votes ?? [],
+        } satisfies z.output<typeof voteRecordedSchema>);
+      }
+      if (record.status === "no_quorum") {
+        return json(200, {
+          status: "no_quorum",
+          votes: record.votes ?? [],
+        } satisfies z.output<typeof noQuorumSchema>);
+      }
+      return json(200, {
+        status: "answered",
+        answers: record.answers ?? {},
+        ...(record.votes !== undefined && { votes: record.votes }),
+      } satisfies z.output<typeof answeredSchema>);
     },
     "POST /questions/{id}/cancel": async (event) => {
       const key = apiKeyOf(event);
@@ -240,6 +265,7 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
         status: record.status,
         ...(record.answers && { answers: record.answers }),
         ...(record.reason && { reason: record.reason }),
+        ...(record.votes && { votes: record.votes }),
       } satisfies z.output<typeof waitResultSchema>);
     },
   };

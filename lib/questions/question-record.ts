@@ -6,7 +6,9 @@
 import { OWNER_EXAMPLES, OWNER_PATTERN } from "../channels/owner-pattern.ts";
 import { ruleMessage } from "../validation-messages.ts";
 import * as z from "../zod.ts";
-import { answersSchema, questionSchema } from "./schema.ts";
+import { answersSchema, questionSchema, type Vote, voteSchema } from "./schema.ts";
+
+export type { Vote };
 
 export const deliveryTargetSchema = z.strictObject({
   channel: z.string().check(z.minLength(1), z.maxLength(32)),
@@ -174,18 +176,6 @@ export const answererSchema = z.union([
 ]);
 export type Answerer = z.infer<typeof answererSchema>;
 
-/**
- * One person's vote on a question that needs several (`quorum` > 1): their answers, or their abstention
- * (`skipped`, with no answers).
- */
-export const voteSchema = z.object({
-  by: z.string(),
-  answers: answersSchema,
-  atMs: z.int(),
-  skipped: z.exactOptional(z.literal(true)),
-});
-export type Vote = z.infer<typeof voteSchema>;
-
 /** `text` as the field's description in the API's OpenAPI document (lib/http/openapi.ts). */
 const about = <T extends z.ZodMiniType>(schema: T, text: string): T => schema.check(z.describe(text));
 
@@ -301,6 +291,14 @@ export function answerersOf(
 export interface ActingIn {
   channel: string;
   chatId?: string | undefined;
+}
+
+/**
+ * A link holder's answer: from any chat of their own platform (their link was made for them after they were
+ * seen acting in one of the question's groups, or as a person answerer).
+ */
+export function viaOwnLink(actor: string): ActingIn {
+  return { channel: actor.slice(0, Math.max(0, actor.indexOf(":"))) };
 }
 
 type WhoMayAnswer = Pick<QuestionRecord, "owner" | "createdAtMs" | "escalate" | "answerers">;

@@ -142,3 +142,118 @@ describe("answerers and quorum on POST /questions", () => {
     expect((await allItems(stack)).some((item) => item.id === body.id)).toBe(false);
   });
 });
+
+/** A question for alice, bob and carol, decided by two agreeing answers. */
+async function twoOfThree(overrides: Record<string, unknown> = {}) {
+  const body = askBody({
+    answerers: [{ owner: "web:bob" }, { owner: "web:carol" }],
+    quorum: 2,
+    ...overrides,
+  });
+  expect((await stack.api("POST", "/questions", body)).status).toBe(201);
+  return body.id as string;
+}
+
+/** An answer over the API on a person's behalf: their vote. */
+const vote = (id: string, person: string, label: string) =>
+  stack.api("POST", `/questions/${id}/answer`, { answers: { deploy_target: [label] }, resolvedBy: person });
+
+describe("quorum 2 of 3 over the question API", () => {
+  it("pending after one vote (202), answered after two agreeing ones, the votes on the record", async () => {
+    const id = await twoOfThree();
+    const first = await vote(id, "web:bob", "production");
+    expect(first.status).toBe(202);
+    expect(first.body).toMatchObject({
+      status: "pending",
+      waitingFor: 1,
+      votes: [{ by: "api:web:bob", answers: { deploy_target: ["Production"] } }],
+    });
+    expect((await stack.api("GET", `/questions/${id}`)).body.question.status).toBe("pending");
+
+    // Own text and labels are compared trimmed and case aside: " PRODUCTION " agrees with "Production".
+    const second = await vote(id, "web:carol", " PRODUCTION ");
+    expect(second.status).toBe(200);
+    expect(second.body).toMatchObject({ status: "answered", answers: { deploy_target: ["Production"] } });
+    const { question } = (await stack.api("GET", `/questions/${id}`)).body;
+    expect(question).toMatchObject({
+      status: "answered",
+      answers: { deploy_target: ["Production"] },
+      resolvedBy: "api:web:carol",
+    });
+    expect(question.votes.map((v: { by: string }) => v.by)).toEqual(["api:web:bob", "api:web:carol"]);
+  });
+
+  it("a second answer from the same person → 409 ALREADY_ANSWERED, nothing changes", async () => {
+    const id = await twoOfThree();
+    expect((await vote(id, "web:bob", "Staging")).status).toBe(202);
+    const again = await vote(id, "web:bob", "Production");
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe("ALREADY_ANSWERED");
+    const { question } = (await stack.api("GET", `/questions/${id}`)).body;
+    expect(question.status).toBe("pending");
+    expect(question.votes).toHaveLength(1);
+  });
+
+  it("no_quorum when a split leaves no answer able to reach two, with the votes in the result", async () => {
+    const id = await twoOfThree();
+    expect((await vote(id, "web:alice", "Staging")).status).toBe(202);
+    // One each: carol could still agree with either.
+    expect((await vote(id, "web:bob", "Production")).status).toBe(202);
+    const last = await vote(id, "web:carol", "Tomorrow");
+    expect(last.status).toBe(200);
+    expect(last.body.status).toBe("no_quorum");
+    expect(last.body.votes).toHaveLength(3);
+    const waited = await stack.api("GET", `/questions/${id}/wait?timeoutMs=0`);
+    expect(waited.body).toMatchObject({ status: "no_quorum" });
+    expect(waited.body.votes).toHaveLength(3);
+  });
+
+  it("a key still cancels the whole question after votes", async () => {
+    const id = await twoOfThree();
+    expect((await vote(id, "web:alice", "Staging")).status).toBe(202);
+    expect((await vote(id, "web:bob", "Production")).status).toBe(202);
+    const cancelled = await stack.api("POST", `/questions/${id}/cancel`, { reason: "cancelled" });
+    expect(cancelled.body).toEqual({ status: "cancelled", reason: "cancelled" });
+  });
+
+  it("the person it is asked for is refused, even when listed", async () => {
+    const id = await twoOfThree({
+      requestedBy: "web:carol",
+      answerers: [{ owner: "web:bob" }, { owner: "web:carol" }],
+    });
+    const refused = await vote(id, "web:carol", "Staging");
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe("REQUESTER_CANNOT_ANSWER");
+    expect((await stack.api("GET", `/questions/${id}`)).body.question.votes).toEqual([]);
+  });
+
+  it("quorum 1 with several people: the first answer closes, naming who gave it", async () => {
+    const body = askBody({ answerers: [{ owner: "web:bob" }, { owner: "web:carol" }] });
+    await stack.api("POST", "/questions", body);
+    const first = await vote(body.id, "web:bob", "Staging");
+    expect(first.body).toEqual({ status: "answered", answers: { deploy_target: ["Staging"] } });
+    expect((await stack.api("GET", `/questions/${body.id}`)).body.question.resolvedBy).toBe("api:web:bob");
+    expect((await vote(body.id, "web:carol", "Staging")).body.error.code).toBe("ALREADY_RESOLVED");
+  });
+});
+
+describe("simultaneous votes on the local stack's DynamoDB", () => {
+  it("20 at once from a group's members: each counted once, exactly one closes", async () => {
+    // With a group among the answerers a quorum of 10 is allowed (its members are not known in advance).
+    const body = askBody({ answerers: [{ group: { channel: "console", chatId: "team" } }], quorum: 10 });
+    expect((await stack.api("POST", "/questions", body)).status).toBe(201);
+    const people = Array.from({ length: 20 }, (_, i) => `web:member${i}`);
+    const replies = await Promise.all(people.map((person) => vote(body.id, person, "Production")));
+    const statuses = replies.map((reply) => reply.status);
+    const closing = replies.filter((reply) => reply.status === 200);
+    expect(closing).toHaveLength(1);
+    expect(statuses.filter((s) => s === 202)).toHaveLength(9);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(10);
+    const { question } = (await stack.api("GET", `/questions/${body.id}`)).body;
+    expect(question.status).toBe("answered");
+    const voters = question.votes.map((v: { by: string }) => v.by);
+    expect(voters).toHaveLength(10);
+    expect(new Set(voters).size).toBe(10);
+    expect(question.resolvedBy).toBe(voters.at(-1));
+  });
+});
