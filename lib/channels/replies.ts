@@ -249,6 +249,7 @@ export function outcomeReplyText(outcome: InboundOutcome, fits: TextFits = anySi
     case "ended":
       return fitToLimit(outcome.record, endedText, fits);
     case "resolved":
+      if (outcome.record.status === "no_quorum") return outcomeText(outcome.record);
       return outcome.record.status === "answered"
         ? replies.gotIt
         : outcome.record.reason === "skipped"

@@ -2,8 +2,9 @@
  * Several people decide (docs/api.md, "Several people decide"): who may answer, votes kept on the record,
  * the quorum counted with conditional writes on the local stack's DynamoDB.
  */
+import { StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allItems, startTestStack, type TestStack } from "./support/test-stack.ts";
+import { allItems, replyOf, startTestStack, type TestStack, waitFor } from "./support/test-stack.ts";
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -255,5 +256,45 @@ describe("simultaneous votes on the local stack's DynamoDB", () => {
     expect(voters).toHaveLength(10);
     expect(new Set(voters).size).toBe(10);
     expect(question.resolvedBy).toBe(voters.at(-1));
+  });
+});
+
+describe("a run of the agent state machine", () => {
+  it("receives no_quorum like another no-answer reason", async () => {
+    const sessionKey = unique("quorum-run");
+    const { executionArn } = await stack.sfn.send(
+      new StartExecutionCommand({
+        stateMachineArn: stack.stateMachineArns.agent,
+        input: JSON.stringify({
+          sessionKey,
+          owner: "web:alice",
+          deliverTo: [],
+          answerers: [{ owner: "web:bob" }],
+          quorum: 2,
+          prompt: "test",
+          model: {
+            provider: "scripted",
+            steps: [
+              { toolCalls: [{ id: "c1", name: "ask_user", arguments: { questions: askBody().questions } }] },
+              { reply: "{{c1.status}}|{{c1.reason}}" },
+            ],
+          },
+        }),
+      }),
+    );
+    if (!executionArn) throw new Error("no execution ARN");
+    const id = await waitFor(
+      async () => (await stack.api("GET", `/questions?sessionKey=${sessionKey}`)).body.questions[0]?.id,
+      { what: "the run's question" },
+    );
+    const { question } = (await stack.api("GET", `/questions/${id}`)).body;
+    expect(question).toMatchObject({
+      quorum: 2,
+      votes: [],
+      answerers: [{ owner: "web:alice" }, { owner: "web:bob" }],
+    });
+    expect((await vote(id, "web:alice", "Staging")).status).toBe(202);
+    expect((await vote(id, "web:bob", "Production")).body.status).toBe("no_quorum");
+    expect(await replyOf(stack, executionArn)).toBe("no_answer|no_quorum");
   });
 });
