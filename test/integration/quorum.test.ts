@@ -239,7 +239,7 @@ describe("quorum 2 of 3 over the question API", () => {
 });
 
 describe("simultaneous votes on the local stack's DynamoDB", () => {
-  it("20 at once from a group's members: each counted once, exactly one closes", async () => {
+  it("20 votes at once for 20 people (a group among the answerers): each counted once, exactly one closes", async () => {
     // With a group among the answerers a quorum of 10 is allowed (its members are not known in advance).
     const body = askBody({ answerers: [{ group: { channel: "console", chatId: "team" } }], quorum: 10 });
     expect((await stack.api("POST", "/questions", body)).status).toBe(201);
@@ -296,5 +296,23 @@ describe("a run of the agent state machine", () => {
     expect((await vote(id, "web:alice", "Staging")).status).toBe(202);
     expect((await vote(id, "web:bob", "Production")).body.status).toBe("no_quorum");
     expect(await replyOf(stack, executionArn)).toBe("no_answer|no_quorum");
+  });
+});
+
+describe("events", () => {
+  it("Question Resolved of a no_quorum question carries its status and votes", async () => {
+    const id = await twoOfThree();
+    await vote(id, "web:alice", "Staging");
+    await vote(id, "web:bob", "Production");
+    expect((await vote(id, "web:carol", "Later")).body.status).toBe("no_quorum");
+    await stack.streamsDrained();
+    const resolved = stack.events.filter(
+      (event) => event.detail.id === id && event["detail-type"] === "Question Resolved",
+    );
+    expect(resolved).toHaveLength(1);
+    expect(resolved[0]?.detail).toMatchObject({ status: "no_quorum", quorum: 2 });
+    const detail = resolved[0]?.detail as { votes?: { by: string }[] } | undefined;
+    const votes = detail?.votes ?? [];
+    expect(votes.map((v) => v.by)).toEqual(["api:web:alice", "api:web:bob", "api:web:carol"]);
   });
 });
