@@ -67,6 +67,8 @@ export const MESSAGE_PAGES = {
   notYours: { title: NOT_ACCEPTED, text: "This question is not yours to answer." },
   /** The link's person is the one the question was asked for (requestedBy), who may never answer it. */
   requester: { title: "Someone else must answer", text: "You asked for this; someone else must answer." },
+  /** With a quorum: the link's person has answered (or skipped) already; a second answer changes nothing. */
+  alreadyAnswered: { title: "Already answered", text: "You have already answered." },
   /** A request the page refuses (too large, not its form): the text is the error's own message. */
   refused: { title: NOT_ACCEPTED, text: "" },
   failed: {
@@ -78,6 +80,11 @@ export const MESSAGE_PAGES = {
 export interface MessagePage {
   title: string;
   text: string;
+}
+
+/** To a person whose vote is kept on a question that waits for `more` agreeing answers. */
+export function voteRecordedPage(more: number): MessagePage {
+  return { title: "Answer recorded", text: `Your answer is recorded — waiting for ${more} more.` };
 }
 
 function document(title: string, body: string, withScript: boolean): string {

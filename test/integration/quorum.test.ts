@@ -4,11 +4,16 @@
  */
 import { StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { answerPath, signAnswerLink } from "#lib/web/answer-link.ts";
+import { answerThroughLink } from "./support/link-answer.ts";
 import { allItems, replyOf, startTestStack, type TestStack, waitFor } from "./support/test-stack.ts";
+
+/** The answer page's key here, so a test can make a person answerer's own link as the stack does. */
+const LINK_SECRET = "quorum-test-link-secret-6Zq1t0mWc8yHf4kP2sXv";
 
 let stack: TestStack;
 beforeAll(async () => {
-  stack = await startTestStack();
+  stack = await startTestStack({ HANDRAISE_LINK_SECRET: LINK_SECRET });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -314,5 +319,52 @@ describe("events", () => {
     const detail = resolved[0]?.detail as { votes?: { by: string }[] } | undefined;
     const votes = detail?.votes ?? [];
     expect(votes.map((v) => v.by)).toEqual(["api:web:alice", "api:web:bob", "api:web:carol"]);
+  });
+});
+
+describe("the answer page with a quorum", () => {
+  /** `person`'s own link to question `id`, as a chat hands it to them. */
+  async function linkOf(id: string, person: string): Promise<string> {
+    const { question } = (await stack.api("GET", `/questions/${id}`)).body;
+    const sig = signAnswerLink(LINK_SECRET, { id, answerer: person, expiresAtMs: question.expiresAtMs });
+    return `${stack.httpUrl}${answerPath(question, person, sig)}`;
+  }
+
+  it("a person's vote through their link: recorded, shown as waiting, refused a second time", async () => {
+    const id = await twoOfThree();
+    const bob = await linkOf(id, "web:bob");
+    expect((await answerThroughLink(bob, { deploy_target: "1" })).status).toBe(303);
+    const shown = await fetch(bob);
+    expect(shown.status).toBe(200);
+    expect(await shown.text()).toContain("Your answer is recorded — waiting for 1 more.");
+    const again = await answerThroughLink(bob, { deploy_target: "0" });
+    expect(again.status).toBe(409);
+    expect(await again.text()).toContain("You have already answered.");
+
+    // Carol agrees through her own link: two of three, answered, named as the last voter.
+    expect((await answerThroughLink(await linkOf(id, "web:carol"), { deploy_target: "1" })).status).toBe(303);
+    const { question } = (await stack.api("GET", `/questions/${id}`)).body;
+    expect(question).toMatchObject({
+      status: "answered",
+      answers: { deploy_target: ["Production"] },
+      resolvedBy: "web:carol",
+    });
+    expect(question.votes.map((v: { by: string }) => v.by)).toEqual(["web:bob", "web:carol"]);
+  });
+
+  it("Skip on the page is the person's abstention", async () => {
+    const id = await twoOfThree();
+    const bob = await linkOf(id, "web:bob");
+    const sig = new URL(bob).searchParams.get("sig") ?? "";
+    const skipped = await fetch(bob, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ sig, action: "skip" }),
+      redirect: "manual",
+    });
+    expect(skipped.status).toBe(303);
+    const { question } = (await stack.api("GET", `/questions/${id}`)).body;
+    expect(question.status).toBe("pending");
+    expect(question.votes).toMatchObject([{ by: "web:bob", answers: {}, skipped: true }]);
   });
 });
