@@ -64,6 +64,34 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
     return current ? ({ kind: "not_pending", record: current } as const) : ({ kind: "not_found" } as const);
   }
 
+  /**
+   * The closing write: the outcome set, on `condition` (at least STILL_PENDING). The item before the write,
+   * or undefined when the condition failed.
+   */
+  async function closeWhere(
+    id: string,
+    outcome: Outcome,
+    nowMs: number,
+    condition: string,
+    more: Record<string, unknown> = {},
+  ): Promise<QuestionItem | undefined> {
+    const { set, values } = closingUpdate(outcome, nowMs);
+    const out = await conditionally(() =>
+      table.update(keys.question(id), {
+        // Leaving the sparse indexes is what makes the question stop being listed as pending; the
+        // token leaves the item here (the stream's old image still has it for the durable resume).
+        // The stepper's draft goes too: once closed, only `answers` says what was answered.
+        UpdateExpression: `SET ${set.join(", ")} REMOVE ${LEAVE_PENDING_INDEXES}, taskToken, draft, #step`,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: { "#status": "status", "#step": "step" },
+        ExpressionAttributeValues: marshall({ ...values, ...more }, { removeUndefinedValues: true }),
+        // The item before the write: its token is what resumes the run.
+        ReturnValues: "ALL_OLD",
+      }),
+    );
+    return out === CONDITION_FAILED ? undefined : itemOf(out.Attributes);
+  }
+
   /** Why a vote's write did not hold: the question ended, is gone, or another vote landed first. */
   async function notCounted(id: string, nowMs: number) {
     const current = await get(id, nowMs);
@@ -123,23 +151,8 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
     get,
 
     async close(id, outcome, nowMs) {
-      const { set, values } = closingUpdate(outcome, nowMs);
-      const out = await conditionally(() =>
-        table.update(keys.question(id), {
-          // Leaving the sparse indexes is what makes the question stop being listed as pending; the
-          // token leaves the item here (the stream's old image still has it for the durable resume).
-          // The stepper's draft goes too: once closed, only `answers` says what was answered.
-          UpdateExpression: `SET ${set.join(", ")} REMOVE ${LEAVE_PENDING_INDEXES}, taskToken, draft, #step`,
-          ConditionExpression: STILL_PENDING,
-          ExpressionAttributeNames: { "#status": "status", "#step": "step" },
-          ExpressionAttributeValues: marshall(values, { removeUndefinedValues: true }),
-          // The item before the write: its token is what resumes the run.
-          ReturnValues: "ALL_OLD",
-        }),
-      );
-      const before = out === CONDITION_FAILED ? undefined : itemOf(out.Attributes);
-      if (!before) return notPending(id, nowMs);
-      return closedResult(before, outcome, nowMs);
+      const before = await closeWhere(id, outcome, nowMs, STILL_PENDING);
+      return before ? closedResult(before, outcome, nowMs) : notPending(id, nowMs);
     },
 
     async saveDraft(id, draft, step, nowMs) {
@@ -182,18 +195,7 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
         return after ? { kind: "recorded", record: toRecord(after, nowMs) } : notCounted(id, nowMs);
       }
       const closing = { ...outcome, votes };
-      const { set, values } = closingUpdate(closing, nowMs);
-      values[":seen"] = seen;
-      const out = await conditionally(() =>
-        table.update(keys.question(id), {
-          UpdateExpression: `SET ${set.join(", ")} REMOVE ${LEAVE_PENDING_INDEXES}, taskToken, draft, #step`,
-          ConditionExpression: condition,
-          ExpressionAttributeNames: { "#status": "status", "#step": "step" },
-          ExpressionAttributeValues: marshall(values, { removeUndefinedValues: true }),
-          ReturnValues: "ALL_OLD",
-        }),
-      );
-      const before = out === CONDITION_FAILED ? undefined : itemOf(out.Attributes);
+      const before = await closeWhere(id, closing, nowMs, condition, { ":seen": seen });
       return before ? closedResult(before, closing, nowMs) : notCounted(id, nowMs);
     },
 
