@@ -346,13 +346,16 @@ interface Addressed {
 
 /**
  * Every copy of a new question: the owner's targets, each person answerer's own (as an escalation owner's
- * copies are posted to them), and one shared copy in each group's chat (which shows no one's link).
+ * copies are posted to them), and one shared copy in each group's chat (which shows no one's link) unless
+ * the owner's targets already post it there.
  */
 function addressed(owner: string, deliverTo: DeliveryTarget[], answerers: AnswererEntry[]): Addressed[] {
+  const posted = (group: { channel: string; chatId: string }) =>
+    deliverTo.some((target) => target.channel === group.channel && target.chatId === group.chatId);
   return [
     ...deliverTo.map((target) => ({ target, answerer: owner })),
     ...answerers.flatMap((entry) => {
-      if (entry.group) return [{ target: { ...entry.group }, answerer: owner }];
+      if (entry.group) return posted(entry.group) ? [] : [{ target: { ...entry.group }, answerer: owner }];
       const person = entry.owner;
       return person === undefined
         ? []

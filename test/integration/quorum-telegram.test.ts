@@ -118,6 +118,17 @@ describe("answerers through Telegram", () => {
     ]);
   });
 
+  it("a group the owner's targets already post to gets no second copy", async () => {
+    await ask(
+      {
+        deliverTo: [{ channel: "telegram", chatId: String(GROUP) }],
+        answerers: [{ group: { channel: "telegram", chatId: String(GROUP) } }],
+      },
+      1,
+    );
+    expect(telegram.callsTo("sendMessage").map((c) => String(c.body.chat_id))).toEqual([String(GROUP)]);
+  });
+
   it("quorum 1 with a group: a member's tap in the group closes it, resolvedBy names the member", async () => {
     const id = await ask({ answerers: [{ group: { channel: "telegram", chatId: String(GROUP) } }] }, 2);
     const member = 77;
