@@ -178,6 +178,12 @@ describe("answerers through Telegram", () => {
     ({ question } = (await stack.api("GET", `/questions/${id}`)).body);
     expect(question).toMatchObject({ status: "answered", resolvedBy: `telegram:${OWNER}` });
     expect(question.votes.map((v: { by: string }) => v.by)).toEqual(["telegram:77", `telegram:${OWNER}`]);
+
+    // Every copy of every answerer is retired: the group's and the owner's, each without buttons.
+    await stack.streamsDrained();
+    const edits = telegram.callsTo("editMessageText");
+    expect(edits.map((e) => String(e.body.chat_id)).sort()).toEqual([String(OWNER), String(GROUP)].sort());
+    for (const edit of edits) expect(edit.body.reply_markup).toEqual({ inline_keyboard: [] });
   });
 
   it("Skip is a person's abstention: with two people and quorum 2 it leaves no quorum at once", async () => {
@@ -194,6 +200,13 @@ describe("answerers through Telegram", () => {
     const { question } = (await stack.api("GET", `/questions/${id}`)).body;
     expect(question).toMatchObject({ status: "no_quorum", resolvedBy: `telegram:${BOB}` });
     expect(question.votes).toMatchObject([{ by: `telegram:${BOB}`, answers: {}, skipped: true }]);
+    await stack.streamsDrained();
+    const edits = telegram.callsTo("editMessageText");
+    expect(edits.map((e) => String(e.body.chat_id)).sort()).toEqual([String(OWNER), String(BOB)].sort());
+    for (const edit of edits) {
+      expect(edit.body.reply_markup).toEqual({ inline_keyboard: [] });
+      expect(edit.body.text).toContain("No agreement: not enough answers could agree.");
+    }
   });
 
   it("only the owner cancels the whole question; another answerer's /cancel changes nothing", async () => {
