@@ -11,6 +11,7 @@ import { AlreadyAnsweredError, AlreadyResolvedError, NotOwnerError } from "./err
 import { firstPending } from "./first-pending.ts";
 import type { InboundOutcome, InvalidReason } from "./inbound-outcome.ts";
 import type { Resolution, ResolveQuestion } from "./resolve-question.ts";
+import { retireDeliveries } from "./retire-deliveries.ts";
 import { answerRefused, interpretTypedReply } from "./typed-reply.ts";
 
 export type { InboundOutcome } from "./inbound-outcome.ts";
@@ -70,11 +71,13 @@ export function createHandleInbound(deps: HandleInboundDeps) {
    * vote that was kept but did not close says how many more it waits for; a second vote from the same person
    * (or a cancel by someone other than the owner) changes nothing and is told so.
    */
-  async function settle(id: string, run: () => Promise<Resolution>): Promise<InboundOutcome> {
+  async function settle(id: string, from: Inbound, run: () => Promise<Resolution>): Promise<InboundOutcome> {
     try {
       const { record, more } = await run();
-      if (more !== undefined && record.status === "pending")
+      if (more !== undefined && record.status === "pending") {
+        await retireOwnCopies(record, from);
         return { kind: "recorded_waiting", record, more };
+      }
       return { kind: "resolved", record };
     } catch (error) {
       if (error instanceof AlreadyAnsweredError || error instanceof NotOwnerError) {
@@ -136,6 +139,19 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     return { kind: "incomplete", record: saved.record, recorded, missing };
   }
 
+  /**
+   * After a vote that does not close the question: the voter's own copies on this platform (posted to them in
+   * a one-to-one conversation) lose their controls, showing that their answer is recorded. A group's shared
+   * copy keeps its controls for the other members. A copy that cannot be edited is left as it is: a second
+   * tap there is told "You have already answered." and changes nothing.
+   */
+  async function retireOwnCopies(record: QuestionRecord, from: Inbound): Promise<void> {
+    const own = record.deliveries.filter(
+      (d) => d.channel === from.platform && d.privateTo === from.actor && d.messageId !== undefined,
+    );
+    if (own.length > 0) await retireDeliveries(deps.channels, { ...record, deliveries: own }, () => {});
+  }
+
   /** Writes the draft and the step the stepper shows next (only while the question is still pending). */
   async function keepDraft(record: QuestionRecord, draft: Answers, step: number): Promise<InboundOutcome> {
     const saved = await store.saveDraft(record.id, draft, step, now());
@@ -146,7 +162,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
 
   async function answer(record: QuestionRecord, answers: Answers, from: Inbound): Promise<InboundOutcome> {
     try {
-      return await settle(record.id, () =>
+      return await settle(record.id, from, () =>
         resolve.answer(record.id, answers, { ...asActor(from), loaded: record }),
       );
     } catch (error) {
@@ -160,7 +176,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
   }
 
   const cancel = (record: QuestionRecord, reason: "cancelled" | "skipped", from: Inbound) =>
-    settle(record.id, () => resolve.cancel(record.id, reason, { ...asActor(from), loaded: record }));
+    settle(record.id, from, () => resolve.cancel(record.id, reason, { ...asActor(from), loaded: record }));
 
   async function control(
     record: QuestionRecord,

@@ -5,9 +5,10 @@
  */
 
 import type { InboundOutcome, InvalidReason } from "../app/inbound-outcome.ts";
-import type { QuestionRecord } from "../questions/question-record.ts";
+import { type QuestionRecord, votersOf } from "../questions/question-record.ts";
 import type { Answers, Question } from "../questions/schema.ts";
 import { cutText } from "../questions/text.ts";
+import { tally } from "../questions/votes.ts";
 import { ANSWER_IN_BROWSER } from "./answer-in-browser.ts";
 import type { Reminder } from "./chat-channel.ts";
 import { fitToLimit } from "./fit.ts";
@@ -130,8 +131,12 @@ export function outcomeText(record: QuestionRecord): string {
       return "Could not be delivered.";
     case "no_quorum":
       return "No agreement: not enough answers could agree.";
-    case "pending":
-      return "Waiting for an answer.";
+    case "pending": {
+      // A pending copy is retired only for someone whose vote is kept: it says how many more are needed.
+      const votes = record.votes ?? [];
+      const decided = votes.length > 0 ? tally(votes, record.quorum ?? 1, votersOf(record)) : undefined;
+      return decided?.kind === "waiting" ? waitingForMoreText(decided.more) : "Waiting for an answer.";
+    }
   }
 }
 

@@ -167,6 +167,9 @@ describe("answerers through Telegram", () => {
       "Your answer is recorded — waiting for 1 more.",
     );
     expect(await tap(option(id, 0), groupCopy, 77, GROUP)).toBe("You have already answered.");
+    // The group's shared copy keeps its buttons for the other members.
+    expect(telegram.callsTo("editMessageText")).toEqual([]);
+    expect(telegram.callsTo("editMessageReplyMarkup")).toEqual([]);
     let { question } = (await stack.api("GET", `/questions/${id}`)).body;
     expect(question.status).toBe("pending");
     expect(question.votes).toMatchObject([
@@ -184,6 +187,27 @@ describe("answerers through Telegram", () => {
     const edits = telegram.callsTo("editMessageText");
     expect(edits.map((e) => String(e.body.chat_id)).sort()).toEqual([String(OWNER), String(GROUP)].sort());
     for (const edit of edits) expect(edit.body.reply_markup).toEqual({ inline_keyboard: [] });
+  });
+
+  it("a person's vote in their own chat retires their own copy only, saying how many more are needed", async () => {
+    const id = await ask(
+      {
+        answerers: [
+          { owner: `telegram:${BOB}`, deliverTo: [{ channel: "telegram", chatId: String(BOB) }] },
+          { owner: "web:carol" },
+        ],
+        quorum: 2,
+      },
+      2,
+    );
+    expect(await tap(option(id, 0), await copyIn(id, BOB), BOB, BOB)).toBe(
+      "Your answer is recorded — waiting for 1 more.",
+    );
+    const edits = telegram.callsTo("editMessageText");
+    expect(edits.map((e) => String(e.body.chat_id))).toEqual([String(BOB)]);
+    expect(edits[0]?.body.reply_markup).toEqual({ inline_keyboard: [] });
+    expect(edits[0]?.body.text).toContain("Your answer is recorded — waiting for 1 more.");
+    expect((await stack.api("GET", `/questions/${id}`)).body.question.status).toBe("pending");
   });
 
   it("Skip is a person's abstention: with two people and quorum 2 it leaves no quorum at once", async () => {
