@@ -13,8 +13,9 @@
  */
 
 import { DEFAULT_API_KEY_NAME } from "../auth/api-keys.ts";
-import type { QuestionRecord } from "../questions/question-record.ts";
+import { type QuestionRecord, votersOf } from "../questions/question-record.ts";
 import { MAX_ANSWER_VALUE_UNITS, type Question } from "../questions/schema.ts";
+import { tally } from "../questions/votes.ts";
 import { type FieldProblem, type FormState, OTHER_VALUE, pickField, textField } from "./answer-form.ts";
 import { PAGE_SCRIPT, PAGE_STYLE } from "./answer-page-assets.ts";
 import { escapeHtml } from "./html.ts";
@@ -159,6 +160,7 @@ export function renderFormPage(view: FormView): string {
   const body = [
     `<h1>${escapeHtml(title)}</h1>`,
     askedAbove(record),
+    votesSoFar(record),
     `<p class="meta" id="time-left" data-remaining-ms="${Math.max(0, Math.floor(view.remainingMs))}" ` +
       `data-left="${escapeHtml(PAGE_TEXT.timeLeft)}" data-up="${escapeHtml(PAGE_TEXT.timeUp)}">` +
       `${escapeHtml(PAGE_TEXT.timeLeft)} ${escapeHtml(timeLeftText(view.remainingMs))}</p>`,
@@ -184,6 +186,24 @@ export function renderFormPage(view: FormView): string {
     "</form>",
   ].join("\n");
   return document(title, body, true);
+}
+
+/**
+ * With a quorum, once someone has voted: how far the best-supported answer is from closing the question
+ * ("1 of 2 answers so far"), for the people who have not voted yet.
+ */
+function votesSoFar(record: QuestionRecord): string {
+  const votes = record.votes ?? [];
+  const quorum = record.quorum ?? 1;
+  if (votes.length === 0) return "";
+  const decided = tally(votes, quorum, votersOf(record));
+  const agreeing = decided.kind === "waiting" ? quorum - decided.more : quorum;
+  return `<p class="meta" id="votes">${escapeHtml(votesSoFarText(agreeing, quorum))}</p>`;
+}
+
+/** The page's line on a question with a quorum that some have answered. */
+export function votesSoFarText(agreeing: number, quorum: number): string {
+  return `${agreeing} of ${quorum} answers so far`;
 }
 
 function renderQuestion(

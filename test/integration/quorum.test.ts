@@ -341,8 +341,12 @@ describe("the answer page with a quorum", () => {
     expect(again.status).toBe(409);
     expect(await again.text()).toContain("You have already answered.");
 
+    // Carol, who has not answered, is shown how far it is.
+    const carol = await linkOf(id, "web:carol");
+    expect(await (await fetch(carol)).text()).toContain("1 of 2 answers so far");
+
     // Carol agrees through her own link: two of three, answered, named as the last voter.
-    expect((await answerThroughLink(await linkOf(id, "web:carol"), { deploy_target: "1" })).status).toBe(303);
+    expect((await answerThroughLink(carol, { deploy_target: "1" })).status).toBe(303);
     const { question } = (await stack.api("GET", `/questions/${id}`)).body;
     expect(question).toMatchObject({
       status: "answered",
