@@ -8,11 +8,14 @@ import {
   ToolInputError,
 } from "../questions/index.ts";
 import {
+  type AnswererEntry,
+  answerersSchema,
   contextSchema,
   deliveryTargetSchema,
   type Escalation,
   escalationSchema,
   ownerSchema,
+  quorumSchema,
   remindAfterSecondsSchema,
 } from "../questions/question-record.ts";
 import {
@@ -68,6 +71,9 @@ export const agentInputSchema = z.object({
   requestedBy: z.optional(ownerSchema),
   /** Who is asking and why, shown to the person above each question of the run. */
   context: z.optional(contextSchema),
+  /** Who else may answer each question of the run (people and groups), and how many must agree. */
+  answerers: z.optional(answerersSchema),
+  quorum: z.optional(quorumSchema),
 });
 export type AgentInput = z.infer<typeof agentInputSchema>;
 
@@ -133,6 +139,10 @@ export interface AskStep {
   requestedBy: string | null;
   /** Who is asking and why (the run's), or null. Never absent: the task's Parameters read it. */
   context: string | null;
+  /** The run's other answerers, or null. Never absent: the task's Parameters read it. */
+  answerers: AnswererEntry[] | null;
+  /** How many agreeing answers close each question of the run, or null (the first does). */
+  quorum: number | null;
 }
 /**
  * The run's reminders and escalation for one of its questions. The model chose that question's timeout, so
@@ -332,6 +342,8 @@ export function createModelStep(deps: ModelStepDeps) {
           ...runTimersFor(state, timeoutSeconds),
           requestedBy: state.requestedBy ?? null,
           context: state.context ?? null,
+          answerers: state.answerers ?? null,
+          quorum: state.quorum ?? null,
         };
       } catch (error) {
         if (!(error instanceof ToolInputError)) throw error;

@@ -3,12 +3,15 @@ import type { TaskCallbacks } from "../callbacks/task-callbacks.ts";
 import type { ChannelRegistry } from "../channels/chat-channel.ts";
 import { normalizeAskUserArgs, questionIdFor, type TimeoutLimits } from "../questions/index.ts";
 import {
+  type AnswererEntry,
+  answerersOf,
   contextSchema,
   type Delivery,
   type DeliveryTarget,
   type Escalation,
   onlyRequesterAnswers,
   type QuestionRecord,
+  votersOf,
 } from "../questions/question-record.ts";
 import type { CreateResult, NewQuestion, QuestionStore } from "../store/question-store.ts";
 import { closedOf, idsOf, refOf, type Telemetry } from "../telemetry/telemetry.ts";
@@ -53,6 +56,17 @@ export interface AskQuestionInput {
    */
   context?: string | null | undefined;
   /**
+   * Who else may answer from the start (the caller's, never the model's): people, each reached at their own
+   * `deliverTo`, and groups, posted one shared copy in their chat. Owners distinct (InvalidArgumentError at
+   * `answerers.<i>.owner`).
+   */
+  answerers?: AnswererEntry[] | null | undefined;
+  /**
+   * How many agreeing answers close the question (default 1: the first); without a group, at most the number
+   * of people who may answer (InvalidArgumentError at `quorum`).
+   */
+  quorum?: number | null | undefined;
+  /**
    * Whether the caller may be told which question holds a busy session (SessionBusyError's `pendingId`): an
    * `ask` key may not learn of another key's question. Absent: it may.
    */
@@ -92,18 +106,18 @@ export function createAskQuestion(deps: AskQuestionDeps) {
   const { store, channels, limits, now, telemetry } = deps;
 
   /** Posts to every target at once; the copies that were posted, each with its target's position. */
-  async function deliverEverywhere(record: QuestionRecord, targets: DeliveryTarget[]): Promise<Posted[]> {
+  async function deliverEverywhere(record: QuestionRecord, targets: Addressed[]): Promise<Posted[]> {
     const attempts = await Promise.allSettled(
-      targets.map((target) => {
+      targets.map(({ target, answerer }) => {
         // Checked before anything was stored: every target's channel is in the registry.
         const channel = channels.get(target.channel);
         if (!channel) throw new Error(`channel "${target.channel}" is not enabled`);
-        return channel.deliver(record, target, record.owner);
+        return channel.deliver(record, target, answerer);
       }),
     );
     const delivered: Posted[] = [];
     attempts.forEach((attempt, index) => {
-      const target = targets[index];
+      const target = targets[index]?.target;
       if (attempt.status === "fulfilled") {
         delivered.push({ index, delivery: attempt.value });
         telemetry.delivered(record, attempt.value);
@@ -146,15 +160,20 @@ export function createAskQuestion(deps: AskQuestionDeps) {
       checkChannels(escalate.deliverTo, "escalate.deliverTo");
     }
     const requestedBy = input.requestedBy ?? undefined;
-    const asked = { owner: input.owner, createdAtMs: 0, ...(escalate && { escalate }) };
+    const askedAnswerers = input.answerers ?? [];
+    checkAnswerers(input.owner, askedAnswerers);
+    const asked = { owner: input.owner, createdAtMs: 0, ...(escalate && { escalate }), askedAnswerers };
     if (onlyRequesterAnswers({ ...asked, ...(requestedBy !== undefined && { requestedBy }) })) {
       throw new InvalidArgumentError(
         "requestedBy",
         "requestedBy is the only person who could answer, and the person a question is asked for may not answer it: ask someone else (owner), or escalate to someone else.",
       );
     }
+    const quorum = input.quorum ?? 1;
+    checkQuorum({ ...asked, ...(requestedBy !== undefined && { requestedBy }) }, quorum);
     const context = contextOf(input.context);
     const id = input.id ?? defaultId(input);
+    const targets = addressed(input.owner, input.deliverTo, askedAnswerers);
     const created = await create({
       ...request,
       id,
@@ -163,7 +182,7 @@ export function createAskQuestion(deps: AskQuestionDeps) {
       agentId: input.agentId,
       runId: input.runId,
       taskToken: input.taskToken,
-      deliverTo: input.deliverTo,
+      deliverTo: targets.map((t) => t.target),
       notify: input.notify,
       createdAtMs: now(),
       remindAfterSeconds,
@@ -172,6 +191,8 @@ export function createAskQuestion(deps: AskQuestionDeps) {
       listUnderAsker: input.listUnderAsker,
       requestedBy,
       context,
+      askedAnswerers,
+      quorum,
     });
     if (created.kind === "id_in_use") throw new IdInUseError(id);
     if (created.kind === "session_busy") throw new SessionBusyError(await nameable(created.pendingId, input));
@@ -181,9 +202,9 @@ export function createAskQuestion(deps: AskQuestionDeps) {
     if (created.kind === "token_replaced" && record.deliveries.some((d) => d.messageId !== undefined)) {
       return record;
     }
-    if (input.deliverTo.length === 0) return record;
+    if (targets.length === 0) return record;
 
-    const posted = await deliverEverywhere(record, input.deliverTo);
+    const posted = await deliverEverywhere(record, targets);
     const delivered = posted.map((p) => p.delivery);
     if (posted.length === 0) return closeUndelivered(record, []);
     let current: QuestionRecord | undefined;
@@ -212,12 +233,64 @@ export function createAskQuestion(deps: AskQuestionDeps) {
   }
 
   /** Every target's channel must be enabled here: nothing is stored otherwise. */
-  function checkChannels(targets: DeliveryTarget[], path: string): void {
+  function checkChannels(
+    targets: { channel: string }[],
+    path: string,
+    at = (index: number) => `${path}.${index}.channel`,
+  ): void {
     const unknown = targets.findIndex((target) => !channels.has(target.channel));
     if (unknown === -1) return;
     throw new InvalidArgumentError(
-      `${path}.${unknown}.channel`,
+      at(unknown),
       `The channel "${targets[unknown]?.channel}" is not enabled in this deployment (enabled: ${[...channels.keys()].join(", ") || "none"}).`,
+    );
+  }
+
+  /**
+   * Each answerer once: a person is neither the owner nor listed twice, a group not listed twice; every
+   * person's and group's channel enabled here.
+   */
+  function checkAnswerers(owner: string, entries: AnswererEntry[]): void {
+    const seen = new Set([owner]);
+    const groups = new Set<string>();
+    entries.forEach((entry, index) => {
+      if (entry.group) {
+        const chat = `${entry.group.channel}\n${entry.group.chatId}`;
+        if (groups.has(chat)) {
+          throw new InvalidArgumentError(
+            `answerers.${index}.group`,
+            `answerers lists the group ${entry.group.channel}:${entry.group.chatId} twice: list each group once.`,
+          );
+        }
+        groups.add(chat);
+        checkChannels([entry.group], "", () => `answerers.${index}.group.channel`);
+        return;
+      }
+      if (entry.owner === undefined) return;
+      if (seen.has(entry.owner)) {
+        throw new InvalidArgumentError(
+          `answerers.${index}.owner`,
+          entry.owner === owner
+            ? `${entry.owner} is the question's owner, who may answer already: list only other people in answerers.`
+            : `answerers lists ${entry.owner} twice: list each person once.`,
+        );
+      }
+      seen.add(entry.owner);
+      checkChannels(entry.deliverTo ?? [], `answerers.${index}.deliverTo`);
+    });
+  }
+
+  /**
+   * Without a group, a quorum can be reached only by as many people as may answer (the person the question is
+   * asked for never counts): more would wait for nobody.
+   */
+  function checkQuorum(record: Parameters<typeof answerersOf>[0] & { requestedBy?: string }, quorum: number) {
+    const voters = votersOf({ ...record, answerers: answerersOf(record) });
+    if (voters === undefined || quorum <= voters.length) return;
+    const aside = record.requestedBy === undefined ? "" : ", not counting the person it is asked for";
+    throw new InvalidArgumentError(
+      "quorum",
+      `quorum must be at most the number of people who may answer (${voters.length}${aside}) when no group is among the answerers.`,
     );
   }
 
@@ -264,6 +337,32 @@ export function createAskQuestion(deps: AskQuestionDeps) {
 }
 
 export type AskQuestion = ReturnType<typeof createAskQuestion>;
+
+/** Where a copy goes, and the answerer it is posted for (whose link a private copy shows). */
+interface Addressed {
+  target: DeliveryTarget;
+  answerer: string;
+}
+
+/**
+ * Every copy of a new question: the owner's targets, each person answerer's own (as an escalation owner's
+ * copies are posted to them), and one shared copy in each group's chat (which shows no one's link) unless
+ * the owner's targets already post it there.
+ */
+function addressed(owner: string, deliverTo: DeliveryTarget[], answerers: AnswererEntry[]): Addressed[] {
+  const posted = (group: { channel: string; chatId: string }) =>
+    deliverTo.some((target) => target.channel === group.channel && target.chatId === group.chatId);
+  return [
+    ...deliverTo.map((target) => ({ target, answerer: owner })),
+    ...answerers.flatMap((entry) => {
+      if (entry.group) return posted(entry.group) ? [] : [{ target: { ...entry.group }, answerer: owner }];
+      const person = entry.owner;
+      return person === undefined
+        ? []
+        : (entry.deliverTo ?? []).map((target) => ({ target, answerer: person }));
+    }),
+  ];
+}
 
 /** A copy that was posted, and the position in `deliverTo` of the target it was posted to. */
 interface Posted {

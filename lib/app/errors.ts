@@ -47,6 +47,21 @@ export class IdInUseError extends Error {
   }
 }
 
+/**
+ * A second answer or skip from a person whose vote a question with a quorum already holds: each person
+ * votes once, and nothing changes.
+ */
+export class AlreadyAnsweredError extends Error {
+  override readonly name = "AlreadyAnsweredError";
+  readonly code = "ALREADY_ANSWERED";
+  constructor(
+    readonly questionId: string,
+    readonly by: string,
+  ) {
+    super(`${by} has already answered question "${questionId}": each person answers once.`);
+  }
+}
+
 export class NotOwnerError extends Error {
   override readonly name = "NotOwnerError";
   readonly code = "NOT_OWNER";

@@ -2,14 +2,16 @@ import type { ChannelRegistry } from "../channels/chat-channel.ts";
 import type { ControlAction, Inbound } from "../channels/inbound.ts";
 import { validateAnswers } from "../questions/answers.ts";
 import { InvalidAnswerError } from "../questions/errors.ts";
-import { answerRefusal, type QuestionRecord } from "../questions/question-record.ts";
+import { type ActingIn, answerRefusal, type QuestionRecord } from "../questions/question-record.ts";
 import type { Answers, Question } from "../questions/schema.ts";
+import { hasVoted } from "../questions/votes.ts";
 import type { QuestionStore } from "../store/question-store.ts";
 import type { AnswerLinks } from "../web/answer-link.ts";
-import { AlreadyResolvedError } from "./errors.ts";
+import { AlreadyAnsweredError, AlreadyResolvedError, NotOwnerError } from "./errors.ts";
 import { firstPending } from "./first-pending.ts";
 import type { InboundOutcome, InvalidReason } from "./inbound-outcome.ts";
-import type { ResolveQuestion } from "./resolve-question.ts";
+import type { Resolution, ResolveQuestion } from "./resolve-question.ts";
+import { retireDeliveries } from "./retire-deliveries.ts";
 import { answerRefused, interpretTypedReply } from "./typed-reply.ts";
 
 export type { InboundOutcome } from "./inbound-outcome.ts";
@@ -64,11 +66,27 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     return record ? { record, listed: true } : {};
   }
 
-  /** Runs a resolution; losing a race to another answer reports the final state instead. */
-  async function settle(id: string, run: () => Promise<{ record: QuestionRecord }>): Promise<InboundOutcome> {
+  /**
+   * Runs a resolution; losing a race to another answer reports the final state instead. With a quorum, a
+   * vote that was kept but did not close says how many more it waits for; a second vote from the same person
+   * (or a cancel by someone other than the owner) changes nothing and is told so.
+   */
+  async function settle(id: string, from: Inbound, run: () => Promise<Resolution>): Promise<InboundOutcome> {
     try {
-      return { kind: "resolved", record: (await run()).record };
+      const { record, more } = await run();
+      if (more !== undefined && record.status === "pending") {
+        await retireOwnCopies(record, from);
+        return { kind: "recorded_waiting", record, more };
+      }
+      return { kind: "resolved", record };
     } catch (error) {
+      if (error instanceof AlreadyAnsweredError || error instanceof NotOwnerError) {
+        const record = await store.get(id, now());
+        if (!record) throw error;
+        return error instanceof NotOwnerError
+          ? { kind: "not_owner", record }
+          : { kind: "already_answered", record };
+      }
       if (!(error instanceof AlreadyResolvedError)) throw error;
       const record = await store.get(id, now());
       if (!record) throw error;
@@ -87,7 +105,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
   async function contribute(
     record: QuestionRecord,
     given: Answers,
-    actor: string,
+    from: Inbound,
     step?: number,
     own: Answers = given,
   ): Promise<InboundOutcome> {
@@ -99,7 +117,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     const merged: Answers = { ...record.draft, ...given };
     const missing = record.questions.filter((q) => !Object.hasOwn(merged, q.id));
     const onLastStep = step === undefined || step >= record.questions.length - 1;
-    if (missing.length === 0 && onLastStep) return answer(record, merged, actor);
+    if (missing.length === 0 && onLastStep) return answer(record, merged, from);
     let checked: Answers;
     try {
       // What is kept is checked now (an option that is not one, a blank value), not only at the end.
@@ -121,6 +139,19 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     return { kind: "incomplete", record: saved.record, recorded, missing };
   }
 
+  /**
+   * After a vote that does not close the question: the voter's own copies on this platform (posted to them in
+   * a one-to-one conversation) lose their controls, showing that their answer is recorded. A group's shared
+   * copy keeps its controls for the other members. A copy that cannot be edited is left as it is: a second
+   * tap there is told "You have already answered." and changes nothing.
+   */
+  async function retireOwnCopies(record: QuestionRecord, from: Inbound): Promise<void> {
+    const own = record.deliveries.filter(
+      (d) => d.channel === from.platform && d.privateTo === from.actor && d.messageId !== undefined,
+    );
+    if (own.length > 0) await retireDeliveries(deps.channels, { ...record, deliveries: own }, () => {});
+  }
+
   /** Writes the draft and the step the stepper shows next (only while the question is still pending). */
   async function keepDraft(record: QuestionRecord, draft: Answers, step: number): Promise<InboundOutcome> {
     const saved = await store.saveDraft(record.id, draft, step, now());
@@ -129,10 +160,10 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     return { kind: "step", record: saved.record, questionIndex: step };
   }
 
-  async function answer(record: QuestionRecord, answers: Answers, actor: string): Promise<InboundOutcome> {
+  async function answer(record: QuestionRecord, answers: Answers, from: Inbound): Promise<InboundOutcome> {
     try {
-      return await settle(record.id, () =>
-        resolve.answer(record.id, answers, { actor, resolvedBy: actor, loaded: record }),
+      return await settle(record.id, from, () =>
+        resolve.answer(record.id, answers, { ...asActor(from), loaded: record }),
       );
     } catch (error) {
       if (!(error instanceof InvalidAnswerError)) throw error;
@@ -144,13 +175,13 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     }
   }
 
-  const cancel = (record: QuestionRecord, reason: "cancelled" | "skipped", actor: string) =>
-    settle(record.id, () => resolve.cancel(record.id, reason, { actor, resolvedBy: actor, loaded: record }));
+  const cancel = (record: QuestionRecord, reason: "cancelled" | "skipped", from: Inbound) =>
+    settle(record.id, from, () => resolve.cancel(record.id, reason, { ...asActor(from), loaded: record }));
 
   async function control(
     record: QuestionRecord,
     action: ControlAction,
-    actor: string,
+    from: Inbound,
   ): Promise<InboundOutcome> {
     switch (action.type) {
       case "option": {
@@ -159,7 +190,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
         if (!question || !option || question.multiSelect) {
           return { kind: "invalid", record, reason: MISMATCH };
         }
-        return contribute(record, { [question.id]: [option.label] }, actor, action.questionIndex);
+        return contribute(record, { [question.id]: [option.label] }, from, action.questionIndex);
       }
       case "choose": {
         const question = record.questions[action.questionIndex];
@@ -169,7 +200,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
         const labels = chosen.flatMap((i) => question.options[i]?.label ?? []);
         // Done with nothing ticked: the step is not answered (the adapter asks for a choice).
         if (labels.length === 0) return { kind: "incomplete", record, recorded: {}, missing: [question] };
-        return contribute(record, { [question.id]: labels }, actor, action.questionIndex);
+        return contribute(record, { [question.id]: labels }, from, action.questionIndex);
       }
       case "back":
         // Written, so that a line typed next answers the step on screen (see the "text" case).
@@ -177,10 +208,10 @@ export function createHandleInbound(deps: HandleInboundDeps) {
           ? keepDraft(record, record.draft ?? {}, action.questionIndex - 1)
           : { kind: "invalid", record, reason: MISMATCH };
       case "skip":
-        return cancel(record, "skipped", actor);
+        return cancel(record, "skipped", from);
       case "browser": {
         // Made for the tapper, never the owner: a link acts only as the person it was made for.
-        const url = await deps.links.urlFor(record, actor);
+        const url = await deps.links.urlFor(record, from.actor);
         return url === undefined
           ? { kind: "invalid", record, reason: MISMATCH }
           : { kind: "private_link", record, url };
@@ -216,34 +247,38 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     if (!record) return inbound.kind === "command" ? { kind: "no_pending" } : { kind: "ignored" };
     // The owner, or from the escalation time its escalation owner — never the person it was asked for;
     // anyone else is told it is not theirs.
-    const refusal = answerRefusal(record, inbound.actor, now());
+    const refusal = answerRefusal(record, inbound.actor, now(), actingIn(inbound));
     if (refusal === "requester") return { kind: "requester", record };
     if (refusal === "not_answerer") return { kind: "not_owner", record };
     if (record.status !== "pending") return { kind: "ended", record };
+    // With a quorum each person votes once: after their vote, only commands (`/question`) reach the question.
+    if (inbound.kind !== "command" && hasVoted(record.votes, inbound.actor)) {
+      return { kind: "already_answered", record };
+    }
 
     switch (inbound.kind) {
       case "control":
-        return control(record, inbound.action, inbound.actor);
+        return control(record, inbound.action, inbound);
       case "form":
         // A form of the whole prompt shows no draft: what it leaves blank is not filled from one unseen.
         if (inbound.step === undefined) {
           const { draft: _unseen, ...shown } = record;
-          return contribute(shown, inbound.answers, inbound.actor);
+          return contribute(shown, inbound.answers, inbound);
         }
-        return contribute(record, inbound.answers, inbound.actor, inbound.step);
+        return contribute(record, inbound.answers, inbound, inbound.step);
       case "command":
-        if (inbound.command === "cancel") return cancel(record, "cancelled", inbound.actor);
+        if (inbound.command === "cancel") return cancel(record, "cancelled", inbound);
         return show(record, inbound);
       case "text": {
         // What the stepper kept counts, but for the step on screen: a plain line answers that step's question
         // (after Back, the one shown again), keyed lines their own; the rest of the draft is merged after.
         const reply = interpretTypedReply(record.questions, inbound.text, keptBesideStepShown(record));
-        if (reply.kind === "answer") return answer(record, reply.answers, inbound.actor);
-        if (reply.kind === "skip") return cancel(record, "skipped", inbound.actor);
-        if (reply.kind === "cancel") return cancel(record, "cancelled", inbound.actor);
+        if (reply.kind === "answer") return answer(record, reply.answers, inbound);
+        if (reply.kind === "skip") return cancel(record, "skipped", inbound);
+        if (reply.kind === "cancel") return cancel(record, "cancelled", inbound);
         // Kept, so the next line (or the buttons) only has to give what is still missing.
         if (reply.kind === "incomplete") {
-          return contribute(record, reply.answered, inbound.actor, undefined, reply.given);
+          return contribute(record, reply.answered, inbound, undefined, reply.given);
         }
         if (reply.kind === "invalid") return { kind: "invalid", record, reason: reply.reason };
         return { kind: "ignored" };
@@ -301,3 +336,13 @@ export function createHandleInbound(deps: HandleInboundDeps) {
 }
 
 export type HandleInbound = ReturnType<typeof createHandleInbound>;
+
+/** The chat an event came from: a member of one of the question's groups may answer only from there. */
+function actingIn(inbound: Inbound): ActingIn {
+  return { channel: inbound.platform, chatId: inbound.chatId };
+}
+
+/** Who answers (or skips) through an event: the person the platform shows, where they acted. */
+function asActor(inbound: Inbound) {
+  return { actor: inbound.actor, resolvedBy: inbound.actor, actingIn: actingIn(inbound) };
+}

@@ -41,6 +41,10 @@ export type InboundOutcome =
    * else they are; told so where someone else is told "not yours", and the question stays as it is.
    */
   | { kind: "requester"; record: QuestionRecord }
+  /** A person whose vote the question (with a quorum) already holds: nothing changed. */
+  | { kind: "already_answered"; record: QuestionRecord }
+  /** This event's vote is kept; the question waits for `more` agreeing answers. */
+  | { kind: "recorded_waiting"; record: QuestionRecord; more: number }
   /** It had already ended (answered, cancelled, expired): a late tap is told so. */
   | { kind: "ended"; record: QuestionRecord }
   /** This event answered, skipped or cancelled it; the run has been resumed. */

@@ -5,7 +5,7 @@
  * link: the link is made only when that same person redeems the token, and only while they may answer.
  */
 import { randomBytes } from "node:crypto";
-import { answerRefusal, type QuestionRecord } from "../questions/question-record.ts";
+import { answerRefusal, type QuestionRecord, viaOwnLink } from "../questions/question-record.ts";
 import type { QuestionStore } from "../store/question-store.ts";
 import type { AnswerLinks } from "../web/answer-link.ts";
 
@@ -60,7 +60,7 @@ export function createLinkHandover(deps: LinkHandoverDeps) {
       const record = await deps.store.get(taken.questionId, now);
       // Checked again: the question may have ended, or its answerers changed, since the tap.
       // Not for the person it was asked for, even as its owner (the page would refuse them anyway).
-      if (record?.status !== "pending" || answerRefusal(record, actor, now) !== undefined)
+      if (record?.status !== "pending" || answerRefusal(record, actor, now, viaOwnLink(actor)) !== undefined)
         return { kind: "none" };
       const url = await deps.links.urlFor(record, actor);
       return url === undefined ? { kind: "none" } : { kind: "link", url, record };

@@ -1,10 +1,24 @@
 import type { TaskCallbacks } from "../callbacks/task-callbacks.ts";
 import { validateAnswers } from "../questions/index.ts";
-import { answerRefusal, type CancelReason, type QuestionRecord } from "../questions/question-record.ts";
+import {
+  type ActingIn,
+  answerRefusal,
+  type CancelReason,
+  type QuestionRecord,
+  type Vote,
+  votersOf,
+} from "../questions/question-record.ts";
 import type { Answers } from "../questions/schema.ts";
-import type { Outcome, QuestionStore } from "../store/question-store.ts";
+import { hasVoted, tally } from "../questions/votes.ts";
+import type { CloseResult, Outcome, QuestionStore, VoteOutcome } from "../store/question-store.ts";
 import { closedOf, idsOf, refOf, type Telemetry } from "../telemetry/telemetry.ts";
-import { AlreadyResolvedError, NotFoundError, NotOwnerError, RequesterCannotAnswerError } from "./errors.ts";
+import {
+  AlreadyAnsweredError,
+  AlreadyResolvedError,
+  NotFoundError,
+  NotOwnerError,
+  RequesterCannotAnswerError,
+} from "./errors.ts";
 import { resumeRun } from "./run-outcome.ts";
 
 export interface ResolveDeps {
@@ -25,6 +39,8 @@ export interface ResolveOptions {
    * owner, or its escalation owner from the escalation time on, and never the person it was asked for.
    */
   actor?: string | undefined;
+  /** Where `actor` acted: a member of one of the question's groups may answer only from that group. */
+  actingIn?: ActingIn | undefined;
   /**
    * When set, whether the caller may see the question at all (an `ask` key sees only its own): one it may
    * not is NotFoundError, as if it did not exist.
@@ -46,7 +62,18 @@ export interface Resolution {
    * stream resumes the run (lib/app/settle-closed-question.ts).
    */
   run: "resumed" | "not_waiting" | "no_run" | "pending_retry";
+  /**
+   * With a quorum, when this vote was kept and did not close the question: how many more agreeing answers
+   * it waits for. Absent when the question ended.
+   */
+  more?: number;
 }
+
+/**
+ * How often a vote is counted again after other votes landed first (each retry means another vote was
+ * kept, so a question's votes run out long before this).
+ */
+const MAX_VOTE_ATTEMPTS = 50;
 
 /**
  * Answering and cancelling: one conditional write decides (first one wins), then the waiting run is resumed.
@@ -68,7 +95,8 @@ export function createResolveQuestion(deps: ResolveDeps) {
   async function loadPending(id: string, options: ResolveOptions): Promise<QuestionRecord> {
     const record = options.loaded?.id === id ? options.loaded : await store.get(id, now());
     if (!record || (options.visible !== undefined && !options.visible(record))) throw new NotFoundError(id);
-    const refusal = options.actor === undefined ? undefined : answerRefusal(record, options.actor, now());
+    const refusal =
+      options.actor === undefined ? undefined : answerRefusal(record, options.actor, now(), options.actingIn);
     if (refusal === "requester") throw new RequesterCannotAnswerError(id);
     if (refusal === "not_answerer") throw new NotOwnerError(id);
     if (record.status === "expired") throw new AlreadyResolvedError(id, await expiredOrFinal(record));
@@ -97,7 +125,11 @@ export function createResolveQuestion(deps: ResolveDeps) {
   }
 
   async function close(id: string, outcome: Outcome): Promise<Resolution> {
-    const closed = await store.close(id, outcome, now());
+    return afterClose(id, await store.close(id, outcome, now()));
+  }
+
+  /** After a closing write: the run resumed, or the reason the write did not close it. */
+  async function afterClose(id: string, closed: CloseResult): Promise<Resolution> {
     if (closed.kind === "not_found") throw new NotFoundError(id);
     if (closed.kind === "not_pending") throw new AlreadyResolvedError(id, closed.record.status);
     deps.telemetry.closed(closedOf(closed.record));
@@ -117,10 +149,51 @@ export function createResolveQuestion(deps: ResolveDeps) {
     return { record: closed.record, run };
   }
 
+  /**
+   * One person's vote on a question with a quorum: counted with the votes already kept, and written on the
+   * condition that no other vote landed since they were read — else counted again from the votes as they now
+   * are. The write that makes n agree (or makes agreement impossible) closes the question; only one can.
+   */
+  async function vote(
+    loaded: QuestionRecord,
+    cast: Pick<Vote, "answers" | "skipped">,
+    options: ResolveOptions,
+  ): Promise<Resolution> {
+    const by = options.actor ?? options.resolvedBy ?? "api";
+    let record = loaded;
+    for (let attempt = 0; attempt < MAX_VOTE_ATTEMPTS; attempt++) {
+      const votes = record.votes ?? [];
+      if (hasVoted(votes, by)) throw new AlreadyAnsweredError(record.id, by);
+      const counted = [...votes, { by, ...cast, atMs: now() }];
+      const decided = tally(counted, record.quorum ?? 1, votersOf(record));
+      const who = { resolvedBy: options.resolvedBy, resolvedByKey: options.resolvedByKey };
+      const outcome: VoteOutcome | undefined =
+        decided.kind === "agreed"
+          ? { status: "answered", answers: decided.answers, ...who }
+          : decided.kind === "no_quorum"
+            ? { status: "no_quorum", ...who }
+            : undefined;
+      const result = await store.vote(record.id, counted, votes.length, now(), outcome);
+      if (result.kind === "stale") {
+        record = result.record;
+        continue;
+      }
+      if (result.kind === "recorded") {
+        return { record: result.record, run: "no_run", more: decided.kind === "waiting" ? decided.more : 0 };
+      }
+      return afterClose(record.id, result);
+    }
+    throw new Error(`question ${record.id}: the vote could not be counted after ${MAX_VOTE_ATTEMPTS} tries`);
+  }
+
+  /** Whether the question is decided by several votes (else the first answer closes it). */
+  const byVotes = (record: QuestionRecord) => (record.quorum ?? 1) > 1;
+
   return {
     async answer(id: string, rawAnswers: unknown, options: ResolveOptions = {}): Promise<Resolution> {
       const record = await loadPending(id, options);
       const answers: Answers = validateAnswers(record.questions, rawAnswers);
+      if (byVotes(record)) return vote(record, { answers }, options);
       return close(id, {
         status: "answered",
         answers,
@@ -130,7 +203,12 @@ export function createResolveQuestion(deps: ResolveDeps) {
     },
 
     async cancel(id: string, reason: CancelReason, options: ResolveOptions = {}): Promise<Resolution> {
-      await loadPending(id, options);
+      const record = await loadPending(id, options);
+      if (byVotes(record) && options.actor !== undefined) {
+        // A person's Skip is their abstention; only the owner (or a key) may cancel the whole question.
+        if (reason === "skipped") return vote(record, { answers: {}, skipped: true }, options);
+        if (options.actor !== record.owner) throw new NotOwnerError(id);
+      }
       return close(id, {
         status: "cancelled",
         reason,

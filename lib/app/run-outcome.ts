@@ -1,6 +1,6 @@
 import { type CallbackOutcome, TASK_ERRORS, type TaskCallbacks } from "../callbacks/task-callbacks.ts";
 import type { QuestionRecord } from "../questions/question-record.ts";
-import { answeredResult } from "./question-result.ts";
+import { answeredResult, resultOf } from "./question-result.ts";
 
 /** The cause sent with each cancel reason. */
 const CANCEL_CAUSES = {
@@ -11,7 +11,8 @@ const CANCEL_CAUSES = {
 /**
  * Sends a waiting run the outcome of its closed question: answered → SendTaskSuccess with the answers and
  * who gave them (`resolvedBy`); cancelled or skipped → SendTaskFailure with Handraise.Cancelled /
- * Handraise.Skipped (the state machine's Catch turns them into no_answer results). A question that ended
+ * Handraise.Skipped (the state machine's Catch turns them into no_answer results); no_quorum →
+ * SendTaskSuccess with its no_answer result and the votes. A question that ended
  * without an outcome for the run (delivery_failed: the ask itself failed, so nothing waits; expired: the
  * task times out by itself) sends nothing. The one place both the answer path and the stream consumer build
  * what a run receives.
@@ -24,6 +25,8 @@ export async function resumeRun(
   if (record.status === "answered") {
     return callbacks.succeed(taskToken, answeredResult(record));
   }
+  // The result itself, as an answer is sent: it carries the votes, which a task failure's cause could not.
+  if (record.status === "no_quorum") return callbacks.succeed(taskToken, resultOf(record));
   if (record.status === "cancelled") {
     const reason = record.reason === "skipped" ? "skipped" : "cancelled";
     return callbacks.fail(taskToken, TASK_ERRORS[reason], CANCEL_CAUSES[reason]);

@@ -5,9 +5,10 @@
  */
 
 import type { InboundOutcome, InvalidReason } from "../app/inbound-outcome.ts";
-import type { QuestionRecord } from "../questions/question-record.ts";
+import { type QuestionRecord, votersOf } from "../questions/question-record.ts";
 import type { Answers, Question } from "../questions/schema.ts";
 import { cutText } from "../questions/text.ts";
+import { tally } from "../questions/votes.ts";
 import { ANSWER_IN_BROWSER } from "./answer-in-browser.ts";
 import type { Reminder } from "./chat-channel.ts";
 import { fitToLimit } from "./fit.ts";
@@ -24,6 +25,8 @@ export const replies = {
   noLinkHere: `This link is used up or no longer valid. Tap “${ANSWER_IN_BROWSER}” on the question again for a new one.`,
   /** To the person a question was asked on behalf of (`requestedBy`), who may never answer it. */
   requesterCannotAnswer: "You asked for this; someone else must answer.",
+  /** A second answer (or skip) from a person whose vote a question with a quorum already holds. */
+  alreadyAnswered: "You have already answered.",
   gone: "This question no longer exists.",
   nothingWaiting: "No question is waiting for you here.",
   gotIt: "Got it.",
@@ -126,9 +129,20 @@ export function outcomeText(record: QuestionRecord): string {
       return "Expired: no answer in time.";
     case "delivery_failed":
       return "Could not be delivered.";
-    case "pending":
-      return "Waiting for an answer.";
+    case "no_quorum":
+      return "No agreement: not enough answers could agree.";
+    case "pending": {
+      // A pending copy is retired only for someone whose vote is kept: it says how many more are needed.
+      const votes = record.votes ?? [];
+      const decided = votes.length > 0 ? tally(votes, record.quorum ?? 1, votersOf(record)) : undefined;
+      return decided?.kind === "waiting" ? waitingForMoreText(decided.more) : "Waiting for an answer.";
+    }
   }
+}
+
+/** To a person whose vote was kept on a question that needs `more` agreeing answers to close. */
+export function waitingForMoreText(more: number): string {
+  return `Your answer is recorded — waiting for ${more} more.`;
 }
 
 /** The outcome line, its answers cut (with "…") until it `fits`. */
@@ -233,9 +247,14 @@ export function outcomeReplyText(outcome: InboundOutcome, fits: TextFits = anySi
       return replies.notYours;
     case "requester":
       return replies.requesterCannotAnswer;
+    case "already_answered":
+      return replies.alreadyAnswered;
+    case "recorded_waiting":
+      return waitingForMoreText(outcome.more);
     case "ended":
       return fitToLimit(outcome.record, endedText, fits);
     case "resolved":
+      if (outcome.record.status === "no_quorum") return outcomeText(outcome.record);
       return outcome.record.status === "answered"
         ? replies.gotIt
         : outcome.record.reason === "skipped"

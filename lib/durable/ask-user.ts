@@ -17,7 +17,7 @@ import { DeliveryFailedError } from "../app/errors.ts";
 import { TASK_ERRORS } from "../callbacks/task-callbacks.ts";
 import { durableWaiter } from "../callbacks/waiter.ts";
 import { normalizeAskUserArgs, type TimeoutLimits } from "../questions/index.ts";
-import type { DeliveryTarget, Escalation } from "../questions/question-record.ts";
+import type { AnswererEntry, DeliveryTarget, Escalation } from "../questions/question-record.ts";
 import { type AskUserResult, askUserResultSchema, TIMEOUT_GRACE_SECONDS } from "../questions/schema.ts";
 
 /** The name of the durable operation each ask is (what a test runner's `getOperation` finds). */
@@ -36,6 +36,9 @@ export interface DurableAskOptions {
   requestedBy?: string | undefined;
   /** Who is asking and why, shown above the questions: 1-500 characters (else InvalidArgumentError). */
   context?: string | undefined;
+  /** Who else may answer (people and groups), and how many agreeing answers close the question. */
+  answerers?: AnswererEntry[] | undefined;
+  quorum?: number | undefined;
 }
 
 /** Errors of the registration a retry cannot cure: the execution gets them at once. */
@@ -84,6 +87,8 @@ export function createDurableAskUser(deps: { askQuestion: AskQuestion; limits: T
               escalate: options.escalate,
               requestedBy: options.requestedBy,
               context: options.context,
+              answerers: options.answerers,
+              quorum: options.quorum,
               askedBy: "run",
             });
             if (record.status === "delivery_failed") throw new DeliveryFailedError(record.id);

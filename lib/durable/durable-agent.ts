@@ -87,6 +87,8 @@ export function createDurableAgent(deps: DurableAgentDeps) {
         escalate: timers.escalate ?? undefined,
         requestedBy: input.requestedBy,
         context: input.context,
+        answerers: input.answerers,
+        quorum: input.quorum,
       });
       return { outcome: result, text: formatToolResult(result, questions).text };
     } catch (error) {

@@ -5,10 +5,12 @@ import { DeliveryFailedError, parseInput } from "../app/errors.ts";
 import { functionDeadline, withPlatformDeadline } from "../channels/platform-http.ts";
 import type { Config } from "../config.ts";
 import {
+  answerersSchema,
   contextSchema,
   deliveryTargetSchema,
   escalationSchema,
   ownerSchema,
+  quorumSchema,
   remindAfterSecondsSchema,
 } from "../questions/question-record.ts";
 import { createServices } from "../wiring.ts";
@@ -32,6 +34,9 @@ const askTaskEventSchema = z.object({
   requestedBy: z.nullish(ownerSchema),
   // Who is asking and why, shown above the questions (the task input's, never the model's).
   context: z.nullish(contextSchema),
+  // Who else may answer, and how many agreeing answers close it (the task input's, never the model's).
+  answerers: z.nullish(answerersSchema),
+  quorum: z.nullish(quorumSchema),
 });
 
 export async function createAskHandler(

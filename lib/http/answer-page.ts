@@ -23,7 +23,12 @@
  */
 import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { AlreadyResolvedError, NotFoundError, RequesterCannotAnswerError } from "../app/errors.ts";
+import {
+  AlreadyAnsweredError,
+  AlreadyResolvedError,
+  NotFoundError,
+  RequesterCannotAnswerError,
+} from "../app/errors.ts";
 import type { ResolveOptions, ResolveQuestion } from "../app/resolve-question.ts";
 import { InvalidAnswerError } from "../questions/errors.ts";
 import {
@@ -32,7 +37,10 @@ import {
   ownerSchema,
   type QuestionRecord,
   RECORD_ID_PATTERN,
+  viaOwnLink,
+  votersOf,
 } from "../questions/question-record.ts";
+import { hasVoted, tally } from "../questions/votes.ts";
 import type { QuestionStore } from "../store/question-store.ts";
 import { type FieldProblem, type FormState, readAnswerForm } from "../web/answer-form.ts";
 import { SIGNATURE_PATTERN, verifyAnswerLink } from "../web/answer-link.ts";
@@ -44,6 +52,7 @@ import {
   renderFormPage,
   renderMessagePage,
   renderOutcomePage,
+  voteRecordedPage,
 } from "../web/answer-page-html.ts";
 import { describeError, HttpError } from "./http-errors.ts";
 import { MAX_BODY_BYTES, rawBody } from "./middlewares.ts";
@@ -149,7 +158,12 @@ export function createAnswerPage(deps: AnswerPageDeps) {
     if (record.status !== "pending") return page(409, renderOutcomePage(record, { notSent: true }));
 
     // The record this request read to check the link: resolving reads it no second time.
-    const options: ResolveOptions = { actor: answerer, resolvedBy: webResolvedBy(answerer), loaded: record };
+    const options: ResolveOptions = {
+      actor: answerer,
+      actingIn: viaOwnLink(answerer),
+      resolvedBy: webResolvedBy(answerer),
+      loaded: record,
+    };
     // After the write, the page is fetched again (303): a reload shows the outcome, it does not post again.
     const done = (): Result => ({
       statusCode: 303,
@@ -182,6 +196,7 @@ export function createAnswerPage(deps: AnswerPageDeps) {
       if (error instanceof AlreadyResolvedError) return tooLate(record);
       if (error instanceof NotFoundError) return invalidLink();
       if (error instanceof RequesterCannotAnswerError) return messagePage(403, MESSAGE_PAGES.requester);
+      if (error instanceof AlreadyAnsweredError) return messagePage(409, MESSAGE_PAGES.alreadyAnswered);
       throw error;
     }
   }
@@ -203,10 +218,16 @@ export function createAnswerPage(deps: AnswerPageDeps) {
     // not even the form is shown.
     if (isRequester(record, answerer)) return messagePage(403, MESSAGE_PAGES.requester);
     // A link made for someone who may not answer (yet): genuine, so it may be told so, but it opens nothing.
-    if (!mayAnswer(record, answerer, deps.now())) return messagePage(403, MESSAGE_PAGES.notYours);
+    if (!mayAnswer(record, answerer, deps.now(), viaOwnLink(answerer)))
+      return messagePage(403, MESSAGE_PAGES.notYours);
     const link = { as, sig };
     if (event.requestContext.http.method === "POST") return post(event, record, link, answerer);
     if (record.status !== "pending") return page(200, renderOutcomePage(record));
+    // With a quorum, a person who has voted is shown their vote's standing, not the form again.
+    if (hasVoted(record.votes, answerer)) {
+      const decided = tally(record.votes ?? [], record.quorum ?? 1, votersOf(record));
+      return messagePage(200, voteRecordedPage(decided.kind === "waiting" ? decided.more : 0));
+    }
     const chosen = chosenOption(record, event.queryStringParameters?.choose);
     return formPage(200, record, link, chosen && { state: chosen });
   };

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { $ZodError } from "zod/v4/core";
 import {
+  AlreadyAnsweredError,
   AlreadyResolvedError,
   IdInUseError,
   InvalidArgumentError,
@@ -78,6 +79,7 @@ export function describeError(error: unknown, report: (error: unknown) => void):
   if (error instanceof NotOwnerError || error instanceof RequesterCannotAnswerError) {
     return problem(403, error.code, error.message);
   }
+  if (error instanceof AlreadyAnsweredError) return problem(409, error.code, error.message);
   if (error instanceof AlreadyResolvedError) {
     return problem(409, error.code, error.message, { status: error.status });
   }

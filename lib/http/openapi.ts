@@ -22,9 +22,11 @@ import {
   answeredSchema,
   cancelledSchema,
   errorBodySchema,
+  noQuorumSchema,
   questionCreatedSchema,
   questionPageSchema,
   questionReadSchema,
+  voteRecordedSchema,
   waitResultSchema,
 } from "./response-schemas.ts";
 
@@ -81,6 +83,8 @@ function componentSchemas(): Record<string, Json> {
   responses.add(questionReadSchema, { id: "QuestionRead" });
   responses.add(questionPageSchema, { id: "QuestionPage" });
   responses.add(answeredSchema, { id: "Answered" });
+  responses.add(noQuorumSchema, { id: "NoQuorum" });
+  responses.add(voteRecordedSchema, { id: "VoteRecorded" });
   responses.add(cancelledSchema, { id: "Cancelled" });
   responses.add(waitResultSchema, { id: "WaitResult" });
   responses.add(jsonRpcResponseBodySchema, { id: "JsonRpcResponse" });
@@ -264,13 +268,23 @@ listing leave out \`answerers\`, \`askedBy\` and \`requestedBy\`.`,
           description: `Every answer an array of values, also for a single-select question. A value equal to an option's
 label (ignoring case) is recorded as that label; anything else is kept as the person's own answer. First
 answer wins. Recorded with \`resolvedBy\` \`api:<resolvedBy>\` (or \`api\`) and the key's name as
-\`resolvedByKey\`.`,
+\`resolvedByKey\`. With a \`quorum\` above 1 the answer is a vote, of \`resolvedBy\` (the person it is given for,
+each once): 202 while the question waits for more agreeing answers; 200 \`answered\` when this vote makes
+\`quorum\` agree, or \`no_quorum\` when no answer can reach it any more.`,
           security: scope("answer"),
           requestBody: bodyOf("AnswerRequest", {
             staging: { value: { answers: { deploy_target: ["Staging"] }, resolvedBy: "release-dashboard" } },
           }),
           responses: {
-            "200": { description: "Answered.", content: jsonContent(ref("Answered")) },
+            "200": {
+              description: "Answered; with a quorum, the vote that closed it (answered or no_quorum).",
+              content: jsonContent({ oneOf: [ref("Answered"), ref("NoQuorum")] }),
+            },
+            "202": {
+              description:
+                "With a quorum: the vote is kept, and the question waits for more agreeing answers.",
+              content: jsonContent(ref("VoteRecorded")),
+            },
             "400": documentedError(
               "The answers do not fit the questions (the question stays pending), the body does not fit, or it is not JSON.",
               ["INVALID_ANSWER", "INVALID_ARGUMENT", "INVALID_JSON"],
@@ -288,9 +302,10 @@ answer wins. Recorded with \`resolvedBy\` \`api:<resolvedBy>\` (or \`api\`) and 
               },
             ),
             "404": notFound,
-            "409": documentedError("The question has already ended: `status` says how.", [
-              "ALREADY_RESOLVED",
-            ]),
+            "409": documentedError(
+              "The question has already ended: `status` says how (ALREADY_RESOLVED); or, with a quorum, this person has already answered it (ALREADY_ANSWERED). Nothing changes.",
+              ["ALREADY_RESOLVED", "ALREADY_ANSWERED"],
+            ),
             "413": tooLarge,
             "429": throttled,
             "500": internal,

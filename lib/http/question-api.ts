@@ -7,12 +7,14 @@ import { MAX_WAIT_MS, type WaitForQuestion } from "../app/wait-for-question.ts";
 import { type ApiKey, askedByOf, keyAnswerRefusal, maySee } from "../auth/api-keys.ts";
 import { type NotifyUrlPolicy, notifyUrlProblem } from "../notify/notify-url.ts";
 import {
+  answerersSchema,
   contextSchema,
   deliveryTargetSchema,
   escalationSchema,
   isRequester,
   ownerSchema,
   type QuestionRecord,
+  quorumSchema,
   RECORD_ID_PATTERN,
   remindAfterSecondsSchema,
 } from "../questions/question-record.ts";
@@ -22,7 +24,14 @@ import * as z from "../zod.ts";
 import { HttpError } from "./http-errors.ts";
 import { apiKeyOf, insufficientScope, parseJsonBody } from "./middlewares.ts";
 import { encodePageCursor, pageCursorSchema } from "./page-cursor.ts";
-import type { questionPageSchema, questionReadSchema, waitResultSchema } from "./response-schemas.ts";
+import type {
+  answeredSchema,
+  noQuorumSchema,
+  questionPageSchema,
+  questionReadSchema,
+  voteRecordedSchema,
+  waitResultSchema,
+} from "./response-schemas.ts";
 import { json } from "./responses.ts";
 
 const shortText = z.string().check(z.minLength(1), z.maxLength(256));
@@ -50,6 +59,9 @@ const createBodySchema = z.strictObject({
   requestedBy: z.optional(ownerSchema),
   // Who is asking and why, shown to the person above the questions (trimmed, 1-500 characters).
   context: z.optional(contextSchema),
+  // Who else may answer (people and groups, owners distinct) and how many agreeing answers close it.
+  answerers: z.optional(answerersSchema),
+  quorum: z.optional(quorumSchema),
 });
 
 const answerBodySchema = z.strictObject({ answers: z.unknown(), resolvedBy: z.optional(shortText) });
@@ -199,12 +211,30 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
         );
       }
       refuseRequester(question, body.resolvedBy);
-      const { record } = await deps.resolve.answer(id, body.answers, {
+      const { record, more } = await deps.resolve.answer(id, body.answers, {
         resolvedBy: apiResolvedBy(body.resolvedBy),
         resolvedByKey: key.name,
         loaded: question,
       });
-      return json(200, { status: "answered", answers: record.answers });
+      // With a quorum: a vote that does not close is accepted, and the question goes on waiting.
+      if (more !== undefined && record.status === "pending") {
+        return json(202, {
+          status: "pending",
+          waitingFor: more,
+          votes: record.votes ?? [],
+        } satisfies z.output<typeof voteRecordedSchema>);
+      }
+      if (record.status === "no_quorum") {
+        return json(200, {
+          status: "no_quorum",
+          votes: record.votes ?? [],
+        } satisfies z.output<typeof noQuorumSchema>);
+      }
+      return json(200, {
+        status: "answered",
+        answers: record.answers ?? {},
+        ...(record.votes !== undefined && { votes: record.votes }),
+      } satisfies z.output<typeof answeredSchema>);
     },
     "POST /questions/{id}/cancel": async (event) => {
       const key = apiKeyOf(event);
@@ -235,6 +265,7 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
         status: record.status,
         ...(record.answers && { answers: record.answers }),
         ...(record.reason && { reason: record.reason }),
+        ...(record.votes && { votes: record.votes }),
       } satisfies z.output<typeof waitResultSchema>);
     },
   };

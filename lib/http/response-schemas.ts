@@ -7,7 +7,7 @@ import {
   questionRecordSchema,
   questionStatusSchema,
 } from "../questions/question-record.ts";
-import { answersSchema } from "../questions/schema.ts";
+import { answersSchema, voteSchema } from "../questions/schema.ts";
 import * as z from "../zod.ts";
 
 /** The answer page's link of a question for its owner: present when the deployment's page is on. */
@@ -38,8 +38,24 @@ export const questionPageSchema = z.object({
   ),
 });
 
-/** 200 of POST /questions/{id}/answer: the answers as recorded (canonical). */
-export const answeredSchema = z.object({ status: z.literal("answered"), answers: answersSchema });
+const votesSchema = z.array(voteSchema).check(z.describe("With a quorum: every vote counted, in order."));
+
+/** 200 of POST /questions/{id}/answer: the answers as recorded (canonical); with a quorum, the votes. */
+export const answeredSchema = z.object({
+  status: z.literal("answered"),
+  answers: answersSchema,
+  votes: z.exactOptional(votesSchema),
+});
+
+/** 200 of POST /questions/{id}/answer whose vote left no answer able to reach the quorum. */
+export const noQuorumSchema = z.object({ status: z.literal("no_quorum"), votes: votesSchema });
+
+/** 202 of POST /questions/{id}/answer: the vote is kept, the question waits for more agreeing answers. */
+export const voteRecordedSchema = z.object({
+  status: z.literal("pending"),
+  waitingFor: z.int().check(z.gte(1), z.describe("How many more agreeing answers close it.")),
+  votes: votesSchema,
+});
 
 /** 200 of POST /questions/{id}/cancel. */
 export const cancelledSchema = z.object({ status: z.literal("cancelled"), reason: cancelReasonSchema });
@@ -49,6 +65,7 @@ export const waitResultSchema = z.object({
   status: questionStatusSchema,
   answers: z.exactOptional(answersSchema),
   reason: z.exactOptional(cancelReasonSchema),
+  votes: z.exactOptional(votesSchema),
 });
 
 /** One problem with the input, at the dot-joined path of the offending value (`questions.0.options`). */

@@ -6,7 +6,9 @@
 import { OWNER_EXAMPLES, OWNER_PATTERN } from "../channels/owner-pattern.ts";
 import { ruleMessage } from "../validation-messages.ts";
 import * as z from "../zod.ts";
-import { answersSchema, questionSchema } from "./schema.ts";
+import { answersSchema, questionSchema, type Vote, voteSchema } from "./schema.ts";
+
+export type { Vote };
 
 export const deliveryTargetSchema = z.strictObject({
   channel: z.string().check(z.minLength(1), z.maxLength(32)),
@@ -45,6 +47,7 @@ export const questionStatusSchema = z.enum([
   "cancelled",
   "delivery_failed",
   "expired",
+  "no_quorum",
 ]);
 export type StoredStatus = z.infer<typeof questionStatusSchema>;
 export type QuestionStatus = StoredStatus;
@@ -123,8 +126,54 @@ export const escalationSchema = z.strictObject({
 });
 export type Escalation = z.infer<typeof escalationSchema>;
 
-/** Someone who may answer (or skip) a question, from `fromMs` on. */
-export const answererSchema = z.object({ owner: z.string(), fromMs: z.int() });
+/** At most this many answerers besides the owner; a quorum of at most this many agreeing answers. */
+export const MAX_ANSWERERS = 9;
+export const MAX_QUORUM = 10;
+
+/** A chat whose members may each answer: anyone the platform shows acting in it. */
+export const groupSchema = z.strictObject({
+  channel: z.string().check(z.minLength(1), z.maxLength(32)),
+  chatId: z.string().check(z.minLength(1), z.maxLength(256)),
+});
+export type Group = z.infer<typeof groupSchema>;
+
+/**
+ * One more answerer, as the caller (never the model) names it: a person `{owner, deliverTo?}` (reached at
+ * `deliverTo`, else by link only, as the owner is) or a group `{group: {channel, chatId}}`.
+ */
+export const answererEntrySchema = z
+  .strictObject({
+    owner: z.optional(ownerSchema),
+    deliverTo: z.optional(z.array(deliveryTargetSchema).check(z.maxLength(10))),
+    group: z.optional(groupSchema),
+  })
+  .check(
+    z.refine((entry) => (entry.owner === undefined) !== (entry.group === undefined), {
+      error: ruleMessage("must be a person {owner, deliverTo?} or a group {group: {channel, chatId}}"),
+    }),
+    z.refine((entry) => entry.group === undefined || entry.deliverTo === undefined, {
+      error: ruleMessage("is a group: its copy goes to the group's chat, so it takes no deliverTo"),
+    }),
+  );
+export type AnswererEntry = z.infer<typeof answererEntrySchema>;
+
+export const answerersSchema = z
+  .array(answererEntrySchema)
+  .check(z.maxLength(MAX_ANSWERERS, { error: ruleMessage(`must list at most ${MAX_ANSWERERS} answerers`) }));
+
+/** How many agreeing answers close the question (1: the first answer from anyone allowed). */
+export const quorumSchema = z
+  .int({ error: ruleMessage(`must be a whole number from 1 to ${MAX_QUORUM}`) })
+  .check(
+    z.gte(1, { error: ruleMessage(`must be a whole number from 1 to ${MAX_QUORUM}`) }),
+    z.lte(MAX_QUORUM, { error: ruleMessage(`must be a whole number from 1 to ${MAX_QUORUM}`) }),
+  );
+
+/** Someone who may answer (or skip) a question, from `fromMs` on: a person, or anyone acting in a group. */
+export const answererSchema = z.union([
+  z.object({ owner: z.string(), fromMs: z.int() }),
+  z.object({ group: groupSchema, fromMs: z.int() }),
+]);
 export type Answerer = z.infer<typeof answererSchema>;
 
 /** `text` as the field's description in the API's OpenAPI document (lib/http/openapi.ts). */
@@ -195,6 +244,14 @@ export const questionRecordSchema = z.object({
    * read by id; a pending listing leaves it out (the pending indexes do not carry the escalation).
    */
   answerers: z.exactOptional(about(z.array(answererSchema), "Who may answer, from when. Not in a listing.")),
+  /** How many agreeing answers close it; present only when more than one (lib/questions/votes.ts). */
+  quorum: z.exactOptional(
+    about(z.int().check(z.gte(2)), "Agreeing answers needed to close it; absent: the first answer closes."),
+  ),
+  /** The votes so far (present with `quorum`): one per person, in the order they were counted. */
+  votes: z.exactOptional(
+    about(z.array(voteSchema), "With quorum: each person's answers (or skip), in order."),
+  ),
   /** Where its result is POSTed, signed, when it ends (lib/notify). */
   notify: z.exactOptional(z.object({ url: z.string() })),
 });
@@ -205,25 +262,63 @@ export function escalationAtMs(record: Pick<QuestionRecord, "createdAtMs" | "esc
   return record.escalate && record.createdAtMs + record.escalate.afterSeconds * 1000;
 }
 
-/** Who may answer the question, and from when. */
-export function answerersOf(record: Pick<QuestionRecord, "owner" | "createdAtMs" | "escalate">): Answerer[] {
-  const at = escalationAtMs(record);
+/**
+ * Who may answer the question, and from when: the owner and the answerers it was asked with from the start,
+ * then the escalation owner. `askedAnswerers` is the caller's list as stored (lib/store/question-item.ts).
+ */
+export function answerersOf(
+  source: Pick<QuestionRecord, "owner" | "createdAtMs" | "escalate"> & {
+    askedAnswerers?: readonly AnswererEntry[] | undefined;
+  },
+): Answerer[] {
+  const at = escalationAtMs(source);
+  const asked = (source.askedAnswerers ?? []).flatMap((entry): Answerer[] => {
+    if (entry.group) return [{ group: entry.group, fromMs: source.createdAtMs }];
+    return entry.owner === undefined ? [] : [{ owner: entry.owner, fromMs: source.createdAtMs }];
+  });
   return [
-    { owner: record.owner, fromMs: record.createdAtMs },
-    ...(record.escalate && at !== undefined ? [{ owner: record.escalate.owner, fromMs: at }] : []),
+    { owner: source.owner, fromMs: source.createdAtMs },
+    ...asked,
+    ...(source.escalate && at !== undefined ? [{ owner: source.escalate.owner, fromMs: at }] : []),
   ];
 }
 
 /**
- * Whether `actor` (a platform-qualified user) may answer or skip the question at `nowMs`: its owner always,
- * its escalation owner from the escalation time on.
+ * Where an answer comes from, when a group may answer: the chat the person acted in, or (`chatId` absent)
+ * any chat of `channel` — for a person who holds their own link, made for them only after they were seen
+ * acting in a group of the question (lib/app/handle-inbound.ts).
  */
-export function mayAnswer(
-  record: Pick<QuestionRecord, "owner" | "createdAtMs" | "escalate">,
-  actor: string,
-  nowMs: number,
-): boolean {
-  return answerersOf(record).some((answerer) => answerer.owner === actor && nowMs >= answerer.fromMs);
+export interface ActingIn {
+  channel: string;
+  chatId?: string | undefined;
+}
+
+/**
+ * A link holder's answer: from any chat of their own platform (their link was made for them after they were
+ * seen acting in one of the question's groups, or as a person answerer).
+ */
+export function viaOwnLink(actor: string): ActingIn {
+  return { channel: actor.slice(0, Math.max(0, actor.indexOf(":"))) };
+}
+
+type WhoMayAnswer = Pick<QuestionRecord, "owner" | "createdAtMs" | "escalate" | "answerers">;
+
+/**
+ * Whether `actor` (a platform-qualified user) may answer or skip the question at `nowMs`: its owner and
+ * its answerers always, a member of one of its groups acting `in` that group, its escalation owner from the
+ * escalation time on. A record read without its answerers (a listing) allows only the owner and escalation.
+ */
+export function mayAnswer(record: WhoMayAnswer, actor: string, nowMs: number, actingIn?: ActingIn): boolean {
+  return (record.answerers ?? answerersOf(record)).some((answerer) => {
+    if (nowMs < answerer.fromMs) return false;
+    if ("owner" in answerer) return answerer.owner === actor;
+    return (
+      actingIn !== undefined &&
+      answerer.group.channel === actingIn.channel &&
+      actor.startsWith(`${actingIn.channel}:`) &&
+      (actingIn.chatId === undefined || answerer.group.chatId === actingIn.chatId)
+    );
+  });
 }
 
 /**
@@ -250,12 +345,13 @@ export function isRequester(record: Pick<QuestionRecord, "requestedBy">, identit
  * neither its owner nor, from the escalation time, its escalation owner. undefined: they may.
  */
 export function answerRefusal(
-  record: Pick<QuestionRecord, "owner" | "createdAtMs" | "escalate" | "requestedBy">,
+  record: WhoMayAnswer & Pick<QuestionRecord, "requestedBy">,
   actor: string,
   nowMs: number,
+  actingIn?: ActingIn,
 ): "requester" | "not_answerer" | undefined {
   if (isRequester(record, actor)) return "requester";
-  return mayAnswer(record, actor, nowMs) ? undefined : "not_answerer";
+  return mayAnswer(record, actor, nowMs, actingIn) ? undefined : "not_answerer";
 }
 
 /**
@@ -263,9 +359,20 @@ export function answerRefusal(
  * every other answerer): such a question would wait for nobody, so it is refused when asked.
  */
 export function onlyRequesterAnswers(
-  record: Pick<QuestionRecord, "owner" | "createdAtMs" | "escalate" | "requestedBy">,
+  record: Parameters<typeof answerersOf>[0] & Pick<QuestionRecord, "requestedBy">,
 ): boolean {
-  return answerersOf(record).every((answerer) => isRequester(record, answerer.owner));
+  return answerersOf(record).every((answerer) => "owner" in answerer && isRequester(record, answerer.owner));
+}
+
+/**
+ * The people who may vote (each once), the person asked for aside: the owner, the person answerers and the
+ * escalation owner. A group's members are not known in advance: with a group there is no such list.
+ */
+export function votersOf(record: WhoMayAnswer & Pick<QuestionRecord, "requestedBy">): string[] | undefined {
+  const answerers = record.answerers ?? answerersOf(record);
+  if (answerers.some((answerer) => "group" in answerer)) return undefined;
+  const people = answerers.flatMap((answerer) => ("owner" in answerer ? [answerer.owner] : []));
+  return [...new Set(people)].filter((person) => !isRequester(record, person));
 }
 
 /**

@@ -206,7 +206,20 @@ export interface AskUserRequest {
 export const answersSchema = z.record(z.string(), z.array(z.string()));
 export type Answers = z.infer<typeof answersSchema>;
 
-export const noAnswerReasonSchema = z.enum(["expired", "cancelled", "skipped"]);
+/**
+ * One person's vote on a question that needs several agreeing answers (a quorum above 1): their answers, or
+ * their abstention (`skipped`, with no answers). `by` names them as `resolvedBy` would.
+ */
+export const voteSchema = z.object({
+  by: z.string(),
+  answers: answersSchema,
+  atMs: z.int(),
+  skipped: z.exactOptional(z.literal(true)),
+});
+export type Vote = z.infer<typeof voteSchema>;
+
+/** `no_quorum`: the people asked could no longer give the agreeing answers the question needed. */
+export const noAnswerReasonSchema = z.enum(["expired", "cancelled", "skipped", "no_quorum"]);
 export type NoAnswerReason = z.infer<typeof noAnswerReasonSchema>;
 
 /**
@@ -218,8 +231,14 @@ export const askUserResultSchema = z.discriminatedUnion("status", [
     status: z.literal("answered"),
     answers: answersSchema,
     resolvedBy: z.optional(z.string()),
+    // With a quorum: every vote that was counted.
+    votes: z.optional(z.array(voteSchema)),
   }),
-  z.strictObject({ status: z.literal("no_answer"), reason: noAnswerReasonSchema }),
+  z.strictObject({
+    status: z.literal("no_answer"),
+    reason: noAnswerReasonSchema,
+    votes: z.optional(z.array(voteSchema)),
+  }),
   z.strictObject({ status: z.literal("delivery_failed") }),
 ]);
 export type AskUserResult = z.infer<typeof askUserResultSchema>;

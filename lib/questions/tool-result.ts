@@ -10,6 +10,8 @@ const NO_ANSWER_SENTENCES: Record<NoAnswerReason, string> = {
   expired: "The user did not answer in time (reason: expired).",
   cancelled: "The question was cancelled before the user answered (reason: cancelled).",
   skipped: "The user chose to skip this question (reason: skipped).",
+  no_quorum:
+    "The people asked could not agree on one answer, and not enough of them are left to (reason: no_quorum; their votes are in votes).",
 };
 
 /**

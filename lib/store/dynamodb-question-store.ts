@@ -67,6 +67,7 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
     listPendingPage: listing.listPendingPage,
     close: questions.close,
     saveDraft: questions.saveDraft,
+    vote: questions.vote,
     release: questions.release,
     expire: questions.expire,
 

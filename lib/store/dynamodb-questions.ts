@@ -20,7 +20,10 @@ export type PutQuestionResult = { kind: "written"; item: QuestionItem } | { kind
 
 /** The question store's calls that touch the question item alone, as the port describes them, and the store's own. */
 export interface DynamoDbQuestions
-  extends Pick<QuestionStore, "get" | "close" | "saveDraft" | "release" | "expire" | "recordResumeFailure"> {
+  extends Pick<
+    QuestionStore,
+    "get" | "close" | "saveDraft" | "vote" | "release" | "expire" | "recordResumeFailure"
+  > {
   /** Writes a new pending question; `id_taken` when an item with its id exists. */
   put(question: NewQuestion): Promise<PutQuestionResult>;
   /**
@@ -59,6 +62,42 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
   async function notPending(id: string, nowMs: number) {
     const current = await get(id, nowMs);
     return current ? ({ kind: "not_pending", record: current } as const) : ({ kind: "not_found" } as const);
+  }
+
+  /**
+   * The closing write: the outcome set, on `condition` (at least STILL_PENDING). The item before the write,
+   * or undefined when the condition failed.
+   */
+  async function closeWhere(
+    id: string,
+    outcome: Outcome,
+    nowMs: number,
+    condition: string,
+    more: Record<string, unknown> = {},
+  ): Promise<QuestionItem | undefined> {
+    const { set, values } = closingUpdate(outcome, nowMs);
+    const out = await conditionally(() =>
+      table.update(keys.question(id), {
+        // Leaving the sparse indexes is what makes the question stop being listed as pending; the
+        // token leaves the item here (the stream's old image still has it for the durable resume).
+        // The stepper's draft goes too: once closed, only `answers` says what was answered.
+        UpdateExpression: `SET ${set.join(", ")} REMOVE ${LEAVE_PENDING_INDEXES}, taskToken, draft, #step`,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: { "#status": "status", "#step": "step" },
+        ExpressionAttributeValues: marshall({ ...values, ...more }, { removeUndefinedValues: true }),
+        // The item before the write: its token is what resumes the run.
+        ReturnValues: "ALL_OLD",
+      }),
+    );
+    return out === CONDITION_FAILED ? undefined : itemOf(out.Attributes);
+  }
+
+  /** Why a vote's write did not hold: the question ended, is gone, or another vote landed first. */
+  async function notCounted(id: string, nowMs: number) {
+    const current = await get(id, nowMs);
+    if (!current) return { kind: "not_found" } as const;
+    if (current.status !== "pending") return { kind: "not_pending", record: current } as const;
+    return { kind: "stale", record: current } as const;
   }
 
   /** Updates the question only if it exists: the item after the write, or undefined when there is none. */
@@ -112,23 +151,8 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
     get,
 
     async close(id, outcome, nowMs) {
-      const { set, values } = closingUpdate(outcome, nowMs);
-      const out = await conditionally(() =>
-        table.update(keys.question(id), {
-          // Leaving the sparse indexes is what makes the question stop being listed as pending; the
-          // token leaves the item here (the stream's old image still has it for the durable resume).
-          // The stepper's draft goes too: once closed, only `answers` says what was answered.
-          UpdateExpression: `SET ${set.join(", ")} REMOVE ${LEAVE_PENDING_INDEXES}, taskToken, draft, #step`,
-          ConditionExpression: STILL_PENDING,
-          ExpressionAttributeNames: { "#status": "status", "#step": "step" },
-          ExpressionAttributeValues: marshall(values, { removeUndefinedValues: true }),
-          // The item before the write: its token is what resumes the run.
-          ReturnValues: "ALL_OLD",
-        }),
-      );
-      const before = out === CONDITION_FAILED ? undefined : itemOf(out.Attributes);
-      if (!before) return notPending(id, nowMs);
-      return closedResult(before, outcome, nowMs);
+      const before = await closeWhere(id, outcome, nowMs, STILL_PENDING);
+      return before ? closedResult(before, outcome, nowMs) : notPending(id, nowMs);
     },
 
     async saveDraft(id, draft, step, nowMs) {
@@ -148,6 +172,31 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
       );
       const after = out === CONDITION_FAILED ? undefined : itemOf(out.Attributes);
       return after ? { kind: "saved", record: toRecord(after, nowMs) } : notPending(id, nowMs);
+    },
+
+    async vote(id, votes, seen, nowMs, outcome) {
+      // Counted from `seen` votes: the write holds only while there are still that many, so two votes
+      // counted from the same read cannot both land (the second counts again), and only one can close.
+      const condition = `${STILL_PENDING} AND size(votes) = :seen`;
+      if (outcome === undefined) {
+        const out = await conditionally(() =>
+          table.update(keys.question(id), {
+            UpdateExpression: "SET votes = :votes",
+            ConditionExpression: condition,
+            ExpressionAttributeNames: { "#status": "status" },
+            ExpressionAttributeValues: marshall(
+              { ":votes": votes, ":seen": seen, ":pending": "pending", ":now": nowMs },
+              { removeUndefinedValues: true },
+            ),
+            ReturnValues: "ALL_NEW",
+          }),
+        );
+        const after = out === CONDITION_FAILED ? undefined : itemOf(out.Attributes);
+        return after ? { kind: "recorded", record: toRecord(after, nowMs) } : notCounted(id, nowMs);
+      }
+      const closing = { ...outcome, votes };
+      const before = await closeWhere(id, closing, nowMs, condition, { ":seen": seen });
+      return before ? closedResult(before, closing, nowMs) : notCounted(id, nowMs);
     },
 
     async release(id, outcome, nowMs, options = {}) {
@@ -242,6 +291,10 @@ function closingUpdate(outcome: Outcome, nowMs: number) {
   if (outcome.status === "cancelled") {
     set.push("reason = :reason");
     values[":reason"] = outcome.reason;
+  }
+  if ((outcome.status === "answered" || outcome.status === "no_quorum") && outcome.votes !== undefined) {
+    set.push("votes = :votes");
+    values[":votes"] = outcome.votes;
   }
   if (outcome.status !== "delivery_failed" && outcome.resolvedBy !== undefined) {
     set.push("resolvedBy = :resolvedBy");

@@ -285,6 +285,24 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
       return after ? { kind: "saved", record: after } : notPending(id, nowMs);
     },
 
+    async vote(id, votes, seen, nowMs, outcome) {
+      const closing = outcome && { ...outcome, votes };
+      const before = await request(() =>
+        updateQuestion(
+          id,
+          (item) => stillPending(item, nowMs) && item.votes?.length === seen,
+          (item) =>
+            closing ? closedItem(withoutPendingPartitions(item), closing, nowMs) : { ...item, votes },
+        ),
+      );
+      if (before && closing) return closedResult(before, closing, nowMs);
+      if (before) return { kind: "recorded", record: updated(id, nowMs) ?? toRecord(before, nowMs) };
+      const current = await get(id, nowMs);
+      if (!current) return { kind: "not_found" };
+      if (current.status !== "pending") return { kind: "not_pending", record: current };
+      return { kind: "stale", record: current };
+    },
+
     release: (id, outcome, nowMs, releaseOptions = {}) =>
       request(() => {
         const { taskToken } = releaseOptions;

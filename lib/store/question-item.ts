@@ -4,6 +4,7 @@
  * memory) and by the table-stream reader; nothing outside lib/store sees an item.
  */
 import {
+  type AnswererEntry,
   answerersOf,
   type QuestionRecord,
   type StoredStatus,
@@ -20,6 +21,8 @@ export interface QuestionItem extends Omit<QuestionRecord, "status" | "answerers
   status: StoredStatus;
   taskToken?: string;
   expiresAt: number;
+  /** Who else may answer, as asked (the record shows them, with the owner and escalation, as `answerers`). */
+  askedAnswerers?: AnswererEntry[];
   /** Set when the stream consumer gave up resuming the run (lib/app/settle-closed-question.ts). */
   resumeFailure?: { code: string; atMs: number };
 }
@@ -60,6 +63,8 @@ export function toListedRecord(item: QuestionItem, nowMs: number): QuestionRecor
     ...(item.remindAfterSeconds !== undefined && { remindAfterSeconds: item.remindAfterSeconds }),
     ...(item.escalate !== undefined && { escalate: item.escalate }),
     ...(item.notify !== undefined && { notify: item.notify }),
+    ...(item.quorum !== undefined && { quorum: item.quorum }),
+    ...(item.votes !== undefined && { votes: item.votes }),
   };
 }
 
@@ -88,6 +93,11 @@ export function newQuestionItem(question: NewQuestion, retentionSeconds: number)
     ...(question.askedBy !== undefined && { askedBy: question.askedBy }),
     ...(question.requestedBy !== undefined && { requestedBy: question.requestedBy }),
     ...(question.context !== undefined && { context: question.context }),
+    ...(question.askedAnswerers !== undefined &&
+      question.askedAnswerers.length > 0 && { askedAnswerers: question.askedAnswerers }),
+    // Votes are kept only where one answer does not decide: from the first write, so each vote's write can
+    // be conditional on how many there are.
+    ...(question.quorum !== undefined && question.quorum > 1 && { quorum: question.quorum, votes: [] }),
   };
 }
 
@@ -119,6 +129,8 @@ export function outcomeAttributes(outcome: Outcome, nowMs: number): Partial<Ques
     resolvedAtMs: nowMs,
     ...(outcome.status === "answered" && { answers: outcome.answers }),
     ...(outcome.status === "cancelled" && { reason: outcome.reason }),
+    ...((outcome.status === "answered" || outcome.status === "no_quorum") &&
+      outcome.votes !== undefined && { votes: outcome.votes }),
     ...(outcome.status !== "delivery_failed" &&
       outcome.resolvedBy !== undefined && { resolvedBy: outcome.resolvedBy }),
     ...(outcome.status !== "delivery_failed" &&

@@ -1,9 +1,11 @@
 import type {
+  AnswererEntry,
   CancelReason,
   Delivery,
   DeliveryTarget,
   Escalation,
   QuestionRecord,
+  Vote,
 } from "../questions/question-record.ts";
 import type { Answers, AskUserRequest } from "../questions/schema.ts";
 
@@ -38,6 +40,10 @@ export interface NewQuestion extends AskUserRequest {
   requestedBy?: string | undefined;
   /** Who is asking and why, canonical (QuestionRecord.context). */
   context?: string | undefined;
+  /** Who else may answer from the start: people and groups, as the caller listed them. */
+  askedAnswerers?: AnswererEntry[] | undefined;
+  /** How many agreeing answers close it; above 1 the record keeps each person's vote. */
+  quorum?: number | undefined;
 }
 
 export type CreateResult =
@@ -57,10 +63,30 @@ interface ResolvedBy {
   resolvedByKey?: string | undefined;
 }
 
+/** With a quorum: every vote, the one that closes it last (written whole: the write is conditional on the votes read). */
+interface Counted {
+  votes?: Vote[] | undefined;
+}
+
 export type Outcome =
-  | ({ status: "answered"; answers: Answers } & ResolvedBy)
+  | ({ status: "answered"; answers: Answers } & ResolvedBy & Counted)
   | ({ status: "cancelled"; reason: CancelReason } & ResolvedBy)
+  /** The people who have not voted can no longer make any answer reach the quorum. */
+  | ({ status: "no_quorum" } & ResolvedBy & Counted)
   | { status: "delivery_failed" };
+
+/** The outcomes a vote can end a question with. */
+export type VoteOutcome = Extract<Outcome, { status: "answered" | "no_quorum" }>;
+
+export type VoteResult =
+  /** The vote is kept; the question still waits for more. */
+  | { kind: "recorded"; record: QuestionRecord }
+  /**
+   * Another vote landed after the `seen` votes were read: nothing changed; `record` is the question as it now
+   * is, to count again from.
+   */
+  | { kind: "stale"; record: QuestionRecord }
+  | CloseResult;
 
 export type CloseResult =
   /** This call closed it; `taskToken` is the run to resume, if one waits. */
@@ -150,6 +176,16 @@ export interface QuestionStore {
    * ended. The caller merges: the whole draft is written (one person steps through one question at a time).
    */
   saveDraft(id: string, draft: Answers, step: number, nowMs: number): Promise<SaveDraftResult>;
+  /**
+   * Adds a vote to a pending question with a quorum: one conditional write on `status = pending`, the
+   * deadline and the number of votes the caller `seen` (so of two votes counted from the same read, one
+   * lands and the other is told `stale`, and counts again). `votes` is the whole list after this vote;
+   * with `outcome` the same write closes the question, as `close` does (token handed over, draft dropped).
+   *
+   * @example
+   * const result = await store.vote(id, [...record.votes, vote], record.votes.length, Date.now());
+   */
+  vote(id: string, votes: Vote[], seen: number, nowMs: number, outcome?: VoteOutcome): Promise<VoteResult>;
   /**
    * Closes a question whose wait has ended outside Handraise, if it is still pending; changes nothing
    * otherwise. Unlike `close` it reads nothing back (so a caller that may not see task tokens can use it).

@@ -12,6 +12,7 @@ const CLOSED_METRICS = {
   skipped: "QuestionsSkipped",
   expired: "QuestionsExpired",
   delivery_failed: "QuestionsDeliveryFailed",
+  no_quorum: "QuestionsNoQuorum",
 } as const;
 
 /**

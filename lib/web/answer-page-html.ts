@@ -13,8 +13,9 @@
  */
 
 import { DEFAULT_API_KEY_NAME } from "../auth/api-keys.ts";
-import type { QuestionRecord } from "../questions/question-record.ts";
+import { type QuestionRecord, votersOf } from "../questions/question-record.ts";
 import { MAX_ANSWER_VALUE_UNITS, type Question } from "../questions/schema.ts";
+import { tally } from "../questions/votes.ts";
 import { type FieldProblem, type FormState, OTHER_VALUE, pickField, textField } from "./answer-form.ts";
 import { PAGE_SCRIPT, PAGE_STYLE } from "./answer-page-assets.ts";
 import { escapeHtml } from "./html.ts";
@@ -67,6 +68,8 @@ export const MESSAGE_PAGES = {
   notYours: { title: NOT_ACCEPTED, text: "This question is not yours to answer." },
   /** The link's person is the one the question was asked for (requestedBy), who may never answer it. */
   requester: { title: "Someone else must answer", text: "You asked for this; someone else must answer." },
+  /** With a quorum: the link's person has answered (or skipped) already; a second answer changes nothing. */
+  alreadyAnswered: { title: "Already answered", text: "You have already answered." },
   /** A request the page refuses (too large, not its form): the text is the error's own message. */
   refused: { title: NOT_ACCEPTED, text: "" },
   failed: {
@@ -78,6 +81,11 @@ export const MESSAGE_PAGES = {
 export interface MessagePage {
   title: string;
   text: string;
+}
+
+/** To a person whose vote is kept on a question that waits for `more` agreeing answers. */
+export function voteRecordedPage(more: number): MessagePage {
+  return { title: "Answer recorded", text: `Your answer is recorded — waiting for ${more} more.` };
 }
 
 function document(title: string, body: string, withScript: boolean): string {
@@ -152,6 +160,7 @@ export function renderFormPage(view: FormView): string {
   const body = [
     `<h1>${escapeHtml(title)}</h1>`,
     askedAbove(record),
+    votesSoFar(record),
     `<p class="meta" id="time-left" data-remaining-ms="${Math.max(0, Math.floor(view.remainingMs))}" ` +
       `data-left="${escapeHtml(PAGE_TEXT.timeLeft)}" data-up="${escapeHtml(PAGE_TEXT.timeUp)}">` +
       `${escapeHtml(PAGE_TEXT.timeLeft)} ${escapeHtml(timeLeftText(view.remainingMs))}</p>`,
@@ -177,6 +186,24 @@ export function renderFormPage(view: FormView): string {
     "</form>",
   ].join("\n");
   return document(title, body, true);
+}
+
+/**
+ * With a quorum, once someone has voted: how far the best-supported answer is from closing the question
+ * ("1 of 2 answers so far"), for the people who have not voted yet.
+ */
+function votesSoFar(record: QuestionRecord): string {
+  const votes = record.votes ?? [];
+  const quorum = record.quorum ?? 1;
+  if (votes.length === 0) return "";
+  const decided = tally(votes, quorum, votersOf(record));
+  const agreeing = decided.kind === "waiting" ? quorum - decided.more : quorum;
+  return `<p class="meta" id="votes">${escapeHtml(votesSoFarText(agreeing, quorum))}</p>`;
+}
+
+/** The page's line on a question with a quorum that some have answered. */
+export function votesSoFarText(agreeing: number, quorum: number): string {
+  return `${agreeing} of ${quorum} answers so far`;
 }
 
 function renderQuestion(
@@ -235,6 +262,11 @@ export function outcomeOf(record: QuestionRecord): MessagePage {
       return { title: "Expired", text: "The time to answer this question has run out." };
     case "delivery_failed":
       return { title: "Ended", text: "This question could not be delivered, and has ended." };
+    case "no_quorum":
+      return {
+        title: "No agreement",
+        text: "Not enough of the people asked could agree on one answer: the agent goes on without one.",
+      };
     case "pending":
       return { title: "Waiting for an answer", text: "This question is still waiting for an answer." };
   }

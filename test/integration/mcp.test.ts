@@ -146,7 +146,7 @@ describe("MCP server", () => {
       "pending",
       "error",
     ]);
-    expect(Object.keys(branches[0])).toEqual(["status", "answers", "resolvedBy", "questionId"]);
+    expect(Object.keys(branches[0])).toEqual(["status", "answers", "resolvedBy", "votes", "questionId"]);
     await client.close();
   });
 

@@ -221,6 +221,7 @@ describe("the document", () => {
     expect(Object.keys(create.properties).sort()).toEqual(
       [
         "agentId",
+        "answerers",
         "context",
         "deliverTo",
         "escalate",
@@ -228,6 +229,7 @@ describe("the document", () => {
         "notify",
         "owner",
         "questions",
+        "quorum",
         "remindAfterSeconds",
         "requestedBy",
         "runId",
@@ -357,7 +359,7 @@ describe("real responses fit the document", () => {
     expectDescribed(op, failed);
   });
 
-  it("POST /questions/{id}/answer: 200, every 400, 401, every 403, 404, 409, 413, 500", async () => {
+  it("POST /questions/{id}/answer: 200, 202, every 400, 401, every 403, 404, every 409, 413, 500", async () => {
     const op = "POST /questions/{id}/answer";
     const id = await created();
     const codeOf = (reply: Reply) => (reply.body as Json).error.code;
@@ -398,6 +400,22 @@ describe("real responses fit the document", () => {
     const again = await answer(id);
     expect(again.body).toMatchObject({ error: { code: "ALREADY_RESOLVED" }, status: "answered" });
     expectDescribed(op, again);
+
+    // With a quorum the answer is a vote: kept (202), refused from the same person again (409), and the
+    // vote that leaves no answer able to reach the quorum closes it as no_quorum (200).
+    const voting = await created({ answerers: [{ owner: "web:bob" }], quorum: 2 });
+    const kept = await answer(voting, { answers: { deploy_target: ["Staging"] }, resolvedBy: "web:bob" });
+    expect(kept.status).toBe(202);
+    expectDescribed(op, kept);
+    const twice = await answer(voting, { answers: { deploy_target: ["Staging"] }, resolvedBy: "web:bob" });
+    expect(codeOf(twice)).toBe("ALREADY_ANSWERED");
+    expectDescribed(op, twice);
+    const split = await answer(voting, {
+      answers: { deploy_target: ["Production"] },
+      resolvedBy: "web:alice",
+    });
+    expect(split.body).toMatchObject({ status: "no_quorum" });
+    expectDescribed(op, split);
 
     const other = await created();
     await failNextDynamoDb(["GetItem"]);

@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { normalizeAskUserArgs } from "#lib/questions/index.ts";
 import { keys } from "#lib/store/keys.ts";
-import type { NewQuestion, QuestionStore } from "#lib/store/question-store.ts";
+import type { NewQuestion, QuestionStore, VoteOutcome } from "#lib/store/question-store.ts";
 import { newQuestion as storeQuestion } from "./records.ts";
 
 /** A store to test, and a way past it into the items it keeps (as one may look into the table). */
@@ -133,6 +133,70 @@ export function describeQuestionStoreContract(name: string, open: () => Promise<
         status: "answered",
         resolvedAtMs: T0 + 1,
         resolvedBy: expect.stringMatching(/^r\d+$/),
+      });
+    });
+
+    describe("vote (a question with a quorum)", () => {
+      const voteOf = (by: string, label: string, atMs = T0 + 1) => ({ by, answers: { q: [label] }, atMs });
+
+      it("starts with no votes; of votes counted from the same read one lands and the others are stale", async () => {
+        const question = newQuestion({ quorum: 3, taskToken: "tok-vote" });
+        const created = await store.create(question, T0);
+        expect(created.kind === "created" && created.record).toMatchObject({ quorum: 3, votes: [] });
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            store.vote(question.id, [voteOf(`web:p${i}`, "A")], 0, T0 + 1),
+          ),
+        );
+        expect(results.filter((r) => r.kind === "recorded")).toHaveLength(1);
+        const stale = results.filter((r) => r.kind === "stale");
+        expect(stale).toHaveLength(19);
+        // A stale write changed nothing, and tells the votes as they now are, to count again from.
+        expect(stale[0]?.kind === "stale" && stale[0].record.votes).toHaveLength(1);
+        const stored = await store.get(question.id, T0 + 2);
+        expect(stored).toMatchObject({ status: "pending", votes: [{ answers: { q: ["A"] } }] });
+      });
+
+      it("a closing vote closes once, hands over the token, keeps every vote; later votes are not_pending", async () => {
+        const question = newQuestion({ quorum: 2, taskToken: "tok-close" });
+        await store.create(question, T0);
+        const first = voteOf("web:a", "A");
+        expect((await store.vote(question.id, [first], 0, T0 + 1)).kind).toBe("recorded");
+        const both = [first, voteOf("web:b", "A", T0 + 2)];
+        const outcome: VoteOutcome = { status: "answered", answers: { q: ["A"] }, resolvedBy: "web:b" };
+        const [one, two] = await Promise.all([
+          store.vote(question.id, both, 1, T0 + 2, outcome),
+          store.vote(question.id, [first, voteOf("web:c", "A", T0 + 2)], 1, T0 + 2, outcome),
+        ]);
+        const closed = [one, two].filter((r) => r?.kind === "closed");
+        expect(closed).toHaveLength(1);
+        expect(closed[0]?.kind === "closed" && closed[0].taskToken).toBe("tok-close");
+        expect([one, two].filter((r) => r?.kind === "not_pending")).toHaveLength(1);
+        const stored = await store.get(question.id, T0 + 3);
+        expect(stored).toMatchObject({ status: "answered", answers: { q: ["A"] }, resolvedBy: "web:b" });
+        expect(stored?.votes).toHaveLength(2);
+        expect(closed[0]?.kind === "closed" ? closed[0].record : undefined).toEqual(stored);
+        expect(await store.listPending({ owner: question.owner }, T0 + 3)).not.toContainEqual(
+          expect.objectContaining({ id: question.id }),
+        );
+        const late = await store.vote(question.id, [...both, voteOf("web:c", "A")], 2, T0 + 3);
+        expect(late.kind).toBe("not_pending");
+      });
+
+      it("closes as no_quorum with the votes, and refuses a vote after the deadline or on no question", async () => {
+        const question = newQuestion({ quorum: 2 });
+        await store.create(question, T0);
+        const votes = [voteOf("web:a", "A"), voteOf("web:b", "B")];
+        const result = await store.vote(question.id, votes, 0, T0 + 1, {
+          status: "no_quorum",
+          resolvedBy: "web:b",
+        });
+        expect(result.kind === "closed" && result.record).toMatchObject({ status: "no_quorum", votes });
+        const other = newQuestion({ quorum: 2 });
+        await store.create(other, T0);
+        expect((await store.vote(other.id, [voteOf("web:a", "A")], 0, T0 + 60_000)).kind).toBe("not_pending");
+        expect((await store.vote("ask_never", [voteOf("web:a", "A")], 0, T0)).kind).toBe("not_found");
+        expect(await subject.storedItem(keys.question("ask_never"))).toBeUndefined();
       });
     });
 

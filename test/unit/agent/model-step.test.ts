@@ -128,6 +128,8 @@ describe("model step", () => {
         escalate: null,
         requestedBy: null,
         context: null,
+        answerers: null,
+        quorum: null,
       },
     });
   });
@@ -152,6 +154,18 @@ describe("model step", () => {
     expect(result.action === "ask" && result.ask).toMatchObject({
       context: "Release agent for alice: v1.4 is ready.",
     });
+  });
+
+  it("passes the run's answerers and quorum to every ask (the task input's, never the model's)", async () => {
+    const { step } = setup();
+    const answerers = [{ owner: "web:bob" }, { group: { channel: "telegram", chatId: "-100" } }];
+    const state = {
+      ...input([{ toolCalls: [{ id: "c", name: "ask_user", arguments: { questions: [question] } }] }]),
+      answerers,
+      quorum: 2,
+    };
+    const result = await step({ runId: "ra", state });
+    expect(result.action === "ask" && result.ask).toMatchObject({ answerers, quorum: 2 });
   });
 
   it("passes the run's reminders and escalation that fall before the question's deadline, and only those", async () => {

@@ -1,0 +1,65 @@
+/**
+ * Counting the votes of a question that needs several agreeing answers (`quorum` > 1): pure, so every path
+ * that records a vote decides the same way (lib/app/resolve-question.ts).
+ */
+import type { Vote } from "./question-record.ts";
+import type { Answers } from "./schema.ts";
+
+/**
+ * What the votes decide: `agreed` (n of them gave the same answers: the first of those), `no_quorum` (the
+ * people who have not voted can no longer make any answer reach n), or `waiting` for `more` agreeing votes.
+ */
+export type Tally =
+  | { kind: "agreed"; answers: Answers }
+  | { kind: "no_quorum" }
+  | { kind: "waiting"; more: number };
+
+/**
+ * The same answers, as compared between votes: per question the same set of values, each trimmed and
+ * compared case aside (an option's label is already canonical; own text is kept as the person typed it).
+ */
+export function answersKey(answers: Answers): string {
+  const ids = Object.keys(answers).sort();
+  return JSON.stringify(
+    ids.map((id) => [id, [...new Set((answers[id] ?? []).map((v) => v.trim().toLowerCase()))].sort()]),
+  );
+}
+
+/**
+ * The person a vote is from: its `by`, less the `api:` of one given over the question API on a person's
+ * behalf (`resolvedBy: "web:bob"` is recorded `api:web:bob`), so a person votes once whichever way.
+ */
+export function voterOf(by: string): string {
+  return by.startsWith("api:") ? by.slice("api:".length) : by;
+}
+
+/** Whether `identity` has voted already (in person, or over the API on their behalf). */
+export function hasVoted(votes: readonly Vote[] | undefined, identity: string): boolean {
+  const person = voterOf(identity);
+  return (votes ?? []).some((vote) => voterOf(vote.by) === person);
+}
+
+/**
+ * Tallies `votes` against `quorum`. `voters`: everyone who may still vote besides those who have (undefined
+ * when a group may answer: its members are not known, so the question never closes for want of them).
+ */
+export function tally(votes: readonly Vote[], quorum: number, voters: readonly string[] | undefined): Tally {
+  const agreeing = new Map<string, Vote[]>();
+  for (const vote of votes) {
+    if (vote.skipped) continue;
+    const key = answersKey(vote.answers);
+    agreeing.set(key, [...(agreeing.get(key) ?? []), vote]);
+  }
+  let most = 0;
+  for (const same of agreeing.values()) {
+    const first = same[0];
+    if (same.length >= quorum && first) return { kind: "agreed", answers: first.answers };
+    most = Math.max(most, same.length);
+  }
+  if (voters !== undefined) {
+    const voted = new Set(votes.map((vote) => voterOf(vote.by)));
+    const yetToVote = voters.filter((person) => !voted.has(person)).length;
+    if (most + yetToVote < quorum) return { kind: "no_quorum" };
+  }
+  return { kind: "waiting", more: quorum - most };
+}

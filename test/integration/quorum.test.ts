@@ -1,0 +1,374 @@
+/**
+ * Several people decide (docs/api.md, "Several people decide"): who may answer, votes kept on the record,
+ * the quorum counted with conditional writes on the local stack's DynamoDB.
+ */
+import { StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { answerPath, signAnswerLink } from "#lib/web/answer-link.ts";
+import { answerThroughLink } from "./support/link-answer.ts";
+import { allItems, replyOf, startTestStack, type TestStack, waitFor } from "./support/test-stack.ts";
+
+/** The answer page's key here, so a test can make a person answerer's own link as the stack does. */
+const LINK_SECRET = "quorum-test-link-secret-6Zq1t0mWc8yHf4kP2sXv";
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startTestStack({ HANDRAISE_LINK_SECRET: LINK_SECRET });
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+let counter = 0;
+const unique = (prefix: string) => `${prefix}-${Date.now()}-${++counter}`;
+
+function askBody(overrides: Record<string, unknown> = {}) {
+  return {
+    id: unique("quorum"),
+    questions: [
+      {
+        id: "deploy_target",
+        header: "Deploy to",
+        question: "Where should it go?",
+        options: [{ label: "Staging" }, { label: "Production" }],
+      },
+    ],
+    owner: "web:alice",
+    ...overrides,
+  };
+}
+
+describe("answerers and quorum on POST /questions", () => {
+  it("are kept on the record: who may answer from when, the quorum, and no votes yet", async () => {
+    const body = askBody({
+      answerers: [{ owner: "web:bob" }, { owner: "web:carol", deliverTo: [] }],
+      quorum: 2,
+    });
+    const created = await stack.api("POST", "/questions", body);
+    expect(created.status).toBe(201);
+    const { question } = (await stack.api("GET", `/questions/${body.id}`)).body;
+    expect(question).toMatchObject({
+      status: "pending",
+      quorum: 2,
+      votes: [],
+      answerers: [
+        { owner: "web:alice", fromMs: question.createdAtMs },
+        { owner: "web:bob", fromMs: question.createdAtMs },
+        { owner: "web:carol", fromMs: question.createdAtMs },
+      ],
+    });
+  });
+
+  it("quorum 1 (the default) keeps no votes and shows no quorum", async () => {
+    const body = askBody({ answerers: [{ owner: "web:bob" }] });
+    expect((await stack.api("POST", "/questions", body)).status).toBe(201);
+    const { question } = (await stack.api("GET", `/questions/${body.id}`)).body;
+    expect(question.quorum).toBeUndefined();
+    expect(question.votes).toBeUndefined();
+    expect(question.answerers).toHaveLength(2);
+  });
+
+  it.each([
+    [
+      "an owner listed twice",
+      { answerers: [{ owner: "web:bob" }, { owner: "web:bob" }] },
+      "answerers.1.owner",
+      "answerers lists web:bob twice: list each person once.",
+    ],
+    [
+      "the owner listed again",
+      { answerers: [{ owner: "web:alice" }] },
+      "answerers.0.owner",
+      "web:alice is the question's owner, who may answer already: list only other people in answerers.",
+    ],
+    [
+      "a quorum above the number of people",
+      { answerers: [{ owner: "web:bob" }], quorum: 3 },
+      "quorum",
+      "quorum must be at most the number of people who may answer (2) when no group is among the answerers.",
+    ],
+    [
+      "a quorum the requester would have to join",
+      { answerers: [{ owner: "web:bob" }], quorum: 2, requestedBy: "web:bob" },
+      "quorum",
+      "quorum must be at most the number of people who may answer (1, not counting the person it is asked for) when no group is among the answerers.",
+    ],
+    ["a quorum of 0", { quorum: 0 }, "quorum", "quorum must be a whole number from 1 to 10"],
+    ["a quorum of 11", { quorum: 11 }, "quorum", "quorum must be a whole number from 1 to 10"],
+    ["a quorum of 1.5", { quorum: 1.5 }, "quorum", "quorum must be a whole number from 1 to 10"],
+    [
+      "an entry that is neither a person nor a group",
+      { answerers: [{}] },
+      "answerers.0",
+      "each item of answerers must be a person {owner, deliverTo?} or a group {group: {channel, chatId}}",
+    ],
+    [
+      "an entry that is both",
+      { answerers: [{ owner: "web:bob", group: { channel: "telegram", chatId: "-1" } }] },
+      "answerers.0",
+      "each item of answerers must be a person {owner, deliverTo?} or a group {group: {channel, chatId}}",
+    ],
+    [
+      "an owner that is not platform-qualified",
+      { answerers: [{ owner: "bob" }] },
+      "answerers.0.owner",
+      "owner must be platform-qualified",
+    ],
+    [
+      "a group on a channel that is not enabled",
+      { answerers: [{ group: { channel: "telegram", chatId: "-100" } }] },
+      "answerers.0.group.channel",
+      'The channel "telegram" is not enabled',
+    ],
+    [
+      "a person's target on a channel that is not enabled",
+      { answerers: [{ owner: "web:bob", deliverTo: [{ channel: "slack", chatId: "C1" }] }] },
+      "answerers.0.deliverTo.0.channel",
+      'The channel "slack" is not enabled',
+    ],
+    [
+      "ten answerers",
+      { answerers: Array.from({ length: 10 }, (_, i) => ({ owner: `web:p${i}` })) },
+      "answerers",
+      "answerers must list at most 9 answerers",
+    ],
+    [
+      "an unknown field in an entry",
+      { answerers: [{ owner: "web:bob", role: "lead" }] },
+      "answerers.0.role",
+      "role is not a field of",
+    ],
+  ])("%s → 400 INVALID_ARGUMENT at its path, nothing stored", async (_name, overrides, path, message) => {
+    const body = askBody(overrides);
+    const response = await stack.api("POST", "/questions", body);
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe("INVALID_ARGUMENT");
+    const issue = response.body.error.issues.find((i: { path: string }) => i.path === path);
+    expect(issue?.message).toContain(message);
+    expect((await allItems(stack)).some((item) => item.id === body.id)).toBe(false);
+  });
+});
+
+/** A question for alice, bob and carol, decided by two agreeing answers. */
+async function twoOfThree(overrides: Record<string, unknown> = {}) {
+  const body = askBody({
+    answerers: [{ owner: "web:bob" }, { owner: "web:carol" }],
+    quorum: 2,
+    ...overrides,
+  });
+  expect((await stack.api("POST", "/questions", body)).status).toBe(201);
+  return body.id as string;
+}
+
+/** An answer over the API on a person's behalf: their vote. */
+const vote = (id: string, person: string, label: string) =>
+  stack.api("POST", `/questions/${id}/answer`, { answers: { deploy_target: [label] }, resolvedBy: person });
+
+describe("quorum 2 of 3 over the question API", () => {
+  it("pending after one vote (202), answered after two agreeing ones, the votes on the record", async () => {
+    const id = await twoOfThree();
+    const first = await vote(id, "web:bob", "production");
+    expect(first.status).toBe(202);
+    expect(first.body).toMatchObject({
+      status: "pending",
+      waitingFor: 1,
+      votes: [{ by: "api:web:bob", answers: { deploy_target: ["Production"] } }],
+    });
+    expect((await stack.api("GET", `/questions/${id}`)).body.question.status).toBe("pending");
+
+    // Own text and labels are compared trimmed and case aside: " PRODUCTION " agrees with "Production".
+    const second = await vote(id, "web:carol", " PRODUCTION ");
+    expect(second.status).toBe(200);
+    expect(second.body).toMatchObject({ status: "answered", answers: { deploy_target: ["Production"] } });
+    const { question } = (await stack.api("GET", `/questions/${id}`)).body;
+    expect(question).toMatchObject({
+      status: "answered",
+      answers: { deploy_target: ["Production"] },
+      resolvedBy: "api:web:carol",
+    });
+    expect(question.votes.map((v: { by: string }) => v.by)).toEqual(["api:web:bob", "api:web:carol"]);
+  });
+
+  it("a second answer from the same person → 409 ALREADY_ANSWERED, nothing changes", async () => {
+    const id = await twoOfThree();
+    expect((await vote(id, "web:bob", "Staging")).status).toBe(202);
+    const again = await vote(id, "web:bob", "Production");
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe("ALREADY_ANSWERED");
+    const { question } = (await stack.api("GET", `/questions/${id}`)).body;
+    expect(question.status).toBe("pending");
+    expect(question.votes).toHaveLength(1);
+  });
+
+  it("no_quorum when a split leaves no answer able to reach two, with the votes in the result", async () => {
+    const id = await twoOfThree();
+    expect((await vote(id, "web:alice", "Staging")).status).toBe(202);
+    // One each: carol could still agree with either.
+    expect((await vote(id, "web:bob", "Production")).status).toBe(202);
+    const last = await vote(id, "web:carol", "Tomorrow");
+    expect(last.status).toBe(200);
+    expect(last.body.status).toBe("no_quorum");
+    expect(last.body.votes).toHaveLength(3);
+    const waited = await stack.api("GET", `/questions/${id}/wait?timeoutMs=0`);
+    expect(waited.body).toMatchObject({ status: "no_quorum" });
+    expect(waited.body.votes).toHaveLength(3);
+  });
+
+  it("a key still cancels the whole question after votes", async () => {
+    const id = await twoOfThree();
+    expect((await vote(id, "web:alice", "Staging")).status).toBe(202);
+    expect((await vote(id, "web:bob", "Production")).status).toBe(202);
+    const cancelled = await stack.api("POST", `/questions/${id}/cancel`, { reason: "cancelled" });
+    expect(cancelled.body).toEqual({ status: "cancelled", reason: "cancelled" });
+  });
+
+  it("the person it is asked for is refused, even when listed", async () => {
+    const id = await twoOfThree({
+      requestedBy: "web:carol",
+      answerers: [{ owner: "web:bob" }, { owner: "web:carol" }],
+    });
+    const refused = await vote(id, "web:carol", "Staging");
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe("REQUESTER_CANNOT_ANSWER");
+    expect((await stack.api("GET", `/questions/${id}`)).body.question.votes).toEqual([]);
+  });
+
+  it("quorum 1 with several people: the first answer closes, naming who gave it", async () => {
+    const body = askBody({ answerers: [{ owner: "web:bob" }, { owner: "web:carol" }] });
+    await stack.api("POST", "/questions", body);
+    const first = await vote(body.id, "web:bob", "Staging");
+    expect(first.body).toEqual({ status: "answered", answers: { deploy_target: ["Staging"] } });
+    expect((await stack.api("GET", `/questions/${body.id}`)).body.question.resolvedBy).toBe("api:web:bob");
+    expect((await vote(body.id, "web:carol", "Staging")).body.error.code).toBe("ALREADY_RESOLVED");
+  });
+});
+
+describe("simultaneous votes on the local stack's DynamoDB", () => {
+  it("20 votes at once for 20 people (a group among the answerers): each counted once, exactly one closes", async () => {
+    // With a group among the answerers a quorum of 10 is allowed (its members are not known in advance).
+    const body = askBody({ answerers: [{ group: { channel: "console", chatId: "team" } }], quorum: 10 });
+    expect((await stack.api("POST", "/questions", body)).status).toBe(201);
+    const people = Array.from({ length: 20 }, (_, i) => `web:member${i}`);
+    const replies = await Promise.all(people.map((person) => vote(body.id, person, "Production")));
+    const statuses = replies.map((reply) => reply.status);
+    const closing = replies.filter((reply) => reply.status === 200);
+    expect(closing).toHaveLength(1);
+    expect(statuses.filter((s) => s === 202)).toHaveLength(9);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(10);
+    const { question } = (await stack.api("GET", `/questions/${body.id}`)).body;
+    expect(question.status).toBe("answered");
+    const voters = question.votes.map((v: { by: string }) => v.by);
+    expect(voters).toHaveLength(10);
+    expect(new Set(voters).size).toBe(10);
+    expect(question.resolvedBy).toBe(voters.at(-1));
+  });
+});
+
+describe("a run of the agent state machine", () => {
+  it("receives no_quorum like another no-answer reason", async () => {
+    const sessionKey = unique("quorum-run");
+    const { executionArn } = await stack.sfn.send(
+      new StartExecutionCommand({
+        stateMachineArn: stack.stateMachineArns.agent,
+        input: JSON.stringify({
+          sessionKey,
+          owner: "web:alice",
+          deliverTo: [],
+          answerers: [{ owner: "web:bob" }],
+          quorum: 2,
+          prompt: "test",
+          model: {
+            provider: "scripted",
+            steps: [
+              { toolCalls: [{ id: "c1", name: "ask_user", arguments: { questions: askBody().questions } }] },
+              { reply: "{{c1.status}}|{{c1.reason}}" },
+            ],
+          },
+        }),
+      }),
+    );
+    if (!executionArn) throw new Error("no execution ARN");
+    const id = await waitFor(
+      async () => (await stack.api("GET", `/questions?sessionKey=${sessionKey}`)).body.questions[0]?.id,
+      { what: "the run's question" },
+    );
+    const { question } = (await stack.api("GET", `/questions/${id}`)).body;
+    expect(question).toMatchObject({
+      quorum: 2,
+      votes: [],
+      answerers: [{ owner: "web:alice" }, { owner: "web:bob" }],
+    });
+    expect((await vote(id, "web:alice", "Staging")).status).toBe(202);
+    expect((await vote(id, "web:bob", "Production")).body.status).toBe("no_quorum");
+    expect(await replyOf(stack, executionArn)).toBe("no_answer|no_quorum");
+  });
+});
+
+describe("events", () => {
+  it("Question Resolved of a no_quorum question carries its status and votes", async () => {
+    const id = await twoOfThree();
+    await vote(id, "web:alice", "Staging");
+    await vote(id, "web:bob", "Production");
+    expect((await vote(id, "web:carol", "Later")).body.status).toBe("no_quorum");
+    await stack.streamsDrained();
+    const resolved = stack.events.filter(
+      (event) => event.detail.id === id && event["detail-type"] === "Question Resolved",
+    );
+    expect(resolved).toHaveLength(1);
+    expect(resolved[0]?.detail).toMatchObject({ status: "no_quorum", quorum: 2 });
+    const detail = resolved[0]?.detail as { votes?: { by: string }[] } | undefined;
+    const votes = detail?.votes ?? [];
+    expect(votes.map((v) => v.by)).toEqual(["api:web:alice", "api:web:bob", "api:web:carol"]);
+  });
+});
+
+describe("the answer page with a quorum", () => {
+  /** `person`'s own link to question `id`, as a chat hands it to them. */
+  async function linkOf(id: string, person: string): Promise<string> {
+    const { question } = (await stack.api("GET", `/questions/${id}`)).body;
+    const sig = signAnswerLink(LINK_SECRET, { id, answerer: person, expiresAtMs: question.expiresAtMs });
+    return `${stack.httpUrl}${answerPath(question, person, sig)}`;
+  }
+
+  it("a person's vote through their link: recorded, shown as waiting, refused a second time", async () => {
+    const id = await twoOfThree();
+    const bob = await linkOf(id, "web:bob");
+    expect((await answerThroughLink(bob, { deploy_target: "1" })).status).toBe(303);
+    const shown = await fetch(bob);
+    expect(shown.status).toBe(200);
+    expect(await shown.text()).toContain("Your answer is recorded — waiting for 1 more.");
+    const again = await answerThroughLink(bob, { deploy_target: "0" });
+    expect(again.status).toBe(409);
+    expect(await again.text()).toContain("You have already answered.");
+
+    // Carol, who has not answered, is shown how far it is.
+    const carol = await linkOf(id, "web:carol");
+    expect(await (await fetch(carol)).text()).toContain("1 of 2 answers so far");
+
+    // Carol agrees through her own link: two of three, answered, named as the last voter.
+    expect((await answerThroughLink(carol, { deploy_target: "1" })).status).toBe(303);
+    const { question } = (await stack.api("GET", `/questions/${id}`)).body;
+    expect(question).toMatchObject({
+      status: "answered",
+      answers: { deploy_target: ["Production"] },
+      resolvedBy: "web:carol",
+    });
+    expect(question.votes.map((v: { by: string }) => v.by)).toEqual(["web:bob", "web:carol"]);
+  });
+
+  it("Skip on the page is the person's abstention", async () => {
+    const id = await twoOfThree();
+    const bob = await linkOf(id, "web:bob");
+    const sig = new URL(bob).searchParams.get("sig") ?? "";
+    const skipped = await fetch(bob, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ sig, action: "skip" }),
+      redirect: "manual",
+    });
+    expect(skipped.status).toBe(303);
+    const { question } = (await stack.api("GET", `/questions/${id}`)).body;
+    expect(question.status).toBe("pending");
+    expect(question.votes).toMatchObject([{ by: "web:bob", answers: {}, skipped: true }]);
+  });
+});
