@@ -14,7 +14,14 @@ import { withPlatformDeadline } from "#lib/channels/platform-http.ts";
 import { createSlackApi } from "#lib/channels/slack/slack-api.ts";
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
 import { singleQuestion as single, unique } from "./support/sample-questions.ts";
-import { slackSignature } from "./support/signing.ts";
+import {
+  BOT_TOKEN,
+  control,
+  OWNER,
+  SIGNING_SECRET,
+  slackWorkspace,
+  TEAM,
+} from "./support/slack-workspace.ts";
 import {
   replyOf as replyOfRun,
   startTestStack,
@@ -23,11 +30,6 @@ import {
   waitFor,
 } from "./support/test-stack.ts";
 
-const SIGNING_SECRET = "5d41402abc4b2a76b9719d911017c592";
-const BOT_TOKEN = "xoxb-test-0000-token";
-const TEAM = "T061EG9R6";
-const OWNER = "U2147483697";
-const BOT_USER = "U0BOT";
 /** Each test talks in a channel of its own: a plain message goes to the oldest pending question there. */
 let CHANNEL = "C0";
 let channelCounter = 0;
@@ -35,50 +37,20 @@ let channelCounter = 0;
 let stack: TestStack;
 let slack: FakePlatform;
 let proxy: Server;
-let seq = 100;
-const nextTs = () => `1700000000.${String(++seq).padStart(6, "0")}`;
-
-/** The app's IMs (direct conversations) the fake Slack knows: IM id → the user it is with. */
-const ims = new Map<string, string>();
-/** A new IM of the app with `user`, as Slack would open it. */
-function newIm(user: string): string {
-  const id = `D${String(++channelCounter).padStart(9, "0")}`;
-  ims.set(id, user);
-  return id;
-}
-/** The IM a post to a user id lands in (chat.postMessage with `channel: U…` answers with the IM's id). */
-const imOfUser = (user: string) => [...ims].find(([, withUser]) => withUser === user)?.[0] ?? newIm(user);
+const workspace = slackWorkspace({
+  channel: () => CHANNEL,
+  nextNumber: () => ++channelCounter,
+  now: Date.now,
+  post: async (body, headers) => {
+    const response = await fetch(`${stack.httpUrl}/webhooks/slack`, { method: "POST", headers, body });
+    return { status: response.status, text: await response.text() };
+  },
+});
+const { postEvent, postInteraction, postCommand, messageEvent, tap } = workspace;
 
 beforeAll(async () => {
-  slack = await startFakePlatform(
-    (call) => {
-      switch (call.method) {
-        case "chat.postMessage": {
-          const channel = String(call.body.channel);
-          const posted = /^[UW]/.test(channel) ? imOfUser(channel) : channel;
-          return { body: { ok: true, channel: posted, ts: nextTs(), message: {} } };
-        }
-        case "conversations.info": {
-          // Slack's read methods take their arguments in the query string.
-          const id = call.query.channel ?? "";
-          if (ims.has(id)) return { body: { ok: true, channel: { id, is_im: true, user: ims.get(id) } } };
-          if (id.startsWith("C"))
-            return { body: { ok: true, channel: { id, is_channel: true, is_im: false } } };
-          return { body: { ok: false, error: "channel_not_found" } };
-        }
-        case "chat.update":
-          return { body: { ok: true, channel: call.body.channel, ts: call.body.ts } };
-        case "chat.postEphemeral":
-          return { body: { ok: true, message_ts: nextTs() } };
-        case "views.open":
-          return { body: { ok: true, view: { id: `V${++seq}` } } };
-        default:
-          return { body: { ok: false, error: "unknown_method" } };
-      }
-      // Refused like Slack past its size limits: every test here runs within them.
-    },
-    { limits: "slack" },
-  );
+  // Refused like Slack past its size limits: every test here runs within them.
+  slack = await startFakePlatform(workspace.fakeSlack, { limits: "slack" });
   proxy = await startSlowProxy(slack.url);
   stack = await startTestStack({
     SLACK_BOT_TOKEN: BOT_TOKEN,
@@ -184,138 +156,6 @@ async function startRun(
     { what: "the posted copies recorded on the question" },
   );
   return { executionArn: executionArn as string, posts, questionId };
-}
-
-// ── Signed requests, as Slack sends them ────────────────────────────────────────────────────────────
-
-interface SendOptions {
-  timestamp?: number;
-  secret?: string;
-  /** Sign this body but send another one. */
-  sendBody?: string;
-  unsigned?: boolean;
-  headers?: Record<string, string>;
-}
-
-async function send(body: string, contentType: string, options: SendOptions = {}) {
-  const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
-  const signature = slackSignature(options.secret ?? SIGNING_SECRET, timestamp, body);
-  const response = await fetch(`${stack.httpUrl}/webhooks/slack`, {
-    method: "POST",
-    headers: {
-      "content-type": contentType,
-      ...(!options.unsigned && { "x-slack-request-timestamp": timestamp, "x-slack-signature": signature }),
-      ...options.headers,
-    },
-    body: options.sendBody ?? body,
-  });
-  const text = await response.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, text, json };
-}
-
-const postEvent = (envelope: unknown, options?: SendOptions) =>
-  send(JSON.stringify(envelope), "application/json", options);
-const postInteraction = (payload: unknown, options?: SendOptions) =>
-  send(
-    `payload=${encodeURIComponent(JSON.stringify(payload))}`,
-    "application/x-www-form-urlencoded",
-    options,
-  );
-const postCommand = (text: string, options: { user?: string; channel?: string } = {}) =>
-  send(
-    new URLSearchParams({
-      token: "legacy",
-      team_id: TEAM,
-      team_domain: "acme",
-      channel_id: options.channel ?? CHANNEL,
-      channel_name: "dev",
-      user_id: options.user ?? OWNER,
-      user_name: "ann",
-      command: "/handraise",
-      text,
-      response_url: "https://hooks.slack.com/commands/T/1/x",
-      trigger_id: `${++seq}.47445629121.803a0bc887a14d10d2c447fce8b6703c`,
-    }).toString(),
-    "application/x-www-form-urlencoded",
-  );
-
-function messageEvent(
-  text: string,
-  options: { user?: string; threadTs?: string; eventId?: string; channelType?: string } = {},
-) {
-  const ts = nextTs();
-  return {
-    token: "legacy",
-    team_id: TEAM,
-    api_app_id: "A0PNCHHK2",
-    type: "event_callback",
-    event_id: options.eventId ?? `Ev${++seq}`,
-    event_time: Math.floor(Date.now() / 1000),
-    authorizations: [{ enterprise_id: null, team_id: TEAM, user_id: BOT_USER, is_bot: true }],
-    event: {
-      type: "message",
-      channel: CHANNEL,
-      channel_type: options.channelType ?? "channel",
-      user: options.user ?? OWNER,
-      text,
-      ts,
-      ...(options.threadTs !== undefined && { thread_ts: options.threadTs, parent_user_id: BOT_USER }),
-      team: TEAM,
-    },
-  };
-}
-
-interface Element {
-  type: string;
-  action_id: string;
-  value?: string;
-  url?: string;
-  text?: { text: string };
-}
-const elements = (call: RecordedCall): Element[] =>
-  (call.body.blocks as { type: string; elements?: Element[] }[])
-    .filter((block) => block.type === "actions")
-    .flatMap((block) => block.elements ?? []);
-function control(call: RecordedCall, label: string): Element {
-  const found = elements(call).find((e) => e.text?.text === label);
-  if (!found) throw new Error(`no control ${label}`);
-  return found;
-}
-
-function tap(
-  element: Element,
-  messageTs: string,
-  options: { user?: string; state?: unknown; channel?: string } = {},
-) {
-  const channel = options.channel ?? CHANNEL;
-  return {
-    type: "block_actions",
-    user: { id: options.user ?? OWNER, username: "ann", team_id: TEAM },
-    api_app_id: "A0PNCHHK2",
-    token: "legacy",
-    container: { type: "message", message_ts: messageTs, channel_id: channel, is_ephemeral: false },
-    trigger_id: `${++seq}.738474920.8088930838d88f008e0`,
-    team: { id: TEAM, domain: "acme" },
-    channel: { id: channel, name: "dev" },
-    message: { type: "message", ts: messageTs, user: BOT_USER, blocks: [] },
-    state: options.state ?? { values: {} },
-    response_url: "https://hooks.slack.com/actions/T/1/x",
-    actions: [
-      {
-        type: element.type,
-        block_id: "b",
-        action_id: element.action_id,
-        ...(element.value !== undefined && { value: element.value }),
-        action_ts: `${Math.floor(Date.now() / 1000)}.${++seq}`,
-      },
-    ],
-  };
 }
 
 /** The reply the run ended with. */
