@@ -10,10 +10,19 @@ import { StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DISCORD_ACK_BUDGET_MS } from "#lib/channels/discord/discord-webhook.ts";
 import { PLATFORM_CALL_TIMEOUT_MS } from "#lib/channels/platform-api-error.ts";
-import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
+import {
+  APPLICATION_ID,
+  BOT_TOKEN,
+  customId,
+  discordGuild,
+  editsMessage,
+  OWNER_ID,
+  PUBLIC_KEY,
+  postsMessage,
+  privateNotice,
+} from "./support/discord-guild.ts";
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
 import { singleQuestion as single, unique } from "./support/sample-questions.ts";
-import { discordSignature } from "./support/signing.ts";
 import {
   posted,
   replyOf as replyOfRun,
@@ -23,49 +32,27 @@ import {
   waitFor,
 } from "./support/test-stack.ts";
 
-const D1 = vectors.discord_generated;
-const BOT_TOKEN = "MTA5.test-bot-token";
-const APPLICATION_ID = "111111111111111111";
-const GUILD_ID = "290926798626357999";
-const OWNER_ID = "53908232506183680";
-
 let stack: TestStack;
 let discord: FakePlatform;
-let snowflake = 1_199_999_999_999_990_000n;
-const nextSnowflake = () => String(++snowflake);
 /** Each test talks in a channel of its own: commands go to the oldest pending question in the channel. */
 let CHANNEL = "645027906669510000";
 
-const postsMessage = (call: RecordedCall) =>
-  call.verb === "POST" && /^\/channels\/\d+\/messages$/.test(call.path);
-const editsMessage = (call: RecordedCall) =>
-  call.verb === "PATCH" && /^\/channels\/\d+\/messages\/\d+$/.test(call.path);
-const readsChannel = (call: RecordedCall) => call.verb === "GET" && /^\/channels\/\d+$/.test(call.path);
-/** The bot's DM channels the fake Discord knows: channel id → the one user it is with. */
-const dms = new Map<string, string>();
-/** Group DMs (type 3) the fake Discord knows: channel id → its users. */
-const groupDms = new Map<string, string[]>();
-/** A channel as `GET /channels/{id}` describes it: a DM, a group DM, else a guild text channel. */
-function channelObject(id: string) {
-  const dm = dms.get(id);
-  if (dm !== undefined) return { id, type: 1, recipients: [{ id: dm, username: "ann" }] };
-  const group = groupDms.get(id);
-  if (group !== undefined) return { id, type: 3, recipients: group.map((user) => ({ id: user })) };
-  return { id, type: 0, guild_id: GUILD_ID, name: "dev" };
-}
-const fastDiscord = (call: RecordedCall) =>
-  postsMessage(call)
-    ? { body: { id: nextSnowflake(), channel_id: call.path.split("/")[2] } }
-    : readsChannel(call)
-      ? { body: channelObject(call.method) }
-      : { body: { id: call.method } };
+const guild = discordGuild({
+  channel: () => CHANNEL,
+  now: Date.now,
+  post: async (body, headers) => {
+    const response = await fetch(`${stack.httpUrl}/webhooks/discord`, { method: "POST", headers, body });
+    return { status: response.status, text: await response.text() };
+  },
+});
+const { fastDiscord, send, tap, command } = guild;
 
 beforeAll(async () => {
   // Refused like Discord past its size limits: every test here runs within them.
   discord = await startFakePlatform(fastDiscord, { limits: "discord" });
   stack = await startTestStack({
     DISCORD_BOT_TOKEN: BOT_TOKEN,
-    DISCORD_PUBLIC_KEY: D1.public_key,
+    DISCORD_PUBLIC_KEY: PUBLIC_KEY,
     DISCORD_APPLICATION_ID: APPLICATION_ID,
     DISCORD_API_BASE: discord.url,
   });
@@ -136,116 +123,9 @@ async function startRun(
   return { executionArn: executionArn as string, posts, questionId, messageIn };
 }
 
-interface SendOptions {
-  /** Unix seconds; default now. */
-  timestamp?: number;
-  /** `none`: no signature headers; `tampered`: one flipped hex digit; `other-body`: signs something else. */
-  signature?: "valid" | "none" | "tampered" | "other-body";
-}
-
-/** POSTs an interaction to the stack's Discord webhook, signed like Discord signs it. */
-async function send(payload: unknown, options: SendOptions = {}) {
-  const body = typeof payload === "string" ? payload : JSON.stringify(payload);
-  const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
-  const signed = options.signature === "other-body" ? '{"type":2}' : body;
-  let signature = discordSignature(timestamp, signed);
-  if (options.signature === "tampered")
-    signature = `${signature.slice(0, -1)}${signature.endsWith("0") ? "1" : "0"}`;
-  const started = performance.now();
-  const response = await fetch(`${stack.httpUrl}/webhooks/discord`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      ...(options.signature !== "none" && {
-        "x-signature-ed25519": signature,
-        "x-signature-timestamp": timestamp,
-      }),
-    },
-    body,
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    body: text ? JSON.parse(text) : undefined,
-    elapsedMs: performance.now() - started,
-  };
-}
-
-interface Actor {
-  /** Default the owner. */
-  user?: string;
-  /** A DM: `user` instead of `member.user`. */
-  dm?: boolean;
-}
-const who = ({ user = OWNER_ID, dm = false }: Actor) =>
-  dm
-    ? { user: { id: user, username: "ann" } }
-    : { guild_id: GUILD_ID, member: { user: { id: user, username: "ann" }, roles: [], permissions: "0" } };
-
-/** A tap on a component of a posted message; `components` is what the message still shows. */
-function tap(
-  customId: string,
-  messageId: string,
-  options: Actor & { values?: string[]; components?: unknown[]; channel?: string } = {},
-) {
-  return {
-    id: nextSnowflake(),
-    application_id: APPLICATION_ID,
-    type: 3,
-    token: "aW50ZXJhY3Rpb24tdG9rZW4",
-    version: 1,
-    channel_id: options.channel ?? CHANNEL,
-    ...who(options),
-    message: {
-      id: messageId,
-      channel_id: options.channel ?? CHANNEL,
-      content: "…",
-      components: options.components ?? [{ type: 1, components: [] }],
-    },
-    data: {
-      custom_id: customId,
-      component_type: options.values ? 3 : 2,
-      ...(options.values && { values: options.values }),
-    },
-  };
-}
-
-function command(name: string, options: Actor & { answer?: string; channel?: string } = {}) {
-  return {
-    id: nextSnowflake(),
-    application_id: APPLICATION_ID,
-    type: 2,
-    token: "aW50ZXJhY3Rpb24tdG9rZW4",
-    version: 1,
-    channel_id: options.channel ?? CHANNEL,
-    ...who(options),
-    data: {
-      id: "1",
-      name,
-      type: 1,
-      ...(options.answer !== undefined && { options: [{ type: 3, name: "answer", value: options.answer }] }),
-    },
-  };
-}
-
-type Component = { type: number; label?: string; custom_id?: string; components?: Component[] } & Record<
-  string,
-  any
->;
-const controls = (post: RecordedCall): Component[] =>
-  (post.body.components as Component[]).flatMap((row) => row.components ?? []);
-const customId = (post: RecordedCall, label: string) => {
-  const found = controls(post).find((c) => c.label === label);
-  if (!found?.custom_id) throw new Error(`no control ${label}`);
-  return found.custom_id;
-};
 /** The reply the run ended with. */
 const replyOf = (executionArn: string) => replyOfRun(stack, executionArn);
 const statusOf = (questionId: string) => statusOfQuestion(stack, questionId);
-const privateNotice = (text: string) => ({
-  type: 4,
-  data: expect.objectContaining({ content: text, flags: 64, allowed_mentions: { parse: [] } }),
-});
 
 describe("Discord end to end", () => {
   it("a button tap answers and resumes the run; the tapped copy is updated in the response, every copy edited; a later tap is told it is over", async () => {

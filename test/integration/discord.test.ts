@@ -9,7 +9,6 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { decodeControl } from "#lib/channels/control-codec.ts";
 import { MAX_WEBHOOK_BODY_BYTES } from "#lib/http/middlewares.ts";
 import { MAX_ANSWER_VALUE_UNITS } from "#lib/questions/schema.ts";
-import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
 import {
   type InProcessRun,
   type InProcessStack,
@@ -18,25 +17,32 @@ import {
 } from "../support/in-process-stack.ts";
 import { largestArgs, largestContext, textOf } from "../support/largest-questions.ts";
 import { discordMessageProblems, discordResponseProblems } from "../support/platform-sizes.ts";
+import {
+  APPLICATION_ID,
+  BOT_TOKEN,
+  type Component,
+  controls,
+  customId,
+  discordGuild,
+  editsMessage,
+  OTHER_USER_ID,
+  OWNER_ID,
+  PUBLIC_KEY,
+  postsMessage,
+  privateNotice,
+  readsChannel,
+  type SendOptions,
+} from "./support/discord-guild.ts";
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
 import { answerThroughLinkInProcess as answerThroughLink, linkPath } from "./support/link-answer.ts";
 import { multiQuestion as multi, singleQuestion as single, unique } from "./support/sample-questions.ts";
-import { discordSignature } from "./support/signing.ts";
 import { posted } from "./support/test-stack.ts";
 
-const D1 = vectors.discord_generated;
-const BOT_TOKEN = "MTA5.test-bot-token";
-const APPLICATION_ID = "111111111111111111";
-const GUILD_ID = "290926798626357999";
-const OWNER_ID = "53908232506183680";
-const OTHER_USER_ID = "80351110224678912";
 /** The deployment's public URL, which answer links name. */
 const PUBLIC_URL = "https://handraise.test";
 
 let stack: InProcessStack;
 let discord: FakePlatform;
-let snowflake = 1_199_999_999_999_990_000n;
-const nextSnowflake = () => String(++snowflake);
 /** Each test talks in a channel of its own: commands go to the oldest pending question in the channel. */
 let CHANNEL = "645027906669510000";
 const webhookResponses: string[] = [];
@@ -44,42 +50,29 @@ const webhookResponses: string[] = [];
 /** The calls that post a message anywhere or edit message `messageId`. */
 const touching = (calls: RecordedCall[], messageId: string) =>
   calls.filter((call) => postsMessage(call) || call.path.endsWith(`/messages/${messageId}`));
-const postsMessage = (call: RecordedCall) =>
-  call.verb === "POST" && /^\/channels\/\d+\/messages$/.test(call.path);
-const editsMessage = (call: RecordedCall) =>
-  call.verb === "PATCH" && /^\/channels\/\d+\/messages\/\d+$/.test(call.path);
 /**
  * Edits of one posted message: an earlier test's question may still be retired in the background (the stream
  * consumer edits its copies after that test ended), so "no edit" is asserted of this test's message only.
  */
 const editsOf = (messageId: string) => (call: RecordedCall) =>
   editsMessage(call) && call.path.endsWith(`/messages/${messageId}`);
-const readsChannel = (call: RecordedCall) => call.verb === "GET" && /^\/channels\/\d+$/.test(call.path);
-/** The bot's DM channels the fake Discord knows: channel id → the one user it is with. */
-const dms = new Map<string, string>();
-/** Group DMs (type 3) the fake Discord knows: channel id → its users. */
-const groupDms = new Map<string, string[]>();
-/** A channel as `GET /channels/{id}` describes it: a DM, a group DM, else a guild text channel. */
-function channelObject(id: string) {
-  const dm = dms.get(id);
-  if (dm !== undefined) return { id, type: 1, recipients: [{ id: dm, username: "ann" }] };
-  const group = groupDms.get(id);
-  if (group !== undefined) return { id, type: 3, recipients: group.map((user) => ({ id: user })) };
-  return { id, type: 0, guild_id: GUILD_ID, name: "dev" };
-}
-const fastDiscord = (call: RecordedCall) =>
-  postsMessage(call)
-    ? { body: { id: nextSnowflake(), channel_id: call.path.split("/")[2] } }
-    : readsChannel(call)
-      ? { body: channelObject(call.method) }
-      : { body: { id: call.method } };
+const guild = discordGuild({
+  channel: () => CHANNEL,
+  now: () => stack.clock.now(),
+  post: async (body, headers) => {
+    const response = await stack.request("POST", "/webhooks/discord", { headers, body });
+    webhookResponses.push(response.text);
+    return response;
+  },
+});
+const { dms, groupDms, nextSnowflake, fastDiscord, send, tap, submit, command } = guild;
 
 beforeAll(async () => {
   // Refused like Discord past its size limits: every test here runs within them.
   discord = await startFakePlatform(fastDiscord, { limits: "discord" });
   stack = await startInProcessStack({
     DISCORD_BOT_TOKEN: BOT_TOKEN,
-    DISCORD_PUBLIC_KEY: D1.public_key,
+    DISCORD_PUBLIC_KEY: PUBLIC_KEY,
     DISCORD_APPLICATION_ID: APPLICATION_ID,
     DISCORD_API_BASE: discord.url,
     HANDRAISE_PUBLIC_URL: PUBLIC_URL,
@@ -136,134 +129,6 @@ async function startRun(
   return { run, posts, questionId, messageIn };
 }
 
-interface SendOptions {
-  /** Unix seconds; default now. */
-  timestamp?: number;
-  /** `none`: no signature headers; `tampered`: one flipped hex digit; `other-body`: signs something else. */
-  signature?: "valid" | "none" | "tampered" | "other-body";
-}
-
-/** The stack's clock in seconds: Discord signs with the time it sends at. */
-const nowSeconds = () => Math.floor(stack.clock.now() / 1000);
-
-/** POSTs an interaction to the stack's Discord webhook, signed like Discord signs it. */
-async function send(payload: unknown, options: SendOptions = {}) {
-  const body = typeof payload === "string" ? payload : JSON.stringify(payload);
-  const timestamp = String(options.timestamp ?? nowSeconds());
-  const signed = options.signature === "other-body" ? '{"type":2}' : body;
-  let signature = discordSignature(timestamp, signed);
-  if (options.signature === "tampered")
-    signature = `${signature.slice(0, -1)}${signature.endsWith("0") ? "1" : "0"}`;
-  const response = await stack.request("POST", "/webhooks/discord", {
-    headers: {
-      "content-type": "application/json",
-      ...(options.signature !== "none" && {
-        "x-signature-ed25519": signature,
-        "x-signature-timestamp": timestamp,
-      }),
-    },
-    body,
-  });
-  webhookResponses.push(response.text);
-  return { status: response.status, body: response.text ? JSON.parse(response.text) : undefined };
-}
-
-interface Actor {
-  /** Default the owner. */
-  user?: string;
-  /** A DM: `user` instead of `member.user`. */
-  dm?: boolean;
-}
-const who = ({ user = OWNER_ID, dm = false }: Actor) =>
-  dm
-    ? { user: { id: user, username: "ann" } }
-    : { guild_id: GUILD_ID, member: { user: { id: user, username: "ann" }, roles: [], permissions: "0" } };
-
-/** A tap on a component of a posted message; `components` is what the message still shows. */
-function tap(
-  customId: string,
-  messageId: string,
-  options: Actor & { values?: string[]; components?: unknown[]; channel?: string } = {},
-) {
-  return {
-    id: nextSnowflake(),
-    application_id: APPLICATION_ID,
-    type: 3,
-    token: "aW50ZXJhY3Rpb24tdG9rZW4",
-    version: 1,
-    channel_id: options.channel ?? CHANNEL,
-    ...who(options),
-    message: {
-      id: messageId,
-      channel_id: options.channel ?? CHANNEL,
-      content: "…",
-      components: options.components ?? [{ type: 1, components: [] }],
-    },
-    data: {
-      custom_id: customId,
-      component_type: options.values ? 3 : 2,
-      ...(options.values && { values: options.values }),
-    },
-  };
-}
-
-/** A submitted modal (Label components, as Discord sends them) opened from a button on `messageId`. */
-function submit(
-  customId: string,
-  messageId: string,
-  fields: Record<string, string>,
-  options: Actor & { channel?: string } = {},
-) {
-  const channel = options.channel ?? CHANNEL;
-  return {
-    id: nextSnowflake(),
-    application_id: APPLICATION_ID,
-    type: 5,
-    token: "aW50ZXJhY3Rpb24tdG9rZW4",
-    version: 1,
-    channel_id: channel,
-    ...who(options),
-    message: { id: messageId, channel_id: channel, content: "…", components: [] },
-    data: {
-      custom_id: customId,
-      components: Object.entries(fields).map(([id, value], index) => ({
-        type: 18,
-        id: index + 1,
-        component: { type: 4, id: index + 10, custom_id: id, value },
-      })),
-    },
-  };
-}
-
-function command(name: string, options: Actor & { answer?: string; channel?: string } = {}) {
-  return {
-    id: nextSnowflake(),
-    application_id: APPLICATION_ID,
-    type: 2,
-    token: "aW50ZXJhY3Rpb24tdG9rZW4",
-    version: 1,
-    channel_id: options.channel ?? CHANNEL,
-    ...who(options),
-    data: {
-      id: "1",
-      name,
-      type: 1,
-      ...(options.answer !== undefined && { options: [{ type: 3, name: "answer", value: options.answer }] }),
-    },
-  };
-}
-
-type Component = { type: number; label?: string; custom_id?: string; components?: Component[] } & Record<
-  string,
-  any
->;
-const controls = (post: RecordedCall): Component[] =>
-  (post.body.components as Component[]).flatMap((row) => row.components ?? []);
-const customId = (post: RecordedCall, label: string) => {
-  const found = controls(post).find((c) => c.label === label);
-  if (!found?.custom_id) throw new Error(`no control ${label}`);
-  return found.custom_id;
-};
 /** The reply the scripted run ends with (its template's `{{c1.<field>}}`), from what its AskUser task received. */
 async function replyOf(run: InProcessRun): Promise<string> {
   const result = runResult(await run.result());
@@ -277,10 +142,6 @@ const statusOf = async (questionId: string) =>
   (await stack.api("GET", `/questions/${questionId}`)).body.question.status as string;
 /** A copy of every item the store holds (as a scan of the table would list them). */
 const allItems = () => structuredClone([...stack.store.items.values()]) as Record<string, any>[];
-const privateNotice = (text: string) => ({
-  type: 4,
-  data: expect.objectContaining({ content: text, flags: 64, allowed_mentions: { parse: [] } }),
-});
 
 describe("Discord webhook verification", () => {
   it("answers Discord's signed PING with PONG", async () => {
@@ -292,7 +153,7 @@ describe("Discord webhook verification", () => {
     const { run, posts, questionId, messageIn } = await startRun([single]);
     const interaction = tap(customId(posts[0] as RecordedCall, "Production"), messageIn(CHANNEL));
     const before = allItems();
-    const now = nowSeconds();
+    const now = Math.floor(stack.clock.now() / 1000);
     for (const options of [
       { signature: "none" },
       { signature: "tampered" },
