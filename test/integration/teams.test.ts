@@ -1,11 +1,10 @@
 /**
  * Microsoft Teams' behaviour, with the handlers in process (test/support/in-process-stack.ts): a fake Bot
  * Connector and a fake token endpoint (one fake server), and the Bot Framework's OpenID metadata and key set
- * served from this test with keys made here, so every token the webhook sees is one this test signed — valid,
+ * with keys made in support/teams-tenant.ts, so every token the webhook sees is one the test signed — valid,
  * or wrong in exactly one way — dated by the stack's clock. What only the real wiring proves (a run resumed
  * through Step Functions, the same activity settled by conditional writes) is in teams-e2e.test.ts.
  */
-import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { SignJWT } from "jose";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { MAX_ANSWER_VALUE_UNITS } from "#lib/questions/schema.ts";
@@ -30,14 +29,23 @@ import {
   singleQuestion as single,
   unique,
 } from "./support/sample-questions.ts";
+import {
+  APP_ID,
+  APP_PASSWORD,
+  cardOf,
+  codec,
+  ISSUER,
+  member,
+  OTHER_AAD,
+  OWNER_AAD,
+  otherChannelKey,
+  signing,
+  strangerKey,
+  TENANT_ID,
+  teamsTenant,
+  texts,
+} from "./support/teams-tenant.ts";
 
-const APP_ID = "7d3b1a2c-0f4e-4b6a-9c8d-112233445566";
-const TENANT_ID = "72f988bf-86f1-41af-91ab-2d7cd011db47";
-const APP_PASSWORD = "teams-app-password-for-tests~0123";
-const OWNER_AAD = "7faf8ab2-3d56-4244-b585-20c8a42ed2b8";
-const OTHER_AAD = "0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0";
-const ISSUER = "https://api.botframework.com";
-const BOT_ID = `28:${APP_ID}`;
 /** The deployment's public URL, which answer links name. */
 const PUBLIC_URL = "https://handraise.test";
 
@@ -50,50 +58,23 @@ let keyServer: FakePlatform;
 let SERVICE_URL = "";
 let conversation = "";
 let conversations = 0;
-let activityIds = 0;
 /** The Bot Framework's metadata endpoint and key set answer 503 while this is set. */
 let keysDown = false;
 
-const keyPair = () => generateKeyPairSync("rsa", { modulusLength: 2048 });
-/** In the key set, endorsed for msteams. */
-const signing = keyPair();
-/** In the key set, but endorsed for another channel only. */
-const otherChannelKey = keyPair();
-/** Not in the key set at all. */
-const strangerKey = keyPair();
+const tenant = teamsTenant({
+  conversation: () => conversation,
+  serviceUrl: () => SERVICE_URL,
+  keyServerUrl: () => keyServer.url,
+  keysDown: () => keysDown,
+  now: () => stack.clock.now(),
+  post: async (body, headers) => stack.request("POST", "/webhooks/teams", { headers, body }),
+});
+const { rosterReplies, token, activity, send, tap } = tenant;
 
 beforeAll(async () => {
   // Refused like the Bot Connector past a message's size: every test here runs within it.
-  connector = await startFakePlatform((call) => connectorReply(call), { limits: "teams" });
-  keyServer = await startFakePlatform((call) => {
-    if (keysDown) return { status: 503, body: { error: "temporarily unavailable" } };
-    if (call.path === "/v1/.well-known/openidconfiguration") {
-      return {
-        body: {
-          issuer: ISSUER,
-          jwks_uri: `${keyServer.url}/v1/.well-known/keys`,
-          id_token_signing_alg_values_supported: ["RS256"],
-        },
-      };
-    }
-    if (call.path === "/v1/.well-known/keys") {
-      const jwk = (key: KeyObject, kid: string, endorsements: string[]) => ({
-        ...key.export({ format: "jwk" }),
-        kid,
-        use: "sig",
-        endorsements,
-      });
-      return {
-        body: {
-          keys: [
-            jwk(signing.publicKey, "k1", ["msteams", "webchat"]),
-            jwk(otherChannelKey.publicKey, "k-webchat", ["webchat"]),
-          ],
-        },
-      };
-    }
-    return { status: 404, body: {} };
-  });
+  connector = await startFakePlatform(tenant.connectorReply, { limits: "teams" });
+  keyServer = await startFakePlatform(tenant.keyServerReply);
   SERVICE_URL = `${connector.url}/amer/`;
   stack = await startInProcessStack({
     HANDRAISE_PUBLIC_URL: PUBLIC_URL,
@@ -117,34 +98,6 @@ beforeEach(() => {
 });
 // What a test's last change set going (a card retired) ends before the next test counts the calls.
 afterEach(() => stack.settled());
-
-/** A person in a conversation's roster, as the Bot Connector lists one. */
-const member = (aad: string) => ({ id: `29:user-${aad}`, name: "Megan Bowen", aadObjectId: aad });
-/**
- * A conversation's roster (`GET …/members`), when a test sets one: otherwise a personal chat (`a:…`) holds
- * the owner alone, and any other conversation the owner and someone else.
- */
-const rosterReplies = new Map<string, FakeReply>();
-
-let posted = 0;
-function connectorReply(call: RecordedCall) {
-  if (call.path === `/${TENANT_ID}/oauth2/v2.0/token`) {
-    return { body: { token_type: "Bearer", expires_in: 3599, access_token: "app-token-from-the-fake" } };
-  }
-  if (call.verb === "POST" && /\/v3\/conversations\/[^/]+\/activities$/.test(call.path)) {
-    return { status: 201, body: { id: `1700000000${String(++posted).padStart(3, "0")}` } };
-  }
-  const roster = /\/v3\/conversations\/([^/]+)\/members$/.exec(call.path);
-  if (call.verb === "GET" && roster?.[1]) {
-    const id = decodeURIComponent(roster[1]);
-    const people = id.startsWith("a:") ? [member(OWNER_AAD)] : [member(OWNER_AAD), member(OTHER_AAD)];
-    return rosterReplies.get(id) ?? { body: [{ id: BOT_ID, name: "Handraise" }, ...people] };
-  }
-  if (/\/v3\/conversations\/[^/]+\/activities\/[^/]+$/.test(call.path)) {
-    return { body: { id: call.path.split("/").pop() } };
-  }
-  return { status: 404, body: { error: { code: "NotFound" } } };
-}
 
 const tokenCalls = () => connector.calls.filter((c) => c.path.endsWith("/oauth2/v2.0/token"));
 const cardPosts = () => connector.calls.filter((c) => c.verb === "POST" && c.path.endsWith("/activities"));
@@ -205,64 +158,6 @@ async function afterSettled<T>(find: () => Promise<T | undefined>, options: { wh
   if (found === undefined) throw new Error(`${options.what}: not there`);
   return found;
 }
-
-// ── Activities, as the Bot Framework sends them ─────────────────────────────────────────────────────
-
-interface TokenOptions {
-  key?: KeyObject;
-  kid?: string;
-  alg?: string;
-  aud?: string;
-  iss?: string;
-  serviceUrl?: string;
-  /** Seconds from now. */
-  exp?: number;
-}
-
-async function token(options: TokenOptions = {}): Promise<string> {
-  const now = Math.floor(stack.clock.now() / 1000);
-  return new SignJWT({ serviceurl: options.serviceUrl ?? SERVICE_URL })
-    .setProtectedHeader({ alg: options.alg ?? "RS256", kid: options.kid ?? "k1", typ: "JWT" })
-    .setIssuer(options.iss ?? ISSUER)
-    .setAudience(options.aud ?? APP_ID)
-    .setIssuedAt(now - 10)
-    .setNotBefore(now - 10)
-    .setExpirationTime(now + (options.exp ?? 300))
-    .sign(options.key ?? signing.privateKey);
-}
-
-function activity(fields: Record<string, unknown>, from = OWNER_AAD) {
-  return {
-    type: "message",
-    id: `1700000100${String(++activityIds).padStart(4, "0")}`,
-    timestamp: new Date(stack.clock.now()).toISOString(),
-    serviceUrl: SERVICE_URL,
-    channelId: "msteams",
-    from: { id: `29:user-${from}`, name: "Megan Bowen", aadObjectId: from },
-    conversation: { conversationType: "personal", id: conversation, tenantId: TENANT_ID },
-    recipient: { id: BOT_ID, name: "Handraise" },
-    channelData: { tenant: { id: TENANT_ID } },
-    ...fields,
-  };
-}
-
-async function send(body: unknown, authorization?: string | null) {
-  const auth = authorization === undefined ? `Bearer ${await token()}` : authorization;
-  const response = await stack.request("POST", "/webhooks/teams", {
-    headers: { "content-type": "application/json", ...(auth !== null && { authorization: auth }) },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, text: response.text };
-}
-
-/** A tap on a card's `Action.Submit`: its data (a control-codec.ts string) merged with the card's inputs. */
-const tap = (cardId: string, control: string, inputs: Record<string, string> = {}, from?: string) =>
-  activity({ replyToId: cardId, value: { handraise: control, ...inputs } }, from);
-const codec = (kind: string, step: number, option: number, questionId: string) =>
-  `${kind}|${step}|${option}|${questionId}`;
-
-const cardOf = (call: RecordedCall) => call.body.attachments[0].content;
-const texts = (card: any): string[] => JSON.stringify(card).match(/"text":"[^"]*"/g) ?? [];
 
 // First in the file: the handler's process holds no Bot Framework keys until a token is checked, so only here
 // is the key cache cold; the second test relies on the keys the first one fetched.
