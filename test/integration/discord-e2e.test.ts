@@ -24,6 +24,7 @@ import {
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
 import { singleQuestion as single, unique } from "./support/sample-questions.ts";
 import {
+  allItems,
   posted,
   replyOf as replyOfRun,
   startTestStack,
@@ -36,13 +37,19 @@ let stack: TestStack;
 let discord: FakePlatform;
 /** Each test talks in a channel of its own: commands go to the oldest pending question in the channel. */
 let CHANNEL = "645027906669510000";
+const webhookResponses: string[] = [];
+/** The task tokens of the questions pending when a request was sent: what a response must not carry. */
+const pendingTokens = new Set<string>();
 
 const guild = discordGuild({
   channel: () => CHANNEL,
   now: Date.now,
   post: async (body, headers) => {
+    for (const item of await allItems(stack)) if (item.taskToken) pendingTokens.add(item.taskToken);
     const response = await fetch(`${stack.httpUrl}/webhooks/discord`, { method: "POST", headers, body });
-    return { status: response.status, text: await response.text() };
+    const text = await response.text();
+    webhookResponses.push(text);
+    return { status: response.status, text };
   },
 });
 const { fastDiscord, send, tap, command } = guild;
@@ -219,5 +226,14 @@ describe("Discord end to end", () => {
     const heal = discord.calls.filter(editsMessage).at(-1);
     expect(heal?.path).toBe(`/channels/${elsewhere}/messages/${messageIn(elsewhere)}`);
     expect(heal?.body).toMatchObject({ components: [] });
+  });
+});
+
+// Last, so that it reads every response the tests above were given.
+describe("Discord webhook responses", () => {
+  it("no webhook response carried a task token", async () => {
+    expect(pendingTokens.size).toBeGreaterThan(0);
+    expect(webhookResponses.length).toBeGreaterThan(5);
+    for (const text of webhookResponses) for (const token of pendingTokens) expect(text).not.toContain(token);
   });
 });

@@ -46,6 +46,8 @@ let discord: FakePlatform;
 /** Each test talks in a channel of its own: commands go to the oldest pending question in the channel. */
 let CHANNEL = "645027906669510000";
 const webhookResponses: string[] = [];
+/** The task tokens of the questions pending when a request was sent: what a response must not carry. */
+const pendingTokens = new Set<string>();
 
 /** The calls that post a message anywhere or edit message `messageId`. */
 const touching = (calls: RecordedCall[], messageId: string) =>
@@ -60,6 +62,8 @@ const guild = discordGuild({
   channel: () => CHANNEL,
   now: () => stack.clock.now(),
   post: async (body, headers) => {
+    for (const item of stack.store.items.values())
+      if (item.taskToken) pendingTokens.add(String(item.taskToken));
     const response = await stack.request("POST", "/webhooks/discord", { headers, body });
     webhookResponses.push(response.text);
     return response;
@@ -760,6 +764,9 @@ describe("Discord webhook responses", () => {
     const tokens = allItems().flatMap((i) => (i.taskToken ? [i.taskToken as string] : []));
     expect(webhookResponses.length).toBeGreaterThan(10);
     for (const text of webhookResponses) for (const token of tokens) expect(text).not.toContain(token);
+    // The tokens of questions since closed too: each was in the store while its question waited.
+    expect(pendingTokens.size).toBeGreaterThan(0);
+    for (const text of webhookResponses) for (const token of pendingTokens) expect(text).not.toContain(token);
   });
 });
 
