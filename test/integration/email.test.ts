@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type LocalSes, startLocalSes } from "#infra/local/ses.ts";
 import { type InProcessStack, startInProcessStack } from "../support/in-process-stack.ts";
-import { answerForm } from "./support/link-answer.ts";
+import { answerThroughLinkInProcess, linkPath } from "./support/link-answer.ts";
 import { singleQuestion, unique } from "./support/sample-questions.ts";
 import { statusOf } from "./support/test-stack.ts";
 
@@ -34,18 +34,9 @@ const address = () => `${unique("ana").toLowerCase()}@example.com`;
 const mailsTo = (to: string) => ses.mails.filter((mail) => mail.to.includes(to));
 const linkIn = (text: string) => text.match(/^https:\/\/handraise\.test\/answer\/\S+$/m)?.[0] ?? "";
 /** The answer page at a link (on the deployment's public URL), as a browser opens it. */
-const open = (url: string) => {
-  const link = new URL(url);
-  return stack.request("GET", `${link.pathname}${link.search}`);
-};
-/** What answerThroughLink does (test/integration/support/link-answer.ts), to this stack's answer page. */
-const answerThroughLink = (url: string, picks: Record<string, string>) => {
-  const link = new URL(url);
-  return stack.request("POST", `${link.pathname}${link.search}`, {
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: answerForm(url, picks).toString(),
-  });
-};
+const open = (url: string) => stack.request("GET", linkPath(url));
+const answerThroughLink = (url: string, picks: Record<string, string>) =>
+  answerThroughLinkInProcess(stack, url, picks);
 
 async function ask(to: string, extra: Record<string, unknown> = {}) {
   const response = await stack.api("POST", "/questions", {
