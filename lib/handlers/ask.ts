@@ -11,7 +11,7 @@ import {
   ownerSchema,
   remindAfterSecondsSchema,
 } from "../questions/question-record.ts";
-import { createServices } from "../wiring.ts";
+import { createAsker, createServices } from "../wiring.ts";
 import * as z from "../zod.ts";
 import type { DeliveringHandlerDeps } from "./handler-deps.ts";
 
@@ -40,7 +40,8 @@ export async function createAskHandler(
 ) {
   const services = createServices(config, "ask", observability, channels, aws);
   await services.ready();
-  const { askQuestion, now } = services;
+  const askQuestion = createAsker(services);
+  const { now } = services;
   return middy()
     .use(observability.middlewares)
     .handler(async (event: unknown, context: Context): Promise<{ questionId: string }> => {
