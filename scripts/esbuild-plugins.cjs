@@ -38,4 +38,32 @@ const mcpWithoutAjv = {
   },
 };
 
-module.exports = [zodWithoutLocales, mcpWithoutAjv];
+/**
+ * An AWS SDK client's schemas (`dist-es/schemas/schemas_0.js`) describe every operation of its API, each as
+ * an array whose HTTP binding is an object with a computed key (`{ [_h]: ["POST", "/path", 200] }`, `_h`
+ * being `const _h = "http"` of the same file). A computed key might run code, so esbuild keeps every such
+ * statement, and with it the shapes of every operation the function never calls: about 50 KB of the Lambda
+ * client's schemas for its three callback commands. Writing each key whose name is a string constant of
+ * the file as that string (`{ "http": … }`) changes nothing at run time and lets tree shaking drop them.
+ */
+const sdkSchemasWithLiteralKeys = {
+  name: "sdk-schemas-with-literal-keys",
+  setup(build) {
+    const { readFile } = require("node:fs/promises");
+    build.onLoad({ filter: /[\\/]@aws-sdk[\\/].+[\\/]schemas[\\/]schemas_\d+\.js$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      const strings = new Map();
+      for (const [, name, literal] of source.matchAll(/^const (_\w+) = ("(?:[^"\\\n]|\\.)*");$/gm)) {
+        strings.set(name, literal);
+      }
+      return {
+        contents: source.replace(/\[(_\w+)\]:/g, (key, name) =>
+          strings.has(name) ? `${strings.get(name)}:` : key,
+        ),
+        loader: "js",
+      };
+    });
+  },
+};
+
+module.exports = [zodWithoutLocales, mcpWithoutAjv, sdkSchemasWithLiteralKeys];
