@@ -202,6 +202,36 @@ describe("Lambda bundles", () => {
     }
   });
 
+  it("carry only what their function runs: the Lambda client's callback commands, the asker where asked", () => {
+    const askers = new Set(["questionsApi", "ask", "mcp", "durableAgent"]);
+    for (const fn of functions) {
+      const module = handlerModule(fn);
+      const sources = (JSON.parse(text(fn, `${module}.mjs.map`)) as { sources: string[] }).sources;
+      const code = text(fn, `${module}.mjs`);
+      if (fn.key !== "durableAgent") {
+        // The durable execution SDK import()s the whole Lambda client; only the durable agent needs either.
+        expect(
+          sources.filter((s) => /node_modules\/@aws\/durable-execution-sdk-js\//.test(s)),
+          fn.key,
+        ).toEqual([]);
+        expect(
+          sources.filter((s) =>
+            /node_modules\/@aws-sdk\/client-lambda\/dist-es\/(Lambda\.js|waiters|pagination)/.test(s),
+          ),
+          fn.key,
+        ).toEqual([]);
+        // scripts/esbuild-plugins.cjs: the schemas of operations no function calls are dropped (ListAliases').
+        expect(code, fn.key).not.toContain("/2015-03-31/functions/{FunctionName}/aliases");
+      }
+      expect(
+        sources.some((s) => s.endsWith("lib/app/ask-question.ts")),
+        fn.key,
+      ).toBe(askers.has(fn.key));
+      // The stored record's schema, with its descriptions, is read by the OpenAPI description alone.
+      expect(code.includes("Who may answer, platform-qualified"), fn.key).toBe(fn.key === "openApi");
+    }
+  });
+
   it("the import check names a package a bundle would load from node_modules", () => {
     const code =
       'import{a}from"node:fs";import{b}from"crypto";import{DynamoDBClient as c}from"@aws-sdk/client-dynamodb";';
