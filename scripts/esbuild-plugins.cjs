@@ -66,4 +66,38 @@ const sdkSchemasWithLiteralKeys = {
   },
 };
 
-module.exports = [zodWithoutLocales, mcpWithoutAjv, sdkSchemasWithLiteralKeys];
+/**
+ * The durable execution SDK (the durable agent's) loads the Lambda client with `import("@aws-sdk/client-lambda")`.
+ * A dynamic import hands over the package's whole namespace, so esbuild keeps every command, paginator and
+ * waiter of Lambda's API (≈ 90 KB, parsed at every start). That import is answered here by a module exporting
+ * only what the SDK reads from it (`module.LambdaClient`, `module.<Command>`, found in its source), each from
+ * its own file of the client: a name the SDK starts to use is found the same way, and one without such a file
+ * fails the build rather than the run.
+ */
+const durableSdkLambdaParts = {
+  name: "durable-sdk-lambda-parts",
+  setup(build) {
+    const { readFile } = require("node:fs/promises");
+    build.onResolve({ filter: /^@aws-sdk\/client-lambda$/ }, (args) =>
+      args.kind === "dynamic-import" && /[\\/]@aws[\\/]durable-execution-sdk-js[\\/]/.test(args.importer)
+        ? { path: args.importer, namespace: "durable-sdk-lambda-parts" }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "durable-sdk-lambda-parts" }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      const names = [...new Set([...source.matchAll(/\bmodule\.([A-Z]\w*)/g)].map((match) => match[1]))];
+      if (!names.includes("LambdaClient"))
+        throw new Error("the durable execution SDK no longer builds LambdaClient");
+      const file = (name) => (name === "LambdaClient" ? "LambdaClient.js" : `commands/${name}.js`);
+      return {
+        contents: names
+          .map((name) => `export { ${name} } from "@aws-sdk/client-lambda/dist-es/${file(name)}";`)
+          .join("\n"),
+        loader: "js",
+        resolveDir: require("node:path").dirname(args.path),
+      };
+    });
+  },
+};
+
+module.exports = [zodWithoutLocales, mcpWithoutAjv, sdkSchemasWithLiteralKeys, durableSdkLambdaParts];
