@@ -77,6 +77,10 @@ const sdkSchemasWithLiteralKeys = {
 const durableSdkLambdaParts = {
   name: "durable-sdk-lambda-parts",
   setup(build) {
+    // With the SDK left out of the bundle (the benchmark's other build), the package is loaded whole anyway,
+    // and its files could not be imported one by one (their own imports name no extensions).
+    const external = build.initialOptions.external ?? [];
+    if (external.some((pattern) => ["*", "@aws-sdk/*", "@aws-sdk/client-lambda"].includes(pattern))) return;
     const { readFile } = require("node:fs/promises");
     build.onResolve({ filter: /^@aws-sdk\/client-lambda$/ }, (args) =>
       args.kind === "dynamic-import" && /[\\/]@aws[\\/]durable-execution-sdk-js[\\/]/.test(args.importer)
