@@ -7,7 +7,7 @@
  */
 import { SSMProvider } from "@aws-lambda-powertools/parameters/ssm";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { LambdaClient } from "@aws-sdk/client-lambda";
+import { LambdaClient } from "@aws-sdk/client-lambda";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { SSMClient } from "@aws-sdk/client-ssm";
 import { createModelStep } from "./agent/model-step.ts";
@@ -25,8 +25,6 @@ import type { AnyChannel } from "./channels/channel-descriptor.ts";
 import type { ChatChannel } from "./channels/chat-channel.ts";
 import { createConsoleChannel } from "./channels/console-channel.ts";
 import type { Config } from "./config.ts";
-import { createDurableAskUser } from "./durable/ask-user.ts";
-import { createDurableAgent } from "./durable/durable-agent.ts";
 import { createEnvSecrets } from "./secrets/env-secrets.ts";
 import {
   type FunctionName,
@@ -219,17 +217,15 @@ export function createCoreServices(
       retentionSeconds: config.retentionSeconds,
     });
   // A question's waiter is a Step Functions task token or a durable execution's callback id (per record).
-  let lambda: Promise<LambdaClient> | undefined;
+  let lambda: LambdaClient | undefined;
   const callbacks =
     ports.callbacks ??
     createWaiterCallbacks({
       stepFunctions: createSfnTaskCallbacks(sfn),
       // Built on first use (lib/callbacks/durable-callbacks.ts): most functions never complete a callback.
       durable: createDurableCallbacks(() => {
-        lambda ??= import("./callbacks/lambda-sdk.ts").then((sdk) =>
-          capture(new sdk.LambdaClient(sdkConfig(aws, "lambda"))),
-        );
-        return lambda;
+        lambda ??= capture(new LambdaClient(sdkConfig(aws, "lambda")));
+        return Promise.resolve(lambda);
       }),
     });
   const resolve = createResolveQuestion({ store, callbacks, now: clock, telemetry });
@@ -294,18 +290,10 @@ export function createServices(
   const sleep = ports.sleep ?? systemSleep;
   const links = createLinks(config, secrets, secretNames);
   const channels = createChannels(fn, descriptors, { config, secrets, links, telemetry, aws, now });
-  const askQuestion = createAskQuestion({
-    store,
-    channels,
-    callbacks,
-    limits: config.limits,
-    defaultRemindAfterSeconds: config.remindAfterSeconds,
-    now,
-    telemetry,
-  });
   const waitForQuestion = createWaitForQuestion({ store, now, sleep });
-  // The use cases only one function runs (the question API, the chat pipeline, the timers, the run-status
-  // consumer) are built in its handler (lib/handlers/), so no other bundle carries them.
+  // The use cases only some functions run (asking: createAsker; the question API, the chat pipeline, the
+  // timers, the run-status consumer: in their handlers, lib/handlers/) are built there, so no other bundle
+  // carries them.
   return {
     config,
     secrets,
@@ -326,9 +314,26 @@ export function createServices(
     aws,
     /** The question timers given in place of the deployment's (ServicePorts); absent, built from config. */
     timers: ports.timers,
-    askQuestion,
     resolve,
   };
+}
+
+/**
+ * The ask use case, for the functions that ask (the question API, the ask task, /mcp, the durable agent):
+ * apart from createServices, so the other bundles carry neither it nor the ask_user argument schema it checks
+ * requests with.
+ */
+export function createAsker(services: ReturnType<typeof createServices>) {
+  const { store, channels, callbacks, config, now, telemetry } = services;
+  return createAskQuestion({
+    store,
+    channels,
+    callbacks,
+    limits: config.limits,
+    defaultRemindAfterSeconds: config.remindAfterSeconds,
+    now,
+    telemetry,
+  });
 }
 
 /**
@@ -361,7 +366,7 @@ export function createModelStepService(
 }
 
 /** The model a run names, as a provider: for the two agents (modelStep and durableAgent) only. */
-function createProviderFor(secrets: Secrets, observability: Observability) {
+export function createProviderFor(secrets: Secrets, observability: Observability) {
   return createModelProviders({
     secrets,
     now,
@@ -370,27 +375,4 @@ function createProviderFor(secrets: Secrets, observability: Observability) {
     // Provider, attempt, status, wait and the (redacted) reason: never the request, a body or the key.
     onRetry: (info) => observability.logger.warn("model call retried", { ...info }),
   });
-}
-
-/**
- * The reference durable agent (functions/durable-agent.ts): asks and delivers as the ask task does, and
- * calls the model its input names, as the modelStep function does.
- *
- * @example
- * const durableAgent = createDurableAgentService(loadConfig(), createUntracedObservability("durableAgent"), CHANNELS);
- */
-export function createDurableAgentService(
-  config: Config,
-  observability: Observability,
-  descriptors: readonly AnyChannel[],
-  aws?: AwsClientSettings,
-) {
-  const services = createServices(config, "durableAgent", observability, descriptors, aws);
-  const agent = createDurableAgent({
-    askUser: createDurableAskUser({ askQuestion: services.askQuestion, limits: config.limits }),
-    limits: config.limits,
-    providerFor: createProviderFor(services.secrets, observability),
-    now,
-  });
-  return { agent, ready: services.ready };
 }

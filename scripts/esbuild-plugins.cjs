@@ -38,4 +38,70 @@ const mcpWithoutAjv = {
   },
 };
 
-module.exports = [zodWithoutLocales, mcpWithoutAjv];
+/**
+ * An AWS SDK client's schemas (`dist-es/schemas/schemas_0.js`) describe every operation of its API, each as
+ * an array whose HTTP binding is an object with a computed key (`{ [_h]: ["POST", "/path", 200] }`, `_h`
+ * being `const _h = "http"` of the same file). A computed key might run code, so esbuild keeps every such
+ * statement, and with it the shapes of every operation the function never calls: about 50 KB of the Lambda
+ * client's schemas for its three callback commands. Writing each key whose name is a string constant of
+ * the file as that string (`{ "http": … }`) changes nothing at run time and lets tree shaking drop them.
+ */
+const sdkSchemasWithLiteralKeys = {
+  name: "sdk-schemas-with-literal-keys",
+  setup(build) {
+    const { readFile } = require("node:fs/promises");
+    build.onLoad({ filter: /[\\/]@aws-sdk[\\/].+[\\/]schemas[\\/]schemas_\d+\.js$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      const strings = new Map();
+      for (const [, name, literal] of source.matchAll(/^const (_\w+) = ("(?:[^"\\\n]|\\.)*");$/gm)) {
+        strings.set(name, literal);
+      }
+      return {
+        contents: source.replace(/\[(_\w+)\]:/g, (key, name) =>
+          strings.has(name) ? `${strings.get(name)}:` : key,
+        ),
+        loader: "js",
+      };
+    });
+  },
+};
+
+/**
+ * The durable execution SDK (the durable agent's) loads the Lambda client with `import("@aws-sdk/client-lambda")`.
+ * A dynamic import hands over the package's whole namespace, so esbuild keeps every command, paginator and
+ * waiter of Lambda's API (≈ 90 KB, parsed at every start). That import is answered here by a module exporting
+ * only what the SDK reads from it (`module.LambdaClient`, `module.<Command>`, found in its source), each from
+ * its own file of the client: a name the SDK starts to use is found the same way, and one without such a file
+ * fails the build rather than the run.
+ */
+const durableSdkLambdaParts = {
+  name: "durable-sdk-lambda-parts",
+  setup(build) {
+    // With the SDK left out of the bundle (the benchmark's other build), the package is loaded whole anyway,
+    // and its files could not be imported one by one (their own imports name no extensions).
+    const external = build.initialOptions.external ?? [];
+    if (external.some((pattern) => ["*", "@aws-sdk/*", "@aws-sdk/client-lambda"].includes(pattern))) return;
+    const { readFile } = require("node:fs/promises");
+    build.onResolve({ filter: /^@aws-sdk\/client-lambda$/ }, (args) =>
+      args.kind === "dynamic-import" && /[\\/]@aws[\\/]durable-execution-sdk-js[\\/]/.test(args.importer)
+        ? { path: args.importer, namespace: "durable-sdk-lambda-parts" }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "durable-sdk-lambda-parts" }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      const names = [...new Set([...source.matchAll(/\bmodule\.([A-Z]\w*)/g)].map((match) => match[1]))];
+      if (!names.includes("LambdaClient"))
+        throw new Error("the durable execution SDK no longer builds LambdaClient");
+      const file = (name) => (name === "LambdaClient" ? "LambdaClient.js" : `commands/${name}.js`);
+      return {
+        contents: names
+          .map((name) => `export { ${name} } from "@aws-sdk/client-lambda/dist-es/${file(name)}";`)
+          .join("\n"),
+        loader: "js",
+        resolveDir: require("node:path").dirname(args.path),
+      };
+    });
+  },
+};
+
+module.exports = [zodWithoutLocales, mcpWithoutAjv, sdkSchemasWithLiteralKeys, durableSdkLambdaParts];

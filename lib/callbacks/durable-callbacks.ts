@@ -1,4 +1,9 @@
-import type { LambdaClient } from "@aws-sdk/client-lambda";
+import {
+  type LambdaClient,
+  SendDurableExecutionCallbackFailureCommand,
+  SendDurableExecutionCallbackHeartbeatCommand,
+  SendDurableExecutionCallbackSuccessCommand,
+} from "@aws-sdk/client-lambda";
 import { type CallbackOutcome, FinalCallbackError, type TaskCallbacks } from "./task-callbacks.ts";
 
 /** The callback has ended: it timed out or was completed (CallbackTimeoutException), or its execution is gone. */
@@ -18,12 +23,6 @@ const FINAL_ERRORS = new Set([
 ]);
 
 /**
- * The Lambda client SDK's callback commands, loaded on first use: most questions are waited on by Step
- * Functions runs, and every function that closes questions would otherwise evaluate them at cold start.
- */
-const lambdaSdk = () => import("./lambda-sdk.ts");
-
-/**
  * TaskCallbacks on Lambda's durable-execution callback API, for questions a durable function waits on with
  * `context.waitForCallback` (lib/durable/ask-user.ts): SendDurableExecutionCallbackSuccess / Failure /
  * Heartbeat, taking the callback id where the Step Functions adapter takes a task token. An ended callback
@@ -34,12 +33,10 @@ const lambdaSdk = () => import("./lambda-sdk.ts");
  * const durable = createDurableCallbacks(async () => new LambdaClient({}));
  */
 export function createDurableCallbacks(client: () => Promise<LambdaClient>): TaskCallbacks {
-  async function send(
-    call: (lambda: LambdaClient, sdk: Awaited<ReturnType<typeof lambdaSdk>>) => Promise<unknown>,
-  ): Promise<CallbackOutcome> {
-    const [lambda, sdk] = await Promise.all([client(), lambdaSdk()]);
+  async function send(call: (lambda: LambdaClient) => Promise<unknown>): Promise<CallbackOutcome> {
+    const lambda = await client();
     try {
-      await call(lambda, sdk);
+      await call(lambda);
       return "resumed";
     } catch (error) {
       if (error instanceof Error && ENDED_ERRORS.has(error.name)) return "not_waiting";
@@ -51,18 +48,18 @@ export function createDurableCallbacks(client: () => Promise<LambdaClient>): Tas
   }
   return {
     succeed: (callbackId, result) =>
-      send((lambda, sdk) =>
+      send((lambda) =>
         lambda.send(
-          new sdk.SendDurableExecutionCallbackSuccessCommand({
+          new SendDurableExecutionCallbackSuccessCommand({
             CallbackId: callbackId,
             Result: new TextEncoder().encode(JSON.stringify(result)),
           }),
         ),
       ),
     fail: (callbackId, error, cause) =>
-      send((lambda, sdk) =>
+      send((lambda) =>
         lambda.send(
-          new sdk.SendDurableExecutionCallbackFailureCommand({
+          new SendDurableExecutionCallbackFailureCommand({
             CallbackId: callbackId,
             // The error name rides in ErrorData too: lib/durable/ask-user.ts reads it from either.
             Error: { ErrorType: error, ErrorMessage: cause, ErrorData: error },
@@ -70,8 +67,8 @@ export function createDurableCallbacks(client: () => Promise<LambdaClient>): Tas
         ),
       ),
     heartbeat: (callbackId) =>
-      send((lambda, sdk) =>
-        lambda.send(new sdk.SendDurableExecutionCallbackHeartbeatCommand({ CallbackId: callbackId })),
+      send((lambda) =>
+        lambda.send(new SendDurableExecutionCallbackHeartbeatCommand({ CallbackId: callbackId })),
       ),
   };
 }

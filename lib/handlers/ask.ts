@@ -13,7 +13,7 @@ import {
   quorumSchema,
   remindAfterSecondsSchema,
 } from "../questions/question-record.ts";
-import { createServices } from "../wiring.ts";
+import { createAsker, createServices } from "../wiring.ts";
 import * as z from "../zod.ts";
 import type { DeliveringHandlerDeps } from "./handler-deps.ts";
 
@@ -45,7 +45,8 @@ export async function createAskHandler(
 ) {
   const services = createServices(config, "ask", observability, channels, aws, ports);
   await services.ready();
-  const { askQuestion, now } = services;
+  const askQuestion = createAsker(services);
+  const { now } = services;
   return middy()
     .use(observability.middlewares)
     .handler(async (event: unknown, context: Context): Promise<{ questionId: string }> => {

@@ -5,7 +5,7 @@ import type { Config } from "../config.ts";
 import { apiKeyAuth, httpErrors } from "../http/middlewares.ts";
 import { createMcpHttp } from "../mcp/mcp-http.ts";
 import { createMcpTools } from "../mcp/mcp-tools.ts";
-import { createServices } from "../wiring.ts";
+import { createAsker, createServices } from "../wiring.ts";
 import type { DeliveringHandlerDeps } from "./handler-deps.ts";
 
 export async function createMcpHandler(
@@ -14,7 +14,8 @@ export async function createMcpHandler(
 ) {
   const services = createServices(config, "mcp", observability, channels, aws, ports);
   await services.ready();
-  const { keyring, askQuestion, resolve, waitForQuestion } = services;
+  const askQuestion = createAsker(services);
+  const { keyring, resolve, waitForQuestion } = services;
   const tools = createMcpTools({
     askQuestion,
     resolve,

@@ -4,7 +4,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import type { Config } from "../config.ts";
 import { apiKeyAuth, httpErrors } from "../http/middlewares.ts";
 import { createQuestionApi } from "../http/question-api.ts";
-import { createServices } from "../wiring.ts";
+import { createAsker, createServices } from "../wiring.ts";
 import type { DeliveringHandlerDeps } from "./handler-deps.ts";
 
 export async function createQuestionsApiHandler(
@@ -13,7 +13,8 @@ export async function createQuestionsApiHandler(
 ) {
   const services = createServices(config, "questionsApi", observability, channels, aws, ports);
   await services.ready();
-  const { keyring, store, askQuestion, resolve, waitForQuestion, links, now } = services;
+  const askQuestion = createAsker(services);
+  const { keyring, store, resolve, waitForQuestion, links, now } = services;
   const questionApi = createQuestionApi({
     store,
     askQuestion,

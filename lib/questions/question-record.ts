@@ -183,78 +183,90 @@ const about = <T extends z.ZodMiniType>(schema: T, text: string): T => schema.ch
  * The question record as the store returns it and the API shows it (GET /questions/{id}, listings, events).
  * The record's type is inferred from it, so the API's description cannot drift from what is stored; each
  * optional field is absent (never `undefined`) when it does not apply.
+ *
+ * Only the OpenAPI description reads the schema itself; built by a call marked pure, it is left out of (and
+ * not built at the start of) every other bundle, which its descriptions' method calls would otherwise keep.
  */
-export const questionRecordSchema = z.object({
-  id: z.string().check(z.regex(RECORD_ID_PATTERN)),
-  status: about(
-    questionStatusSchema,
-    "pending until the question ends; a pending question past its deadline reads as expired.",
-  ),
-  questions: about(z.array(questionSchema), "The questions in canonical form."),
-  owner: about(z.string(), "Who may answer, platform-qualified (telegram:42, slack:T1:U1, web:alice)."),
-  sessionKey: z.exactOptional(z.string()),
-  agentId: z.exactOptional(z.string()),
-  runId: z.exactOptional(z.string()),
-  deliveries: about(z.array(deliverySchema), "One per target; messageId once the platform took the post."),
-  createdAtMs: z.int(),
-  expiresAtMs: about(z.int(), "The deadline, epoch milliseconds."),
-  answers: z.exactOptional(answersSchema),
-  /**
-   * What the owner has chosen so far in a chat's stepper (one question at a time), by question id. Never an
-   * answer: the last step submits all of them through the answer path, which alone sets `answers`. Shown
-   * only while the question is pending; an answer or a cancel removes it from the item.
-   */
-  draft: z.exactOptional(
-    about(answersSchema, "While pending: what the person has chosen so far in a chat's stepper."),
-  ),
-  /**
-   * The stepper's step on screen when the draft was last written (a step answered, Back): a plain typed line
-   * answers that question, not the first one the draft has no value for.
-   */
-  step: z.exactOptional(about(z.int().check(z.gte(0)), "While pending: the stepper's question on screen.")),
-  /** Set when cancelled: `cancelled` or `skipped`. */
-  reason: z.exactOptional(cancelReasonSchema),
-  resolvedBy: z.exactOptional(
-    about(z.string(), "Who ended it (telegram:42, web:alice, api:<resolvedBy>, …)."),
-  ),
-  /** The name of the API key a question API answer or cancel (or an MCP cancel) came with. */
-  resolvedByKey: z.exactOptional(
-    about(z.string(), "The API key an answer or cancel over the API came with."),
-  ),
-  resolvedAtMs: z.exactOptional(z.int()),
-  /**
-   * Who asked: `api:<key name>` (the question API and /mcp, lib/auth/api-keys.ts) or `run` (an AskUser task,
-   * a durable run). An `ask` key sees only the questions it asked; an `answer` key answers any but those.
-   */
-  askedBy: z.exactOptional(about(z.string(), "api:<key name>, or run. Not in a listing.")),
-  /**
-   * The person on whose behalf the agent asked (an owner-form identity, given by the caller, never the model):
-   * that person may never answer or skip it, even as its owner or escalation owner (separation of duties).
-   */
-  requestedBy: z.exactOptional(about(z.string(), "Who the agent asks for; they may never answer it.")),
-  context: z.exactOptional(
-    about(z.string(), "Who is asking and why, in the caller's words: shown above the questions everywhere."),
-  ),
-  /** Reminders, in seconds after `createdAtMs` (lib/app/fire-question-timer.ts). */
-  remindAfterSeconds: z.exactOptional(remindAfterSecondsSchema),
-  /** A second person who may answer from `createdAtMs + afterSeconds * 1000`, and where they are asked. */
-  escalate: z.exactOptional(escalationSchema),
-  /**
-   * Who may answer, and from when: the owner from the start, then the escalation owner. Shown on a record
-   * read by id; a pending listing leaves it out (the pending indexes do not carry the escalation).
-   */
-  answerers: z.exactOptional(about(z.array(answererSchema), "Who may answer, from when. Not in a listing.")),
-  /** How many agreeing answers close it; present only when more than one (lib/questions/votes.ts). */
-  quorum: z.exactOptional(
-    about(z.int().check(z.gte(2)), "Agreeing answers needed to close it; absent: the first answer closes."),
-  ),
-  /** The votes so far (present with `quorum`): one per person, in the order they were counted. */
-  votes: z.exactOptional(
-    about(z.array(voteSchema), "With quorum: each person's answers (or skip), in order."),
-  ),
-  /** Where its result is POSTed, signed, when it ends (lib/notify). */
-  notify: z.exactOptional(z.object({ url: z.string() })),
-});
+export const questionRecordSchema = /* @__PURE__ */ recordSchema();
+
+function recordSchema() {
+  return z.object({
+    id: z.string().check(z.regex(RECORD_ID_PATTERN)),
+    status: about(
+      questionStatusSchema,
+      "pending until the question ends; a pending question past its deadline reads as expired.",
+    ),
+    questions: about(z.array(questionSchema), "The questions in canonical form."),
+    owner: about(z.string(), "Who may answer, platform-qualified (telegram:42, slack:T1:U1, web:alice)."),
+    sessionKey: z.exactOptional(z.string()),
+    agentId: z.exactOptional(z.string()),
+    runId: z.exactOptional(z.string()),
+    deliveries: about(z.array(deliverySchema), "One per target; messageId once the platform took the post."),
+    createdAtMs: z.int(),
+    expiresAtMs: about(z.int(), "The deadline, epoch milliseconds."),
+    answers: z.exactOptional(answersSchema),
+    /**
+     * What the owner has chosen so far in a chat's stepper (one question at a time), by question id. Never an
+     * answer: the last step submits all of them through the answer path, which alone sets `answers`. Shown
+     * only while the question is pending; an answer or a cancel removes it from the item.
+     */
+    draft: z.exactOptional(
+      about(answersSchema, "While pending: what the person has chosen so far in a chat's stepper."),
+    ),
+    /**
+     * The stepper's step on screen when the draft was last written (a step answered, Back): a plain typed line
+     * answers that question, not the first one the draft has no value for.
+     */
+    step: z.exactOptional(about(z.int().check(z.gte(0)), "While pending: the stepper's question on screen.")),
+    /** Set when cancelled: `cancelled` or `skipped`. */
+    reason: z.exactOptional(cancelReasonSchema),
+    resolvedBy: z.exactOptional(
+      about(z.string(), "Who ended it (telegram:42, web:alice, api:<resolvedBy>, …)."),
+    ),
+    /** The name of the API key a question API answer or cancel (or an MCP cancel) came with. */
+    resolvedByKey: z.exactOptional(
+      about(z.string(), "The API key an answer or cancel over the API came with."),
+    ),
+    resolvedAtMs: z.exactOptional(z.int()),
+    /**
+     * Who asked: `api:<key name>` (the question API and /mcp, lib/auth/api-keys.ts) or `run` (an AskUser task,
+     * a durable run). An `ask` key sees only the questions it asked; an `answer` key answers any but those.
+     */
+    askedBy: z.exactOptional(about(z.string(), "api:<key name>, or run. Not in a listing.")),
+    /**
+     * The person on whose behalf the agent asked (an owner-form identity, given by the caller, never the model):
+     * that person may never answer or skip it, even as its owner or escalation owner (separation of duties).
+     */
+    requestedBy: z.exactOptional(about(z.string(), "Who the agent asks for; they may never answer it.")),
+    context: z.exactOptional(
+      about(
+        z.string(),
+        "Who is asking and why, in the caller's words: shown above the questions everywhere.",
+      ),
+    ),
+    /** Reminders, in seconds after `createdAtMs` (lib/app/fire-question-timer.ts). */
+    remindAfterSeconds: z.exactOptional(remindAfterSecondsSchema),
+    /** A second person who may answer from `createdAtMs + afterSeconds * 1000`, and where they are asked. */
+    escalate: z.exactOptional(escalationSchema),
+    /**
+     * Who may answer, and from when: the owner from the start, then the escalation owner. Shown on a record
+     * read by id; a pending listing leaves it out (the pending indexes do not carry the escalation).
+     */
+    answerers: z.exactOptional(
+      about(z.array(answererSchema), "Who may answer, from when. Not in a listing."),
+    ),
+    /** How many agreeing answers close it; present only when more than one (lib/questions/votes.ts). */
+    quorum: z.exactOptional(
+      about(z.int().check(z.gte(2)), "Agreeing answers needed to close it; absent: the first answer closes."),
+    ),
+    /** The votes so far (present with `quorum`): one per person, in the order they were counted. */
+    votes: z.exactOptional(
+      about(z.array(voteSchema), "With quorum: each person's answers (or skip), in order."),
+    ),
+    /** Where its result is POSTed, signed, when it ends (lib/notify). */
+    notify: z.exactOptional(z.object({ url: z.string() })),
+  });
+}
 export type QuestionRecord = z.infer<typeof questionRecordSchema>;
 
 /** When the escalation owner may answer (and is sent the question); undefined without an escalation. */

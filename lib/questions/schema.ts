@@ -90,108 +90,124 @@ function described<T extends z.ZodMiniType>(schema: T, description: string): T {
   return schema;
 }
 
-const optionArgSchema = z.strictObject(
-  {
-    label: described(
-      nonBlankString("label").check(
-        z.regex(LABEL_LENGTH, {
-          error: `label must be at most ${MAX_LABEL_UNITS} characters after trimming`,
-        }),
-        z.regex(NOT_OTHER, {
-          error: 'do not add an "Other" option: free text is always allowed and offered automatically',
-        }),
+/**
+ * The ask_user arguments as the model sends them (before trimming, truncation and clamping).
+ *
+ * Built by a call marked pure, as is `questionSchema`: their checks and descriptions are method calls and
+ * registry entries, which esbuild must keep wherever the module goes unless told the whole construction is
+ * pure, so without it every bundle built them at start — even those that never ask (the webhooks, the answer
+ * page). Where they are used they are still built when the module loads.
+ */
+export const askUserArgsSchema = /* @__PURE__ */ askUserArgs();
+
+function askUserArgs() {
+  const optionArgSchema = z.strictObject(
+    {
+      label: described(
+        nonBlankString("label").check(
+          z.regex(LABEL_LENGTH, {
+            error: `label must be at most ${MAX_LABEL_UNITS} characters after trimming`,
+          }),
+          z.regex(NOT_OTHER, {
+            error: 'do not add an "Other" option: free text is always allowed and offered automatically',
+          }),
+        ),
+        "The choice as the user sees it. Put the recommended option first, with ' (Recommended)'.",
       ),
-      "The choice as the user sees it. Put the recommended option first, with ' (Recommended)'.",
-    ),
-    description: described(
-      z.nullish(
+      description: described(
+        z.nullish(
+          z
+            .string({ error: "description must be a string" })
+            .check(...trimmedMaxLength("description", MAX_DESCRIPTION_UNITS)),
+        ),
+        "Optional one-line explanation of the option.",
+      ),
+    },
+    { error: "each option must be an object {label, description?}" },
+  );
+
+  const questionArgSchema = z.strictObject(
+    {
+      id: described(
+        z.string({ error: typeError("id", "a string") }).check(
+          z.regex(QUESTION_ID_CHARACTERS, {
+            error:
+              "id must start with a lowercase letter and contain only a-z, 0-9 and _ (e.g. deploy_target)",
+          }),
+          z.maxLength(MAX_QUESTION_ID_UNITS, {
+            error: `id must be at most ${MAX_QUESTION_ID_UNITS} characters`,
+          }),
+        ),
+        "Short unique key for this question, e.g. deploy_target. The answers are keyed by it.",
+      ),
+      header: described(
+        nonBlankString("header"),
+        `Very short label shown above the question (cut to ${MAX_HEADER_UNITS} characters).`,
+      ),
+      question: described(
+        nonBlankString("question").check(...trimmedMaxLength("question", MAX_QUESTION_UNITS)),
+        "The complete question, one sentence.",
+      ),
+      options: described(
         z
-          .string({ error: "description must be a string" })
-          .check(...trimmedMaxLength("description", MAX_DESCRIPTION_UNITS)),
+          .array(optionArgSchema, { error: typeError("options", "an array") })
+          .check(
+            z.minLength(MIN_OPTIONS, { error: `give at least ${MIN_OPTIONS} options` }),
+            z.maxLength(MAX_OPTIONS, { error: `give at most ${MAX_OPTIONS} options` }),
+          ),
+        `${MIN_OPTIONS}-${MAX_OPTIONS} distinct choices. Never add an "Other" option.`,
       ),
-      "Optional one-line explanation of the option.",
-    ),
-  },
-  { error: "each option must be an object {label, description?}" },
-);
-
-const questionArgSchema = z.strictObject(
-  {
-    id: described(
-      z.string({ error: typeError("id", "a string") }).check(
-        z.regex(QUESTION_ID_CHARACTERS, {
-          error: "id must start with a lowercase letter and contain only a-z, 0-9 and _ (e.g. deploy_target)",
-        }),
-        z.maxLength(MAX_QUESTION_ID_UNITS, {
-          error: `id must be at most ${MAX_QUESTION_ID_UNITS} characters`,
-        }),
+      multiSelect: described(
+        z.nullish(z.boolean({ error: "multiSelect must be true or false" })),
+        "true only when several options may be chosen together.",
       ),
-      "Short unique key for this question, e.g. deploy_target. The answers are keyed by it.",
-    ),
-    header: described(
-      nonBlankString("header"),
-      `Very short label shown above the question (cut to ${MAX_HEADER_UNITS} characters).`,
-    ),
-    question: described(
-      nonBlankString("question").check(...trimmedMaxLength("question", MAX_QUESTION_UNITS)),
-      "The complete question, one sentence.",
-    ),
-    options: described(
-      z
-        .array(optionArgSchema, { error: typeError("options", "an array") })
-        .check(
-          z.minLength(MIN_OPTIONS, { error: `give at least ${MIN_OPTIONS} options` }),
-          z.maxLength(MAX_OPTIONS, { error: `give at most ${MAX_OPTIONS} options` }),
-        ),
-      `${MIN_OPTIONS}-${MAX_OPTIONS} distinct choices. Never add an "Other" option.`,
-    ),
-    multiSelect: described(
-      z.nullish(z.boolean({ error: "multiSelect must be true or false" })),
-      "true only when several options may be chosen together.",
-    ),
-  },
-  { error: "each question must be an object {id, header, question, options, multiSelect?}" },
-);
+    },
+    { error: "each question must be an object {id, header, question, options, multiSelect?}" },
+  );
 
-/** The ask_user arguments as the model sends them (before trimming, truncation and clamping). */
-export const askUserArgsSchema = z.strictObject(
-  {
-    questions: described(
-      z
-        .array(questionArgSchema, { error: typeError("questions", "an array") })
-        .check(
-          z.minLength(1, { error: "ask at least 1 question" }),
-          z.maxLength(MAX_QUESTIONS, { error: `ask at most ${MAX_QUESTIONS} questions in one call` }),
-        ),
-      `1-${MAX_QUESTIONS} questions. Usually one; several only when the answers must come together.`,
-    ),
-    timeoutSeconds: described(
-      z.nullish(z.int({ error: "timeoutSeconds must be a whole number of seconds" })),
-      `How long to wait for the answer, in seconds (default ${DEFAULT_TIMEOUT_SECONDS}, ` +
-        `clamped to ${MIN_TIMEOUT_SECONDS}-${MAX_TIMEOUT_SECONDS}).`,
-    ),
-  },
-  { error: "the arguments must be an object {questions, timeoutSeconds?}" },
-);
+  return z.strictObject(
+    {
+      questions: described(
+        z
+          .array(questionArgSchema, { error: typeError("questions", "an array") })
+          .check(
+            z.minLength(1, { error: "ask at least 1 question" }),
+            z.maxLength(MAX_QUESTIONS, { error: `ask at most ${MAX_QUESTIONS} questions in one call` }),
+          ),
+        `1-${MAX_QUESTIONS} questions. Usually one; several only when the answers must come together.`,
+      ),
+      timeoutSeconds: described(
+        z.nullish(z.int({ error: "timeoutSeconds must be a whole number of seconds" })),
+        `How long to wait for the answer, in seconds (default ${DEFAULT_TIMEOUT_SECONDS}, ` +
+          `clamped to ${MIN_TIMEOUT_SECONDS}-${MAX_TIMEOUT_SECONDS}).`,
+      ),
+    },
+    { error: "the arguments must be an object {questions, timeoutSeconds?}" },
+  );
+}
 
 export type AskUserArgs = z.input<typeof askUserArgsSchema>;
 
 /** A question in canonical form: what is stored, delivered and returned by the API. */
-export const questionSchema = z.strictObject({
-  id: z.string().check(z.regex(QUESTION_ID_PATTERN)),
-  header: z.string().check(z.minLength(1), z.maxLength(MAX_HEADER_UNITS)),
-  question: z.string().check(z.minLength(1), z.maxLength(MAX_QUESTION_UNITS)),
-  options: z
-    .array(
-      z.strictObject({
-        label: z.string().check(z.minLength(1), z.maxLength(MAX_LABEL_UNITS)),
-        description: z.optional(z.string().check(z.maxLength(MAX_DESCRIPTION_UNITS))),
-      }),
-    )
-    .check(z.minLength(MIN_OPTIONS), z.maxLength(MAX_OPTIONS)),
-  multiSelect: z.optional(z.literal(true)),
-  allowOther: z.literal(true),
-});
+export const questionSchema = /* @__PURE__ */ canonicalQuestion();
+
+function canonicalQuestion() {
+  return z.strictObject({
+    id: z.string().check(z.regex(QUESTION_ID_PATTERN)),
+    header: z.string().check(z.minLength(1), z.maxLength(MAX_HEADER_UNITS)),
+    question: z.string().check(z.minLength(1), z.maxLength(MAX_QUESTION_UNITS)),
+    options: z
+      .array(
+        z.strictObject({
+          label: z.string().check(z.minLength(1), z.maxLength(MAX_LABEL_UNITS)),
+          description: z.optional(z.string().check(z.maxLength(MAX_DESCRIPTION_UNITS))),
+        }),
+      )
+      .check(z.minLength(MIN_OPTIONS), z.maxLength(MAX_OPTIONS)),
+    multiSelect: z.optional(z.literal(true)),
+    allowOther: z.literal(true),
+  });
+}
 
 export type Question = z.infer<typeof questionSchema>;
 export type QuestionOption = Question["options"][number];

@@ -44,12 +44,18 @@ export const PAGE_TEXT = {
     "Skip the whole prompt? The answers you chose here will not be sent. Press Skip again to skip.",
 } as const;
 
+/**
+ * 4000 → "4,000". Not `toLocaleString`: its first call loads ICU's number formatting, some 10 ms of CPU that
+ * every cold start of the answer page would pay for this one sentence.
+ */
+const withThousands = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, ",");
+
 const PROBLEM_TEXT: Record<FieldProblem, string> = {
   missing: "Choose an option or write your own answer.",
   other_empty: "Write your own answer, or choose one of the options.",
   both: "Choose an option or write your own answer, not both.",
   too_many: "Choose only one option.",
-  too_long: `Your answer is too long: at most ${MAX_ANSWER_VALUE_UNITS.toLocaleString("en-US")} characters.`,
+  too_long: `Your answer is too long: at most ${withThousands(MAX_ANSWER_VALUE_UNITS)} characters.`,
 };
 
 const NOT_ACCEPTED = "This answer was not accepted";

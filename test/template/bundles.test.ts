@@ -36,7 +36,10 @@ import {
  * every SES operation, which the SDK cannot drop) then took every delivering function up by that much; the
  * stream consumer's and each handler's own use cases moved out of the shared wiring so that every other
  * bundle stays under 1,024 KB, but the durable agent, which alone carries the durable execution SDK and the
- * whole Lambda client it needs (≈ 210 KB), does not: it has its own budget, DURABLE_AGENT_BUDGET_BYTES.)
+ * whole Lambda client it needs (≈ 210 KB), does not: it has its own budget, DURABLE_AGENT_BUDGET_BYTES.
+ * Since scripts/esbuild-plugins.cjs lets esbuild drop the schemas of the SDK operations no function calls and
+ * hands the durable SDK only the Lambda client's parts it uses, and the shared wiring no longer imports the
+ * durable SDK, the others are 722–832 KB and the durable agent about 880 KB.)
  */
 const BUNDLE_BUDGET_BYTES = 1024 * 1024;
 /** The durable agent's (above): 1,024 KB plus the SES client's ≈ 62 KB, rounded up to 64 KB. */
@@ -74,6 +77,12 @@ function importedPackages(code: string): string[] {
   const specifiers = [...code.matchAll(statements)].map((match) => match[1] ?? "");
   return [...new Set(specifiers)].filter((name) => !name.startsWith("node:") && !builtins.has(name));
 }
+
+/** The parts of the Lambda client that only its whole namespace brings: the aggregated client, paginators, waiters. */
+const wholeLambdaClient = (sources: string[]) =>
+  sources.filter((s) =>
+    /node_modules\/@aws-sdk\/client-lambda\/dist-es\/(Lambda\.js|waiters|pagination)/.test(s),
+  );
 
 let template: CfnTemplate;
 let functions: PackagedFunction[];
@@ -115,6 +124,12 @@ describe("Lambda bundles", () => {
       expect(
         bundleBudgetProblems({ durableAgent: jsBytes(durableAgent) }, DURABLE_AGENT_BUDGET_BYTES),
       ).toEqual([]);
+      // The durable execution SDK's import() of the Lambda client gets only the parts it uses
+      // (scripts/esbuild-plugins.cjs), not every command, paginator and waiter.
+      const map = JSON.parse(text(durableAgent, `${handlerModule(durableAgent)}.mjs.map`)) as {
+        sources: string[];
+      };
+      expect(wholeLambdaClient(map.sources)).toEqual([]);
     },
     PACKAGE_TIMEOUT_MS,
   );
@@ -199,6 +214,31 @@ describe("Lambda bundles", () => {
         expect(files, `${key}: ${channel}`).toContain(`${channel}-channel.ts`);
         expect(files, `${key}: ${channel}`).not.toContain(`${channel}-webhook.ts`);
       }
+    }
+  });
+
+  it("carry only what their function runs: the Lambda client's callback commands, the asker where asked", () => {
+    const askers = new Set(["questionsApi", "ask", "mcp", "durableAgent"]);
+    for (const fn of functions) {
+      const module = handlerModule(fn);
+      const sources = (JSON.parse(text(fn, `${module}.mjs.map`)) as { sources: string[] }).sources;
+      const code = text(fn, `${module}.mjs`);
+      expect(wholeLambdaClient(sources), fn.key).toEqual([]);
+      if (fn.key !== "durableAgent") {
+        // Only the durable agent needs the durable execution SDK.
+        expect(
+          sources.filter((s) => /node_modules\/@aws\/durable-execution-sdk-js\//.test(s)),
+          fn.key,
+        ).toEqual([]);
+        // scripts/esbuild-plugins.cjs: the schemas of operations no function calls are dropped (ListAliases').
+        expect(code, fn.key).not.toContain("/2015-03-31/functions/{FunctionName}/aliases");
+      }
+      expect(
+        sources.some((s) => s.endsWith("lib/app/ask-question.ts")),
+        fn.key,
+      ).toBe(askers.has(fn.key));
+      // The stored record's schema, with its descriptions, is read by the OpenAPI description alone.
+      expect(code.includes("Who may answer, platform-qualified"), fn.key).toBe(fn.key === "openApi");
     }
   });
 
