@@ -164,7 +164,8 @@ export function createResolveQuestion(deps: ResolveDeps) {
     for (let attempt = 0; attempt < MAX_VOTE_ATTEMPTS; attempt++) {
       const votes = record.votes ?? [];
       if (hasVoted(votes, by)) throw new AlreadyAnsweredError(record.id, by);
-      const counted = [...votes, { by, ...cast, atMs: now() }];
+      const key = options.resolvedByKey;
+      const counted = [...votes, { by, ...cast, atMs: now(), ...(key !== undefined && { key }) }];
       const decided = tally(counted, record.quorum ?? 1, votersOf(record));
       const who = { resolvedBy: options.resolvedBy, resolvedByKey: options.resolvedByKey };
       const outcome: VoteOutcome | undefined =
