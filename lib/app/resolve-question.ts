@@ -18,6 +18,7 @@ import {
   NotFoundError,
   NotOwnerError,
   RequesterCannotAnswerError,
+  VotesBusyError,
 } from "./errors.ts";
 import { resumeRun } from "./run-outcome.ts";
 
@@ -70,10 +71,11 @@ export interface Resolution {
 }
 
 /**
- * How often a vote is counted again after other votes landed first (each retry means another vote was
- * kept, so a question's votes run out long before this).
+ * How often a vote is counted before it is given up on as busy (VotesBusyError, retryable). Each retry means
+ * another vote was kept first; without a group a question has at most 10 voters, so a vote lands within
+ * that many tries, and only a crowd in a group can outrun it — that vote is then sent again, not failed.
  */
-const MAX_VOTE_ATTEMPTS = 50;
+export const MAX_VOTE_ATTEMPTS = 12;
 
 /**
  * Answering and cancelling: one conditional write decides (first one wins), then the waiting run is resumed.
@@ -87,7 +89,7 @@ const MAX_VOTE_ATTEMPTS = 50;
  * await answer("ask_…", { deploy_target: ["Production"] }, { resolvedBy: "api" });
  * await cancel("ask_…", "skipped", { actor: "telegram:42" });
  * @throws NotFoundError, NotOwnerError, RequesterCannotAnswerError, AlreadyResolvedError (with the final
- *   status), InvalidAnswerError.
+ *   status), InvalidAnswerError, AlreadyAnsweredError and VotesBusyError (a vote, with a quorum).
  */
 export function createResolveQuestion(deps: ResolveDeps) {
   const { store, callbacks, now } = deps;
@@ -184,7 +186,7 @@ export function createResolveQuestion(deps: ResolveDeps) {
       }
       return afterClose(record.id, result);
     }
-    throw new Error(`question ${record.id}: the vote could not be counted after ${MAX_VOTE_ATTEMPTS} tries`);
+    throw new VotesBusyError(record.id);
   }
 
   /** Whether the question is decided by several votes (else the first answer closes it). */

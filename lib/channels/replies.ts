@@ -27,6 +27,8 @@ export const replies = {
   requesterCannotAnswer: "You asked for this; someone else must answer.",
   /** A second answer (or skip) from a person whose vote a question with a quorum already holds. */
   alreadyAnswered: "You have already answered.",
+  /** With a quorum: so many votes landed at once that this one was not counted (nothing changed). */
+  tryAgain: "Many answers are arriving at once, so yours was not counted. Send it again in a moment.",
   gone: "This question no longer exists.",
   nothingWaiting: "No question is waiting for you here.",
   gotIt: "Got it.",
@@ -249,6 +251,8 @@ export function outcomeReplyText(outcome: InboundOutcome, fits: TextFits = anySi
       return replies.requesterCannotAnswer;
     case "already_answered":
       return replies.alreadyAnswered;
+    case "busy":
+      return replies.tryAgain;
     case "recorded_waiting":
       return waitingForMoreText(outcome.more);
     case "ended":

@@ -9,6 +9,7 @@ import {
   NotOwnerError,
   RequesterCannotAnswerError,
   SessionBusyError,
+  VotesBusyError,
 } from "../app/errors.ts";
 import { InvalidAnswerError, ToolInputError, type ToolInputIssue } from "../questions/errors.ts";
 import { issuesOf, summarize } from "../validation-messages.ts";
@@ -93,6 +94,12 @@ export function describeError(error: unknown, report: (error: unknown) => void):
     );
   }
   if (error instanceof IdInUseError) return problem(409, error.code, error.message);
+  if (error instanceof VotesBusyError) {
+    return {
+      ...problem(503, error.code, error.message),
+      headers: { "retry-after": String(error.retryAfterSeconds) },
+    };
+  }
   report(error);
   return problem(500, "INTERNAL", "Internal error.");
 }

@@ -1,0 +1,135 @@
+/**
+ * Several people decide, in process (test/support/in-process-stack.ts) with Telegram: what no stream filter or
+ * DynamoDB wire is needed for — a vote given up on as busy, each person's own stepper, a person answerer's
+ * typed reply in their private chat, and a non-owner's /cancel.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { MAX_VOTE_ATTEMPTS } from "#lib/app/resolve-question.ts";
+import { replies } from "#lib/channels/replies.ts";
+import { answerPath, signAnswerLink } from "#lib/web/answer-link.ts";
+import { type InProcessStack, startInProcessStack } from "../support/in-process-stack.ts";
+import type { FakePlatform, RecordedCall } from "./support/fake-platform.ts";
+import { answerForm } from "./support/link-answer.ts";
+import { singleQuestion, unique } from "./support/sample-questions.ts";
+import {
+  buttons,
+  OWNER_ID,
+  startFakeTelegram,
+  tapUpdate,
+  telegramSettings,
+  webhookRequest,
+} from "./support/telegram-fake.ts";
+
+const LINK_SECRET = "quorum-in-process-link-secret-4Hq8s1mWc0yPf7kR";
+const BOB = 43;
+
+let stack: InProcessStack;
+let telegram: FakePlatform;
+
+beforeAll(async () => {
+  telegram = await startFakeTelegram();
+  stack = await startInProcessStack({ ...telegramSettings(telegram), HANDRAISE_LINK_SECRET: LINK_SECRET });
+});
+afterAll(async () => {
+  await stack?.stop();
+  await telegram?.stop();
+});
+beforeEach(() => {
+  telegram.calls.length = 0;
+});
+afterEach(() => stack.settled());
+
+/** The question as the API reads it. */
+const read = async (id: string) => (await stack.api("GET", `/questions/${id}`)).body.question;
+
+/** A question for the owner and bob, each in their private chat with the bot, decided by both agreeing. */
+async function askBoth(questions: unknown[] = [singleQuestion]) {
+  const id = unique("qip");
+  const created = await stack.api("POST", "/questions", {
+    id,
+    questions,
+    owner: `telegram:${OWNER_ID}`,
+    deliverTo: [{ channel: "telegram", chatId: String(OWNER_ID) }],
+    answerers: [{ owner: `telegram:${BOB}`, deliverTo: [{ channel: "telegram", chatId: String(BOB) }] }],
+    quorum: 2,
+  });
+  expect(created.status).toBe(201);
+  const posts = telegram.callsTo("sendMessage");
+  const postTo = (chat: number) => {
+    const post = posts.find((call) => String(call.body.chat_id) === String(chat));
+    if (!post) throw new Error(`no copy in chat ${chat}`);
+    return post;
+  };
+  const { deliveries } = await read(id);
+  const messageIn = (chat: number) =>
+    Number(deliveries.find((d: { chatId: string }) => d.chatId === String(chat))?.messageId);
+  return {
+    id,
+    owner: { post: postTo(OWNER_ID), messageId: messageIn(OWNER_ID) },
+    bob: { post: postTo(BOB), messageId: messageIn(BOB) },
+  };
+}
+
+/** Sends a Telegram update to the webhook; the text its callback query was answered with, if any. */
+async function send(update: ReturnType<typeof tapUpdate>) {
+  const response = await stack.request("POST", "/webhooks/telegram", webhookRequest(update));
+  expect(response.status, response.text).toBe(200);
+  if (!("callback_query" in update)) return undefined;
+  return telegram
+    .callsTo("answerCallbackQuery")
+    .find((call) => call.body.callback_query_id === update.callback_query.id)?.body.text as
+    | string
+    | undefined;
+}
+
+/** The callback data of a copy's first option button. */
+const firstOption = (post: RecordedCall) => buttons(post)[0]?.callback_data ?? "";
+
+describe("a vote that keeps losing to other votes", () => {
+  it("is refused as retryable on the API, the page and in chat, changing nothing, and counts when sent again", async () => {
+    const { id, bob } = await askBoth();
+    const question = await read(id);
+    // Every counting write finds that another vote landed first, as under a crowd of simultaneous votes.
+    const vote = stack.store.vote;
+    let tries = 0;
+    stack.store.vote = async (questionId, _votes, _seen, nowMs) => {
+      tries++;
+      const current = await stack.store.get(questionId, nowMs);
+      if (!current) throw new Error("no question");
+      return { kind: "stale", record: current };
+    };
+    try {
+      const api = await stack.api("POST", `/questions/${id}/answer`, {
+        answers: { [singleQuestion.id]: [singleQuestion.options[0]?.label] },
+        resolvedBy: `telegram:${BOB}`,
+      });
+      expect(api.status).toBe(503);
+      expect(api.body.error.code).toBe("VOTES_BUSY");
+      expect(api.headers["retry-after"]).toBe("1");
+      expect(tries).toBe(MAX_VOTE_ATTEMPTS);
+
+      const sig = signAnswerLink(LINK_SECRET, {
+        id,
+        answerer: `telegram:${BOB}`,
+        expiresAtMs: question.expiresAtMs,
+      });
+      const link = answerPath(question, `telegram:${BOB}`, sig);
+      const page = await stack.request("POST", link, {
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: answerForm(`https://handraise.test${link}`, { [singleQuestion.id]: "0" }).toString(),
+      });
+      expect(page.status).toBe(503);
+      expect(page.headers["retry-after"]).toBe("1");
+      expect(page.text).toContain("Many answers are arriving at once, so yours was not counted.");
+
+      const tapped = await send(tapUpdate(firstOption(bob.post), bob.messageId, { chatId: BOB, from: BOB }));
+      expect(tapped).toBe(replies.tryAgain);
+      expect(await read(id)).toMatchObject({ status: "pending", votes: [] });
+    } finally {
+      stack.store.vote = vote;
+    }
+    const again = await send(tapUpdate(firstOption(bob.post), bob.messageId, { chatId: BOB, from: BOB }));
+    expect(again).toBe("Your answer is recorded — waiting for 1 more.");
+    expect((await read(id)).votes).toMatchObject([{ by: `telegram:${BOB}` }]);
+  });
+});
