@@ -79,6 +79,18 @@ export class VotesBusyError extends Error {
   }
 }
 
+/**
+ * A cancel from an answerer other than the owner of a question several people decide: the whole question is
+ * the owner's (or a key's) to cancel; the person may skip it (their abstention). Nothing changes.
+ */
+export class OnlyOwnerCancelsError extends Error {
+  override readonly name = "OnlyOwnerCancelsError";
+  readonly code = "ONLY_OWNER_CANCELS";
+  constructor(readonly questionId: string) {
+    super("Only the question's owner can cancel it; you can skip it instead.");
+  }
+}
+
 export class NotOwnerError extends Error {
   override readonly name = "NotOwnerError";
   readonly code = "NOT_OWNER";

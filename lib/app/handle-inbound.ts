@@ -7,7 +7,13 @@ import type { Answers, Question } from "../questions/schema.ts";
 import { hasVoted } from "../questions/votes.ts";
 import type { QuestionStore } from "../store/question-store.ts";
 import type { AnswerLinks } from "../web/answer-link.ts";
-import { AlreadyAnsweredError, AlreadyResolvedError, NotOwnerError, VotesBusyError } from "./errors.ts";
+import {
+  AlreadyAnsweredError,
+  AlreadyResolvedError,
+  NotOwnerError,
+  OnlyOwnerCancelsError,
+  VotesBusyError,
+} from "./errors.ts";
 import { firstPending } from "./first-pending.ts";
 import type { InboundOutcome, InvalidReason } from "./inbound-outcome.ts";
 import type { Resolution, ResolveQuestion } from "./resolve-question.ts";
@@ -87,10 +93,10 @@ export function createHandleInbound(deps: HandleInboundDeps) {
           ? { kind: "not_owner", record }
           : { kind: "already_answered", record };
       }
-      if (error instanceof VotesBusyError) {
+      if (error instanceof VotesBusyError || error instanceof OnlyOwnerCancelsError) {
         const record = await store.get(id, now());
         if (!record) throw error;
-        return { kind: "busy", record };
+        return { kind: error instanceof VotesBusyError ? "busy" : "only_owner_cancels", record };
       }
       if (!(error instanceof AlreadyResolvedError)) throw error;
       const record = await store.get(id, now());

@@ -17,6 +17,7 @@ import {
   AlreadyResolvedError,
   NotFoundError,
   NotOwnerError,
+  OnlyOwnerCancelsError,
   RequesterCannotAnswerError,
   VotesBusyError,
 } from "./errors.ts";
@@ -210,7 +211,7 @@ export function createResolveQuestion(deps: ResolveDeps) {
       if (byVotes(record) && options.actor !== undefined) {
         // A person's Skip is their abstention; only the owner (or a key) may cancel the whole question.
         if (reason === "skipped") return vote(record, { answers: {}, skipped: true }, options);
-        if (options.actor !== record.owner) throw new NotOwnerError(id);
+        if (options.actor !== record.owner) throw new OnlyOwnerCancelsError(id);
       }
       return close(id, {
         status: "cancelled",

@@ -7,6 +7,7 @@ import {
   InvalidArgumentError,
   NotFoundError,
   NotOwnerError,
+  OnlyOwnerCancelsError,
   RequesterCannotAnswerError,
   SessionBusyError,
   VotesBusyError,
@@ -77,7 +78,11 @@ export function describeError(error: unknown, report: (error: unknown) => void):
     return problem(400, error.code, error.message, { issues: error.issues });
   }
   if (error instanceof NotFoundError) return problem(404, error.code, error.message);
-  if (error instanceof NotOwnerError || error instanceof RequesterCannotAnswerError) {
+  if (
+    error instanceof NotOwnerError ||
+    error instanceof RequesterCannotAnswerError ||
+    error instanceof OnlyOwnerCancelsError
+  ) {
     return problem(403, error.code, error.message);
   }
   if (error instanceof AlreadyAnsweredError) return problem(409, error.code, error.message);

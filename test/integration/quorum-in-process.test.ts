@@ -17,6 +17,7 @@ import {
   startFakeTelegram,
   tapUpdate,
   telegramSettings,
+  textUpdate,
   webhookRequest,
 } from "./support/telegram-fake.ts";
 
@@ -38,6 +39,13 @@ beforeEach(() => {
   telegram.calls.length = 0;
 });
 afterEach(() => stack.settled());
+
+/** What the bot last sent to `chat` as a message. */
+const lastSentTo = (chat: number) =>
+  telegram
+    .callsTo("sendMessage")
+    .filter((call) => String(call.body.chat_id) === String(chat))
+    .at(-1)?.body.text as string | undefined;
 
 /** The question as the API reads it. */
 const read = async (id: string) => (await stack.api("GET", `/questions/${id}`)).body.question;
@@ -71,7 +79,7 @@ async function askBoth(questions: unknown[] = [singleQuestion]) {
 }
 
 /** Sends a Telegram update to the webhook; the text its callback query was answered with, if any. */
-async function send(update: ReturnType<typeof tapUpdate>) {
+async function send(update: ReturnType<typeof tapUpdate> | ReturnType<typeof textUpdate>) {
   const response = await stack.request("POST", "/webhooks/telegram", webhookRequest(update));
   expect(response.status, response.text).toBe(200);
   if (!("callback_query" in update)) return undefined;
@@ -131,5 +139,16 @@ describe("a vote that keeps losing to other votes", () => {
     const again = await send(tapUpdate(firstOption(bob.post), bob.messageId, { chatId: BOB, from: BOB }));
     expect(again).toBe("Your answer is recorded — waiting for 1 more.");
     expect((await read(id)).votes).toMatchObject([{ by: `telegram:${BOB}` }]);
+  });
+});
+
+describe("/cancel from an answerer who is not the owner", () => {
+  it("is told only the owner cancels, in a sentence of its own, and changes nothing", async () => {
+    const { id, bob } = await askBoth();
+    await send(
+      textUpdate("/cancel", { chatId: BOB, from: BOB, chatType: "private", replyTo: bob.messageId }),
+    );
+    expect(lastSentTo(BOB)).toBe("Only the question's owner can cancel it; you can skip it instead.");
+    expect(await read(id)).toMatchObject({ status: "pending", votes: [] });
   });
 });
