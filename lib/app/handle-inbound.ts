@@ -17,7 +17,7 @@ import {
 import { firstPending } from "./first-pending.ts";
 import type { InboundOutcome, InvalidReason } from "./inbound-outcome.ts";
 import type { Resolution, ResolveQuestion } from "./resolve-question.ts";
-import { retireDeliveries } from "./retire-deliveries.ts";
+import { retireDeliveries, votersCopies } from "./retire-deliveries.ts";
 import { answerRefused, interpretTypedReply } from "./typed-reply.ts";
 
 export type { InboundOutcome } from "./inbound-outcome.ts";
@@ -152,14 +152,13 @@ export function createHandleInbound(deps: HandleInboundDeps) {
 
   /**
    * After a vote that does not close the question: the voter's own copies on this platform (posted to them in
-   * a one-to-one conversation) lose their controls, showing that their answer is recorded. A group's shared
-   * copy keeps its controls for the other members. A copy that cannot be edited is left as it is: a second
-   * tap there is told "You have already answered." and changes nothing.
+   * a one-to-one conversation) lose their controls at once, showing that their answer is recorded. The
+   * stream consumer does the same on every platform a moment later (lib/app/handle-question-change.ts), an
+   * edit to what these already show. A group's shared copy keeps its controls for the other members. A copy
+   * that cannot be edited is left as it is: a second tap there is told "You have already answered.".
    */
   async function retireOwnCopies(record: QuestionRecord, from: Inbound): Promise<void> {
-    const own = record.deliveries.filter(
-      (d) => d.channel === from.platform && d.privateTo === from.actor && d.messageId !== undefined,
-    );
+    const own = votersCopies(record, [from.actor]).filter((d) => d.channel === from.platform);
     if (own.length > 0) await retireDeliveries(deps.channels, { ...record, deliveries: own }, () => {});
   }
 
