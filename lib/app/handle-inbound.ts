@@ -2,7 +2,7 @@ import type { ChannelRegistry } from "../channels/chat-channel.ts";
 import type { ControlAction, Inbound } from "../channels/inbound.ts";
 import { validateAnswers } from "../questions/answers.ts";
 import { InvalidAnswerError } from "../questions/errors.ts";
-import { type ActingIn, answerRefusal, type QuestionRecord } from "../questions/question-record.ts";
+import { type ActingIn, answerRefusal, asSeenBy, type QuestionRecord } from "../questions/question-record.ts";
 import type { Answers, Question } from "../questions/schema.ts";
 import { hasVoted } from "../questions/votes.ts";
 import type { QuestionStore } from "../store/question-store.ts";
@@ -143,7 +143,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     // From a step before the last, the stepper moves on; otherwise (the last step, a typed line, a form) it
     // goes to the first question still open — the one "Still needed" names first, which a plain line answers.
     const next = onLastStep ? record.questions.indexOf(missing[0] as Question) : (step as number) + 1;
-    const saved = await keepDraft(record, { ...record.draft, ...checked }, next);
+    const saved = await keepDraft(record, { ...record.draft, ...checked }, next, from);
     if (saved.kind !== "step") return saved;
     if (step !== undefined) return saved;
     const recorded = Object.fromEntries(Object.entries(checked).filter(([id]) => Object.hasOwn(own, id)));
@@ -162,12 +162,21 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     if (own.length > 0) await retireDeliveries(deps.channels, { ...record, deliveries: own }, () => {});
   }
 
-  /** Writes the draft and the step the stepper shows next (only while the question is still pending). */
-  async function keepDraft(record: QuestionRecord, draft: Answers, step: number): Promise<InboundOutcome> {
-    const saved = await store.saveDraft(record.id, draft, step, now());
+  /**
+   * Writes the draft and the step the stepper shows next (only while the question is still pending): with
+   * several answerers, as the person's own (`drafts`), and the record returned as they see it.
+   */
+  async function keepDraft(
+    record: QuestionRecord,
+    draft: Answers,
+    step: number,
+    from: Inbound,
+  ): Promise<InboundOutcome> {
+    const person = record.drafts === undefined ? undefined : from.actor;
+    const saved = await store.saveDraft(record.id, draft, step, now(), person);
     if (saved.kind === "not_found") return { kind: "ignored" };
     if (saved.kind === "not_pending") return { kind: "ended", record: saved.record };
-    return { kind: "step", record: saved.record, questionIndex: step };
+    return { kind: "step", record: asSeenBy(saved.record, from.actor), questionIndex: step };
   }
 
   async function answer(record: QuestionRecord, answers: Answers, from: Inbound): Promise<InboundOutcome> {
@@ -215,7 +224,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
       case "back":
         // Written, so that a line typed next answers the step on screen (see the "text" case).
         return record.questions[action.questionIndex] && action.questionIndex > 0
-          ? keepDraft(record, record.draft ?? {}, action.questionIndex - 1)
+          ? keepDraft(record, record.draft ?? {}, action.questionIndex - 1, from)
           : { kind: "invalid", record, reason: MISMATCH };
       case "skip":
         return cancel(record, "skipped", from);
@@ -253,8 +262,10 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     // what a listing shows, not who may answer (the person it was asked for, the escalation), the draft or
     // the context. Judged on the listing, the person a question was asked for could answer it by typing in
     // their own chat, and `/question` would post it again without its context.
-    const record = routed && listed ? await store.get(routed.id, now()) : routed;
-    if (!record) return inbound.kind === "command" ? { kind: "no_pending" } : { kind: "ignored" };
+    const read = routed && listed ? await store.get(routed.id, now()) : routed;
+    if (!read) return inbound.kind === "command" ? { kind: "no_pending" } : { kind: "ignored" };
+    // With several answerers each person has their own stepper: the rest of this event sees only theirs.
+    const record = asSeenBy(read, inbound.actor);
     // The owner, or from the escalation time its escalation owner — never the person it was asked for;
     // anyone else is told it is not theirs.
     const refusal = answerRefusal(record, inbound.actor, now(), actingIn(inbound));

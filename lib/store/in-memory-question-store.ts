@@ -273,12 +273,15 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
       return closedResult(before, outcome, nowMs);
     },
 
-    async saveDraft(id, draft, step, nowMs) {
+    async saveDraft(id, draft, step, nowMs, person) {
       const after = await request(() => {
         const before = updateQuestion(
           id,
-          (item) => stillPending(item, nowMs),
-          (item) => ({ ...item, draft, step }),
+          (item) => stillPending(item, nowMs) && (person === undefined || item.drafts !== undefined),
+          (item) =>
+            person === undefined
+              ? { ...item, draft, step }
+              : { ...item, drafts: { ...item.drafts, [person]: { answers: draft, step } } },
         );
         return before && updated(id, nowMs);
       });

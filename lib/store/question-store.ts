@@ -175,7 +175,14 @@ export interface QuestionStore {
    * conditional write on `status = pending` and the deadline, so a draft never lands on a question that has
    * ended. The caller merges: the whole draft is written (one person steps through one question at a time).
    */
-  saveDraft(id: string, draft: Answers, step: number, nowMs: number): Promise<SaveDraftResult>;
+  saveDraft(
+    id: string,
+    draft: Answers,
+    step: number,
+    nowMs: number,
+    /** With several answerers (`drafts` on the record): whose stepper this is; only their entry is written. */
+    person?: string,
+  ): Promise<SaveDraftResult>;
   /**
    * Adds a vote to a pending question with a quorum: one conditional write on `status = pending`, the
    * deadline and the number of votes the caller `seen` (so of two votes counted from the same read, one

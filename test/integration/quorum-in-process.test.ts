@@ -10,7 +10,7 @@ import { answerPath, signAnswerLink } from "#lib/web/answer-link.ts";
 import { type InProcessStack, startInProcessStack } from "../support/in-process-stack.ts";
 import type { FakePlatform, RecordedCall } from "./support/fake-platform.ts";
 import { answerForm } from "./support/link-answer.ts";
-import { singleQuestion, unique } from "./support/sample-questions.ts";
+import { noteQuestion, singleQuestion, unique } from "./support/sample-questions.ts";
 import {
   buttons,
   OWNER_ID,
@@ -150,5 +150,63 @@ describe("/cancel from an answerer who is not the owner", () => {
     );
     expect(lastSentTo(BOB)).toBe("Only the question's owner can cancel it; you can skip it instead.");
     expect(await read(id)).toMatchObject({ status: "pending", votes: [] });
+  });
+});
+
+describe("each person's own stepper", () => {
+  /** A tap on option `n` of question `q` of the copy in `chat`, by the person whose private chat it is. */
+  const choose = (id: string, copy: { messageId: number }, chat: number, q: number, n: number) =>
+    send(tapUpdate(`o|${q}|${n}|${id}`, copy.messageId, { chatId: chat, from: chat }));
+
+  it("one person's choices never show in another's, and each vote is their own", async () => {
+    const { id, owner, bob } = await askBoth([singleQuestion, noteQuestion]);
+    await choose(id, owner, OWNER_ID, 0, 0);
+    const afterOwner = await read(id);
+    expect(afterOwner.drafts).toEqual({
+      [`telegram:${OWNER_ID}`]: { answers: { [singleQuestion.id]: ["Staging (Recommended)"] }, step: 1 },
+    });
+    expect(afterOwner.draft).toBeUndefined();
+
+    // Bob's first step: his own choice, shown on his copy at his second step.
+    telegram.calls.length = 0;
+    await choose(id, bob, BOB, 0, 1);
+    const redrawn = telegram.calls.filter((call) => String(call.body.chat_id) === String(BOB));
+    expect(redrawn.length).toBeGreaterThan(0);
+    expect(JSON.stringify(redrawn.map((call) => call.body))).not.toContain("Staging");
+
+    // Each finishes their own: the owner's vote keeps the owner's first answer, bob's his.
+    await choose(id, owner, OWNER_ID, 1, 0);
+    await choose(id, bob, BOB, 1, 0);
+    const { votes } = await read(id);
+    expect(votes).toMatchObject([
+      {
+        by: `telegram:${OWNER_ID}`,
+        answers: {
+          [singleQuestion.id]: ["Staging (Recommended)"],
+          [noteQuestion.id]: ["Routine (Recommended)"],
+        },
+      },
+      {
+        by: `telegram:${BOB}`,
+        answers: { [singleQuestion.id]: ["Production"], [noteQuestion.id]: ["Routine (Recommended)"] },
+      },
+    ]);
+  });
+
+  it("a question for the owner alone keeps one draft, as before", async () => {
+    const id = unique("qip-one");
+    const created = await stack.api("POST", "/questions", {
+      id,
+      questions: [singleQuestion, noteQuestion],
+      owner: `telegram:${OWNER_ID}`,
+      deliverTo: [{ channel: "telegram", chatId: String(OWNER_ID) }],
+    });
+    expect(created.status).toBe(201);
+    const { deliveries } = await read(id);
+    await choose(id, { messageId: Number(deliveries[0].messageId) }, OWNER_ID, 0, 1);
+    const question = await read(id);
+    expect(question.draft).toEqual({ [singleQuestion.id]: ["Production"] });
+    expect(question.step).toBe(1);
+    expect(question.drafts).toBeUndefined();
   });
 });

@@ -280,6 +280,27 @@ export function describeQuestionStoreContract(name: string, open: () => Promise<
         expect(await store.get(question.id, T0 + 4)).toMatchObject({ draft: { size: ["L"] }, step: 0 });
       });
 
+      it("with several answerers keeps each person's draft apart, and closing drops them all", async () => {
+        const question = twoStepQuestion({ askedAnswerers: [{ owner: "web:bob" }] });
+        const created = await store.create(question, T0);
+        expect(created.kind === "created" && created.record.drafts).toEqual({});
+
+        await Promise.all([
+          store.saveDraft(question.id, { colour: ["Red"] }, 1, T0 + 1, "telegram:42"),
+          store.saveDraft(question.id, { colour: ["Blue"] }, 1, T0 + 1, "web:bob"),
+        ]);
+        await store.saveDraft(question.id, { size: ["L"] }, 0, T0 + 2, "web:bob");
+        const read = await store.get(question.id, T0 + 3);
+        expect(read?.drafts).toEqual({
+          "telegram:42": { answers: { colour: ["Red"] }, step: 1 },
+          "web:bob": { answers: { size: ["L"] }, step: 0 },
+        });
+        expect(read?.draft).toBeUndefined();
+
+        await store.close(question.id, { status: "cancelled", reason: "cancelled" }, T0 + 4);
+        expect((await store.get(question.id, T0 + 5))?.drafts).toBeUndefined();
+      });
+
       it.each([
         {
           ended: "answered",
