@@ -51,7 +51,8 @@ export function createHandleInbound(deps: HandleInboundDeps) {
 
   /**
    * The question an inbound event is about. `listed`: it was found in the pending listing, whose indexes
-   * project what a listing shows — not the stepper's draft.
+   * project what a listing shows — not the stepper's draft. A line that replies to nothing goes to the
+   * sender's oldest pending question in that chat as its owner, else as an answerer posted to there.
    */
   async function route(inbound: Inbound): Promise<{ record?: QuestionRecord; listed?: true }> {
     const byId = async (id: string) => {
@@ -69,7 +70,28 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     const record = await firstPending(store, { owner: inbound.actor }, now(), (candidate) =>
       candidate.deliveries.some((d) => d.channel === inbound.platform && d.chatId === inbound.chatId),
     );
-    return record ? { record, listed: true } : {};
+    if (record) return { record, listed: true };
+    const asAnswerer = await postedToAnswerer(inbound);
+    return asAnswerer ? { record: asAnswerer } : {};
+  }
+
+  /**
+   * For a person answerer other than the owner, typing in their own chat with the bot: the oldest pending
+   * question posted to them there, found by key (the private-chat index kept with the copies), not by owner.
+   */
+  async function postedToAnswerer(inbound: Inbound): Promise<QuestionRecord | undefined> {
+    const ids = await store.findPrivateQuestions(inbound.platform, inbound.chatId, inbound.actor);
+    if (ids.length === 0) return undefined;
+    const read = await Promise.all(ids.map((id) => store.get(id, now())));
+    const postedHere = read.filter(
+      (record): record is QuestionRecord =>
+        record?.status === "pending" &&
+        record.deliveries.some(
+          (d) =>
+            d.channel === inbound.platform && d.chatId === inbound.chatId && d.privateTo === inbound.actor,
+        ),
+    );
+    return postedHere.sort((a, b) => a.createdAtMs - b.createdAtMs)[0];
   }
 
   /**

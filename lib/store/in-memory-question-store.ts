@@ -24,7 +24,14 @@ import {
   toListedRecord,
   toRecord,
 } from "./question-item.ts";
-import type { LinkToken, PendingFilter, PendingFilters, QuestionStore } from "./question-store.ts";
+import {
+  type LinkToken,
+  newestIds,
+  type PendingFilter,
+  type PendingFilters,
+  privateChatEntries,
+  type QuestionStore,
+} from "./question-store.ts";
 
 /** An item as the table holds it, keyed by `pk`. */
 export type StoredItem = Record<string, unknown> & { pk: string };
@@ -173,6 +180,20 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
           });
         }
       });
+    }
+    if (question) {
+      for (const { channel, chatId, person } of privateChatEntries(question.owner, deliveries)) {
+        await request(() => {
+          const pk = keys.privateChat(channel, chatId, person);
+          const noted = read<{ questionIds: string[] }>(pk)?.questionIds ?? [];
+          write({
+            pk,
+            entity: "privateChatIndex",
+            questionIds: [...noted, id],
+            expiresAt: question.expiresAt,
+          });
+        });
+      }
     }
     return question;
   }
@@ -369,6 +390,13 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
 
     findByMessage: (channel, chatId, messageId) =>
       request(() => read<{ questionId: string }>(keys.message(channel, chatId, messageId))?.questionId),
+
+    findPrivateQuestions: (channel, chatId, person) =>
+      request(() =>
+        newestIds(
+          read<{ questionIds: string[] }>(keys.privateChat(channel, chatId, person))?.questionIds ?? [],
+        ),
+      ),
 
     claimEvent: (dedupeKey, ttlSeconds, nowMs) =>
       request(() =>

@@ -226,6 +226,12 @@ export interface QuestionStore {
   /** The question a posted message belongs to (a reply to it, a thread under it, a tap on it). */
   findByMessage(channel: string, chatId: string, messageId: string): Promise<string | undefined>;
   /**
+   * The questions posted to `person` in their one-to-one chat `chatId` with the bot as an answerer other
+   * than the owner (recorded with the copies, by key), newest first, at most PRIVATE_CHAT_LOOKUP: where a
+   * line they type there, replying to nothing, may belong. Some may have ended.
+   */
+  findPrivateQuestions(channel: string, chatId: string, person: string): Promise<string[]>;
+  /**
    * Claims an inbound platform event; false when it was claimed before (a duplicate delivery). Claims
    * expire after `ttlSeconds` (longer than the platform's retry horizon).
    */
@@ -245,4 +251,28 @@ export interface QuestionStore {
    * when): the stream consumer gives up on it, and whoever investigates finds why on the record.
    */
   recordResumeFailure(id: string, failure: { code: string; atMs: number }): Promise<void>;
+}
+
+/** How many of the questions last posted to a person's private chat a typed line there looks among. */
+export const PRIVATE_CHAT_LOOKUP = 10;
+
+/** The ids noted last, newest first, each once, at most PRIVATE_CHAT_LOOKUP of them. */
+export function newestIds(ids: readonly string[]): string[] {
+  return [...new Set([...ids].reverse())].slice(0, PRIVATE_CHAT_LOOKUP);
+}
+
+/**
+ * The private-chat index entries a question's copies make: one per person answerer other than the owner
+ * (`privateTo`) and chat, for a copy that was posted.
+ */
+export function privateChatEntries(
+  owner: string,
+  deliveries: readonly Delivery[],
+): { channel: string; chatId: string; person: string }[] {
+  const entries = new Map<string, { channel: string; chatId: string; person: string }>();
+  for (const { channel, chatId, privateTo, messageId } of deliveries) {
+    if (privateTo === undefined || privateTo === owner || messageId === undefined) continue;
+    entries.set(JSON.stringify([channel, chatId, privateTo]), { channel, chatId, person: privateTo });
+  }
+  return [...entries.values()];
 }

@@ -50,15 +50,19 @@ const lastSentTo = (chat: number) =>
 /** The question as the API reads it. */
 const read = async (id: string) => (await stack.api("GET", `/questions/${id}`)).body.question;
 
-/** A question for the owner and bob, each in their private chat with the bot, decided by both agreeing. */
-async function askBoth(questions: unknown[] = [singleQuestion]) {
+/**
+ * A question for the owner and bob (user `bob`), each in their private chat with the bot, decided by both
+ * agreeing. A test whose bob types a line replying to nothing gives a bob of its own: such a line goes to the
+ * oldest question pending for him there, and other tests leave theirs pending.
+ */
+async function askBoth(questions: unknown[] = [singleQuestion], bobId = 43) {
   const id = unique("qip");
   const created = await stack.api("POST", "/questions", {
     id,
     questions,
     owner: `telegram:${OWNER_ID}`,
     deliverTo: [{ channel: "telegram", chatId: String(OWNER_ID) }],
-    answerers: [{ owner: `telegram:${BOB}`, deliverTo: [{ channel: "telegram", chatId: String(BOB) }] }],
+    answerers: [{ owner: `telegram:${bobId}`, deliverTo: [{ channel: "telegram", chatId: String(bobId) }] }],
     quorum: 2,
   });
   expect(created.status).toBe(201);
@@ -74,7 +78,7 @@ async function askBoth(questions: unknown[] = [singleQuestion]) {
   return {
     id,
     owner: { post: postTo(OWNER_ID), messageId: messageIn(OWNER_ID) },
-    bob: { post: postTo(BOB), messageId: messageIn(BOB) },
+    bob: { post: postTo(bobId), messageId: messageIn(bobId) },
   };
 }
 
@@ -208,5 +212,33 @@ describe("each person's own stepper", () => {
     expect(question.draft).toEqual({ [singleQuestion.id]: ["Production"] });
     expect(question.step).toBe(1);
     expect(question.drafts).toBeUndefined();
+  });
+});
+
+describe("a person answerer typing in their own chat with the bot", () => {
+  it("a plain line, replying to nothing, answers the question posted to them there", async () => {
+    const bobId = 45;
+    const { id } = await askBoth([singleQuestion], bobId);
+    await send(textUpdate("2", { chatId: bobId, from: bobId, chatType: "private" }));
+    const question = await read(id);
+    expect(question.status).toBe("pending");
+    expect(question.votes).toMatchObject([
+      { by: `telegram:${bobId}`, answers: { [singleQuestion.id]: ["Production"] } },
+    ]);
+  });
+
+  it("/question posts it again there; someone it was not posted to is told nothing waits", async () => {
+    const bobId = 46;
+    const { id } = await askBoth([singleQuestion], bobId);
+    telegram.calls.length = 0;
+    await send(textUpdate("/question", { chatId: bobId, from: bobId, chatType: "private" }));
+    expect(lastSentTo(bobId)).toContain("Where should it go?");
+    expect(
+      (await read(id)).deliveries.filter((d: { chatId: string }) => d.chatId === String(bobId)),
+    ).toHaveLength(2);
+
+    const stranger = 44;
+    await send(textUpdate("/question", { chatId: stranger, from: stranger, chatType: "private" }));
+    expect(lastSentTo(stranger)).toBe(replies.nothingWaiting);
   });
 });

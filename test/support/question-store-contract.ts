@@ -544,6 +544,50 @@ export function describeQuestionStoreContract(name: string, open: () => Promise<
       expect(await storedItem(unknown)).toBeUndefined();
     });
 
+    it("notes the copies posted to a person answerer in their private chat, newest first; not the owner's", async () => {
+      const chat = `bob-${Date.now()}`;
+      const first = newQuestion({ id: `ask_priv1_${chat}`, askedAnswerers: [{ owner: "web:bob" }] });
+      const second = newQuestion({ id: `ask_priv2_${chat}`, askedAnswerers: [{ owner: "web:bob" }] });
+      for (const question of [first, second]) {
+        await store.create(question, T0);
+        await store.recordDeliveries(
+          question.id,
+          [
+            {
+              index: 0,
+              delivery: {
+                channel: "telegram",
+                chatId: chat,
+                messageId: `m-${question.id}`,
+                privateTo: "web:bob",
+              },
+            },
+            {
+              index: 1,
+              delivery: {
+                channel: "telegram",
+                chatId: `o-${chat}`,
+                messageId: "o1",
+                privateTo: "telegram:42",
+              },
+            },
+          ],
+          T0 + 1,
+        );
+      }
+      expect(await store.findPrivateQuestions("telegram", chat, "web:bob")).toEqual([second.id, first.id]);
+      // The owner's copies are found through the owner index, as before: nothing is noted for them.
+      expect(await store.findPrivateQuestions("telegram", `o-${chat}`, "web:alice")).toEqual([]);
+      expect(await store.findPrivateQuestions("telegram", chat, "web:carol")).toEqual([]);
+      // A copy posted again (/question) notes the question once.
+      await store.addDeliveries(
+        first.id,
+        [{ channel: "telegram", chatId: chat, messageId: "again", privateTo: "web:bob" }],
+        T0 + 2,
+      );
+      expect(await store.findPrivateQuestions("telegram", chat, "web:bob")).toEqual([first.id, second.id]);
+    });
+
     it("release closes once, only while the question waits on the token given, and keeps its token", async () => {
       const question = newQuestion({ runId: "run-rel", taskToken: "tok-rel" });
       await store.create(question, T0);
