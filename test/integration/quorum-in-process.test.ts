@@ -242,3 +242,18 @@ describe("a person answerer typing in their own chat with the bot", () => {
     expect(lastSentTo(stranger)).toBe(replies.nothingWaiting);
   });
 });
+
+describe("one vote per person whatever the surface", () => {
+  it("a person who voted in their chat cannot vote again over the API under any key's say-so", async () => {
+    const { id, bob } = await askBoth();
+    await send(tapUpdate(firstOption(bob.post), bob.messageId, { chatId: BOB, from: BOB }));
+    const again = await stack.api("POST", `/questions/${id}/answer`, {
+      answers: { [singleQuestion.id]: ["Production"] },
+      resolvedBy: `telegram:${BOB}`,
+    });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe("ALREADY_ANSWERED");
+    expect(await read(id)).toMatchObject({ status: "pending", votes: [{ by: `telegram:${BOB}` }] });
+    expect((await read(id)).votes).toHaveLength(1);
+  });
+});
