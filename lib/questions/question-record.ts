@@ -213,8 +213,9 @@ export const questionRecordSchema = z.object({
    */
   step: z.exactOptional(about(z.int().check(z.gte(0)), "While pending: the stepper's question on screen.")),
   /**
-   * With several answerers, each person's own stepper in place of `draft` and `step`, by the answerer's
-   * identity: one person's partial choices never show in another's (lib/app/handle-inbound.ts).
+   * With more than one possible answerer (listed answerers, an escalation owner), each person's own stepper
+   * in place of `draft` and `step`, by the answerer's identity: one person's partial choices never show in
+   * another's (lib/app/handle-inbound.ts).
    */
   drafts: z.exactOptional(
     about(

@@ -94,10 +94,11 @@ export function newQuestionItem(question: NewQuestion, retentionSeconds: number)
     ...(question.askedBy !== undefined && { askedBy: question.askedBy }),
     ...(question.requestedBy !== undefined && { requestedBy: question.requestedBy }),
     ...(question.context !== undefined && { context: question.context }),
-    // With several answerers each person steps on their own: a map from the first write, so each person's
-    // entry can be set alone.
     ...(question.askedAnswerers !== undefined &&
-      question.askedAnswerers.length > 0 && { askedAnswerers: question.askedAnswerers, drafts: {} }),
+      question.askedAnswerers.length > 0 && { askedAnswerers: question.askedAnswerers }),
+    // With more than one possible answerer (listed answerers, an escalation owner) each person steps on their
+    // own: a map from the first write, so each person's entry can be set alone.
+    ...(((question.askedAnswerers?.length ?? 0) > 0 || question.escalate !== undefined) && { drafts: {} }),
     // Votes are kept only where one answer does not decide: from the first write, so each vote's write can
     // be conditional on how many there are.
     ...(question.quorum !== undefined && question.quorum > 1 && { quorum: question.quorum, votes: [] }),

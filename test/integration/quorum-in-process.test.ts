@@ -197,6 +197,32 @@ describe("each person's own stepper", () => {
     ]);
   });
 
+  it("the escalation owner's stepper starts at their own first step, not where the owner stopped", async () => {
+    const id = unique("qip-esc");
+    const escalationOwner = 47;
+    const created = await stack.api("POST", "/questions", {
+      id,
+      questions: [singleQuestion, noteQuestion],
+      owner: `telegram:${OWNER_ID}`,
+      deliverTo: [{ channel: "telegram", chatId: String(OWNER_ID) }],
+      escalate: {
+        afterSeconds: 60,
+        owner: `telegram:${escalationOwner}`,
+        deliverTo: [{ channel: "telegram", chatId: String(escalationOwner) }],
+      },
+    });
+    expect(created.status).toBe(201);
+    const { deliveries } = await read(id);
+    await choose(id, { messageId: Number(deliveries[0].messageId) }, OWNER_ID, 0, 0);
+    await stack.clock.advance(61_000);
+    const posted = lastSentTo(escalationOwner) ?? "";
+    expect(posted).toContain(singleQuestion.question);
+    expect(posted).not.toContain(noteQuestion.question);
+    expect((await read(id)).drafts).toEqual({
+      [`telegram:${OWNER_ID}`]: { answers: { [singleQuestion.id]: ["Staging (Recommended)"] }, step: 1 },
+    });
+  });
+
   it("a question for the owner alone keeps one draft, as before", async () => {
     const id = unique("qip-one");
     const created = await stack.api("POST", "/questions", {
