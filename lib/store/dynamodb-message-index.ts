@@ -8,9 +8,9 @@
 import type { WriteRequest } from "@aws-sdk/client-dynamodb";
 import { marshall } from "@aws-sdk/util-dynamodb";
 import type { Delivery } from "../questions/question-record.ts";
-import type { DynamoDbTable } from "./dynamodb-table.ts";
+import { conditionally, type DynamoDbTable } from "./dynamodb-table.ts";
 import { keys } from "./keys.ts";
-import { newestIds, privateChatEntries } from "./question-store.ts";
+import { newestIds, PRIVATE_CHAT_KEPT, privateChatEntries } from "./question-store.ts";
 
 export interface DynamoDbMessageIndex {
   /** Indexes each delivery that has a message id; `expiresAt` is the question item's TTL (epoch s). */
@@ -27,6 +27,23 @@ export interface DynamoDbMessageIndex {
 const BATCH_RETRIES = 6;
 
 export function createDynamoDbMessageIndex(table: DynamoDbTable): DynamoDbMessageIndex {
+  /**
+   * Keeps a private-chat list to its newest PRIVATE_CHAT_KEPT ids, so it never grows with a person's history:
+   * the oldest are removed on the condition that the list is still `length` long (a concurrent append
+   * leaves it for the next one to trim).
+   */
+  async function trim(pk: string, length: number): Promise<void> {
+    const excess = length - PRIVATE_CHAT_KEPT;
+    if (excess <= 0) return;
+    await conditionally(() =>
+      table.update(pk, {
+        UpdateExpression: `REMOVE ${Array.from({ length: excess }, (_, i) => `questionIds[${i}]`).join(", ")}`,
+        ConditionExpression: "size(questionIds) = :length",
+        ExpressionAttributeValues: marshall({ ":length": length }),
+      }),
+    );
+  }
+
   return {
     async index(questionId, expiresAt, deliveries) {
       let requests: WriteRequest[] = deliveries.flatMap((delivery) =>
@@ -60,8 +77,9 @@ export function createDynamoDbMessageIndex(table: DynamoDbTable): DynamoDbMessag
       // One small list per person and chat, appended to: the person's questions there, oldest first. It lives
       // as long as the last question noted in it.
       await Promise.all(
-        privateChatEntries(owner, deliveries).map(({ channel, chatId, person }) =>
-          table.update(keys.privateChat(channel, chatId, person), {
+        privateChatEntries(owner, deliveries).map(async ({ channel, chatId, person }) => {
+          const pk = keys.privateChat(channel, chatId, person);
+          const out = await table.update(pk, {
             UpdateExpression:
               "SET questionIds = list_append(if_not_exists(questionIds, :none), :ids), entity = :entity, expiresAt = :expiresAt",
             ExpressionAttributeValues: marshall({
@@ -70,8 +88,10 @@ export function createDynamoDbMessageIndex(table: DynamoDbTable): DynamoDbMessag
               ":entity": "privateChatIndex",
               ":expiresAt": expiresAt,
             }),
-          }),
-        ),
+            ReturnValues: "UPDATED_NEW",
+          });
+          await trim(pk, out.Attributes?.questionIds?.L?.length ?? 0);
+        }),
       );
     },
 

@@ -29,6 +29,7 @@ import {
   newestIds,
   type PendingFilter,
   type PendingFilters,
+  PRIVATE_CHAT_KEPT,
   privateChatEntries,
   type QuestionStore,
 } from "./question-store.ts";
@@ -189,7 +190,7 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
           write({
             pk,
             entity: "privateChatIndex",
-            questionIds: [...noted, id],
+            questionIds: [...noted, id].slice(-PRIVATE_CHAT_KEPT),
             expiresAt: question.expiresAt,
           });
         });

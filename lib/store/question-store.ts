@@ -255,6 +255,8 @@ export interface QuestionStore {
 
 /** How many of the questions last posted to a person's private chat a typed line there looks among. */
 export const PRIVATE_CHAT_LOOKUP = 10;
+/** How many a private-chat index item keeps (the oldest beyond are dropped as new ones are noted). */
+export const PRIVATE_CHAT_KEPT = 25;
 
 /** The ids noted last, newest first, each once, at most PRIVATE_CHAT_LOOKUP of them. */
 export function newestIds(ids: readonly string[]): string[] {

@@ -7,7 +7,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { normalizeAskUserArgs } from "#lib/questions/index.ts";
 import { keys } from "#lib/store/keys.ts";
-import type { NewQuestion, QuestionStore, VoteOutcome } from "#lib/store/question-store.ts";
+import {
+  type NewQuestion,
+  PRIVATE_CHAT_KEPT,
+  PRIVATE_CHAT_LOOKUP,
+  type QuestionStore,
+  type VoteOutcome,
+} from "#lib/store/question-store.ts";
 import { newQuestion as storeQuestion } from "./records.ts";
 
 /** A store to test, and a way past it into the items it keeps (as one may look into the table). */
@@ -586,6 +592,26 @@ export function describeQuestionStoreContract(name: string, open: () => Promise<
         T0 + 2,
       );
       expect(await store.findPrivateQuestions("telegram", chat, "web:bob")).toEqual([first.id, second.id]);
+    });
+
+    it("keeps a private chat's list to its newest questions as more are noted", async () => {
+      const chat = `many-${Date.now()}`;
+      const ids: string[] = [];
+      for (let n = 0; n < PRIVATE_CHAT_KEPT + 2; n++) {
+        const question = newQuestion({ id: `ask_many${n}_${chat}`, askedAnswerers: [{ owner: "web:bob" }] });
+        ids.push(question.id);
+        await store.create(question, T0);
+        await store.addDeliveries(
+          question.id,
+          [{ channel: "telegram", chatId: chat, messageId: `m${n}`, privateTo: "web:bob" }],
+          T0 + 1,
+        );
+      }
+      const item = await subject.storedItem(keys.privateChat("telegram", chat, "web:bob"));
+      expect(item?.questionIds).toEqual(ids.slice(-PRIVATE_CHAT_KEPT));
+      expect(await store.findPrivateQuestions("telegram", chat, "web:bob")).toEqual(
+        ids.slice(-PRIVATE_CHAT_LOOKUP).reverse(),
+      );
     });
 
     it("release closes once, only while the question waits on the token given, and keeps its token", async () => {
