@@ -54,5 +54,7 @@ export function createHandleQuestionChangeService(services: ReturnType<typeof cr
     events: createEvents(config, capture, aws),
     settle: createSettleClosedQuestion({ callbacks, channels, store, telemetry, now }),
     timers: createQuestionTimers({ timers: timers ?? createTimers(config, capture, now, aws), telemetry }),
+    channels,
+    telemetry,
   });
 }

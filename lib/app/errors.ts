@@ -62,6 +62,35 @@ export class AlreadyAnsweredError extends Error {
   }
 }
 
+/**
+ * A vote that kept losing its conditional write to other votes landing at the same moment, and was given up
+ * on: it was not counted and nothing changed. Sent again a moment later it is counted with the votes as they
+ * are then, so it is refused as retryable, never as a failure.
+ */
+export class VotesBusyError extends Error {
+  override readonly name = "VotesBusyError";
+  readonly code = "VOTES_BUSY";
+  /** How long to wait before sending it again. */
+  readonly retryAfterSeconds = 1;
+  constructor(readonly questionId: string) {
+    super(
+      `Many answers to question "${questionId}" are arriving at once: this one was not counted. Send it again in a moment.`,
+    );
+  }
+}
+
+/**
+ * A cancel from an answerer other than the owner of a question several people decide: the whole question is
+ * the owner's (or a key's) to cancel; the person may skip it (their abstention). Nothing changes.
+ */
+export class OnlyOwnerCancelsError extends Error {
+  override readonly name = "OnlyOwnerCancelsError";
+  readonly code = "ONLY_OWNER_CANCELS";
+  constructor(readonly questionId: string) {
+    super("Only the question's owner can cancel it; you can skip it instead.");
+  }
+}
+
 export class NotOwnerError extends Error {
   override readonly name = "NotOwnerError";
   readonly code = "NOT_OWNER";

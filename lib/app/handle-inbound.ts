@@ -2,16 +2,22 @@ import type { ChannelRegistry } from "../channels/chat-channel.ts";
 import type { ControlAction, Inbound } from "../channels/inbound.ts";
 import { validateAnswers } from "../questions/answers.ts";
 import { InvalidAnswerError } from "../questions/errors.ts";
-import { type ActingIn, answerRefusal, type QuestionRecord } from "../questions/question-record.ts";
+import { type ActingIn, answerRefusal, asSeenBy, type QuestionRecord } from "../questions/question-record.ts";
 import type { Answers, Question } from "../questions/schema.ts";
 import { hasVoted } from "../questions/votes.ts";
 import type { QuestionStore } from "../store/question-store.ts";
 import type { AnswerLinks } from "../web/answer-link.ts";
-import { AlreadyAnsweredError, AlreadyResolvedError, NotOwnerError } from "./errors.ts";
+import {
+  AlreadyAnsweredError,
+  AlreadyResolvedError,
+  NotOwnerError,
+  OnlyOwnerCancelsError,
+  VotesBusyError,
+} from "./errors.ts";
 import { firstPending } from "./first-pending.ts";
 import type { InboundOutcome, InvalidReason } from "./inbound-outcome.ts";
 import type { Resolution, ResolveQuestion } from "./resolve-question.ts";
-import { retireDeliveries } from "./retire-deliveries.ts";
+import { retireDeliveries, votersCopies } from "./retire-deliveries.ts";
 import { answerRefused, interpretTypedReply } from "./typed-reply.ts";
 
 export type { InboundOutcome } from "./inbound-outcome.ts";
@@ -45,7 +51,8 @@ export function createHandleInbound(deps: HandleInboundDeps) {
 
   /**
    * The question an inbound event is about. `listed`: it was found in the pending listing, whose indexes
-   * project what a listing shows — not the stepper's draft.
+   * project what a listing shows — not the stepper's draft. A line that replies to nothing goes to the
+   * sender's oldest pending question in that chat as its owner, else as an answerer posted to there.
    */
   async function route(inbound: Inbound): Promise<{ record?: QuestionRecord; listed?: true }> {
     const byId = async (id: string) => {
@@ -63,7 +70,28 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     const record = await firstPending(store, { owner: inbound.actor }, now(), (candidate) =>
       candidate.deliveries.some((d) => d.channel === inbound.platform && d.chatId === inbound.chatId),
     );
-    return record ? { record, listed: true } : {};
+    if (record) return { record, listed: true };
+    const asAnswerer = await postedToAnswerer(inbound);
+    return asAnswerer ? { record: asAnswerer } : {};
+  }
+
+  /**
+   * For a person answerer other than the owner, typing in their own chat with the bot: the oldest pending
+   * question posted to them there, found by key (the private-chat index kept with the copies), not by owner.
+   */
+  async function postedToAnswerer(inbound: Inbound): Promise<QuestionRecord | undefined> {
+    const ids = await store.findPrivateQuestions(inbound.platform, inbound.chatId, inbound.actor);
+    if (ids.length === 0) return undefined;
+    const read = await Promise.all(ids.map((id) => store.get(id, now())));
+    const postedHere = read.filter(
+      (record): record is QuestionRecord =>
+        record?.status === "pending" &&
+        record.deliveries.some(
+          (d) =>
+            d.channel === inbound.platform && d.chatId === inbound.chatId && d.privateTo === inbound.actor,
+        ),
+    );
+    return postedHere.sort((a, b) => a.createdAtMs - b.createdAtMs)[0];
   }
 
   /**
@@ -86,6 +114,11 @@ export function createHandleInbound(deps: HandleInboundDeps) {
         return error instanceof NotOwnerError
           ? { kind: "not_owner", record }
           : { kind: "already_answered", record };
+      }
+      if (error instanceof VotesBusyError || error instanceof OnlyOwnerCancelsError) {
+        const record = await store.get(id, now());
+        if (!record) throw error;
+        return { kind: error instanceof VotesBusyError ? "busy" : "only_owner_cancels", record };
       }
       if (!(error instanceof AlreadyResolvedError)) throw error;
       const record = await store.get(id, now());
@@ -132,7 +165,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     // From a step before the last, the stepper moves on; otherwise (the last step, a typed line, a form) it
     // goes to the first question still open — the one "Still needed" names first, which a plain line answers.
     const next = onLastStep ? record.questions.indexOf(missing[0] as Question) : (step as number) + 1;
-    const saved = await keepDraft(record, { ...record.draft, ...checked }, next);
+    const saved = await keepDraft(record, { ...record.draft, ...checked }, next, from);
     if (saved.kind !== "step") return saved;
     if (step !== undefined) return saved;
     const recorded = Object.fromEntries(Object.entries(checked).filter(([id]) => Object.hasOwn(own, id)));
@@ -141,23 +174,31 @@ export function createHandleInbound(deps: HandleInboundDeps) {
 
   /**
    * After a vote that does not close the question: the voter's own copies on this platform (posted to them in
-   * a one-to-one conversation) lose their controls, showing that their answer is recorded. A group's shared
-   * copy keeps its controls for the other members. A copy that cannot be edited is left as it is: a second
-   * tap there is told "You have already answered." and changes nothing.
+   * a one-to-one conversation) lose their controls at once, showing that their answer is recorded. The
+   * stream consumer does the same on every platform a moment later (lib/app/handle-question-change.ts), an
+   * edit to what these already show. A group's shared copy keeps its controls for the other members. A copy
+   * that cannot be edited is left as it is: a second tap there is told "You have already answered.".
    */
   async function retireOwnCopies(record: QuestionRecord, from: Inbound): Promise<void> {
-    const own = record.deliveries.filter(
-      (d) => d.channel === from.platform && d.privateTo === from.actor && d.messageId !== undefined,
-    );
+    const own = votersCopies(record, [from.actor]).filter((d) => d.channel === from.platform);
     if (own.length > 0) await retireDeliveries(deps.channels, { ...record, deliveries: own }, () => {});
   }
 
-  /** Writes the draft and the step the stepper shows next (only while the question is still pending). */
-  async function keepDraft(record: QuestionRecord, draft: Answers, step: number): Promise<InboundOutcome> {
-    const saved = await store.saveDraft(record.id, draft, step, now());
+  /**
+   * Writes the draft and the step the stepper shows next (only while the question is still pending): with
+   * several answerers, as the person's own (`drafts`), and the record returned as they see it.
+   */
+  async function keepDraft(
+    record: QuestionRecord,
+    draft: Answers,
+    step: number,
+    from: Inbound,
+  ): Promise<InboundOutcome> {
+    const person = record.drafts === undefined ? undefined : from.actor;
+    const saved = await store.saveDraft(record.id, draft, step, now(), person);
     if (saved.kind === "not_found") return { kind: "ignored" };
     if (saved.kind === "not_pending") return { kind: "ended", record: saved.record };
-    return { kind: "step", record: saved.record, questionIndex: step };
+    return { kind: "step", record: asSeenBy(saved.record, from.actor), questionIndex: step };
   }
 
   async function answer(record: QuestionRecord, answers: Answers, from: Inbound): Promise<InboundOutcome> {
@@ -205,7 +246,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
       case "back":
         // Written, so that a line typed next answers the step on screen (see the "text" case).
         return record.questions[action.questionIndex] && action.questionIndex > 0
-          ? keepDraft(record, record.draft ?? {}, action.questionIndex - 1)
+          ? keepDraft(record, record.draft ?? {}, action.questionIndex - 1, from)
           : { kind: "invalid", record, reason: MISMATCH };
       case "skip":
         return cancel(record, "skipped", from);
@@ -243,8 +284,10 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     // what a listing shows, not who may answer (the person it was asked for, the escalation), the draft or
     // the context. Judged on the listing, the person a question was asked for could answer it by typing in
     // their own chat, and `/question` would post it again without its context.
-    const record = routed && listed ? await store.get(routed.id, now()) : routed;
-    if (!record) return inbound.kind === "command" ? { kind: "no_pending" } : { kind: "ignored" };
+    const read = routed && listed ? await store.get(routed.id, now()) : routed;
+    if (!read) return inbound.kind === "command" ? { kind: "no_pending" } : { kind: "ignored" };
+    // With several answerers each person has their own stepper: the rest of this event sees only theirs.
+    const record = asSeenBy(read, inbound.actor);
     // The owner, or from the escalation time its escalation owner — never the person it was asked for;
     // anyone else is told it is not theirs.
     const refusal = answerRefusal(record, inbound.actor, now(), actingIn(inbound));

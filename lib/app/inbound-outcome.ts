@@ -43,6 +43,10 @@ export type InboundOutcome =
   | { kind: "requester"; record: QuestionRecord }
   /** A person whose vote the question (with a quorum) already holds: nothing changed. */
   | { kind: "already_answered"; record: QuestionRecord }
+  /** A cancel from an answerer who is not the owner of a question several people decide: nothing changed. */
+  | { kind: "only_owner_cancels"; record: QuestionRecord }
+  /** So many votes landed at once that this event's was not counted: nothing changed, send it again. */
+  | { kind: "busy"; record: QuestionRecord }
   /** This event's vote is kept; the question waits for `more` agreeing answers. */
   | { kind: "recorded_waiting"; record: QuestionRecord; more: number }
   /** It had already ended (answered, cancelled, expired): a late tap is told so. */

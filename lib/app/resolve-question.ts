@@ -17,7 +17,9 @@ import {
   AlreadyResolvedError,
   NotFoundError,
   NotOwnerError,
+  OnlyOwnerCancelsError,
   RequesterCannotAnswerError,
+  VotesBusyError,
 } from "./errors.ts";
 import { resumeRun } from "./run-outcome.ts";
 
@@ -70,10 +72,11 @@ export interface Resolution {
 }
 
 /**
- * How often a vote is counted again after other votes landed first (each retry means another vote was
- * kept, so a question's votes run out long before this).
+ * How often a vote is counted before it is given up on as busy (VotesBusyError, retryable). Each retry means
+ * another vote was kept first; without a group a question has at most 10 voters, so a vote lands within
+ * that many tries, and only a crowd in a group can outrun it — that vote is then sent again, not failed.
  */
-const MAX_VOTE_ATTEMPTS = 50;
+export const MAX_VOTE_ATTEMPTS = 12;
 
 /**
  * Answering and cancelling: one conditional write decides (first one wins), then the waiting run is resumed.
@@ -87,7 +90,7 @@ const MAX_VOTE_ATTEMPTS = 50;
  * await answer("ask_…", { deploy_target: ["Production"] }, { resolvedBy: "api" });
  * await cancel("ask_…", "skipped", { actor: "telegram:42" });
  * @throws NotFoundError, NotOwnerError, RequesterCannotAnswerError, AlreadyResolvedError (with the final
- *   status), InvalidAnswerError.
+ *   status), InvalidAnswerError, AlreadyAnsweredError and VotesBusyError (a vote, with a quorum).
  */
 export function createResolveQuestion(deps: ResolveDeps) {
   const { store, callbacks, now } = deps;
@@ -164,7 +167,8 @@ export function createResolveQuestion(deps: ResolveDeps) {
     for (let attempt = 0; attempt < MAX_VOTE_ATTEMPTS; attempt++) {
       const votes = record.votes ?? [];
       if (hasVoted(votes, by)) throw new AlreadyAnsweredError(record.id, by);
-      const counted = [...votes, { by, ...cast, atMs: now() }];
+      const key = options.resolvedByKey;
+      const counted = [...votes, { by, ...cast, atMs: now(), ...(key !== undefined && { key }) }];
       const decided = tally(counted, record.quorum ?? 1, votersOf(record));
       const who = { resolvedBy: options.resolvedBy, resolvedByKey: options.resolvedByKey };
       const outcome: VoteOutcome | undefined =
@@ -183,7 +187,7 @@ export function createResolveQuestion(deps: ResolveDeps) {
       }
       return afterClose(record.id, result);
     }
-    throw new Error(`question ${record.id}: the vote could not be counted after ${MAX_VOTE_ATTEMPTS} tries`);
+    throw new VotesBusyError(record.id);
   }
 
   /** Whether the question is decided by several votes (else the first answer closes it). */
@@ -207,7 +211,7 @@ export function createResolveQuestion(deps: ResolveDeps) {
       if (byVotes(record) && options.actor !== undefined) {
         // A person's Skip is their abstention; only the owner (or a key) may cancel the whole question.
         if (reason === "skipped") return vote(record, { answers: {}, skipped: true }, options);
-        if (options.actor !== record.owner) throw new NotOwnerError(id);
+        if (options.actor !== record.owner) throw new OnlyOwnerCancelsError(id);
       }
       return close(id, {
         status: "cancelled",

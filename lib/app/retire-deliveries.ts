@@ -1,5 +1,5 @@
 import type { ChannelRegistry } from "../channels/chat-channel.ts";
-import type { QuestionRecord } from "../questions/question-record.ts";
+import type { Delivery, QuestionRecord } from "../questions/question-record.ts";
 
 /**
  * Edits every posted copy of an ended question to show its outcome and drop its controls. Each copy is
@@ -21,5 +21,15 @@ export async function retireDeliveries(
         onError(error, delivery.channel);
       }
     }),
+  );
+}
+
+/**
+ * The copies a vote retires: those posted to one of `voters` in their one-to-one conversation with the bot,
+ * and already posted. A group's shared copy is never among them: it stays for the other members.
+ */
+export function votersCopies(record: QuestionRecord, voters: readonly string[]): Delivery[] {
+  return record.deliveries.filter(
+    (d) => d.privateTo !== undefined && voters.includes(d.privateTo) && d.messageId !== undefined,
   );
 }

@@ -27,6 +27,10 @@ export const replies = {
   requesterCannotAnswer: "You asked for this; someone else must answer.",
   /** A second answer (or skip) from a person whose vote a question with a quorum already holds. */
   alreadyAnswered: "You have already answered.",
+  /** A /cancel from an answerer other than the owner, with several answerers: only the owner cancels it. */
+  onlyOwnerCancels: "Only the question's owner can cancel it; you can skip it instead.",
+  /** With a quorum: so many votes landed at once that this one was not counted (nothing changed). */
+  tryAgain: "Many answers are arriving at once, so yours was not counted. Send it again in a moment.",
   gone: "This question no longer exists.",
   nothingWaiting: "No question is waiting for you here.",
   gotIt: "Got it.",
@@ -249,6 +253,10 @@ export function outcomeReplyText(outcome: InboundOutcome, fits: TextFits = anySi
       return replies.requesterCannotAnswer;
     case "already_answered":
       return replies.alreadyAnswered;
+    case "busy":
+      return replies.tryAgain;
+    case "only_owner_cancels":
+      return replies.onlyOwnerCancels;
     case "recorded_waiting":
       return waitingForMoreText(outcome.more);
     case "ended":

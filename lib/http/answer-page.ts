@@ -28,6 +28,7 @@ import {
   AlreadyResolvedError,
   NotFoundError,
   RequesterCannotAnswerError,
+  VotesBusyError,
 } from "../app/errors.ts";
 import type { ResolveOptions, ResolveQuestion } from "../app/resolve-question.ts";
 import { InvalidAnswerError } from "../questions/errors.ts";
@@ -197,6 +198,10 @@ export function createAnswerPage(deps: AnswerPageDeps) {
       if (error instanceof NotFoundError) return invalidLink();
       if (error instanceof RequesterCannotAnswerError) return messagePage(403, MESSAGE_PAGES.requester);
       if (error instanceof AlreadyAnsweredError) return messagePage(409, MESSAGE_PAGES.alreadyAnswered);
+      if (error instanceof VotesBusyError) {
+        const busy = messagePage(503, MESSAGE_PAGES.busy);
+        return { ...busy, headers: { ...busy.headers, "retry-after": String(error.retryAfterSeconds) } };
+      }
       throw error;
     }
   }

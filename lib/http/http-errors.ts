@@ -7,8 +7,10 @@ import {
   InvalidArgumentError,
   NotFoundError,
   NotOwnerError,
+  OnlyOwnerCancelsError,
   RequesterCannotAnswerError,
   SessionBusyError,
+  VotesBusyError,
 } from "../app/errors.ts";
 import { InvalidAnswerError, ToolInputError, type ToolInputIssue } from "../questions/errors.ts";
 import { issuesOf, summarize } from "../validation-messages.ts";
@@ -76,7 +78,11 @@ export function describeError(error: unknown, report: (error: unknown) => void):
     return problem(400, error.code, error.message, { issues: error.issues });
   }
   if (error instanceof NotFoundError) return problem(404, error.code, error.message);
-  if (error instanceof NotOwnerError || error instanceof RequesterCannotAnswerError) {
+  if (
+    error instanceof NotOwnerError ||
+    error instanceof RequesterCannotAnswerError ||
+    error instanceof OnlyOwnerCancelsError
+  ) {
     return problem(403, error.code, error.message);
   }
   if (error instanceof AlreadyAnsweredError) return problem(409, error.code, error.message);
@@ -93,6 +99,12 @@ export function describeError(error: unknown, report: (error: unknown) => void):
     );
   }
   if (error instanceof IdInUseError) return problem(409, error.code, error.message);
+  if (error instanceof VotesBusyError) {
+    return {
+      ...problem(503, error.code, error.message),
+      headers: { "retry-after": String(error.retryAfterSeconds) },
+    };
+  }
   report(error);
   return problem(500, "INTERNAL", "Internal error.");
 }

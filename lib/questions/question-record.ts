@@ -218,6 +218,17 @@ function recordSchema() {
      * answers that question, not the first one the draft has no value for.
      */
     step: z.exactOptional(about(z.int().check(z.gte(0)), "While pending: the stepper's question on screen.")),
+    /**
+     * With more than one possible answerer (listed answerers, an escalation owner), each person's own stepper
+     * in place of `draft` and `step`, by the answerer's identity: one person's partial choices never show in
+     * another's (lib/app/handle-inbound.ts).
+     */
+    drafts: z.exactOptional(
+      about(
+        z.record(z.string(), z.object({ answers: answersSchema, step: z.int().check(z.gte(0)) })),
+        "While pending, with several answerers: each person's stepper (chosen so far, question on screen).",
+      ),
+    ),
     /** Set when cancelled: `cancelled` or `skipped`. */
     reason: z.exactOptional(cancelReasonSchema),
     resolvedBy: z.exactOptional(
@@ -404,4 +415,15 @@ export function firstOpenStep(record: Pick<QuestionRecord, "questions" | "draft"
     0,
     record.questions.findIndex((q) => !Object.hasOwn(record.draft ?? {}, q.id)),
   );
+}
+
+/**
+ * The question as `person`'s stepper sees it: with several answerers (`drafts`), their own draft and step
+ * as `draft` and `step`, nobody else's; a question of one answerer is returned as it is.
+ */
+export function asSeenBy(record: QuestionRecord, person: string): QuestionRecord {
+  if (record.drafts === undefined) return record;
+  const { draft: _draft, step: _step, ...rest } = record;
+  const own = record.drafts[person];
+  return own === undefined ? rest : { ...rest, draft: own.answers, step: own.step };
 }

@@ -224,13 +224,15 @@ export type Answers = z.infer<typeof answersSchema>;
 
 /**
  * One person's vote on a question that needs several agreeing answers (a quorum above 1): their answers, or
- * their abstention (`skipped`, with no answers). `by` names them as `resolvedBy` would.
+ * their abstention (`skipped`, with no answers). `by` names the person in owner form (`telegram:42`,
+ * `web:bob`) whatever the surface they voted through; `key`: the API key a vote over the API came with.
  */
 export const voteSchema = z.object({
   by: z.string(),
   answers: answersSchema,
   atMs: z.int(),
   skipped: z.exactOptional(z.literal(true)),
+  key: z.exactOptional(z.string()),
 });
 export type Vote = z.infer<typeof voteSchema>;
 

@@ -26,17 +26,11 @@ export function answersKey(answers: Answers): string {
 }
 
 /**
- * The person a vote is from: its `by`, less the `api:` of one given over the question API on a person's
- * behalf (`resolvedBy: "web:bob"` is recorded `api:web:bob`), so a person votes once whichever way.
+ * Whether `identity` has voted already. A vote over the API names its person in owner form too
+ * (lib/http/question-api.ts), so a person votes once whichever surface they use.
  */
-export function voterOf(by: string): string {
-  return by.startsWith("api:") ? by.slice("api:".length) : by;
-}
-
-/** Whether `identity` has voted already (in person, or over the API on their behalf). */
 export function hasVoted(votes: readonly Vote[] | undefined, identity: string): boolean {
-  const person = voterOf(identity);
-  return (votes ?? []).some((vote) => voterOf(vote.by) === person);
+  return (votes ?? []).some((vote) => vote.by === identity);
 }
 
 /**
@@ -57,7 +51,7 @@ export function tally(votes: readonly Vote[], quorum: number, voters: readonly s
     most = Math.max(most, same.length);
   }
   if (voters !== undefined) {
-    const voted = new Set(votes.map((vote) => voterOf(vote.by)));
+    const voted = new Set(votes.map((vote) => vote.by));
     const yetToVote = voters.filter((person) => !voted.has(person)).length;
     if (most + yetToVote < quorum) return { kind: "no_quorum" };
   }

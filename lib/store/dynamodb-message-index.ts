@@ -1,25 +1,49 @@
 /**
  * The message index (`MSG#<channel>#<chat>#<message>` → question id): each posted copy of a question is
  * indexed by its chat and message id, so a reply to it, a thread under it or a tap on it routes by key.
- * An index item lives as long as its question's item (the same TTL).
+ * An index item lives as long as its question's item (the same TTL). Beside it, the private-chat index
+ * (`PRIVATE#<channel>#<chat>#<person>` → question ids): the copies posted to a person answerer other than the
+ * owner in their own chat with the bot, so a line they type there, replying to nothing, finds its question.
  */
 import type { WriteRequest } from "@aws-sdk/client-dynamodb";
 import { marshall } from "@aws-sdk/util-dynamodb";
 import type { Delivery } from "../questions/question-record.ts";
-import type { DynamoDbTable } from "./dynamodb-table.ts";
+import { conditionally, type DynamoDbTable } from "./dynamodb-table.ts";
 import { keys } from "./keys.ts";
+import { newestIds, PRIVATE_CHAT_KEPT, privateChatEntries } from "./question-store.ts";
 
 export interface DynamoDbMessageIndex {
   /** Indexes each delivery that has a message id; `expiresAt` is the question item's TTL (epoch s). */
   index(questionId: string, expiresAt: number, deliveries: Delivery[]): Promise<void>;
   /** The question a posted message belongs to. */
   find(channel: string, chatId: string, messageId: string): Promise<string | undefined>;
+  /** Notes the copies posted to person answerers other than `owner` in their private chats. */
+  indexPrivate(questionId: string, owner: string, expiresAt: number, deliveries: Delivery[]): Promise<void>;
+  /** QuestionStore.findPrivateQuestions. */
+  findPrivate(channel: string, chatId: string, person: string): Promise<string[]>;
 }
 
 /** Sends of a batch's unprocessed items after the first, before giving up. */
 const BATCH_RETRIES = 6;
 
 export function createDynamoDbMessageIndex(table: DynamoDbTable): DynamoDbMessageIndex {
+  /**
+   * Keeps a private-chat list to its newest PRIVATE_CHAT_KEPT ids, so it never grows with a person's history:
+   * the oldest are removed on the condition that the list is still `length` long (a concurrent append
+   * leaves it for the next one to trim).
+   */
+  async function trim(pk: string, length: number): Promise<void> {
+    const excess = length - PRIVATE_CHAT_KEPT;
+    if (excess <= 0) return;
+    await conditionally(() =>
+      table.update(pk, {
+        UpdateExpression: `REMOVE ${Array.from({ length: excess }, (_, i) => `questionIds[${i}]`).join(", ")}`,
+        ConditionExpression: "size(questionIds) = :length",
+        ExpressionAttributeValues: marshall({ ":length": length }),
+      }),
+    );
+  }
+
   return {
     async index(questionId, expiresAt, deliveries) {
       let requests: WriteRequest[] = deliveries.flatMap((delivery) =>
@@ -47,6 +71,33 @@ export function createDynamoDbMessageIndex(table: DynamoDbTable): DynamoDbMessag
           throw new Error("could not index delivered messages");
         }
       }
+    },
+
+    async indexPrivate(questionId, owner, expiresAt, deliveries) {
+      // One small list per person and chat, appended to: the person's questions there, oldest first. It lives
+      // as long as the last question noted in it.
+      await Promise.all(
+        privateChatEntries(owner, deliveries).map(async ({ channel, chatId, person }) => {
+          const pk = keys.privateChat(channel, chatId, person);
+          const out = await table.update(pk, {
+            UpdateExpression:
+              "SET questionIds = list_append(if_not_exists(questionIds, :none), :ids), entity = :entity, expiresAt = :expiresAt",
+            ExpressionAttributeValues: marshall({
+              ":none": [],
+              ":ids": [questionId],
+              ":entity": "privateChatIndex",
+              ":expiresAt": expiresAt,
+            }),
+            ReturnValues: "UPDATED_NEW",
+          });
+          await trim(pk, out.Attributes?.questionIds?.L?.length ?? 0);
+        }),
+      );
+    },
+
+    async findPrivate(channel, chatId, person) {
+      const item = await table.get<{ questionIds?: string[] }>(keys.privateChat(channel, chatId, person));
+      return newestIds(item?.questionIds ?? []);
     },
 
     async find(channel, chatId, messageId) {

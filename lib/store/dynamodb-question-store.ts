@@ -40,7 +40,10 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
   /** Indexes the posted messages of a question that exists; its item, or undefined when there is none. */
   async function indexMessages(id: string, deliveries: Delivery[]) {
     const question = await questions.item(id);
-    if (question) await messages.index(id, question.expiresAt, deliveries);
+    if (question) {
+      await messages.index(id, question.expiresAt, deliveries);
+      await messages.indexPrivate(id, question.owner, question.expiresAt, deliveries);
+    }
     return question;
   }
 
@@ -87,6 +90,7 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
     },
 
     findByMessage: messages.find,
+    findPrivateQuestions: messages.findPrivate,
     claimEvent: events.claim,
     releaseEvent: events.release,
     saveLinkToken: linkTokens.save,

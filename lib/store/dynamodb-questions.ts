@@ -81,7 +81,7 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
         // Leaving the sparse indexes is what makes the question stop being listed as pending; the
         // token leaves the item here (the stream's old image still has it for the durable resume).
         // The stepper's draft goes too: once closed, only `answers` says what was answered.
-        UpdateExpression: `SET ${set.join(", ")} REMOVE ${LEAVE_PENDING_INDEXES}, taskToken, draft, #step`,
+        UpdateExpression: `SET ${set.join(", ")} REMOVE ${LEAVE_PENDING_INDEXES}, taskToken, draft, #step, drafts`,
         ConditionExpression: condition,
         ExpressionAttributeNames: { "#status": "status", "#step": "step" },
         ExpressionAttributeValues: marshall({ ...values, ...more }, { removeUndefinedValues: true }),
@@ -155,20 +155,36 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
       return before ? closedResult(before, outcome, nowMs) : notPending(id, nowMs);
     },
 
-    async saveDraft(id, draft, step, nowMs) {
+    async saveDraft(id, draft, step, nowMs, person) {
       const out = await conditionally(() =>
-        table.update(keys.question(id), {
-          UpdateExpression: "SET draft = :draft, #step = :step",
-          ConditionExpression: STILL_PENDING,
-          ExpressionAttributeNames: { "#status": "status", "#step": "step" },
-          ExpressionAttributeValues: marshall({
-            ":draft": draft,
-            ":step": step,
-            ":pending": "pending",
-            ":now": nowMs,
-          }),
-          ReturnValues: "ALL_NEW",
-        }),
+        table.update(
+          keys.question(id),
+          person === undefined
+            ? {
+                UpdateExpression: "SET draft = :draft, #step = :step",
+                ConditionExpression: STILL_PENDING,
+                ExpressionAttributeNames: { "#status": "status", "#step": "step" },
+                ExpressionAttributeValues: marshall({
+                  ":draft": draft,
+                  ":step": step,
+                  ":pending": "pending",
+                  ":now": nowMs,
+                }),
+                ReturnValues: "ALL_NEW",
+              }
+            : {
+                // One person's entry alone: another's stepper, written at the same moment, is left as it is.
+                UpdateExpression: "SET drafts.#person = :own",
+                ConditionExpression: `${STILL_PENDING} AND attribute_exists(drafts)`,
+                ExpressionAttributeNames: { "#status": "status", "#person": person },
+                ExpressionAttributeValues: marshall({
+                  ":own": { answers: draft, step },
+                  ":pending": "pending",
+                  ":now": nowMs,
+                }),
+                ReturnValues: "ALL_NEW",
+              },
+        ),
       );
       const after = out === CONDITION_FAILED ? undefined : itemOf(out.Attributes);
       return after ? { kind: "saved", record: toRecord(after, nowMs) } : notPending(id, nowMs);

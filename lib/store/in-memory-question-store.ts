@@ -24,7 +24,15 @@ import {
   toListedRecord,
   toRecord,
 } from "./question-item.ts";
-import type { LinkToken, PendingFilter, PendingFilters, QuestionStore } from "./question-store.ts";
+import {
+  type LinkToken,
+  newestIds,
+  type PendingFilter,
+  type PendingFilters,
+  PRIVATE_CHAT_KEPT,
+  privateChatEntries,
+  type QuestionStore,
+} from "./question-store.ts";
 
 /** An item as the table holds it, keyed by `pk`. */
 export type StoredItem = Record<string, unknown> & { pk: string };
@@ -174,6 +182,20 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
         }
       });
     }
+    if (question) {
+      for (const { channel, chatId, person } of privateChatEntries(question.owner, deliveries)) {
+        await request(() => {
+          const pk = keys.privateChat(channel, chatId, person);
+          const noted = read<{ questionIds: string[] }>(pk)?.questionIds ?? [];
+          write({
+            pk,
+            entity: "privateChatIndex",
+            questionIds: [...noted, id].slice(-PRIVATE_CHAT_KEPT),
+            expiresAt: question.expiresAt,
+          });
+        });
+      }
+    }
     return question;
   }
 
@@ -273,12 +295,15 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
       return closedResult(before, outcome, nowMs);
     },
 
-    async saveDraft(id, draft, step, nowMs) {
+    async saveDraft(id, draft, step, nowMs, person) {
       const after = await request(() => {
         const before = updateQuestion(
           id,
-          (item) => stillPending(item, nowMs),
-          (item) => ({ ...item, draft, step }),
+          (item) => stillPending(item, nowMs) && (person === undefined || item.drafts !== undefined),
+          (item) =>
+            person === undefined
+              ? { ...item, draft, step }
+              : { ...item, drafts: { ...item.drafts, [person]: { answers: draft, step } } },
         );
         return before && updated(id, nowMs);
       });
@@ -366,6 +391,13 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
 
     findByMessage: (channel, chatId, messageId) =>
       request(() => read<{ questionId: string }>(keys.message(channel, chatId, messageId))?.questionId),
+
+    findPrivateQuestions: (channel, chatId, person) =>
+      request(() =>
+        newestIds(
+          read<{ questionIds: string[] }>(keys.privateChat(channel, chatId, person))?.questionIds ?? [],
+        ),
+      ),
 
     claimEvent: (dedupeKey, ttlSeconds, nowMs) =>
       request(() =>

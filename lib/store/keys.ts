@@ -37,6 +37,7 @@ export type Entity =
   | "sessionSlot"
   | "transcript"
   | "messageIndex"
+  | "privateChatIndex"
   | "inboundEvent"
   | "notification"
   | "linkToken";
@@ -48,6 +49,11 @@ export const keys = {
   transcript: (runId: string) => `RUN#${runId}`,
   /** A posted chat message → its question, so replies, threads and taps route by key. */
   message: (channel: string, chatId: string, messageId: string) => `MSG#${channel}#${chatId}#${messageId}`,
+  /**
+   * A person's one-to-one chat with the bot → the questions posted there to them as an answerer other than
+   * the owner, so a line they type there finds its question by key (the owner's are found by the owner index).
+   */
+  privateChat: (channel: string, chatId: string, person: string) => `PRIVATE#${channel}#${chatId}#${person}`,
   /** A platform delivery already handled (Telegram update_id, Slack event_id, Discord interaction id). */
   inboundEvent: (dedupeKey: string) => `EVENT#${dedupeKey}`,
   /** A question's notification the receiver accepted (lib/notify): a repeat is not sent again. */

@@ -56,6 +56,7 @@ export function toListedRecord(item: QuestionItem, nowMs: number): QuestionRecor
     ...(item.answers !== undefined && { answers: item.answers }),
     ...(item.draft !== undefined && item.status === "pending" && { draft: item.draft }),
     ...(item.step !== undefined && item.status === "pending" && { step: item.step }),
+    ...(item.drafts !== undefined && item.status === "pending" && { drafts: item.drafts }),
     ...(item.reason !== undefined && { reason: item.reason }),
     ...(item.resolvedBy !== undefined && { resolvedBy: item.resolvedBy }),
     ...(item.resolvedByKey !== undefined && { resolvedByKey: item.resolvedByKey }),
@@ -95,6 +96,9 @@ export function newQuestionItem(question: NewQuestion, retentionSeconds: number)
     ...(question.context !== undefined && { context: question.context }),
     ...(question.askedAnswerers !== undefined &&
       question.askedAnswerers.length > 0 && { askedAnswerers: question.askedAnswerers }),
+    // With more than one possible answerer (listed answerers, an escalation owner) each person steps on their
+    // own: a map from the first write, so each person's entry can be set alone.
+    ...(((question.askedAnswerers?.length ?? 0) > 0 || question.escalate !== undefined) && { drafts: {} }),
     // Votes are kept only where one answer does not decide: from the first write, so each vote's write can
     // be conditional on how many there are.
     ...(question.quorum !== undefined && question.quorum > 1 && { quorum: question.quorum, votes: [] }),
@@ -140,10 +144,10 @@ export function outcomeAttributes(outcome: Outcome, nowMs: number): Partial<Ques
 
 /**
  * The item as the closing write leaves it, from the item before it: the outcome set, and the task token and
- * the stepper's draft gone.
+ * the steppers' drafts gone.
  */
 export function closedItem(before: QuestionItem, outcome: Outcome, nowMs: number): QuestionItem {
-  const { taskToken: _token, draft: _draft, step: _step, ...rest } = before;
+  const { taskToken: _token, draft: _draft, step: _step, drafts: _drafts, ...rest } = before;
   return { ...rest, ...outcomeAttributes(outcome, nowMs) };
 }
 

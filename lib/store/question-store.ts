@@ -175,7 +175,14 @@ export interface QuestionStore {
    * conditional write on `status = pending` and the deadline, so a draft never lands on a question that has
    * ended. The caller merges: the whole draft is written (one person steps through one question at a time).
    */
-  saveDraft(id: string, draft: Answers, step: number, nowMs: number): Promise<SaveDraftResult>;
+  saveDraft(
+    id: string,
+    draft: Answers,
+    step: number,
+    nowMs: number,
+    /** With several answerers (`drafts` on the record): whose stepper this is; only their entry is written. */
+    person?: string,
+  ): Promise<SaveDraftResult>;
   /**
    * Adds a vote to a pending question with a quorum: one conditional write on `status = pending`, the
    * deadline and the number of votes the caller `seen` (so of two votes counted from the same read, one
@@ -219,6 +226,12 @@ export interface QuestionStore {
   /** The question a posted message belongs to (a reply to it, a thread under it, a tap on it). */
   findByMessage(channel: string, chatId: string, messageId: string): Promise<string | undefined>;
   /**
+   * The questions posted to `person` in their one-to-one chat `chatId` with the bot as an answerer other
+   * than the owner (recorded with the copies, by key), newest first, at most PRIVATE_CHAT_LOOKUP: where a
+   * line they type there, replying to nothing, may belong. Some may have ended.
+   */
+  findPrivateQuestions(channel: string, chatId: string, person: string): Promise<string[]>;
+  /**
    * Claims an inbound platform event; false when it was claimed before (a duplicate delivery). Claims
    * expire after `ttlSeconds` (longer than the platform's retry horizon).
    */
@@ -238,4 +251,30 @@ export interface QuestionStore {
    * when): the stream consumer gives up on it, and whoever investigates finds why on the record.
    */
   recordResumeFailure(id: string, failure: { code: string; atMs: number }): Promise<void>;
+}
+
+/** How many of the questions last posted to a person's private chat a typed line there looks among. */
+export const PRIVATE_CHAT_LOOKUP = 10;
+/** How many a private-chat index item keeps (the oldest beyond are dropped as new ones are noted). */
+export const PRIVATE_CHAT_KEPT = 25;
+
+/** The ids noted last, newest first, each once, at most PRIVATE_CHAT_LOOKUP of them. */
+export function newestIds(ids: readonly string[]): string[] {
+  return [...new Set([...ids].reverse())].slice(0, PRIVATE_CHAT_LOOKUP);
+}
+
+/**
+ * The private-chat index entries a question's copies make: one per person answerer other than the owner
+ * (`privateTo`) and chat, for a copy that was posted.
+ */
+export function privateChatEntries(
+  owner: string,
+  deliveries: readonly Delivery[],
+): { channel: string; chatId: string; person: string }[] {
+  const entries = new Map<string, { channel: string; chatId: string; person: string }>();
+  for (const { channel, chatId, privateTo, messageId } of deliveries) {
+    if (privateTo === undefined || privateTo === owner || messageId === undefined) continue;
+    entries.set(JSON.stringify([channel, chatId, privateTo]), { channel, chatId, person: privateTo });
+  }
+  return [...entries.values()];
 }

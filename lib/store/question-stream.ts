@@ -1,8 +1,9 @@
 /**
- * Reading the table's DynamoDB stream (view type NEW_AND_OLD_IMAGES): the two changes that matter to the
- * stream consumer are a question being stored (it is announced, its timers set) and a question leaving
- * `pending` — answered, cancelled, skipped, released, expired or delivery_failed (it is announced, its run
- * resumed, its copies retired, its timers cleared). On a close the old image still holds the task token the closing write removed (the run to
+ * Reading the table's DynamoDB stream (view type NEW_AND_OLD_IMAGES): the changes that matter to the
+ * stream consumer are a question being stored (it is announced, its timers set), a question leaving
+ * `pending` — answered, cancelled, skipped, released, expired, delivery_failed or no_quorum (it is announced,
+ * its run resumed, its copies retired, its timers cleared) — and a pending question keeping new votes (the
+ * voters' own copies lose their controls). On a close the old image still holds the task token the closing write removed (the run to
  * resume), the new image the outcome and every posted copy (the messages to retire).
  * The item's storage format stays in lib/store: the consumer gets a record, never an image.
  */
@@ -20,7 +21,9 @@ export interface ClosedQuestion {
 
 export type QuestionChange =
   | ({ kind: "closed" } & ClosedQuestion)
-  | { kind: "requested"; record: QuestionRecord };
+  | { kind: "requested"; record: QuestionRecord }
+  /** A pending question with a quorum kept more votes: `voters`, the people whose votes are new. */
+  | { kind: "voted"; record: QuestionRecord; voters: string[] };
 
 type Image = Record<string, AttributeValue> | undefined;
 
@@ -45,10 +48,30 @@ export function questionChangeFrom(
   if (!oldImage) return { kind: "requested", record: toRecord(after as QuestionItem, nowMs) };
   const before = unmarshall(oldImage) as Partial<QuestionItem>;
   if (before.entity !== "question" || before.status !== "pending") return undefined;
-  if (after.status === undefined || after.status === "pending") return undefined;
+  if (after.status === "pending") return votedChange(before, after as QuestionItem, nowMs);
+  if (after.status === undefined) return undefined;
   return {
     kind: "closed",
     record: toRecord(after as QuestionItem, nowMs),
     ...(typeof before.taskToken === "string" && before.taskToken !== "" && { taskToken: before.taskToken }),
+  };
+}
+
+/**
+ * A pending question whose votes grew: the stream filter lets through any change to a pending question with
+ * a quorum (DynamoDB's filter syntax cannot compare the two images), so the votes are compared here.
+ */
+function votedChange(
+  before: Partial<QuestionItem>,
+  after: QuestionItem,
+  nowMs: number,
+): QuestionChange | undefined {
+  const earlier = before.votes?.length ?? 0;
+  const votes = after.votes ?? [];
+  if (votes.length <= earlier) return undefined;
+  return {
+    kind: "voted",
+    record: toRecord(after, nowMs),
+    voters: votes.slice(earlier).map((vote) => vote.by),
   };
 }

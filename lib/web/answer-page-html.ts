@@ -76,6 +76,11 @@ export const MESSAGE_PAGES = {
   requester: { title: "Someone else must answer", text: "You asked for this; someone else must answer." },
   /** With a quorum: the link's person has answered (or skipped) already; a second answer changes nothing. */
   alreadyAnswered: { title: "Already answered", text: "You have already answered." },
+  /** With a quorum: so many votes landed at once that this one was not counted (503, retryable). */
+  busy: {
+    title: "Try again",
+    text: "Many answers are arriving at once, so yours was not counted. Go back and send it again in a moment.",
+  },
   /** A request the page refuses (too large, not its form): the text is the error's own message. */
   refused: { title: NOT_ACCEPTED, text: "" },
   failed: {

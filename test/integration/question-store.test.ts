@@ -100,6 +100,23 @@ describe("in-memory question store", () => {
     });
   });
 
+  it("reports a pending question's new votes as `voted`, naming only the new voters; other changes not", async () => {
+    const changes: ItemImages[] = [];
+    const memory = createInMemoryQuestionStore({ retentionSeconds: 3600, onChange: (c) => changes.push(c) });
+    const question = newQuestion({ id: "ask_voted", quorum: 3 });
+    await memory.create(question, T0);
+    await memory.saveDraft(question.id, { q: ["A"] }, 0, T0 + 1);
+    const bob = { by: "web:bob", answers: { q: ["A"] }, atMs: T0 + 2 };
+    const carol = { by: "web:carol", answers: { q: ["B"] }, atMs: T0 + 3 };
+    await memory.vote(question.id, [bob], 0, T0 + 2);
+    await memory.vote(question.id, [bob, carol], 1, T0 + 3);
+    const read = changes.map((c) => questionChangeFrom(c.oldImage, c.newImage, T0 + 4));
+    expect(read[0]).toMatchObject({ kind: "requested" });
+    expect(read[1]).toBeUndefined();
+    expect(read[2]).toMatchObject({ kind: "voted", voters: ["web:bob"], record: { status: "pending" } });
+    expect(read[3]).toMatchObject({ kind: "voted", voters: ["web:carol"] });
+  });
+
   it("projects into its listings what every pending index of the table projects", () => {
     for (const index of table.GlobalSecondaryIndexes) {
       expect([...index.Projection.NonKeyAttributes].sort()).toEqual([...PENDING_INDEX_PROJECTION].sort());

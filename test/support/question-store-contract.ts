@@ -7,7 +7,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { normalizeAskUserArgs } from "#lib/questions/index.ts";
 import { keys } from "#lib/store/keys.ts";
-import type { NewQuestion, QuestionStore, VoteOutcome } from "#lib/store/question-store.ts";
+import {
+  type NewQuestion,
+  PRIVATE_CHAT_KEPT,
+  PRIVATE_CHAT_LOOKUP,
+  type QuestionStore,
+  type VoteOutcome,
+} from "#lib/store/question-store.ts";
 import { newQuestion as storeQuestion } from "./records.ts";
 
 /** A store to test, and a way past it into the items it keeps (as one may look into the table). */
@@ -280,6 +286,27 @@ export function describeQuestionStoreContract(name: string, open: () => Promise<
         expect(await store.get(question.id, T0 + 4)).toMatchObject({ draft: { size: ["L"] }, step: 0 });
       });
 
+      it("with several answerers keeps each person's draft apart, and closing drops them all", async () => {
+        const question = twoStepQuestion({ askedAnswerers: [{ owner: "web:bob" }] });
+        const created = await store.create(question, T0);
+        expect(created.kind === "created" && created.record.drafts).toEqual({});
+
+        await Promise.all([
+          store.saveDraft(question.id, { colour: ["Red"] }, 1, T0 + 1, "telegram:42"),
+          store.saveDraft(question.id, { colour: ["Blue"] }, 1, T0 + 1, "web:bob"),
+        ]);
+        await store.saveDraft(question.id, { size: ["L"] }, 0, T0 + 2, "web:bob");
+        const read = await store.get(question.id, T0 + 3);
+        expect(read?.drafts).toEqual({
+          "telegram:42": { answers: { colour: ["Red"] }, step: 1 },
+          "web:bob": { answers: { size: ["L"] }, step: 0 },
+        });
+        expect(read?.draft).toBeUndefined();
+
+        await store.close(question.id, { status: "cancelled", reason: "cancelled" }, T0 + 4);
+        expect((await store.get(question.id, T0 + 5))?.drafts).toBeUndefined();
+      });
+
       it.each([
         {
           ended: "answered",
@@ -521,6 +548,70 @@ export function describeQuestionStoreContract(name: string, open: () => Promise<
       ).toBeUndefined();
       expect(await store.findByMessage("discord", "d", "y")).toBeUndefined();
       expect(await storedItem(unknown)).toBeUndefined();
+    });
+
+    it("notes the copies posted to a person answerer in their private chat, newest first; not the owner's", async () => {
+      const chat = `bob-${Date.now()}`;
+      const first = newQuestion({ id: `ask_priv1_${chat}`, askedAnswerers: [{ owner: "web:bob" }] });
+      const second = newQuestion({ id: `ask_priv2_${chat}`, askedAnswerers: [{ owner: "web:bob" }] });
+      for (const question of [first, second]) {
+        await store.create(question, T0);
+        await store.recordDeliveries(
+          question.id,
+          [
+            {
+              index: 0,
+              delivery: {
+                channel: "telegram",
+                chatId: chat,
+                messageId: `m-${question.id}`,
+                privateTo: "web:bob",
+              },
+            },
+            {
+              index: 1,
+              delivery: {
+                channel: "telegram",
+                chatId: `o-${chat}`,
+                messageId: "o1",
+                privateTo: "telegram:42",
+              },
+            },
+          ],
+          T0 + 1,
+        );
+      }
+      expect(await store.findPrivateQuestions("telegram", chat, "web:bob")).toEqual([second.id, first.id]);
+      // The owner's copies are found through the owner index, as before: nothing is noted for them.
+      expect(await store.findPrivateQuestions("telegram", `o-${chat}`, "web:alice")).toEqual([]);
+      expect(await store.findPrivateQuestions("telegram", chat, "web:carol")).toEqual([]);
+      // A copy posted again (/question) notes the question once.
+      await store.addDeliveries(
+        first.id,
+        [{ channel: "telegram", chatId: chat, messageId: "again", privateTo: "web:bob" }],
+        T0 + 2,
+      );
+      expect(await store.findPrivateQuestions("telegram", chat, "web:bob")).toEqual([first.id, second.id]);
+    });
+
+    it("keeps a private chat's list to its newest questions as more are noted", async () => {
+      const chat = `many-${Date.now()}`;
+      const ids: string[] = [];
+      for (let n = 0; n < PRIVATE_CHAT_KEPT + 2; n++) {
+        const question = newQuestion({ id: `ask_many${n}_${chat}`, askedAnswerers: [{ owner: "web:bob" }] });
+        ids.push(question.id);
+        await store.create(question, T0);
+        await store.addDeliveries(
+          question.id,
+          [{ channel: "telegram", chatId: chat, messageId: `m${n}`, privateTo: "web:bob" }],
+          T0 + 1,
+        );
+      }
+      const item = await subject.storedItem(keys.privateChat("telegram", chat, "web:bob"));
+      expect(item?.questionIds).toEqual(ids.slice(-PRIVATE_CHAT_KEPT));
+      expect(await store.findPrivateQuestions("telegram", chat, "web:bob")).toEqual(
+        ids.slice(-PRIVATE_CHAT_LOOKUP).reverse(),
+      );
     });
 
     it("release closes once, only while the question waits on the token given, and keeps its token", async () => {

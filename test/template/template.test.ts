@@ -284,7 +284,16 @@ describe("operating the stack", () => {
     const patterns = (criteria?.Filters ?? []).map(
       (filter) => JSON.parse(filter.Pattern) as { eventName: string[] },
     );
-    expect(patterns.map((pattern) => pattern.eventName)).toEqual([["INSERT"], ["MODIFY"]]);
+    expect(patterns.map((pattern) => pattern.eventName)).toEqual([["INSERT"], ["MODIFY"], ["MODIFY"]]);
+    // A vote on a pending question with a quorum reaches it too (its voters' copies lose their controls),
+    // and no other change to a pending question: the filter is as narrow as its syntax allows.
+    expect(patterns[2]).toEqual({
+      eventName: ["MODIFY"],
+      dynamodb: {
+        OldImage: { entity: { S: ["question"] }, status: { S: ["pending"] } },
+        NewImage: { status: { S: ["pending"] }, quorum: { N: [{ exists: true }] } },
+      },
+    });
   });
 
   it("traces every function and the state machine with X-Ray", () => {

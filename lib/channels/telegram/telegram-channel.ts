@@ -3,6 +3,7 @@ import { firstOpenStep } from "../../questions/question-record.ts";
 import { type AnswerLinks, NO_ANSWER_LINKS } from "../../web/answer-link.ts";
 import { browserEntry } from "../answer-in-browser.ts";
 import type { ChatChannel } from "../chat-channel.ts";
+import { PlatformApiError } from "../platform-api-error.ts";
 import { reminderText } from "../replies.ts";
 import type { TelegramApi } from "./telegram-api.ts";
 import { renderPrompt, renderRetiredText } from "./telegram-render.ts";
@@ -42,12 +43,18 @@ export function createTelegramChannel(api: TelegramApi, links: AnswerLinks = NO_
     },
     async retire(record, delivery) {
       if (delivery.messageId === undefined) return;
-      await api.call("editMessageText", {
-        chat_id: delivery.chatId,
-        message_id: Number(delivery.messageId),
-        text: renderRetiredText(record),
-        reply_markup: { inline_keyboard: [] },
-      });
+      try {
+        await api.call("editMessageText", {
+          chat_id: delivery.chatId,
+          message_id: Number(delivery.messageId),
+          text: renderRetiredText(record),
+          reply_markup: { inline_keyboard: [] },
+        });
+      } catch (error) {
+        // Already showing this (a webhook's own edit came first, or the stream delivered the change twice).
+        if (error instanceof PlatformApiError && /message is not modified/i.test(error.message)) return;
+        throw error;
+      }
     },
     async remind(_record, delivery, reminder) {
       const text = reminderText(reminder);

@@ -53,7 +53,12 @@ const OK = json(200, {});
  */
 const TOLD_IN_CHAT = new Set<InboundOutcome["kind"]>(["ended", "incomplete", "invalid", "no_pending"]);
 /** Told only in the sender's private chat with the bot: in a group it would be a notice to everyone. */
-const TOLD_IN_PRIVATE = new Set<InboundOutcome["kind"]>(["requester", "not_owner"]);
+const TOLD_IN_PRIVATE = new Set<InboundOutcome["kind"]>([
+  "requester",
+  "not_owner",
+  "only_owner_cancels",
+  "busy",
+]);
 
 /** Outcomes of a tap told in an alert the person must dismiss, not a toast that fades. */
 const ALERTED = new Set<InboundOutcome["kind"]>(["not_owner", "requester", "ended", "invalid"]);

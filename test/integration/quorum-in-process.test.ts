@@ -1,0 +1,285 @@
+/**
+ * Several people decide, in process (test/support/in-process-stack.ts) with Telegram: what no stream filter or
+ * DynamoDB wire is needed for — a vote given up on as busy, each person's own stepper, a person answerer's
+ * typed reply in their private chat, and a non-owner's /cancel.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { MAX_VOTE_ATTEMPTS } from "#lib/app/resolve-question.ts";
+import { replies } from "#lib/channels/replies.ts";
+import { answerPath, signAnswerLink } from "#lib/web/answer-link.ts";
+import { type InProcessStack, startInProcessStack } from "../support/in-process-stack.ts";
+import type { FakePlatform, RecordedCall } from "./support/fake-platform.ts";
+import { answerForm } from "./support/link-answer.ts";
+import { noteQuestion, singleQuestion, unique } from "./support/sample-questions.ts";
+import {
+  buttons,
+  OWNER_ID,
+  startFakeTelegram,
+  tapUpdate,
+  telegramSettings,
+  textUpdate,
+  webhookRequest,
+} from "./support/telegram-fake.ts";
+
+const LINK_SECRET = "quorum-in-process-link-secret-4Hq8s1mWc0yPf7kR";
+const BOB = 43;
+
+let stack: InProcessStack;
+let telegram: FakePlatform;
+
+beforeAll(async () => {
+  telegram = await startFakeTelegram();
+  stack = await startInProcessStack({ ...telegramSettings(telegram), HANDRAISE_LINK_SECRET: LINK_SECRET });
+});
+afterAll(async () => {
+  await stack?.stop();
+  await telegram?.stop();
+});
+beforeEach(() => {
+  telegram.calls.length = 0;
+});
+afterEach(() => stack.settled());
+
+/** What the bot last sent to `chat` as a message. */
+const lastSentTo = (chat: number) =>
+  telegram
+    .callsTo("sendMessage")
+    .filter((call) => String(call.body.chat_id) === String(chat))
+    .at(-1)?.body.text as string | undefined;
+
+/** The question as the API reads it. */
+const read = async (id: string) => (await stack.api("GET", `/questions/${id}`)).body.question;
+
+/**
+ * A question for the owner and bob (user `bob`), each in their private chat with the bot, decided by both
+ * agreeing. A test whose bob types a line replying to nothing gives a bob of its own: such a line goes to the
+ * oldest question pending for him there, and other tests leave theirs pending.
+ */
+async function askBoth(questions: unknown[] = [singleQuestion], bobId = 43) {
+  const id = unique("qip");
+  const created = await stack.api("POST", "/questions", {
+    id,
+    questions,
+    owner: `telegram:${OWNER_ID}`,
+    deliverTo: [{ channel: "telegram", chatId: String(OWNER_ID) }],
+    answerers: [{ owner: `telegram:${bobId}`, deliverTo: [{ channel: "telegram", chatId: String(bobId) }] }],
+    quorum: 2,
+  });
+  expect(created.status).toBe(201);
+  const posts = telegram.callsTo("sendMessage");
+  const postTo = (chat: number) => {
+    const post = posts.find((call) => String(call.body.chat_id) === String(chat));
+    if (!post) throw new Error(`no copy in chat ${chat}`);
+    return post;
+  };
+  const { deliveries } = await read(id);
+  const messageIn = (chat: number) =>
+    Number(deliveries.find((d: { chatId: string }) => d.chatId === String(chat))?.messageId);
+  return {
+    id,
+    owner: { post: postTo(OWNER_ID), messageId: messageIn(OWNER_ID) },
+    bob: { post: postTo(bobId), messageId: messageIn(bobId) },
+  };
+}
+
+/** Sends a Telegram update to the webhook; the text its callback query was answered with, if any. */
+async function send(update: ReturnType<typeof tapUpdate> | ReturnType<typeof textUpdate>) {
+  const response = await stack.request("POST", "/webhooks/telegram", webhookRequest(update));
+  expect(response.status, response.text).toBe(200);
+  if (!("callback_query" in update)) return undefined;
+  return telegram
+    .callsTo("answerCallbackQuery")
+    .find((call) => call.body.callback_query_id === update.callback_query.id)?.body.text as
+    | string
+    | undefined;
+}
+
+/** The callback data of a copy's first option button. */
+const firstOption = (post: RecordedCall) => buttons(post)[0]?.callback_data ?? "";
+
+describe("a vote that keeps losing to other votes", () => {
+  it("is refused as retryable on the API, the page and in chat, changing nothing, and counts when sent again", async () => {
+    const { id, bob } = await askBoth();
+    const question = await read(id);
+    // Every counting write finds that another vote landed first, as under a crowd of simultaneous votes.
+    const vote = stack.store.vote;
+    let tries = 0;
+    stack.store.vote = async (questionId, _votes, _seen, nowMs) => {
+      tries++;
+      const current = await stack.store.get(questionId, nowMs);
+      if (!current) throw new Error("no question");
+      return { kind: "stale", record: current };
+    };
+    try {
+      const api = await stack.api("POST", `/questions/${id}/answer`, {
+        answers: { [singleQuestion.id]: [singleQuestion.options[0]?.label] },
+        resolvedBy: `telegram:${BOB}`,
+      });
+      expect(api.status).toBe(503);
+      expect(api.body.error.code).toBe("VOTES_BUSY");
+      expect(api.headers["retry-after"]).toBe("1");
+      expect(tries).toBe(MAX_VOTE_ATTEMPTS);
+
+      const sig = signAnswerLink(LINK_SECRET, {
+        id,
+        answerer: `telegram:${BOB}`,
+        expiresAtMs: question.expiresAtMs,
+      });
+      const link = answerPath(question, `telegram:${BOB}`, sig);
+      const page = await stack.request("POST", link, {
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: answerForm(`https://handraise.test${link}`, { [singleQuestion.id]: "0" }).toString(),
+      });
+      expect(page.status).toBe(503);
+      expect(page.headers["retry-after"]).toBe("1");
+      expect(page.text).toContain("Many answers are arriving at once, so yours was not counted.");
+
+      const tapped = await send(tapUpdate(firstOption(bob.post), bob.messageId, { chatId: BOB, from: BOB }));
+      expect(tapped).toBe(replies.tryAgain);
+      expect(await read(id)).toMatchObject({ status: "pending", votes: [] });
+    } finally {
+      stack.store.vote = vote;
+    }
+    const again = await send(tapUpdate(firstOption(bob.post), bob.messageId, { chatId: BOB, from: BOB }));
+    expect(again).toBe("Your answer is recorded — waiting for 1 more.");
+    expect((await read(id)).votes).toMatchObject([{ by: `telegram:${BOB}` }]);
+  });
+});
+
+describe("/cancel from an answerer who is not the owner", () => {
+  it("is told only the owner cancels, in a sentence of its own, and changes nothing", async () => {
+    const { id, bob } = await askBoth();
+    await send(
+      textUpdate("/cancel", { chatId: BOB, from: BOB, chatType: "private", replyTo: bob.messageId }),
+    );
+    expect(lastSentTo(BOB)).toBe("Only the question's owner can cancel it; you can skip it instead.");
+    expect(await read(id)).toMatchObject({ status: "pending", votes: [] });
+  });
+});
+
+describe("each person's own stepper", () => {
+  /** A tap on option `n` of question `q` of the copy in `chat`, by the person whose private chat it is. */
+  const choose = (id: string, copy: { messageId: number }, chat: number, q: number, n: number) =>
+    send(tapUpdate(`o|${q}|${n}|${id}`, copy.messageId, { chatId: chat, from: chat }));
+
+  it("one person's choices never show in another's, and each vote is their own", async () => {
+    const { id, owner, bob } = await askBoth([singleQuestion, noteQuestion]);
+    await choose(id, owner, OWNER_ID, 0, 0);
+    const afterOwner = await read(id);
+    expect(afterOwner.drafts).toEqual({
+      [`telegram:${OWNER_ID}`]: { answers: { [singleQuestion.id]: ["Staging (Recommended)"] }, step: 1 },
+    });
+    expect(afterOwner.draft).toBeUndefined();
+
+    // Bob's first step: his own choice, shown on his copy at his second step.
+    telegram.calls.length = 0;
+    await choose(id, bob, BOB, 0, 1);
+    const redrawn = telegram.calls.filter((call) => String(call.body.chat_id) === String(BOB));
+    expect(redrawn.length).toBeGreaterThan(0);
+    expect(JSON.stringify(redrawn.map((call) => call.body))).not.toContain("Staging");
+
+    // Each finishes their own: the owner's vote keeps the owner's first answer, bob's his.
+    await choose(id, owner, OWNER_ID, 1, 0);
+    await choose(id, bob, BOB, 1, 0);
+    const { votes } = await read(id);
+    expect(votes).toMatchObject([
+      {
+        by: `telegram:${OWNER_ID}`,
+        answers: {
+          [singleQuestion.id]: ["Staging (Recommended)"],
+          [noteQuestion.id]: ["Routine (Recommended)"],
+        },
+      },
+      {
+        by: `telegram:${BOB}`,
+        answers: { [singleQuestion.id]: ["Production"], [noteQuestion.id]: ["Routine (Recommended)"] },
+      },
+    ]);
+  });
+
+  it("the escalation owner's stepper starts at their own first step, not where the owner stopped", async () => {
+    const id = unique("qip-esc");
+    const escalationOwner = 47;
+    const created = await stack.api("POST", "/questions", {
+      id,
+      questions: [singleQuestion, noteQuestion],
+      owner: `telegram:${OWNER_ID}`,
+      deliverTo: [{ channel: "telegram", chatId: String(OWNER_ID) }],
+      escalate: {
+        afterSeconds: 60,
+        owner: `telegram:${escalationOwner}`,
+        deliverTo: [{ channel: "telegram", chatId: String(escalationOwner) }],
+      },
+    });
+    expect(created.status).toBe(201);
+    const { deliveries } = await read(id);
+    await choose(id, { messageId: Number(deliveries[0].messageId) }, OWNER_ID, 0, 0);
+    await stack.clock.advance(61_000);
+    const posted = lastSentTo(escalationOwner) ?? "";
+    expect(posted).toContain(singleQuestion.question);
+    expect(posted).not.toContain(noteQuestion.question);
+    expect((await read(id)).drafts).toEqual({
+      [`telegram:${OWNER_ID}`]: { answers: { [singleQuestion.id]: ["Staging (Recommended)"] }, step: 1 },
+    });
+  });
+
+  it("a question for the owner alone keeps one draft, as before", async () => {
+    const id = unique("qip-one");
+    const created = await stack.api("POST", "/questions", {
+      id,
+      questions: [singleQuestion, noteQuestion],
+      owner: `telegram:${OWNER_ID}`,
+      deliverTo: [{ channel: "telegram", chatId: String(OWNER_ID) }],
+    });
+    expect(created.status).toBe(201);
+    const { deliveries } = await read(id);
+    await choose(id, { messageId: Number(deliveries[0].messageId) }, OWNER_ID, 0, 1);
+    const question = await read(id);
+    expect(question.draft).toEqual({ [singleQuestion.id]: ["Production"] });
+    expect(question.step).toBe(1);
+    expect(question.drafts).toBeUndefined();
+  });
+});
+
+describe("a person answerer typing in their own chat with the bot", () => {
+  it("a plain line, replying to nothing, answers the question posted to them there", async () => {
+    const bobId = 45;
+    const { id } = await askBoth([singleQuestion], bobId);
+    await send(textUpdate("2", { chatId: bobId, from: bobId, chatType: "private" }));
+    const question = await read(id);
+    expect(question.status).toBe("pending");
+    expect(question.votes).toMatchObject([
+      { by: `telegram:${bobId}`, answers: { [singleQuestion.id]: ["Production"] } },
+    ]);
+  });
+
+  it("/question posts it again there; someone it was not posted to is told nothing waits", async () => {
+    const bobId = 46;
+    const { id } = await askBoth([singleQuestion], bobId);
+    telegram.calls.length = 0;
+    await send(textUpdate("/question", { chatId: bobId, from: bobId, chatType: "private" }));
+    expect(lastSentTo(bobId)).toContain("Where should it go?");
+    expect(
+      (await read(id)).deliveries.filter((d: { chatId: string }) => d.chatId === String(bobId)),
+    ).toHaveLength(2);
+
+    const stranger = 44;
+    await send(textUpdate("/question", { chatId: stranger, from: stranger, chatType: "private" }));
+    expect(lastSentTo(stranger)).toBe(replies.nothingWaiting);
+  });
+});
+
+describe("one vote per person whatever the surface", () => {
+  it("a person who voted in their chat cannot vote again over the API under any key's say-so", async () => {
+    const { id, bob } = await askBoth();
+    await send(tapUpdate(firstOption(bob.post), bob.messageId, { chatId: BOB, from: BOB }));
+    const again = await stack.api("POST", `/questions/${id}/answer`, {
+      answers: { [singleQuestion.id]: ["Production"] },
+      resolvedBy: `telegram:${BOB}`,
+    });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe("ALREADY_ANSWERED");
+    expect(await read(id)).toMatchObject({ status: "pending", votes: [{ by: `telegram:${BOB}` }] });
+    expect((await read(id)).votes).toHaveLength(1);
+  });
+});
