@@ -80,6 +80,20 @@ export class VotesBusyError extends Error {
 }
 
 /**
+ * A vote that would take the question's votes over their budget (MAX_VOTES_BYTES): so many people have
+ * answered at such length that the question cannot keep another vote. It was not counted and nothing changed.
+ */
+export class VotesFullError extends Error {
+  override readonly name = "VotesFullError";
+  readonly code = "VOTES_FULL";
+  constructor(readonly questionId: string) {
+    super(
+      `Question "${questionId}" holds as many answers as it can: this one was not counted. A shorter answer may still fit.`,
+    );
+  }
+}
+
+/**
  * A cancel from an answerer other than the owner of a question several people decide: the whole question is
  * the owner's (or a key's) to cancel; the person may skip it (their abstention). Nothing changes.
  */

@@ -3,6 +3,7 @@ import type { ControlAction, Inbound } from "../channels/inbound.ts";
 import { validateAnswers } from "../questions/answers.ts";
 import { InvalidAnswerError } from "../questions/errors.ts";
 import { type ActingIn, answerRefusal, asSeenBy, type QuestionRecord } from "../questions/question-record.ts";
+import { draftsFit } from "../questions/record-budget.ts";
 import type { Answers, Question } from "../questions/schema.ts";
 import { hasVoted } from "../questions/votes.ts";
 import type { QuestionStore } from "../store/question-store.ts";
@@ -13,6 +14,7 @@ import {
   NotOwnerError,
   OnlyOwnerCancelsError,
   VotesBusyError,
+  VotesFullError,
 } from "./errors.ts";
 import { firstPending } from "./first-pending.ts";
 import type { InboundOutcome, InvalidReason } from "./inbound-outcome.ts";
@@ -120,6 +122,11 @@ export function createHandleInbound(deps: HandleInboundDeps) {
         if (!record) throw error;
         return { kind: error instanceof VotesBusyError ? "busy" : "only_owner_cancels", record };
       }
+      if (error instanceof VotesFullError) {
+        const record = await store.get(id, now());
+        if (!record) throw error;
+        return { kind: "full", record };
+      }
       if (!(error instanceof AlreadyResolvedError)) throw error;
       const record = await store.get(id, now());
       if (!record) throw error;
@@ -195,6 +202,16 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     from: Inbound,
   ): Promise<InboundOutcome> {
     const person = record.drafts === undefined ? undefined : from.actor;
+    // Only several people's drafts can grow without bound. Concurrent steps of different people are each
+    // measured against the drafts read, so together they may pass the budget by a few drafts: the budget
+    // leaves the item that much room (lib/questions/schema.ts).
+    if (
+      person !== undefined &&
+      record.drafts &&
+      !draftsFit(record.drafts, person, { answers: draft, step })
+    ) {
+      return { kind: "full", record: asSeenBy(record, from.actor) };
+    }
     const saved = await store.saveDraft(record.id, draft, step, now(), person);
     if (saved.kind === "not_found") return { kind: "ignored" };
     if (saved.kind === "not_pending") return { kind: "ended", record: saved.record };

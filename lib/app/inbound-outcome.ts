@@ -47,6 +47,11 @@ export type InboundOutcome =
   | { kind: "only_owner_cancels"; record: QuestionRecord }
   /** So many votes landed at once that this event's was not counted: nothing changed, send it again. */
   | { kind: "busy"; record: QuestionRecord }
+  /**
+   * The question's votes or drafts are at their size budget (lib/questions/schema.ts): this event's vote or
+   * step was not kept, nothing changed.
+   */
+  | { kind: "full"; record: QuestionRecord }
   /** This event's vote is kept; the question waits for `more` agreeing answers. */
   | { kind: "recorded_waiting"; record: QuestionRecord; more: number }
   /** It had already ended (answered, cancelled, expired): a late tap is told so. */

@@ -8,6 +8,7 @@ import {
   type Vote,
   votersOf,
 } from "../questions/question-record.ts";
+import { votesFit } from "../questions/record-budget.ts";
 import type { Answers } from "../questions/schema.ts";
 import { hasVoted, tally } from "../questions/votes.ts";
 import type { CloseResult, Outcome, QuestionStore, VoteOutcome } from "../store/question-store.ts";
@@ -20,6 +21,7 @@ import {
   OnlyOwnerCancelsError,
   RequesterCannotAnswerError,
   VotesBusyError,
+  VotesFullError,
 } from "./errors.ts";
 import { resumeRun } from "./run-outcome.ts";
 
@@ -90,7 +92,8 @@ export const MAX_VOTE_ATTEMPTS = 12;
  * await answer("ask_…", { deploy_target: ["Production"] }, { resolvedBy: "api" });
  * await cancel("ask_…", "skipped", { actor: "telegram:42" });
  * @throws NotFoundError, NotOwnerError, RequesterCannotAnswerError, AlreadyResolvedError (with the final
- *   status), InvalidAnswerError, AlreadyAnsweredError and VotesBusyError (a vote, with a quorum).
+ *   status), InvalidAnswerError, AlreadyAnsweredError, VotesBusyError and VotesFullError (a vote, with a
+ *   quorum).
  */
 export function createResolveQuestion(deps: ResolveDeps) {
   const { store, callbacks, now } = deps;
@@ -169,6 +172,9 @@ export function createResolveQuestion(deps: ResolveDeps) {
       if (hasVoted(votes, by)) throw new AlreadyAnsweredError(record.id, by);
       const key = options.resolvedByKey;
       const counted = [...votes, { by, ...cast, atMs: now(), ...(key !== undefined && { key }) }];
+      // The whole list is written on the condition that it still holds the votes read, so the list stored is
+      // the one measured here: this check keeps the budget under races too.
+      if (!votesFit(counted)) throw new VotesFullError(record.id);
       const decided = tally(counted, record.quorum ?? 1, votersOf(record));
       const who = { resolvedBy: options.resolvedBy, resolvedByKey: options.resolvedByKey };
       const outcome: VoteOutcome | undefined =

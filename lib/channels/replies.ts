@@ -31,6 +31,8 @@ export const replies = {
   onlyOwnerCancels: "Only the question's owner can cancel it; you can skip it instead.",
   /** With a quorum: so many votes landed at once that this one was not counted (nothing changed). */
   tryAgain: "Many answers are arriving at once, so yours was not counted. Send it again in a moment.",
+  /** A vote or stepper step that would take the question past its size budget: not kept, nothing changed. */
+  full: "This question holds as many answers as it can, so yours was not recorded. A shorter answer may still fit.",
   gone: "This question no longer exists.",
   nothingWaiting: "No question is waiting for you here.",
   gotIt: "Got it.",
@@ -255,6 +257,8 @@ export function outcomeReplyText(outcome: InboundOutcome, fits: TextFits = anySi
       return replies.alreadyAnswered;
     case "busy":
       return replies.tryAgain;
+    case "full":
+      return replies.full;
     case "only_owner_cancels":
       return replies.onlyOwnerCancels;
     case "recorded_waiting":

@@ -29,6 +29,7 @@ import {
   NotFoundError,
   RequesterCannotAnswerError,
   VotesBusyError,
+  VotesFullError,
 } from "../app/errors.ts";
 import type { ResolveOptions, ResolveQuestion } from "../app/resolve-question.ts";
 import { InvalidAnswerError } from "../questions/errors.ts";
@@ -198,6 +199,7 @@ export function createAnswerPage(deps: AnswerPageDeps) {
       if (error instanceof NotFoundError) return invalidLink();
       if (error instanceof RequesterCannotAnswerError) return messagePage(403, MESSAGE_PAGES.requester);
       if (error instanceof AlreadyAnsweredError) return messagePage(409, MESSAGE_PAGES.alreadyAnswered);
+      if (error instanceof VotesFullError) return messagePage(413, MESSAGE_PAGES.full);
       if (error instanceof VotesBusyError) {
         const busy = messagePage(503, MESSAGE_PAGES.busy);
         return { ...busy, headers: { ...busy.headers, "retry-after": String(error.retryAfterSeconds) } };

@@ -11,6 +11,7 @@ import {
   RequesterCannotAnswerError,
   SessionBusyError,
   VotesBusyError,
+  VotesFullError,
 } from "../app/errors.ts";
 import { InvalidAnswerError, ToolInputError, type ToolInputIssue } from "../questions/errors.ts";
 import { issuesOf, summarize } from "../validation-messages.ts";
@@ -99,6 +100,7 @@ export function describeError(error: unknown, report: (error: unknown) => void):
     );
   }
   if (error instanceof IdInUseError) return problem(409, error.code, error.message);
+  if (error instanceof VotesFullError) return problem(413, error.code, error.message);
   if (error instanceof VotesBusyError) {
     return {
       ...problem(503, error.code, error.message),

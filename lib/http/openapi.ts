@@ -306,7 +306,10 @@ each once): 202 while the question waits for more agreeing answers; 200 \`answer
               "The question has already ended: `status` says how (ALREADY_RESOLVED); or, with a quorum, this person has already answered it (ALREADY_ANSWERED). Nothing changes.",
               ["ALREADY_RESOLVED", "ALREADY_ANSWERED"],
             ),
-            "413": tooLarge,
+            "413": documentedError(
+              `The body is over ${MAX_BODY_BYTES / 1024} KiB and nothing of it was read (PAYLOAD_TOO_LARGE); or, with a quorum, the question's votes are at their size budget and this one was not counted (VOTES_FULL). Nothing changes.`,
+              ["PAYLOAD_TOO_LARGE", "VOTES_FULL"],
+            ),
             "429": throttled,
             "500": internal,
           },

@@ -46,6 +46,19 @@ export const TIMEOUT_GRACE_SECONDS = 10;
  */
 export const MAX_ANSWER_VALUE_UNITS = 4000;
 export const MAX_ANSWERS_BYTES = 32 * 1024;
+/**
+ * What several people add to one question, as UTF-8 JSON: every vote together (`votes`) at most 64 KiB, every
+ * person's stepper draft together (`drafts`) at most 64 KiB. A group has no known number of members, so
+ * without these a question would grow with each voter until AWS refused it, and a refusal there is no clear
+ * error. The result a run is resumed with (answers + votes, under 100 KiB) must fit Step Functions' 256 KiB
+ * task output; the "Question Resolved" event EventBridge's 256 KB entry — it is the record without drafts,
+ * where a hundred posted copies take about as much again as the votes, which is why the votes get no more;
+ * the stored item (that record plus drafts and the task token) DynamoDB's 400 KB. Short answers (option
+ * labels) make votes of a few hundred bytes, so hundreds fit. A vote or draft that would go over is refused
+ * and changes nothing (test/unit/questions/record-budget.test.ts builds each at these budgets).
+ */
+export const MAX_VOTES_BYTES = 64 * 1024;
+export const MAX_DRAFTS_BYTES = 64 * 1024;
 
 /** Has at least one non-whitespace character (so it is non-empty after trimming). */
 const NOT_BLANK = /\S/;

@@ -8,7 +8,11 @@
  * TTL is not modelled: an item stays until it is deleted (DynamoDB's TTL deletes at some time after it).
  */
 import { isDeepStrictEqual } from "node:util";
-import { type AttributeValue, ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import {
+  type AttributeValue,
+  ConditionalCheckFailedException,
+  DynamoDBServiceException,
+} from "@aws-sdk/client-dynamodb";
 import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import { type Delivery, statusAt } from "../questions/question-record.ts";
 import { FILTER_ATTRIBUTES, pendingIndexFor } from "./dynamodb-pending-listing.ts";
@@ -33,6 +37,9 @@ import {
   privateChatEntries,
   type QuestionStore,
 } from "./question-store.ts";
+
+/** DynamoDB's largest item, in bytes. */
+const MAX_ITEM_BYTES = 400 * 1024;
 
 /** An item as the table holds it, keyed by `pk`. */
 export type StoredItem = Record<string, unknown> & { pk: string };
@@ -89,8 +96,18 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
       options.onChange({ oldImage: image(before), newImage: image(item) });
     }
   };
-  const write = (item: { pk: string; [attribute: string]: unknown } | QuestionItem) =>
+  const write = (item: { pk: string; [attribute: string]: unknown } | QuestionItem) => {
+    // DynamoDB refuses an item over 400 KB (names and values, UTF-8): its JSON's bytes are a close measure.
+    if (Buffer.byteLength(JSON.stringify(item)) > MAX_ITEM_BYTES) {
+      throw new DynamoDBServiceException({
+        name: "ValidationException",
+        $fault: "client",
+        message: "Item size has exceeded the maximum allowed size",
+        $metadata: {},
+      });
+    }
     replace(item.pk, copy(item) as StoredItem);
+  };
   const remove = (pk: string) => replace(pk, undefined);
   const putIfAbsent = (item: { pk: string; [attribute: string]: unknown }) => {
     if (items.has(item.pk)) return false;

@@ -81,6 +81,11 @@ export const MESSAGE_PAGES = {
     title: "Try again",
     text: "Many answers are arriving at once, so yours was not counted. Go back and send it again in a moment.",
   },
+  /** With a quorum: the question's votes are at their size budget; this one was not counted (413). */
+  full: {
+    title: "No room for your answer",
+    text: "This question holds as many answers as it can, so yours was not counted. A shorter answer may still fit.",
+  },
   /** A request the page refuses (too large, not its form): the text is the error's own message. */
   refused: { title: NOT_ACCEPTED, text: "" },
   failed: {

@@ -1,7 +1,7 @@
 /**
  * The in-process harness (test/support/in-process-stack.ts) models what the platform tests rely on: a run is
  * resumed once and its second resume is told the task is gone, a timed-out task takes nothing, the stream
- * sets a question's timers and the clock fires them, a wait moves the clock, and a route no built function
+ * sets a question's timers and the clock fires them, an output over Step Functions' limit is refused, a wait moves the clock, and a route no built function
  * serves is a 404.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -74,6 +74,31 @@ describe("the in-process stack", () => {
     const waited = await stack.api("GET", `/questions/${run.questionId}/wait?timeoutMs=25000`);
     expect(waited.body).toEqual({ status: "pending" });
     expect(stack.clock.now() - before).toBeGreaterThanOrEqual(25_000);
+  });
+
+  it("an output over Step Functions' 256 KiB is refused with InvalidOutput, and the run still waits", async () => {
+    const run = await stack.ask({
+      owner: "web:ann",
+      deliverTo: [],
+      questions: [single],
+      sessionKey: unique("s"),
+      answerers: [{ owner: "web:bob" }],
+      quorum: 2,
+    });
+    // Laid down past the store's port, beyond any budget: a result of 272 KB (the item stays under 400 KB).
+    const votes = ["web:ann", "web:bob"].map((by, n) => ({
+      by,
+      answers: { deploy_target: [`${n}${"x".repeat(136_000)}`] },
+      atMs: 1,
+    }));
+    const closed = await stack.store.vote(run.questionId, votes, 0, stack.clock.now(), {
+      status: "no_quorum",
+      resolvedBy: "web:bob",
+    });
+    expect(closed.kind).toBe("closed");
+    await stack.settled();
+    expect(run.outcome()).toBeUndefined();
+    expect(stack.taskCalls.some((call) => call.input.taskToken === run.taskToken)).toBe(true);
   });
 
   it("a route no function it builds serves is a 404; the API refuses a missing key", async () => {

@@ -6,6 +6,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { MAX_VOTE_ATTEMPTS } from "#lib/app/resolve-question.ts";
 import { replies } from "#lib/channels/replies.ts";
+import { jsonBytes } from "#lib/questions/record-budget.ts";
+import { MAX_DRAFTS_BYTES, MAX_VOTES_BYTES } from "#lib/questions/schema.ts";
 import { answerPath, signAnswerLink } from "#lib/web/answer-link.ts";
 import { type InProcessStack, startInProcessStack } from "../support/in-process-stack.ts";
 import type { FakePlatform, RecordedCall } from "./support/fake-platform.ts";
@@ -281,5 +283,66 @@ describe("one vote per person whatever the surface", () => {
     expect(again.body.error.code).toBe("ALREADY_ANSWERED");
     expect(await read(id)).toMatchObject({ status: "pending", votes: [{ by: `telegram:${BOB}` }] });
     expect((await read(id)).votes).toHaveLength(1);
+  });
+});
+
+describe("a question whose votes or drafts are at their size budget", () => {
+  /** `n` people's votes or drafts of one long own answer each (8 KB of UTF-8 apiece), none agreeing. */
+  const longAnswer = (n: number) => ({ [singleQuestion.id]: [`${n} ${"😀".repeat(1990)}`] });
+  const crowd = (count: number) => Array.from({ length: count }, (_, n) => `telegram:${9000 + n}`);
+
+  it("refuses one more vote over the API, the page and in chat, changing nothing", async () => {
+    const { id, bob } = await askBoth();
+    const question = await read(id);
+    // Earlier votes a few bytes under the budget (as a group's members might cast them; here laid down at
+    // once): the last one padded to it.
+    const votes = crowd(8).map((by, n) => ({ by, answers: longAnswer(n), atMs: 1 }));
+    const last = { by: "telegram:9999", answers: { x: [""] }, atMs: 1 };
+    const room = MAX_VOTES_BYTES - jsonBytes([...votes, last]);
+    votes.push({ ...last, answers: { [singleQuestion.id]: ["x".repeat(room - 8)] } });
+    expect((await stack.store.vote(id, votes, 0, Date.now())).kind).toBe("recorded");
+    const before = await read(id);
+
+    const api = await stack.api("POST", `/questions/${id}/answer`, {
+      answers: { [singleQuestion.id]: ["Production"] },
+      resolvedBy: `telegram:${BOB}`,
+    });
+    expect(api.status).toBe(413);
+    expect(api.body.error.code).toBe("VOTES_FULL");
+
+    const sig = signAnswerLink(LINK_SECRET, {
+      id,
+      answerer: `telegram:${BOB}`,
+      expiresAtMs: question.expiresAtMs,
+    });
+    const link = answerPath(question, `telegram:${BOB}`, sig);
+    const page = await stack.request("POST", link, {
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: answerForm(`https://handraise.test${link}`, { [singleQuestion.id]: "0" }).toString(),
+    });
+    expect(page.status, page.text).toBe(413);
+    expect(page.text).toContain("This question holds as many answers as it can, so yours was not counted.");
+
+    const tapped = await send(tapUpdate(firstOption(bob.post), bob.messageId, { chatId: BOB, from: BOB }));
+    expect(tapped).toBe(replies.full);
+    expect(await read(id)).toEqual(before);
+  });
+
+  it("refuses a chat step that would take the drafts past theirs, changing nothing", async () => {
+    const { id, bob } = await askBoth([singleQuestion, noteQuestion]);
+    // Drafts filled to a few bytes under the budget: the last one padded to it.
+    const drafts: Record<string, { answers: Record<string, string[]>; step: number }> = {};
+    for (const [n, person] of crowd(8).entries()) drafts[person] = { answers: longAnswer(n), step: 1 };
+    const room =
+      MAX_DRAFTS_BYTES - jsonBytes({ ...drafts, "telegram:9999": { answers: { x: [""] }, step: 1 } });
+    drafts["telegram:9999"] = { answers: { [singleQuestion.id]: ["x".repeat(room - 8)] }, step: 1 };
+    for (const [person, own] of Object.entries(drafts)) {
+      const saved = await stack.store.saveDraft(id, own.answers, own.step, Date.now(), person);
+      expect(saved.kind).toBe("saved");
+    }
+    const before = await read(id);
+    const tapped = await send(tapUpdate(`o|0|1|${id}`, bob.messageId, { chatId: BOB, from: BOB }));
+    expect(tapped).toBe(replies.full);
+    expect(await read(id)).toEqual(before);
   });
 });

@@ -12,7 +12,8 @@
  * contract, not its wire: concurrent conditional writes, the real stream), the state machine (a run is its
  * AskUser task: the ask handler is called with a task token, and the run is what that token received;
  * `runResult` gives what the Catch would hand the model), the HTTP gateway's own limits, the notifier, the
- * run-status consumer, MCP, the model step, the durable agent. A platform client's own timeouts and retry
+ * events (no bus is set, so nothing is published), the run-status consumer, MCP, the model step, the durable
+ * agent. A platform client's own timeouts and retry
  * pauses still pass real time.
  *
  * A platform's tests on it (telegram.test.ts and mattermost.test.ts are converted so): start the fake API
@@ -36,6 +37,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import {
+  InvalidOutput,
   SendTaskFailureCommand,
   SendTaskHeartbeatCommand,
   SendTaskSuccessCommand,
@@ -149,7 +151,13 @@ export interface InProcessStack {
   stop(): Promise<void>;
 }
 
-/** Step Functions' task-token calls, as the fake sees them: each task is live until it is sent an outcome. */
+/** Step Functions' largest task output, in UTF-8 bytes: above it SendTaskSuccess fails with InvalidOutput. */
+const MAX_TASK_OUTPUT_BYTES = 262_144;
+
+/**
+ * Step Functions' task-token calls, as the fake sees them: each task is live until it is sent an outcome, and
+ * an output over Step Functions' limit is refused as it refuses it (the task stays waiting).
+ */
 function fakeStepFunctions(calls: InProcessStack["taskCalls"]) {
   const tasks = new Map<string, { outcome?: RunOutcome; ended: boolean }>();
   const task = (token: string) => {
@@ -164,6 +172,9 @@ function fakeStepFunctions(calls: InProcessStack["taskCalls"]) {
       if (command instanceof SendTaskSuccessCommand) {
         calls.push({ command: "success", input: { ...command.input } });
         const found = task(command.input.taskToken ?? "");
+        if (Buffer.byteLength(command.input.output ?? "") > MAX_TASK_OUTPUT_BYTES) {
+          throw new InvalidOutput({ message: "The output is too large", $metadata: {} });
+        }
         Object.assign(found, {
           ended: true,
           outcome: { kind: "succeeded", output: JSON.parse(command.input.output ?? "null") },

@@ -204,6 +204,20 @@ export function describeQuestionStoreContract(name: string, open: () => Promise<
         expect((await store.vote("ask_never", [voteOf("web:a", "A")], 0, T0)).kind).toBe("not_found");
         expect(await subject.storedItem(keys.question("ask_never"))).toBeUndefined();
       });
+
+      it("refuses a write that would make the item larger than DynamoDB's 400 KB, changing nothing", async () => {
+        const question = newQuestion({ quorum: 3 });
+        await store.create(question, T0);
+        const before = await subject.storedItem(keys.question(question.id));
+        // Two votes of 210 KB each: within no budget (the use case checks those), over the item limit.
+        const huge = (by: string) => ({ by, answers: { q: ["x".repeat(210_000)] }, atMs: T0 + 1 });
+        await expect(
+          store.vote(question.id, [huge("web:a"), huge("web:b")], 0, T0 + 1),
+        ).rejects.toMatchObject({
+          name: "ValidationException",
+        });
+        expect(await subject.storedItem(keys.question(question.id))).toEqual(before);
+      });
     });
 
     it("refuses to close after the deadline (a late answer changes nothing)", async () => {

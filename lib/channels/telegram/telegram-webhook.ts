@@ -58,6 +58,7 @@ const TOLD_IN_PRIVATE = new Set<InboundOutcome["kind"]>([
   "not_owner",
   "only_owner_cancels",
   "busy",
+  "full",
 ]);
 
 /** Outcomes of a tap told in an alert the person must dismiss, not a toast that fades. */

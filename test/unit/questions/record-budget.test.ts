@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import { resultOf } from "#lib/app/question-result.ts";
+import { questionEvent } from "#lib/events/question-event.ts";
+import type { Delivery, QuestionRecord, Vote } from "#lib/questions/question-record.ts";
+import { draftsFit, jsonBytes, votesFit } from "#lib/questions/record-budget.ts";
+import { MAX_DRAFTS_BYTES, MAX_VOTES_BYTES } from "#lib/questions/schema.ts";
+import { ALPHABETS, type Alphabet, largestAnswers, largestRecord } from "../../support/largest-questions.ts";
+
+/** Step Functions' task output and EventBridge's entry: 256 KiB; DynamoDB's item: 400 KB. */
+const TASK_OUTPUT_BYTES = 262_144;
+const EVENT_ENTRY_BYTES = 256_000;
+const ITEM_BYTES = 400_000;
+
+const person = (n: number) => `slack:T${"0".repeat(10)}:U${String(n).padStart(10, "0")}`;
+
+/** A copy as a platform posts it: ids of the length platforms use, a Teams service URL. */
+const copy = (n: number): Delivery => ({
+  channel: "teams",
+  chatId: `a:${"x".repeat(120)}${n}`,
+  threadId: `t${"1".repeat(40)}`,
+  serviceUrl: "https://smba.trafficmanager.net/emea/",
+  messageId: `m${"2".repeat(40)}`,
+  privateTo: person(n),
+});
+
+/** Every vote the budget takes: the longest answers, by the longest identities, until one more would not fit. */
+function votesAtBudget(record: QuestionRecord, alphabet: Alphabet): Vote[] {
+  const answers = largestAnswers(record.questions, alphabet);
+  const votes: Vote[] = [];
+  for (let n = 0; ; n++) {
+    const next = [...votes, { by: person(n), answers, atMs: 1_700_000_000_000, key: "k".repeat(64) }];
+    if (!votesFit(next)) return votes;
+    votes.push(next.at(-1) as Vote);
+  }
+}
+
+function draftsAtBudget(record: QuestionRecord, alphabet: Alphabet): NonNullable<QuestionRecord["drafts"]> {
+  const own = { answers: largestAnswers(record.questions, alphabet), step: 2 };
+  let drafts: NonNullable<QuestionRecord["drafts"]> = {};
+  for (let n = 0; draftsFit(drafts, person(100 + n), own); n++)
+    drafts = { ...drafts, [person(100 + n)]: own };
+  return drafts;
+}
+
+/** The largest record several people decide: nine answerers and a hundred copies, votes and drafts at budget. */
+function largestVotedRecord(alphabet: Alphabet): QuestionRecord {
+  const pending = largestRecord(alphabet);
+  const answerers = Array.from({ length: 9 }, (_, a) => ({ owner: person(a), fromMs: 0 }));
+  return {
+    ...pending,
+    owner: person(99),
+    requestedBy: person(98),
+    askedBy: `api:${"n".repeat(64)}`,
+    answerers,
+    quorum: 10,
+    deliveries: Array.from({ length: 100 }, (_, n) => copy(n)),
+    votes: votesAtBudget(pending, alphabet),
+    drafts: draftsAtBudget(pending, alphabet),
+  };
+}
+
+describe("a question's votes and drafts budgets", () => {
+  it.each(Object.keys(ALPHABETS) as Alphabet[])(
+    "the largest result, event and item fit AWS's limits (%s)",
+    (alphabet) => {
+      const record = largestVotedRecord(alphabet);
+      expect(jsonBytes(record.votes)).toBeGreaterThan(MAX_VOTES_BYTES - 40_000);
+      expect(jsonBytes(record.votes)).toBeLessThanOrEqual(MAX_VOTES_BYTES);
+      expect(jsonBytes(record.drafts)).toBeLessThanOrEqual(MAX_DRAFTS_BYTES);
+      const answered: QuestionRecord = {
+        ...record,
+        status: "answered",
+        answers: largestAnswers(record.questions, alphabet),
+        resolvedBy: person(9),
+      };
+      // The result a run is resumed with: answers and every vote.
+      expect(jsonBytes(resultOf(answered))).toBeLessThan(TASK_OUTPUT_BYTES * 0.6);
+      const noQuorum: QuestionRecord = { ...record, status: "no_quorum" };
+      expect(jsonBytes(resultOf(noQuorum))).toBeLessThan(TASK_OUTPUT_BYTES * 0.6);
+      // The "Question Resolved" event as PutEvents sends it: detail-type, source and the detail's JSON.
+      const event = questionEvent("Question Resolved", answered);
+      const entry = event.detailType.length + event.source.length + jsonBytes(event.detail);
+      expect(entry).toBeLessThan(EVENT_ENTRY_BYTES * 0.9);
+      // The stored item: the pending record at its largest (drafts kept) and the answered one (a closing
+      // write drops drafts), with a task token beside it.
+      const taskToken = "t".repeat(8192);
+      expect(jsonBytes({ ...record, answers: answered.answers, taskToken })).toBeLessThan(ITEM_BYTES * 0.9);
+    },
+  );
+
+  it("a vote or draft past the budget does not fit", () => {
+    const record = largestRecord("mixed");
+    const votes = votesAtBudget(record, "mixed");
+    const one = votes[0] as Vote;
+    expect(votesFit(votes)).toBe(true);
+    expect(votesFit([...votes, one])).toBe(false);
+    const drafts = draftsAtBudget(record, "mixed");
+    const own = Object.values(drafts)[0] as NonNullable<QuestionRecord["drafts"]>[string];
+    expect(draftsFit(drafts, "slack:T1:U_new", own)).toBe(false);
+    // Replacing one's own draft with the same never grows the drafts.
+    expect(draftsFit(drafts, Object.keys(drafts)[0] as string, own)).toBe(true);
+  });
+});
