@@ -465,4 +465,50 @@ describe("the answer page with a quorum", () => {
     expect(question.status).toBe("pending");
     expect(question.votes).toMatchObject([{ by: "web:bob", answers: {}, skipped: true }]);
   });
+
+  /** Skips on the page as `person`, through their own link. */
+  async function skipAs(id: string, person: string) {
+    const link = await linkOf(id, person);
+    const sig = new URL(link).searchParams.get("sig") ?? "";
+    const skipped = await fetch(link, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ sig, action: "skip" }),
+      redirect: "manual",
+    });
+    expect(skipped.status).toBe(303);
+    return (await stack.api("GET", `/questions/${id}`)).body.question;
+  }
+
+  it("with quorum 1, another answerer's Skip is their abstention; the question waits for the others", async () => {
+    const body = askBody({ answerers: [{ owner: "web:bob" }, { owner: "web:carol" }] });
+    expect((await stack.api("POST", "/questions", body)).status).toBe(201);
+    const afterBob = await skipAs(body.id, "web:bob");
+    expect(afterBob.status).toBe("pending");
+    expect(afterBob.votes).toMatchObject([{ by: "web:bob", answers: {}, skipped: true }]);
+    // The next answer still closes it at once.
+    const carol = await vote(body.id, "web:carol", "Production");
+    expect(carol.status).toBe(200);
+    expect((await stack.api("GET", `/questions/${body.id}`)).body.question).toMatchObject({
+      status: "answered",
+      resolvedBy: "api:web:carol",
+    });
+  });
+
+  it("with quorum 1, the owner's Skip still ends the question as skipped", async () => {
+    const body = askBody({ answerers: [{ owner: "web:bob" }] });
+    expect((await stack.api("POST", "/questions", body)).status).toBe(201);
+    expect(await skipAs(body.id, "web:alice")).toMatchObject({ status: "cancelled", reason: "skipped" });
+  });
+
+  it("with quorum 1 and no group, no_quorum once every person who may answer has abstained", async () => {
+    // Asked for alice: she never counts, so bob and carol are everyone who may answer.
+    const body = askBody({
+      answerers: [{ owner: "web:bob" }, { owner: "web:carol" }],
+      requestedBy: "web:alice",
+    });
+    expect((await stack.api("POST", "/questions", body)).status).toBe(201);
+    expect((await skipAs(body.id, "web:bob")).status).toBe("pending");
+    expect(await skipAs(body.id, "web:carol")).toMatchObject({ status: "no_quorum" });
+  });
 });
