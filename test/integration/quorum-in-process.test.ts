@@ -288,11 +288,12 @@ describe("a step on a group's shared copy of a prompt of several questions", () 
   const GROUP = -1009000000077;
   const MEMBER = 77;
 
-  it("hands the tapper their own way to answer and leaves the shared message as it is", async () => {
+  /** A question for the owner (in their private chat) and the group: its id and the group's copy. */
+  async function askWithGroup(questions: unknown[]) {
     const id = unique("qsh");
     const created = await stack.api("POST", "/questions", {
       id,
-      questions: [singleQuestion, noteQuestion],
+      questions,
       owner: `telegram:${OWNER_ID}`,
       deliverTo: [{ channel: "telegram", chatId: String(OWNER_ID) }],
       answerers: [{ group: { channel: "telegram", chatId: String(GROUP) } }],
@@ -300,6 +301,11 @@ describe("a step on a group's shared copy of a prompt of several questions", () 
     expect(created.status).toBe(201);
     const { deliveries } = await read(id);
     const shared = Number(deliveries.find((d: { chatId: string }) => d.chatId === String(GROUP))?.messageId);
+    return { id, shared };
+  }
+
+  it("hands the tapper their own way to answer and leaves the shared message as it is", async () => {
+    const { id, shared } = await askWithGroup([singleQuestion, noteQuestion]);
     telegram.calls.length = 0;
 
     const tap = tapUpdate(`o|0|1|${id}`, shared, { chatId: GROUP, from: MEMBER });
@@ -318,17 +324,7 @@ describe("a step on a group's shared copy of a prompt of several questions", () 
   });
 
   it("a one-question prompt still answers by tap on the shared copy", async () => {
-    const id = unique("qsh1");
-    const created = await stack.api("POST", "/questions", {
-      id,
-      questions: [singleQuestion],
-      owner: `telegram:${OWNER_ID}`,
-      deliverTo: [{ channel: "telegram", chatId: String(OWNER_ID) }],
-      answerers: [{ group: { channel: "telegram", chatId: String(GROUP) } }],
-    });
-    expect(created.status).toBe(201);
-    const { deliveries } = await read(id);
-    const shared = Number(deliveries.find((d: { chatId: string }) => d.chatId === String(GROUP))?.messageId);
+    const { id, shared } = await askWithGroup([singleQuestion]);
     await send(tapUpdate(`o|0|1|${id}`, shared, { chatId: GROUP, from: MEMBER }));
     expect(await read(id)).toMatchObject({ status: "answered", resolvedBy: `telegram:${MEMBER}` });
   });
