@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { TaskCallbacks } from "../callbacks/task-callbacks.ts";
+import { hasGroupChats } from "../channels/channel-specs.ts";
 import type { ChannelRegistry } from "../channels/chat-channel.ts";
 import { normalizeAskUserArgs, questionIdFor, type TimeoutLimits } from "../questions/index.ts";
 import {
@@ -248,7 +249,7 @@ export function createAskQuestion(deps: AskQuestionDeps) {
 
   /**
    * Each answerer once: a person is neither the owner nor listed twice, a group not listed twice; every
-   * person's and group's channel enabled here.
+   * person's and group's channel enabled here, a group's one whose chats can be shared.
    */
   function checkAnswerers(owner: string, entries: AnswererEntry[]): void {
     const seen = new Set([owner]);
@@ -264,6 +265,12 @@ export function createAskQuestion(deps: AskQuestionDeps) {
         }
         groups.add(chat);
         checkChannels([entry.group], "", () => `answerers.${index}.group.channel`);
+        if (!hasGroupChats(entry.group.channel)) {
+          throw new InvalidArgumentError(
+            `answerers.${index}.group.channel`,
+            `The channel "${entry.group.channel}" has no group chats (a chat there is one person's): name its people as answerers instead.`,
+          );
+        }
         return;
       }
       if (entry.owner === undefined) return;

@@ -1,5 +1,6 @@
 import type { ChannelRegistry } from "../channels/chat-channel.ts";
 import { type Delivery, escalationAtMs, type QuestionRecord } from "../questions/question-record.ts";
+import { hasVoted } from "../questions/votes.ts";
 import type { QuestionStore } from "../store/question-store.ts";
 import { idsOf, refOf, type Telemetry } from "../telemetry/telemetry.ts";
 import { type TimerEvent, timerName } from "../timers/timers.ts";
@@ -43,7 +44,8 @@ const CLAIM_TTL_SECONDS = 2 * 86_400;
  *   and the deadline, so an answer that came first wins and a second firing changes nothing. The table's
  *   stream then announces it and retires every copy, as for any close. Reported here, once, by the write
  *   that won (the model step closes the question of a timed-out task the same way, if no timer did first).
- * - `remind`: while it waits, posts a reminder in each chat where it was posted, saying how long is left.
+ * - `remind`: while it waits, posts a reminder in each chat where it was posted, saying how long is left
+ *   (not in a person's own conversation once that person has voted).
  * - `escalate`: while it waits, from the escalation time, posts it to the escalation owner's targets and
  *   records those copies with the others (they are retired with them).
  * Reminders and escalations are claimed once (a timer is at least once), and only once they are due: an
@@ -96,7 +98,7 @@ export function createFireQuestionTimer(deps: FireQuestionTimerDeps) {
   async function remind(record: QuestionRecord): Promise<TimerOutcome> {
     const reminder = { leftMs: Math.max(0, record.expiresAtMs - now()) };
     await Promise.all(
-      onePerChat(record.deliveries).map(async (delivery) => {
+      onePerChat(stillWaiting(record)).map(async (delivery) => {
         const channel = channels.get(delivery.channel);
         try {
           if (!channel) throw new Error(`channel "${delivery.channel}" is not configured`);
@@ -170,6 +172,14 @@ export function createFireQuestionTimer(deps: FireQuestionTimerDeps) {
 }
 
 export type FireQuestionTimer = ReturnType<typeof createFireQuestionTimer>;
+
+/**
+ * The copies whose reader may still be waited for: a copy private to a person who has voted already is left
+ * out, so that person is not asked again. A shared copy stays: others there may still answer.
+ */
+function stillWaiting(record: QuestionRecord): Delivery[] {
+  return record.deliveries.filter((d) => d.privateTo === undefined || !hasVoted(record.votes, d.privateTo));
+}
 
 /** The first posted copy in each chat: one reminder per chat, however often the question was posted there. */
 function onePerChat(deliveries: Delivery[]): Delivery[] {

@@ -318,8 +318,12 @@ export function createHandleInbound(deps: HandleInboundDeps) {
 
     switch (inbound.kind) {
       case "control":
+        // A shared copy shows no one's stepper: a step there hands the tapper their own way to answer instead.
+        if (stepsOnSharedCopy(record, inbound)) return control(record, { type: "browser" }, inbound);
         return control(record, inbound.action, inbound);
       case "form":
+        // A step's form (multi-select choices, own text) on a shared copy would redraw it too.
+        if (stepsOnSharedCopy(record, inbound)) return control(record, { type: "browser" }, inbound);
         // A form of the whole prompt shows no draft: what it leaves blank is not filled from one unseen.
         if (inbound.step === undefined) {
           const { draft: _unseen, ...shown } = record;
@@ -396,6 +400,22 @@ export function createHandleInbound(deps: HandleInboundDeps) {
 }
 
 export type HandleInbound = ReturnType<typeof createHandleInbound>;
+
+/** The controls that move a person's stepper (Skip ends the question, "Answer in browser" hands a link). */
+const STEPS: ReadonlySet<ControlAction["type"]> = new Set(["option", "choose", "other", "toggle", "back"]);
+
+/**
+ * Whether a tap is a step of a prompt of several questions that several people answer, made on a copy that is
+ * not the tapper's own (a group's, a channel's): redrawn with the tapper's draft, that shared message would
+ * show everyone one person's unfinished vote. A one-question prompt still answers by tap, Skip still skips.
+ */
+function stepsOnSharedCopy(record: QuestionRecord, inbound: Inbound & { kind: "control" | "form" }): boolean {
+  if (record.drafts === undefined || record.questions.length < 2) return false;
+  if (inbound.kind === "form" ? inbound.step === undefined : !STEPS.has(inbound.action.type)) return false;
+  return !record.deliveries.some(
+    (d) => d.channel === inbound.platform && d.chatId === inbound.chatId && d.privateTo === inbound.actor,
+  );
+}
 
 /** The chat an event came from: a member of one of the question's groups may answer only from there. */
 function actingIn(inbound: Inbound): ActingIn {

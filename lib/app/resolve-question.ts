@@ -219,6 +219,10 @@ export function createResolveQuestion(deps: ResolveDeps) {
         if (reason === "skipped") return vote(record, { answers: {}, skipped: true }, options);
         if (options.actor !== record.owner) throw new OnlyOwnerCancelsError(id);
       }
+      // With the first answer closing, another answerer's Skip is still only theirs: the owner's ends it.
+      if (reason === "skipped" && options.actor !== undefined && options.actor !== record.owner) {
+        return vote(record, { answers: {}, skipped: true }, options);
+      }
       return close(id, {
         status: "cancelled",
         reason,

@@ -29,6 +29,12 @@ export interface ChannelSecret {
 /** The part of a channel that is plain data: `lib/channels/<name>/manifest.json`. */
 export interface ChannelManifest {
   name: string;
+  /**
+   * Whether a chat of this channel can be shared by several people, so that a group (`answerers[].group`) can
+   * answer in it. False where a chat is one person's (e-mail's address, WhatsApp's phone number): a group
+   * there could never answer, so asking with one is refused.
+   */
+  groupChats: boolean;
   /** The owner format `<name>:<id>`: an example and what the id is (error messages and docs). */
   owner: { example: string; id: string; idPattern?: string };
   /** Its webhook function, absent for a channel that receives nothing. */

@@ -32,3 +32,11 @@ export type SettingsOf<Name extends ChannelName> = ReturnType<
 >;
 
 export const CHANNEL_NAMES: readonly ChannelName[] = CHANNEL_SPECS.map((spec) => spec.name);
+
+/**
+ * Whether `channel`'s chats can hold a group (its manifest's `groupChats`). A channel that is no module (the
+ * local console, one person's terminal) holds none.
+ */
+export function hasGroupChats(channel: string): boolean {
+  return CHANNEL_SPECS.find((spec) => spec.name === channel)?.manifest.groupChats === true;
+}

@@ -19,6 +19,12 @@ export const replies = {
   /** Handed privately with the tapper's own answer link (never posted in a shared conversation). */
   yourOwnLink: "Your own link to answer in a browser. It works for you alone: do not share it.",
   /**
+   * A step tapped on a shared copy of a prompt several people answer, where the platform has no reply only the
+   * tapper sees: no link can be handed over there, so the person is told where to answer instead.
+   */
+  answerOnYourOwn:
+    "Several people answer this question, each on their own: answer it in your own chat with me or through your own link, not on this shared message.",
+  /**
    * A request for one's own link that hands nothing over (a used, expired or unknown token, or someone else's):
    * the same words in every case, so they say nothing about any question.
    */

@@ -7,9 +7,10 @@ const RECOMMENDED_SUFFIX = /\s*\(recommended\)$/;
 /**
  * How a person's words and a label are compared when nothing matches more closely: Unicode NFKC (full-width
  * letters, ligatures and compatibility forms as their plain ones), trimmed, lower-cased, without trailing
- * `.` or `!` ("Yes." and "yes!" are "yes"). A text made only of those marks keeps them.
+ * `.` or `!` ("Yes." and "yes!" are "yes"). A text made only of those marks keeps them. Votes compare
+ * answers the same way (lib/questions/votes.ts).
  */
-function looseKey(text: string): string {
+export function looseKey(text: string): string {
   const folded = text.normalize("NFKC").trim().toLowerCase();
   const bare = folded.replace(/[.!]+$/u, "").trimEnd();
   return bare === "" ? folded : bare;

@@ -2,6 +2,7 @@
  * Counting the votes of a question that needs several agreeing answers (`quorum` > 1): pure, so every path
  * that records a vote decides the same way (lib/app/resolve-question.ts).
  */
+import { looseKey } from "./options.ts";
 import type { Vote } from "./question-record.ts";
 import type { Answers } from "./schema.ts";
 
@@ -15,14 +16,13 @@ export type Tally =
   | { kind: "waiting"; more: number };
 
 /**
- * The same answers, as compared between votes: per question the same set of values, each trimmed and
- * compared case aside (an option's label is already canonical; own text is kept as the person typed it).
+ * The same answers, as compared between votes: per question the same set of values, each compared as a typed
+ * answer is matched to a label (Unicode NFKC, case aside, trimmed, without trailing `.` / `!`): an option's
+ * label is already canonical, own text is kept as the person typed it.
  */
 export function answersKey(answers: Answers): string {
   const ids = Object.keys(answers).sort();
-  return JSON.stringify(
-    ids.map((id) => [id, [...new Set((answers[id] ?? []).map((v) => v.trim().toLowerCase()))].sort()]),
-  );
+  return JSON.stringify(ids.map((id) => [id, [...new Set((answers[id] ?? []).map(looseKey))].sort()]));
 }
 
 /**

@@ -193,7 +193,10 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
     async vote(id, votes, seen, nowMs, outcome) {
       // Counted from `seen` votes: the write holds only while there are still that many, so two votes
       // counted from the same read cannot both land (the second counts again), and only one can close.
-      const condition = `${STILL_PENDING} AND size(votes) = :seen`;
+      // A question whose first answer closes keeps no votes until an answerer's Skip: the first one counts from none.
+      const counted =
+        seen === 0 ? "(attribute_not_exists(votes) OR size(votes) = :seen)" : "size(votes) = :seen";
+      const condition = `${STILL_PENDING} AND ${counted}`;
       if (outcome === undefined) {
         const out = await conditionally(() =>
           table.update(keys.question(id), {

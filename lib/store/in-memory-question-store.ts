@@ -332,7 +332,7 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
       const before = await request(() =>
         updateQuestion(
           id,
-          (item) => stillPending(item, nowMs) && item.votes?.length === seen,
+          (item) => stillPending(item, nowMs) && (item.votes?.length ?? 0) === seen,
           (item) =>
             closing ? closedItem(withoutPendingPartitions(item), closing, nowMs) : { ...item, votes },
         ),

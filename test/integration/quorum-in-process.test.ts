@@ -346,3 +346,49 @@ describe("a question whose votes or drafts are at their size budget", () => {
     expect(await read(id)).toEqual(before);
   });
 });
+
+describe("a step on a group's shared copy of a prompt of several questions", () => {
+  const GROUP = -1009000000077;
+  const MEMBER = 77;
+
+  /** A question for the owner (in their private chat) and the group: its id and the group's copy. */
+  async function askWithGroup(questions: unknown[]) {
+    const id = unique("qsh");
+    const created = await stack.api("POST", "/questions", {
+      id,
+      questions,
+      owner: `telegram:${OWNER_ID}`,
+      deliverTo: [{ channel: "telegram", chatId: String(OWNER_ID) }],
+      answerers: [{ group: { channel: "telegram", chatId: String(GROUP) } }],
+    });
+    expect(created.status).toBe(201);
+    const { deliveries } = await read(id);
+    const shared = Number(deliveries.find((d: { chatId: string }) => d.chatId === String(GROUP))?.messageId);
+    return { id, shared };
+  }
+
+  it("hands the tapper their own way to answer and leaves the shared message as it is", async () => {
+    const { id, shared } = await askWithGroup([singleQuestion, noteQuestion]);
+    telegram.calls.length = 0;
+
+    const tap = tapUpdate(`o|0|1|${id}`, shared, { chatId: GROUP, from: MEMBER });
+    await send(tap);
+    // Their own way in: a t.me link to the bot's private chat, as "Answer in browser" hands it.
+    const answered = telegram
+      .callsTo("answerCallbackQuery")
+      .find((call) => call.body.callback_query_id === tap.callback_query.id);
+    expect(answered?.body.url).toMatch(/^https:\/\/t\.me\/HandraiseBot\?start=/);
+    // The shared message is not redrawn with the member's choice, and nothing was kept for them.
+    const edits = telegram.calls.filter((call) => call.method.startsWith("edit"));
+    expect(edits).toEqual([]);
+    const after = await read(id);
+    expect(after.status).toBe("pending");
+    expect(after.drafts ?? {}).toEqual({});
+  });
+
+  it("a one-question prompt still answers by tap on the shared copy", async () => {
+    const { id, shared } = await askWithGroup([singleQuestion]);
+    await send(tapUpdate(`o|0|1|${id}`, shared, { chatId: GROUP, from: MEMBER }));
+    expect(await read(id)).toMatchObject({ status: "answered", resolvedBy: `telegram:${MEMBER}` });
+  });
+});

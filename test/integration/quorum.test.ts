@@ -5,6 +5,7 @@
 import { StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerPath, signAnswerLink } from "#lib/web/answer-link.ts";
+import { type FakePlatform, startFakePlatform } from "./support/fake-platform.ts";
 import { answerThroughLink } from "./support/link-answer.ts";
 import { allItems, replyOf, startTestStack, type TestStack, waitFor } from "./support/test-stack.ts";
 
@@ -12,11 +13,26 @@ import { allItems, replyOf, startTestStack, type TestStack, waitFor } from "./su
 const LINK_SECRET = "quorum-test-link-secret-6Zq1t0mWc8yHf4kP2sXv";
 
 let stack: TestStack;
+/** Telegram, for a group whose chats can be shared; e-mail, a channel whose chats cannot. */
+let telegram: FakePlatform;
+let messageIds = 100;
 beforeAll(async () => {
-  stack = await startTestStack({ HANDRAISE_LINK_SECRET: LINK_SECRET });
+  telegram = await startFakePlatform((call) =>
+    call.method === "sendMessage"
+      ? { body: { ok: true, result: { message_id: ++messageIds, chat: { id: call.body.chat_id } } } }
+      : { body: { ok: true, result: true } },
+  );
+  stack = await startTestStack({
+    HANDRAISE_LINK_SECRET: LINK_SECRET,
+    TELEGRAM_BOT_TOKEN: "123456:TEST-token",
+    TELEGRAM_WEBHOOK_SECRET: "quorum-test-webhook-secret",
+    TELEGRAM_API_BASE: telegram.url,
+    HANDRAISE_EMAIL_FROM: "handraise@example.com",
+  });
 });
 afterAll(async () => {
   await stack?.stop();
+  await telegram?.stop();
 });
 
 let counter = 0;
@@ -116,9 +132,21 @@ describe("answerers and quorum on POST /questions", () => {
     ],
     [
       "a group on a channel that is not enabled",
-      { answerers: [{ group: { channel: "telegram", chatId: "-100" } }] },
+      { answerers: [{ group: { channel: "slack", chatId: "C100" } }] },
       "answerers.0.group.channel",
-      'The channel "telegram" is not enabled',
+      'The channel "slack" is not enabled',
+    ],
+    [
+      "a group on a channel without group chats (e-mail: one person's address)",
+      { answerers: [{ group: { channel: "email", chatId: "team@example.com" } }], quorum: 2 },
+      "answerers.0.group.channel",
+      'The channel "email" has no group chats',
+    ],
+    [
+      "a group on the local console (one person's terminal)",
+      { answerers: [{ owner: "web:bob" }, { group: { channel: "console", chatId: "team" } }] },
+      "answerers.1.group.channel",
+      'The channel "console" has no group chats',
     ],
     [
       "a person's target on a channel that is not enabled",
@@ -269,12 +297,12 @@ describe("an API answer on a question with a quorum is one named answerer's vote
 
   it("one key cannot make up voters: a resolvedBy that is no person answerer → 403 NOT_ANSWERER", async () => {
     const id = await twoOfThree({
-      answerers: [{ owner: "web:bob" }, { group: { channel: "console", chatId: "team" } }],
+      answerers: [{ owner: "web:bob" }, { group: { channel: "telegram", chatId: "-100" } }],
     });
     expect((await vote(id, "web:bob", "Staging")).status).toBe(202);
     // Neither a made-up name, nor the API's own form of a listed person, nor a member of the group (its
     // members are known only by acting in its chat) counts as a second voter.
-    for (const madeUp of ["web:mallory", "api:web:bob", "console:someone", "WEB:BOB"]) {
+    for (const madeUp of ["web:mallory", "api:web:bob", "telegram:77", "WEB:BOB"]) {
       const refused = await vote(id, madeUp, "Staging");
       expect(refused.status, madeUp).toBe(403);
       expect(refused.body.error.code).toBe("NOT_ANSWERER");
@@ -422,19 +450,55 @@ describe("the answer page with a quorum", () => {
     expect(question.votes.map((v: { by: string }) => v.by)).toEqual(["web:bob", "web:carol"]);
   });
 
-  it("Skip on the page is the person's abstention", async () => {
-    const id = await twoOfThree();
-    const bob = await linkOf(id, "web:bob");
-    const sig = new URL(bob).searchParams.get("sig") ?? "";
-    const skipped = await fetch(bob, {
+  /** Skips on the page as `person`, through their own link; the question as it then reads. */
+  async function skipAs(id: string, person: string) {
+    const link = await linkOf(id, person);
+    const sig = new URL(link).searchParams.get("sig") ?? "";
+    const skipped = await fetch(link, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({ sig, action: "skip" }),
       redirect: "manual",
     });
     expect(skipped.status).toBe(303);
-    const { question } = (await stack.api("GET", `/questions/${id}`)).body;
+    return (await stack.api("GET", `/questions/${id}`)).body.question;
+  }
+
+  it("Skip on the page is the person's abstention", async () => {
+    const question = await skipAs(await twoOfThree(), "web:bob");
     expect(question.status).toBe("pending");
     expect(question.votes).toMatchObject([{ by: "web:bob", answers: {}, skipped: true }]);
+  });
+
+  it("with quorum 1, another answerer's Skip is their abstention; the question waits for the others", async () => {
+    const body = askBody({ answerers: [{ owner: "web:bob" }, { owner: "web:carol" }] });
+    expect((await stack.api("POST", "/questions", body)).status).toBe(201);
+    const afterBob = await skipAs(body.id, "web:bob");
+    expect(afterBob.status).toBe("pending");
+    expect(afterBob.votes).toMatchObject([{ by: "web:bob", answers: {}, skipped: true }]);
+    // The next answer still closes it at once.
+    const carol = await vote(body.id, "web:carol", "Production");
+    expect(carol.status).toBe(200);
+    expect((await stack.api("GET", `/questions/${body.id}`)).body.question).toMatchObject({
+      status: "answered",
+      resolvedBy: "api:web:carol",
+    });
+  });
+
+  it("with quorum 1, the owner's Skip still ends the question as skipped", async () => {
+    const body = askBody({ answerers: [{ owner: "web:bob" }] });
+    expect((await stack.api("POST", "/questions", body)).status).toBe(201);
+    expect(await skipAs(body.id, "web:alice")).toMatchObject({ status: "cancelled", reason: "skipped" });
+  });
+
+  it("with quorum 1 and no group, no_quorum once every person who may answer has abstained", async () => {
+    // Asked for alice: she never counts, so bob and carol are everyone who may answer.
+    const body = askBody({
+      answerers: [{ owner: "web:bob" }, { owner: "web:carol" }],
+      requestedBy: "web:alice",
+    });
+    expect((await stack.api("POST", "/questions", body)).status).toBe(201);
+    expect((await skipAs(body.id, "web:bob")).status).toBe("pending");
+    expect(await skipAs(body.id, "web:carol")).toMatchObject({ status: "no_quorum" });
   });
 });

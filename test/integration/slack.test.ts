@@ -1001,3 +1001,32 @@ describe("Slack: every message fits, whatever the question's size", () => {
 });
 
 const escapeSlack = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+describe("Slack: a step on a group's shared copy of a prompt several people answer", () => {
+  it("hands the tapper their own link in an ephemeral message and leaves the channel's message as it is", async () => {
+    const ownerIm = newIm(OWNER);
+    const id = unique("slack-shared");
+    const created = await stack.api("POST", "/questions", {
+      id,
+      questions: [single, note],
+      owner: `slack:${TEAM}:${OWNER}`,
+      deliverTo: [{ channel: "slack", chatId: ownerIm }],
+      answerers: [{ group: { channel: "slack", chatId: CHANNEL } }],
+    });
+    expect(created.status).toBe(201);
+    const ts = await postedTs(id);
+    const post = slack.callsTo("chat.postMessage").find((call) => call.body.channel === CHANNEL);
+    if (!post) throw new Error("no copy in the channel");
+    const before = slack.calls.length;
+    const member = "U0MEMBER";
+    expect((await postInteraction(tap(control(post, "Production"), ts, { user: member }))).status).toBe(200);
+    // Only an ephemeral message to the tapper, with their own link: the shared message is not redrawn.
+    const sent = slack.calls.slice(before);
+    expect(sent.map((call) => call.method)).toEqual(["chat.postEphemeral"]);
+    expect(sent[0]?.body).toMatchObject({ channel: CHANNEL, user: member });
+    expect(sent[0]?.body.blocks[1].elements[0].url).toContain(`/answer/${id}`);
+    const record = (await stack.api("GET", `/questions/${id}`)).body.question;
+    expect(record.status).toBe("pending");
+    expect(record.drafts ?? {}).toEqual({});
+  });
+});

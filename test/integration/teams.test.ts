@@ -7,6 +7,7 @@
  */
 import { SignJWT } from "jose";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { replies as replyCatalog } from "#lib/channels/replies.ts";
 import { MAX_ANSWER_VALUE_UNITS } from "#lib/questions/schema.ts";
 import {
   type InProcessRun,
@@ -606,6 +607,31 @@ describe("Teams: an answer link only in its answerer's personal chat", () => {
     expect(cardOf(step).body[0].text).toBe("2 of 3");
     expect(JSON.stringify(step.body)).not.toMatch(/\/answer\/|Answer in browser|Action\.OpenUrl/);
     await send(inGroup(tap(cardId, codec("s", 1, 0, questionId))));
+  });
+
+  it("a step on a group's shared card of a prompt several people answer is told where to answer; the card stays", async () => {
+    conversation = `19:group${conversations}@thread.v2`;
+    const id = unique("teams-shared");
+    const asked = await stack.api("POST", "/questions", {
+      id,
+      questions: [single, note],
+      owner: `teams:${OWNER_AAD}`,
+      deliverTo: [{ channel: "teams", chatId: conversation, serviceUrl: SERVICE_URL }],
+      answerers: [{ group: { channel: "teams", chatId: conversation } }],
+    });
+    expect(asked.status).toBe(201);
+    await stack.settled();
+    const question = await questionOf(id);
+    const cardId = question.deliveries[0].messageId as string;
+    const updates = updatesOf(cardId).length;
+    const before = replies().length;
+    expect((await send(inGroup(tap(cardId, codec("o", 0, 1, question.id), {}, OTHER_AAD)))).status).toBe(200);
+    const notice = await afterSettled(async () => replies()[before], { what: "the notice" });
+    // Seen by the whole conversation: where to answer, and no link.
+    expect(notice.body.text).toBe(replyCatalog.answerOnYourOwn);
+    expect(JSON.stringify(notice.body)).not.toContain("/answer/");
+    expect(updatesOf(cardId)).toHaveLength(updates);
+    expect((await questionOf(question.id)).drafts ?? {}).toEqual({});
   });
 
   it("a personal chat the roster does not confirm as the owner's alone — someone else's, two people, a failed read — gets no link", async () => {

@@ -163,6 +163,18 @@ export function describeQuestionStoreContract(name: string, open: () => Promise<
         expect(stored).toMatchObject({ status: "pending", votes: [{ answers: { q: ["A"] } }] });
       });
 
+      it("a question that keeps no votes (quorum 1) takes its first from none, once", async () => {
+        const question = newQuestion({ taskToken: "tok-abstain" });
+        await store.create(question, T0);
+        const skip = { ...voteOf("web:a", "A"), answers: {}, skipped: true as const };
+        const results = await Promise.all([
+          store.vote(question.id, [skip], 0, T0 + 1),
+          store.vote(question.id, [{ ...skip, by: "web:b" }], 0, T0 + 1),
+        ]);
+        expect(results.map((r) => r.kind).sort()).toEqual(["recorded", "stale"]);
+        expect((await store.get(question.id, T0 + 2))?.votes).toHaveLength(1);
+      });
+
       it("a closing vote closes once, hands over the token, keeps every vote; later votes are not_pending", async () => {
         const question = newQuestion({ quorum: 2, taskToken: "tok-close" });
         await store.create(question, T0);

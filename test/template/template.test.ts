@@ -296,6 +296,25 @@ describe("operating the stack", () => {
     });
   });
 
+  it("invokes the notifier only for a question with a notify URL leaving pending, never for a vote", () => {
+    const criteria = props("NotifierEventSourceMappingDynamodbQuestionsTable").FilterCriteria as
+      | { Filters: { Pattern: string }[] }
+      | undefined;
+    // The notifier announces closes only: a vote on a pending question would invoke it for nothing.
+    expect((criteria?.Filters ?? []).map((filter) => JSON.parse(filter.Pattern))).toEqual([
+      {
+        eventName: ["MODIFY"],
+        dynamodb: {
+          OldImage: { entity: { S: ["question"] }, status: { S: ["pending"] } },
+          NewImage: {
+            status: { S: ["answered", "cancelled", "delivery_failed", "expired", "no_quorum"] },
+            notify: { M: { url: { S: [{ exists: true }] } } },
+          },
+        },
+      },
+    ]);
+  });
+
   it("traces every function and the state machine with X-Ray", () => {
     for (const [id, fn] of lambdas()) expect(fn.Properties?.TracingConfig, id).toEqual({ Mode: "Active" });
     expect(props("AgentStateMachine").TracingConfiguration).toEqual({ Enabled: true });

@@ -64,8 +64,11 @@ type Response = APIGatewayProxyStructuredResultV2;
 /** The Bot Framework wants a quick 2xx with no body for an activity; everything else goes through the API. */
 const ACK = EMPTY_ACK;
 
-/** What the person is told about an outcome, as a reply; undefined: nothing (the card says it). */
-function noticeOf(outcome: InboundOutcome, tapped: boolean): string | undefined {
+/**
+ * What the person is told about an outcome, as a reply; undefined: nothing (the card says it). `askedForLink`:
+ * the tap was an "Answer in browser" control.
+ */
+function noticeOf(outcome: InboundOutcome, tapped: boolean, askedForLink: boolean): string | undefined {
   switch (outcome.kind) {
     case "resolved":
       // The card is replaced with the outcome (the table's stream consumer retires every copy).
@@ -78,9 +81,10 @@ function noticeOf(outcome: InboundOutcome, tapped: boolean): string | undefined 
       // Typed chatter that answers nothing gets no reply; a tap on a card whose question is gone does.
       return tapped ? replies.gone : undefined;
     case "private_link":
-      // No card here has an "Answer in browser" control (a reply would be seen by the whole conversation):
-      // such a tap was not made on a card of ours, and is handed nothing.
-      return undefined;
+      // No card here has an "Answer in browser" control, so such a tap was not made on a card of ours and is
+      // handed nothing. Otherwise a step on a shared card of a prompt several people answer: a reply would be
+      // seen by the whole conversation, so no link is handed over; the person is told where to answer.
+      return askedForLink ? undefined : replies.answerOnYourOwn;
     default:
       return outcomeReplyText(outcome, fitsActivity);
   }
@@ -123,7 +127,8 @@ export function createTeamsWebhook(deps: TeamsWebhookDeps) {
 
     const conversationId = activity.conversation?.id ?? "";
     const { serviceUrl } = activity;
-    const notice = noticeOf(outcome, control !== undefined);
+    const askedForLink = inbound.kind === "control" && inbound.action.type === "browser";
+    const notice = noticeOf(outcome, control !== undefined, askedForLink);
     // The card a tap came from (Teams names it in `replyToId`).
     const cardId = control === undefined ? undefined : activity.replyToId;
     const work: (() => Promise<void>)[] = [];

@@ -168,6 +168,24 @@ describe("a reminder timer", () => {
     ]);
   });
 
+  it("skips the private copies of people who have voted already, and still reminds shared chats", async () => {
+    const record = pending({
+      quorum: 2,
+      deliveries: [
+        { channel: "telegram", chatId: "42", messageId: "10", privateTo: "telegram:42" },
+        { channel: "telegram", chatId: "43", messageId: "11", privateTo: "telegram:43" },
+        { channel: "slack", chatId: "C1", messageId: "1.1" },
+      ],
+      votes: [{ by: "telegram:42", answers: { deploy_target: ["Staging"] }, atMs: T0 + 1_000 }],
+    });
+    const { fire, did } = setup(record, T0 + 30_000);
+    expect(await fire(remind)).toBe("reminded");
+    expect(did.sort()).toEqual([
+      "remind slack C1 1.1: Still waiting for your answer — 30 s left",
+      "remind telegram 43 11: Still waiting for your answer — 30 s left",
+    ]);
+  });
+
   it("posts only the reminders the record asks for, at their time: another index or an early invocation posts nothing", async () => {
     const { fire, did } = setup(pending(), T0 + 30_000);
     expect(await fire({ ...remind, index: 7 })).toBe("ended");

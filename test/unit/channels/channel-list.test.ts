@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import catalog from "#infra/secrets.json" with { type: "json" };
 import { CHANNELS } from "#lib/channels/channel-list.ts";
-import { CHANNEL_NAMES, CHANNEL_SPECS } from "#lib/channels/channel-specs.ts";
+import { CHANNEL_NAMES, CHANNEL_SPECS, hasGroupChats } from "#lib/channels/channel-specs.ts";
 import { OWNER_PATTERN } from "#lib/channels/owner-pattern.ts";
 import { loadConfig } from "#lib/config.ts";
 import { ownerSchema } from "#lib/questions/question-record.ts";
@@ -80,6 +80,13 @@ describe("the channel list", () => {
 });
 
 describe("the owner pattern", () => {
+  it("each manifest says whether its chats can hold a group: not e-mail's or WhatsApp's, nor the console", () => {
+    for (const spec of CHANNEL_SPECS) expect(typeof spec.manifest.groupChats, spec.name).toBe("boolean");
+    const withGroups = CHANNEL_NAMES.filter(hasGroupChats);
+    expect(withGroups).toEqual(["telegram", "slack", "discord", "mattermost", "teams", "gchat"]);
+    expect(hasGroupChats("console")).toBe(false);
+  });
+
   it("accepts each channel's example owner, and web: and console: owners", () => {
     for (const { manifest } of CHANNEL_SPECS) {
       expect(OWNER_PATTERN.test(manifest.owner.example), manifest.owner.example).toBe(true);

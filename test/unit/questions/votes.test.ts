@@ -16,6 +16,14 @@ describe("counting votes", () => {
     expect(answersKey({ a: ["Red"], b: ["x"] })).not.toBe(answersKey({ a: ["Red"], b: ["y"] }));
   });
 
+  it("the same own text as typed answers match labels: NFKC, case, trailing marks aside", () => {
+    // Full-width letters and a ligature are their plain forms; "Ship it!" and "ship it" agree.
+    expect(answersKey({ a: ["\uFF32\uFF25\uFF24"] })).toBe(answersKey({ a: ["red"] }));
+    expect(answersKey({ a: ["\uFB01ne"] })).toBe(answersKey({ a: ["Fine"] }));
+    expect(answersKey({ a: ["Ship it!"] })).toBe(answersKey({ a: [" ship it "] }));
+    expect(answersKey({ a: ["Red"] })).not.toBe(answersKey({ a: ["Reds"] }));
+  });
+
   it("agreed at the quorum: the first agreeing vote's answers", () => {
     const votes = [
       vote("web:a", { q: ["Yes"] }),
