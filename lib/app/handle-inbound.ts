@@ -407,10 +407,14 @@ const STEPS: ReadonlySet<ControlAction["type"]> = new Set(["option", "choose", "
 /**
  * Whether a tap is a step of a prompt of several questions that several people answer, made on a copy that is
  * not the tapper's own (a group's, a channel's): redrawn with the tapper's draft, that shared message would
- * show everyone one person's unfinished vote. A one-question prompt still answers by tap, Skip still skips.
+ * show everyone one person's unfinished vote. A multi-select toggle counts even in a one-question prompt: its
+ * ticks live in the tapped message itself (Telegram's keyboard), so everyone would see them, and another
+ * member's Done would submit them as theirs. A one-question prompt still answers by tap, Skip still skips.
  */
 function stepsOnSharedCopy(record: QuestionRecord, inbound: Inbound & { kind: "control" | "form" }): boolean {
-  if (record.drafts === undefined || record.questions.length < 2) return false;
+  if (record.drafts === undefined) return false;
+  const toggles = inbound.kind === "control" && inbound.action.type === "toggle";
+  if (record.questions.length < 2 && !toggles) return false;
   if (inbound.kind === "form" ? inbound.step === undefined : !STEPS.has(inbound.action.type)) return false;
   return !record.deliveries.some(
     (d) => d.channel === inbound.platform && d.chatId === inbound.chatId && d.privateTo === inbound.actor,

@@ -12,7 +12,7 @@ import { answerPath, signAnswerLink } from "#lib/web/answer-link.ts";
 import { type InProcessStack, startInProcessStack } from "../support/in-process-stack.ts";
 import type { FakePlatform, RecordedCall } from "./support/fake-platform.ts";
 import { answerForm } from "./support/link-answer.ts";
-import { noteQuestion, singleQuestion, unique } from "./support/sample-questions.ts";
+import { multiQuestion, noteQuestion, singleQuestion, unique } from "./support/sample-questions.ts";
 import {
   buttons,
   OWNER_ID,
@@ -381,6 +381,22 @@ describe("a step on a group's shared copy of a prompt of several questions", () 
     // The shared message is not redrawn with the member's choice, and nothing was kept for them.
     const edits = telegram.calls.filter((call) => call.method.startsWith("edit"));
     expect(edits).toEqual([]);
+    const after = await read(id);
+    expect(after.status).toBe("pending");
+    expect(after.drafts ?? {}).toEqual({});
+  });
+
+  it("a multi-select toggle on the shared copy hands over too: its ticks would show, and be submitted, for all", async () => {
+    const { id, shared } = await askWithGroup([multiQuestion]);
+    telegram.calls.length = 0;
+
+    const tap = tapUpdate(`t0|0|1|${id}`, shared, { chatId: GROUP, from: MEMBER });
+    await send(tap);
+    const answered = telegram
+      .callsTo("answerCallbackQuery")
+      .find((call) => call.body.callback_query_id === tap.callback_query.id);
+    expect(answered?.body.url).toMatch(/^https:\/\/t\.me\/HandraiseBot\?start=/);
+    expect(telegram.calls.filter((call) => call.method.startsWith("edit"))).toEqual([]);
     const after = await read(id);
     expect(after.status).toBe("pending");
     expect(after.drafts ?? {}).toEqual({});
