@@ -175,7 +175,7 @@ export function createResolveQuestion(deps: ResolveDeps) {
       // The whole list is written on the condition that it still holds the votes read, so the list stored is
       // the one measured here: this check keeps the budget under races too.
       if (!votesFit(counted)) throw new VotesFullError(record.id);
-      const decided = tally(counted, record.quorum ?? 1, votersOf(record));
+      const decided = tally(counted, record.quorum ?? 1, votersOf(record), record.questions);
       const who = { resolvedBy: options.resolvedBy, resolvedByKey: options.resolvedByKey };
       const outcome: VoteOutcome | undefined =
         decided.kind === "agreed"
@@ -204,6 +204,10 @@ export function createResolveQuestion(deps: ResolveDeps) {
       const record = await loadPending(id, options);
       const answers: Answers = validateAnswers(record.questions, rawAnswers);
       if (byVotes(record)) return vote(record, { answers }, options);
+      // Someone who abstained has given their word (a Skip that left the question to the others): with the
+      // first answer closing too, they do not answer it afterwards, on any surface.
+      const person = options.actor;
+      if (person !== undefined && hasVoted(record.votes, person)) throw new AlreadyAnsweredError(id, person);
       return close(id, {
         status: "answered",
         answers,
@@ -214,14 +218,12 @@ export function createResolveQuestion(deps: ResolveDeps) {
 
     async cancel(id: string, reason: CancelReason, options: ResolveOptions = {}): Promise<Resolution> {
       const record = await loadPending(id, options);
-      if (byVotes(record) && options.actor !== undefined) {
-        // A person's Skip is their abstention; only the owner (or a key) may cancel the whole question.
+      const person = options.actor;
+      // A person's Skip is their abstention — with the first answer closing too, unless they own the question,
+      // whose Skip ends it then; only the owner (or a key) may cancel the whole question, whatever the quorum.
+      if (person !== undefined && (byVotes(record) || person !== record.owner)) {
         if (reason === "skipped") return vote(record, { answers: {}, skipped: true }, options);
-        if (options.actor !== record.owner) throw new OnlyOwnerCancelsError(id);
-      }
-      // With the first answer closing, another answerer's Skip is still only theirs: the owner's ends it.
-      if (reason === "skipped" && options.actor !== undefined && options.actor !== record.owner) {
-        return vote(record, { answers: {}, skipped: true }, options);
+        if (person !== record.owner) throw new OnlyOwnerCancelsError(id);
       }
       return close(id, {
         status: "cancelled",

@@ -146,7 +146,8 @@ export function outcomeText(record: QuestionRecord): string {
     case "pending": {
       // A pending copy is retired only for someone whose vote is kept: it says how many more are needed.
       const votes = record.votes ?? [];
-      const decided = votes.length > 0 ? tally(votes, record.quorum ?? 1, votersOf(record)) : undefined;
+      const decided =
+        votes.length > 0 ? tally(votes, record.quorum ?? 1, votersOf(record), record.questions) : undefined;
       return decided?.kind === "waiting" ? waitingForMoreText(decided.more) : "Waiting for an answer.";
     }
   }

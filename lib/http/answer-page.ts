@@ -232,7 +232,7 @@ export function createAnswerPage(deps: AnswerPageDeps) {
     if (record.status !== "pending") return page(200, renderOutcomePage(record));
     // With a quorum, a person who has voted is shown their vote's standing, not the form again.
     if (hasVoted(record.votes, answerer)) {
-      const decided = tally(record.votes ?? [], record.quorum ?? 1, votersOf(record));
+      const decided = tally(record.votes ?? [], record.quorum ?? 1, votersOf(record), record.questions);
       return messagePage(200, voteRecordedPage(decided.kind === "waiting" ? decided.more : 0));
     }
     const chosen = chosenOption(record, event.queryStringParameters?.choose);

@@ -4,7 +4,7 @@
  */
 import { looseKey } from "./options.ts";
 import type { Vote } from "./question-record.ts";
-import type { Answers } from "./schema.ts";
+import type { Answers, Question } from "./schema.ts";
 
 /**
  * What the votes decide: `agreed` (n of them gave the same answers: the first of those), `no_quorum` (the
@@ -15,14 +15,26 @@ export type Tally =
   | { kind: "no_quorum" }
   | { kind: "waiting"; more: number };
 
+/** The questions as votes compare their answers: each one's id and option labels. */
+export type VotedQuestions = readonly Pick<Question, "id" | "options">[];
+
 /**
- * The same answers, as compared between votes: per question the same set of values, each compared as a typed
- * answer is matched to a label (Unicode NFKC, case aside, trimmed, without trailing `.` / `!`): an option's
- * label is already canonical, own text is kept as the person typed it.
+ * The same answers, as compared between votes: per question the same set of values. An option's label is
+ * compared as it is (every answer path has already turned a person's words into the label they name, so two
+ * labels that differ only loosely — "Stop" and "Stop!" — stay two answers); own text is compared as a typed
+ * answer is matched to a label (Unicode NFKC, case aside, trimmed, without trailing `.` / `!`).
  */
-export function answersKey(answers: Answers): string {
+export function answersKey(answers: Answers, questions: VotedQuestions = []): string {
   const ids = Object.keys(answers).sort();
-  return JSON.stringify(ids.map((id) => [id, [...new Set((answers[id] ?? []).map(looseKey))].sort()]));
+  return JSON.stringify(
+    ids.map((id) => {
+      const labels = new Set(questions.find((question) => question.id === id)?.options?.map((o) => o.label));
+      const keys = (answers[id] ?? []).map((value) =>
+        labels.has(value) ? `=${value}` : `~${looseKey(value)}`,
+      );
+      return [id, [...new Set(keys)].sort()];
+    }),
+  );
 }
 
 /**
@@ -34,14 +46,19 @@ export function hasVoted(votes: readonly Vote[] | undefined, identity: string): 
 }
 
 /**
- * Tallies `votes` against `quorum`. `voters`: everyone who may still vote besides those who have (undefined
+ * Tallies `votes` against `quorum` (`questions`: whose labels are compared exactly, answersKey). `voters`: everyone who may still vote besides those who have (undefined
  * when a group may answer: its members are not known, so the question never closes for want of them).
  */
-export function tally(votes: readonly Vote[], quorum: number, voters: readonly string[] | undefined): Tally {
+export function tally(
+  votes: readonly Vote[],
+  quorum: number,
+  voters: readonly string[] | undefined,
+  questions: VotedQuestions = [],
+): Tally {
   const agreeing = new Map<string, Vote[]>();
   for (const vote of votes) {
     if (vote.skipped) continue;
-    const key = answersKey(vote.answers);
+    const key = answersKey(vote.answers, questions);
     agreeing.set(key, [...(agreeing.get(key) ?? []), vote]);
   }
   let most = 0;

@@ -212,7 +212,7 @@ function votesSoFar(record: QuestionRecord): string {
   const votes = record.votes ?? [];
   const quorum = record.quorum ?? 1;
   if (votes.length === 0) return "";
-  const decided = tally(votes, quorum, votersOf(record));
+  const decided = tally(votes, quorum, votersOf(record), record.questions);
   const agreeing = decided.kind === "waiting" ? quorum - decided.more : quorum;
   return `<p class="meta" id="votes">${escapeHtml(votesSoFarText(agreeing, quorum))}</p>`;
 }

@@ -57,7 +57,7 @@ const read = async (id: string) => (await stack.api("GET", `/questions/${id}`)).
  * agreeing. A test whose bob types a line replying to nothing gives a bob of its own: such a line goes to the
  * oldest question pending for him there, and other tests leave theirs pending.
  */
-async function askBoth(questions: unknown[] = [singleQuestion], bobId = 43) {
+async function askBoth(questions: unknown[] = [singleQuestion], bobId = 43, quorum = 2) {
   const id = unique("qip");
   const created = await stack.api("POST", "/questions", {
     id,
@@ -65,7 +65,7 @@ async function askBoth(questions: unknown[] = [singleQuestion], bobId = 43) {
     owner: `telegram:${OWNER_ID}`,
     deliverTo: [{ channel: "telegram", chatId: String(OWNER_ID) }],
     answerers: [{ owner: `telegram:${bobId}`, deliverTo: [{ channel: "telegram", chatId: String(bobId) }] }],
-    quorum: 2,
+    quorum,
   });
   expect(created.status).toBe(201);
   const posts = telegram.callsTo("sendMessage");
@@ -156,6 +156,35 @@ describe("/cancel from an answerer who is not the owner", () => {
     );
     expect(lastSentTo(BOB)).toBe("Only the question's owner can cancel it; you can skip it instead.");
     expect(await read(id)).toMatchObject({ status: "pending", votes: [] });
+  });
+
+  it("with quorum 1, someone who skipped does not answer afterwards through their link either", async () => {
+    const { id, bob } = await askBoth([singleQuestion], 43, 1);
+    const question = await read(id);
+    await send(tapUpdate(`s|0|0|${id}`, bob.messageId, { chatId: BOB, from: BOB }));
+    expect((await read(id)).votes).toMatchObject([{ by: `telegram:${BOB}`, skipped: true }]);
+    const sig = signAnswerLink(LINK_SECRET, {
+      id,
+      answerer: `telegram:${BOB}`,
+      expiresAtMs: question.expiresAtMs,
+    });
+    const link = answerPath(question, `telegram:${BOB}`, sig);
+    const page = await stack.request("POST", link, {
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: answerForm(`https://handraise.test${link}`, { [singleQuestion.id]: "0" }).toString(),
+    });
+    expect(page.status, page.text).toBe(409);
+    expect(page.text).toContain("You have already answered.");
+    expect(await read(id)).toMatchObject({ status: "pending" });
+  });
+
+  it("with the first answer closing (quorum 1) too: one answerer cannot take it from the others", async () => {
+    const { id, bob } = await askBoth([singleQuestion], 43, 1);
+    await send(
+      textUpdate("/cancel", { chatId: BOB, from: BOB, chatType: "private", replyTo: bob.messageId }),
+    );
+    expect(lastSentTo(BOB)).toBe("Only the question's owner can cancel it; you can skip it instead.");
+    expect(await read(id)).toMatchObject({ status: "pending" });
   });
 });
 

@@ -24,6 +24,14 @@ describe("counting votes", () => {
     expect(answersKey({ a: ["Red"] })).not.toBe(answersKey({ a: ["Reds"] }));
   });
 
+  it("two labels that differ only loosely stay two answers; own text still agrees loosely", () => {
+    const questions = [{ id: "q", options: [{ label: "Stop" }, { label: "Stop!" }] }];
+    expect(answersKey({ q: ["Stop"] }, questions)).not.toBe(answersKey({ q: ["Stop!"] }, questions));
+    expect(answersKey({ q: ["halt"] }, questions)).toBe(answersKey({ q: ["Halt!"] }, questions));
+    const votes = [vote("web:a", { q: ["Stop"] }), vote("web:b", { q: ["Stop!"] })];
+    expect(tally(votes, 2, ["web:a", "web:b", "web:c"], questions)).toEqual({ kind: "waiting", more: 1 });
+  });
+
   it("agreed at the quorum: the first agreeing vote's answers", () => {
     const votes = [
       vote("web:a", { q: ["Yes"] }),
