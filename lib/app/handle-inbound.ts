@@ -6,7 +6,7 @@ import { type ActingIn, answerRefusal, asSeenBy, type QuestionRecord } from "../
 import { draftsFit } from "../questions/record-budget.ts";
 import type { Answers, Question } from "../questions/schema.ts";
 import { hasVoted } from "../questions/votes.ts";
-import type { QuestionStore } from "../store/question-store.ts";
+import { isItemTooLarge, type QuestionStore } from "../store/question-store.ts";
 import type { AnswerLinks } from "../web/answer-link.ts";
 import {
   AlreadyAnsweredError,
@@ -212,7 +212,11 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     ) {
       return { kind: "full", record: asSeenBy(record, from.actor) };
     }
-    const saved = await store.saveDraft(record.id, draft, step, now(), person);
+    const saved = await store.saveDraft(record.id, draft, step, now(), person).catch((error: unknown) => {
+      if (isItemTooLarge(error)) return { kind: "full" as const };
+      throw error;
+    });
+    if (saved.kind === "full") return { kind: "full", record: asSeenBy(record, from.actor) };
     if (saved.kind === "not_found") return { kind: "ignored" };
     if (saved.kind === "not_pending") return { kind: "ended", record: saved.record };
     return { kind: "step", record: asSeenBy(saved.record, from.actor), questionIndex: step };

@@ -11,7 +11,13 @@ import {
 import { votesFit } from "../questions/record-budget.ts";
 import type { Answers } from "../questions/schema.ts";
 import { hasVoted, tally } from "../questions/votes.ts";
-import type { CloseResult, Outcome, QuestionStore, VoteOutcome } from "../store/question-store.ts";
+import {
+  type CloseResult,
+  isItemTooLarge,
+  type Outcome,
+  type QuestionStore,
+  type VoteOutcome,
+} from "../store/question-store.ts";
 import { closedOf, idsOf, refOf, type Telemetry } from "../telemetry/telemetry.ts";
 import {
   AlreadyAnsweredError,
@@ -183,7 +189,13 @@ export function createResolveQuestion(deps: ResolveDeps) {
           : decided.kind === "no_quorum"
             ? { status: "no_quorum", ...who }
             : undefined;
-      const result = await store.vote(record.id, counted, votes.length, now(), outcome);
+      const result = await store
+        .vote(record.id, counted, votes.length, now(), outcome)
+        .catch((error: unknown) => {
+          // Drafts written at the same moment can leave the item no room for this vote: refused, not a fault.
+          if (isItemTooLarge(error)) throw new VotesFullError(record.id);
+          throw error;
+        });
       if (result.kind === "stale") {
         record = result.record;
         continue;

@@ -253,6 +253,19 @@ export interface QuestionStore {
   recordResumeFailure(id: string, failure: { code: string; atMs: number }): Promise<void>;
 }
 
+/**
+ * Whether a write was refused because the item would pass DynamoDB's 400 KB (both stores throw DynamoDB's
+ * ValidationException for it). The budgets keep votes and drafts well under it; people stepping at the same
+ * moment can still pass the drafts' budget together, and this tells that refusal from a fault.
+ */
+export function isItemTooLarge(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    error.name === "ValidationException" &&
+    /item size has exceeded/i.test(error.message)
+  );
+}
+
 /** How many of the questions last posted to a person's private chat a typed line there looks among. */
 export const PRIVATE_CHAT_LOOKUP = 10;
 /** How many a private-chat index item keeps (the oldest beyond are dropped as new ones are noted). */

@@ -148,6 +148,36 @@ describe("a vote that keeps losing to other votes", () => {
   });
 });
 
+describe("a write DynamoDB refuses for the item's size", () => {
+  /** What DynamoDB (and the in-memory store) throws for an item over 400 KB. */
+  const tooLarge = () =>
+    Object.assign(new Error("Item size has exceeded the maximum allowed size"), {
+      name: "ValidationException",
+    });
+
+  it("is a full question, not a fault: a vote over the API and a chat step are refused, nothing changed", async () => {
+    const { id, bob } = await askBoth([singleQuestion, noteQuestion]);
+    const before = await read(id);
+    // Others' drafts written at the same moment left the item no room: every write of this one is refused.
+    const { vote, saveDraft } = stack.store;
+    stack.store.vote = async () => Promise.reject(tooLarge());
+    stack.store.saveDraft = async () => Promise.reject(tooLarge());
+    try {
+      const api = await stack.api("POST", `/questions/${id}/answer`, {
+        answers: { [singleQuestion.id]: ["Production"], [noteQuestion.id]: ["ok"] },
+        resolvedBy: `telegram:${BOB}`,
+      });
+      expect(api.status).toBe(413);
+      expect(api.body.error.code).toBe("VOTES_FULL");
+      const tapped = await send(tapUpdate(`o|0|1|${id}`, bob.messageId, { chatId: BOB, from: BOB }));
+      expect(tapped).toBe(replies.full);
+    } finally {
+      Object.assign(stack.store, { vote, saveDraft });
+    }
+    expect(await read(id)).toEqual(before);
+  });
+});
+
 describe("/cancel from an answerer who is not the owner", () => {
   it("is told only the owner cancels, in a sentence of its own, and changes nothing", async () => {
     const { id, bob } = await askBoth();
