@@ -291,8 +291,8 @@ each once): 202 while the question waits for more agreeing answers; 200 \`answer
             ),
             "401": unauthorized,
             "403": documentedError(
-              "The key's scope is ask (INSUFFICIENT_SCOPE), the key asked this question itself (SELF_ANSWER), or resolvedBy is the question's requestedBy (REQUESTER_CANNOT_ANSWER). Nothing changes.",
-              ["INSUFFICIENT_SCOPE", "SELF_ANSWER", "REQUESTER_CANNOT_ANSWER"],
+              "The key's scope is ask (INSUFFICIENT_SCOPE), the key asked this question itself (SELF_ANSWER), resolvedBy is the question's requestedBy (REQUESTER_CANNOT_ANSWER), or, with a quorum, resolvedBy is not one of the question's person answerers (NOT_ANSWERER). Nothing changes.",
+              ["INSUFFICIENT_SCOPE", "SELF_ANSWER", "REQUESTER_CANNOT_ANSWER", "NOT_ANSWERER"],
               {
                 "WWW-Authenticate": {
                   description:
@@ -312,6 +312,16 @@ each once): 202 while the question waits for more agreeing answers; 200 \`answer
             ),
             "429": throttled,
             "500": internal,
+            "503": documentedError(
+              "With a quorum: other votes kept landing first, so this one was not counted (VOTES_BUSY). Nothing changes; send it again after Retry-After.",
+              ["VOTES_BUSY"],
+              {
+                "Retry-After": {
+                  description: "Seconds to wait before sending the vote again.",
+                  schema: { type: "string" },
+                },
+              },
+            ),
           },
         },
       },

@@ -9,6 +9,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readServerlessFunctions } from "#infra/local/serverless-functions.ts";
 import { PROJECT_ROOT } from "#infra/local/stack.ts";
+import { startInProcessStack } from "../support/in-process-stack.ts";
 import { singleQuestion, unique } from "./support/sample-questions.ts";
 import { startTestStack, TEST_API_KEY, type TestStack } from "./support/test-stack.ts";
 
@@ -120,6 +121,36 @@ function expectDescribed(operation: string, reply: Reply): void {
       expect(reply.headers.get(name), `${operation} ${reply.status} ${name}`).not.toBeNull();
   }
   seen.add(`${operation} ${reply.status}`);
+}
+
+/**
+ * A vote refused as busy (503 VOTES_BUSY): other votes landing first a dozen times in a row cannot be made on
+ * demand over HTTP, so the same handlers run in process, on a store whose every counting write finds another
+ * vote landed first (test/support/in-process-stack.ts).
+ */
+async function busyVote(): Promise<Reply> {
+  const inProcess = await startInProcessStack({});
+  inProcess.store.vote = async (questionId, _votes, _seen, nowMs) => {
+    const current = await inProcess.store.get(questionId, nowMs);
+    if (!current) throw new Error("no question");
+    return { kind: "stale", record: current };
+  };
+  const id = unique("busy");
+  const asked = await inProcess.api("POST", "/questions", {
+    id,
+    questions: [singleQuestion],
+    owner: "web:alice",
+    answerers: [{ owner: "web:bob" }],
+    quorum: 2,
+  });
+  expect(asked.status).toBe(201);
+  const busy = await inProcess.api("POST", `/questions/${id}/answer`, {
+    answers: { [singleQuestion.id]: ["Staging"] },
+    resolvedBy: "web:bob",
+  });
+  await inProcess.stop();
+  expect(busy.body?.error?.code).toBe("VOTES_BUSY");
+  return { status: busy.status, headers: new Headers(busy.headers), text: busy.text, body: busy.body };
 }
 
 const ask = (overrides: Json = {}, key?: string | null) =>
@@ -416,6 +447,14 @@ describe("real responses fit the document", () => {
     });
     expect(split.body).toMatchObject({ status: "no_quorum" });
     expectDescribed(op, split);
+    const stranger = await created({ answerers: [{ owner: "web:bob" }], quorum: 2 });
+    const notAnswerer = await answer(stranger, {
+      answers: { deploy_target: ["Staging"] },
+      resolvedBy: "web:mallory",
+    });
+    expect(codeOf(notAnswerer)).toBe("NOT_ANSWERER");
+    expectDescribed(op, notAnswerer);
+    expectDescribed(op, await busyVote());
 
     const other = await created();
     await failNextDynamoDb(["GetItem"]);
