@@ -41,9 +41,10 @@ interface CompiledRoute extends GatewayRoute {
   names: string[];
 }
 
-function compile(route: GatewayRoute): CompiledRoute {
+/** A route's path (`/questions/{id}`, `/answer/{proxy+}`) as a pattern, with its parameters' names. */
+export function compileRoutePath(path: string): { pattern: RegExp; names: string[] } {
   const names: string[] = [];
-  const source = route.path
+  const source = path
     .split("/")
     .map((segment) => {
       const param = /^\{([^}+]+)(\+?)\}$/.exec(segment);
@@ -52,8 +53,10 @@ function compile(route: GatewayRoute): CompiledRoute {
       return param[2] ? "(.+)" : "([^/]+)";
     })
     .join("/");
-  return { ...route, pattern: new RegExp(`^${source}$`), names };
+  return { pattern: new RegExp(`^${source}$`), names };
 }
+
+const compile = (route: GatewayRoute): CompiledRoute => ({ ...route, ...compileRoutePath(route.path) });
 
 /** One served request, as the local stack logs it: no body, no headers, no query (they carry secrets). */
 export interface RequestLogEntry {
@@ -154,6 +157,38 @@ function toEvent(
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(",") : value;
   }
+  return apiGatewayEvent({
+    method,
+    routeKey,
+    url,
+    pathParameters,
+    headers,
+    body,
+    protocol: `HTTP/${req.httpVersion}`,
+    sourceIp: req.socket.remoteAddress ?? "127.0.0.1",
+    at: new Date(),
+  });
+}
+
+/**
+ * The payload 2.0 event API Gateway sends for a request: lower-cased `headers` (cookies moved to their own
+ * array), the query's repeated names joined by commas, text bodies as they are and others in base64. The local
+ * gateway builds it from a socket's request; a test that calls handlers in process, from its own.
+ */
+export function apiGatewayEvent(request: {
+  method: string;
+  routeKey: string;
+  url: URL;
+  pathParameters: Record<string, string>;
+  /** Lower-cased names. */
+  headers: Record<string, string>;
+  body: Buffer;
+  protocol?: string;
+  sourceIp?: string;
+  at: Date;
+}): APIGatewayProxyEventV2 {
+  const { method, routeKey, url, pathParameters, body, at } = request;
+  const headers = { ...request.headers };
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams)
     query[name] = name in query ? `${query[name]},${value}` : value;
@@ -161,7 +196,6 @@ function toEvent(
   // Payload 2.0 moves cookies out of the headers into their own array.
   const cookies = headers.cookie?.split(";").map((cookie) => cookie.trim());
   delete headers.cookie;
-  const now = new Date();
   return {
     version: "2.0",
     routeKey,
@@ -179,15 +213,15 @@ function toEvent(
       http: {
         method,
         path: url.pathname,
-        protocol: `HTTP/${req.httpVersion}`,
-        sourceIp: req.socket.remoteAddress ?? "127.0.0.1",
+        protocol: request.protocol ?? "HTTP/1.1",
+        sourceIp: request.sourceIp ?? "127.0.0.1",
         userAgent: headers["user-agent"] ?? "",
       },
       requestId: randomUUID(),
       routeKey,
       stage: "$default",
-      time: apiGatewayTime(now),
-      timeEpoch: now.getTime(),
+      time: apiGatewayTime(at),
+      timeEpoch: at.getTime(),
     },
     ...(body.length > 0 && { body: isText ? body.toString("utf8") : body.toString("base64") }),
     isBase64Encoded: body.length > 0 && !isText,
@@ -212,7 +246,7 @@ function apiGatewayTime(date: Date): string {
 }
 
 /** API Gateway's rules for a v2 result: a structured result as is; anything else is a 200 JSON body. */
-function toResult(result: unknown): APIGatewayProxyStructuredResultV2 {
+export function toResult(result: unknown): APIGatewayProxyStructuredResultV2 {
   if (typeof result === "object" && result !== null && "statusCode" in result) {
     return result as APIGatewayProxyStructuredResultV2;
   }

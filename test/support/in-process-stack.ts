@@ -45,9 +45,9 @@ import {
   TaskDoesNotExist,
   TaskTimedOut,
 } from "@aws-sdk/client-sfn";
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { createStreamEmulator } from "#infra/local/dynamodb-streams.ts";
 import { type HandlerFactory, handlerFactories, type LocalHandler } from "#infra/local/handler-factories.ts";
+import { apiGatewayEvent, compileRoutePath, toResult } from "#infra/local/http-gateway.ts";
 import { lambdaContext } from "#infra/local/lambda-context.ts";
 import { readServerlessFunctions } from "#infra/local/serverless-functions.ts";
 import type { AwsService } from "#lib/aws-client-settings.ts";
@@ -318,7 +318,7 @@ export async function startInProcessStack(
     );
   const routes = functions
     .filter((fn) => handlers.has(fn.key))
-    .flatMap((fn) => fn.routes.map((route) => ({ ...route, key: fn.key, ...compile(route.path) })));
+    .flatMap((fn) => fn.routes.map((route) => ({ ...route, key: fn.key, ...compileRoutePath(route.path) })));
 
   const invoke = (key: string, event: unknown) => handler(key)(event, lambdaContext(key));
 
@@ -334,8 +334,19 @@ export async function startInProcessStack(
       if (!match) continue;
       const pathParameters = Object.fromEntries(route.names.map((name, i) => [name, match[i + 1] ?? ""]));
       const routeKey = `${route.method} ${route.path}`;
-      const event = apiEvent(verb, routeKey, url, pathParameters, options, nowMs());
-      return toHttpResult((await invoke(route.key, event)) as APIGatewayProxyStructuredResultV2);
+      const headers = Object.fromEntries(
+        Object.entries(options.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+      );
+      const event = apiGatewayEvent({
+        method: verb,
+        routeKey,
+        url,
+        pathParameters,
+        headers,
+        body: Buffer.from(options.body ?? ""),
+        at: new Date(nowMs()),
+      });
+      return toHttpResult(await invoke(route.key, event));
     }
     return toHttpResult({ statusCode: 404, body: JSON.stringify({ message: "Not Found" }) });
   }
@@ -415,73 +426,9 @@ export async function startInProcessStack(
   };
 }
 
-/** A route's path (`/questions/{id}`, `/answer/{proxy+}`) as a pattern, with its parameters' names. */
-function compile(path: string): { pattern: RegExp; names: string[] } {
-  const names: string[] = [];
-  const source = path
-    .split("/")
-    .map((segment) => {
-      const param = /^\{([^}+]+)(\+?)\}$/.exec(segment);
-      if (!param?.[1]) return segment.replace(/[.*+?^$()|[\]\\]/g, "\\$&");
-      names.push(param[1]);
-      return param[2] ? "(.+)" : "([^/]+)";
-    })
-    .join("/");
-  return { pattern: new RegExp(`^${source}$`), names };
-}
-
-/** The payload 2.0 event API Gateway sends for a request (text bodies only: the tests send JSON or forms). */
-function apiEvent(
-  method: string,
-  routeKey: string,
-  url: URL,
-  pathParameters: Record<string, string>,
-  options: { headers?: Record<string, string>; body?: string },
-  nowMs: number,
-): APIGatewayProxyEventV2 {
-  const headers = Object.fromEntries(
-    Object.entries(options.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
-  );
-  const query: Record<string, string> = {};
-  for (const [name, value] of url.searchParams)
-    query[name] = name in query ? `${query[name]},${value}` : value;
-  return {
-    version: "2.0",
-    routeKey,
-    rawPath: url.pathname,
-    rawQueryString: url.search.slice(1),
-    headers,
-    ...(Object.keys(query).length > 0 && { queryStringParameters: query }),
-    ...(Object.keys(pathParameters).length > 0 && { pathParameters }),
-    requestContext: {
-      accountId: "000000000000",
-      apiId: "in-process",
-      domainName: "in-process.test",
-      domainPrefix: "in-process",
-      http: {
-        method,
-        path: url.pathname,
-        protocol: "HTTP/1.1",
-        sourceIp: "127.0.0.1",
-        userAgent: headers["user-agent"] ?? "",
-      },
-      requestId: randomUUID(),
-      routeKey,
-      stage: "$default",
-      time: new Date(nowMs).toUTCString(),
-      timeEpoch: nowMs,
-    },
-    ...(options.body !== undefined && options.body.length > 0 && { body: options.body }),
-    isBase64Encoded: false,
-  };
-}
-
-/** API Gateway's rules for a v2 result: a structured result as is; anything else is a 200 JSON body. */
-function toHttpResult(result: APIGatewayProxyStructuredResultV2 | unknown): HttpResult {
-  const structured =
-    typeof result === "object" && result !== null && "statusCode" in result
-      ? (result as APIGatewayProxyStructuredResultV2)
-      : { statusCode: 200, body: JSON.stringify(result ?? null) };
+/** A handler's result as the client receives it, by API Gateway's rules for a v2 result (the local gateway's). */
+function toHttpResult(result: unknown): HttpResult {
+  const structured = toResult(result);
   const text = structured.isBase64Encoded
     ? Buffer.from(structured.body ?? "", "base64").toString("utf8")
     : (structured.body ?? "");
