@@ -8,10 +8,10 @@ import { MAX_VOTE_ATTEMPTS } from "#lib/app/resolve-question.ts";
 import { replies } from "#lib/channels/replies.ts";
 import { jsonBytes } from "#lib/questions/record-budget.ts";
 import { MAX_DRAFTS_BYTES, MAX_VOTES_BYTES } from "#lib/questions/schema.ts";
-import { answerPath, signAnswerLink } from "#lib/web/answer-link.ts";
+import { answerPath, type LinkQuestion, signAnswerLink } from "#lib/web/answer-link.ts";
 import { type InProcessStack, startInProcessStack } from "../support/in-process-stack.ts";
 import type { FakePlatform, RecordedCall } from "./support/fake-platform.ts";
-import { answerForm } from "./support/link-answer.ts";
+import { answerThroughLinkInProcess } from "./support/link-answer.ts";
 import { multiQuestion, noteQuestion, singleQuestion, unique } from "./support/sample-questions.ts";
 import {
   buttons,
@@ -96,6 +96,13 @@ async function send(update: ReturnType<typeof tapUpdate> | ReturnType<typeof tex
     | undefined;
 }
 
+/** Bob's own answer link to `question`, on the deployment's public URL, as his copies carry it. */
+function bobsLink(question: LinkQuestion): string {
+  const answerer = `telegram:${BOB}`;
+  const sig = signAnswerLink(LINK_SECRET, { id: question.id, answerer, expiresAtMs: question.expiresAtMs });
+  return `https://handraise.test${answerPath(question, answerer, sig)}`;
+}
+
 /** The callback data of a copy's first option button. */
 const firstOption = (post: RecordedCall) => buttons(post)[0]?.callback_data ?? "";
 
@@ -122,16 +129,7 @@ describe("a vote that keeps losing to other votes", () => {
       expect(api.headers["retry-after"]).toBe("1");
       expect(tries).toBe(MAX_VOTE_ATTEMPTS);
 
-      const sig = signAnswerLink(LINK_SECRET, {
-        id,
-        answerer: `telegram:${BOB}`,
-        expiresAtMs: question.expiresAtMs,
-      });
-      const link = answerPath(question, `telegram:${BOB}`, sig);
-      const page = await stack.request("POST", link, {
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: answerForm(`https://handraise.test${link}`, { [singleQuestion.id]: "0" }).toString(),
-      });
+      const page = await answerThroughLinkInProcess(stack, bobsLink(question), { [singleQuestion.id]: "0" });
       expect(page.status).toBe(503);
       expect(page.headers["retry-after"]).toBe("1");
       expect(page.text).toContain("Many answers are arriving at once, so yours was not counted.");
@@ -193,16 +191,7 @@ describe("/cancel from an answerer who is not the owner", () => {
     const question = await read(id);
     await send(tapUpdate(`s|0|0|${id}`, bob.messageId, { chatId: BOB, from: BOB }));
     expect((await read(id)).votes).toMatchObject([{ by: `telegram:${BOB}`, skipped: true }]);
-    const sig = signAnswerLink(LINK_SECRET, {
-      id,
-      answerer: `telegram:${BOB}`,
-      expiresAtMs: question.expiresAtMs,
-    });
-    const link = answerPath(question, `telegram:${BOB}`, sig);
-    const page = await stack.request("POST", link, {
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: answerForm(`https://handraise.test${link}`, { [singleQuestion.id]: "0" }).toString(),
-    });
+    const page = await answerThroughLinkInProcess(stack, bobsLink(question), { [singleQuestion.id]: "0" });
     expect(page.status, page.text).toBe(409);
     expect(page.text).toContain("You have already answered.");
     expect(await read(id)).toMatchObject({ status: "pending" });
@@ -369,16 +358,7 @@ describe("a question whose votes or drafts are at their size budget", () => {
     expect(api.status).toBe(413);
     expect(api.body.error.code).toBe("VOTES_FULL");
 
-    const sig = signAnswerLink(LINK_SECRET, {
-      id,
-      answerer: `telegram:${BOB}`,
-      expiresAtMs: question.expiresAtMs,
-    });
-    const link = answerPath(question, `telegram:${BOB}`, sig);
-    const page = await stack.request("POST", link, {
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: answerForm(`https://handraise.test${link}`, { [singleQuestion.id]: "0" }).toString(),
-    });
+    const page = await answerThroughLinkInProcess(stack, bobsLink(question), { [singleQuestion.id]: "0" });
     expect(page.status, page.text).toBe(413);
     expect(page.text).toContain("This question holds as many answers as it can, so yours was not counted.");
 
