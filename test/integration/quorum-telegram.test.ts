@@ -4,35 +4,28 @@
  * `resolvedBy`; a vote that does not close is told how many more it waits for, a second one is refused.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import vectors from "../fixtures/signature-vectors.json" with { type: "json" };
-import { type FakePlatform, startFakePlatform } from "./support/fake-platform.ts";
+import type { FakePlatform } from "./support/fake-platform.ts";
 import { singleQuestion, unique } from "./support/sample-questions.ts";
+import {
+  BOT_ID,
+  startFakeTelegram,
+  tapUpdate,
+  telegramSettings,
+  textUpdate,
+  webhookRequest,
+} from "./support/telegram-fake.ts";
 import { posted, startTestStack, type TestStack, waitFor } from "./support/test-stack.ts";
 
-const SECRET = vectors.telegram_generated.secret_token;
-const HEADER = vectors.telegram_generated.header.toLowerCase();
 const OWNER = 42;
 const BOB = 43;
 const GROUP = -1009000000001;
 
 let stack: TestStack;
 let telegram: FakePlatform;
-let messageIds = 5000;
-let updateId = 7000;
 
 beforeAll(async () => {
-  telegram = await startFakePlatform((call) => {
-    if (call.method === "sendMessage")
-      return { body: { ok: true, result: { message_id: ++messageIds, chat: { id: call.body.chat_id } } } };
-    if (call.method === "getMe")
-      return { body: { ok: true, result: { id: 123456, is_bot: true, username: "HandraiseBot" } } };
-    return { body: { ok: true, result: true } };
-  });
-  stack = await startTestStack({
-    TELEGRAM_BOT_TOKEN: "123456:TEST-token",
-    TELEGRAM_WEBHOOK_SECRET: SECRET,
-    TELEGRAM_API_BASE: telegram.url,
-  });
+  telegram = await startFakeTelegram();
+  stack = await startTestStack(telegramSettings(telegram));
 });
 afterAll(async () => {
   await stack?.stop();
@@ -71,24 +64,10 @@ async function copyIn(id: string, chatId: number): Promise<number> {
 
 /** A tap on a control of the copy `messageId` in `chatId` by user `from`; the alert it was answered with. */
 async function tap(data: string, messageId: number, from: number, chatId: number) {
-  const update = {
-    update_id: ++updateId,
-    callback_query: {
-      id: `cb${updateId}`,
-      from: { id: from, is_bot: false, first_name: "Ann" },
-      message: {
-        message_id: messageId,
-        chat: { id: chatId, type: chatId === from ? "private" : "supergroup" },
-        date: 1,
-      },
-      chat_instance: "1",
-      data,
-    },
-  };
+  const update = tapUpdate(data, messageId, { chatId, from });
   const response = await fetch(`${stack.httpUrl}/webhooks/telegram`, {
     method: "POST",
-    headers: { "content-type": "application/json", [HEADER]: SECRET },
-    body: JSON.stringify(update),
+    ...webhookRequest(update),
   });
   expect(response.status).toBe(200);
   return telegram
@@ -296,27 +275,17 @@ describe("answerers through Telegram", () => {
 
 /** `/cancel` sent by `from` in their private chat, as a reply to their copy. */
 async function command(text: string, from: number, replyTo: number) {
-  const chat = { id: from, type: "private" };
+  const update = textUpdate(text, {
+    chatId: from,
+    chatType: "private",
+    from,
+    replyTo,
+    replyToFrom: { id: BOT_ID, is_bot: true },
+    entities: [{ type: "bot_command", offset: 0, length: text.length }],
+  });
   const response = await fetch(`${stack.httpUrl}/webhooks/telegram`, {
     method: "POST",
-    headers: { "content-type": "application/json", [HEADER]: SECRET },
-    body: JSON.stringify({
-      update_id: ++updateId,
-      message: {
-        message_id: ++messageIds,
-        from: { id: from, is_bot: false, first_name: "Ann" },
-        chat,
-        date: 1,
-        text,
-        entities: [{ type: "bot_command", offset: 0, length: text.length }],
-        reply_to_message: {
-          message_id: replyTo,
-          from: { id: 123456, is_bot: true, first_name: "Bot" },
-          chat,
-          date: 1,
-        },
-      },
-    }),
+    ...webhookRequest(update),
   });
   expect(response.status).toBe(200);
 }
