@@ -110,27 +110,12 @@ export function createHandleInbound(deps: HandleInboundDeps) {
       }
       return { kind: "resolved", record };
     } catch (error) {
-      if (error instanceof AlreadyAnsweredError || error instanceof NotOwnerError) {
-        const record = await store.get(id, now());
-        if (!record) throw error;
-        return error instanceof NotOwnerError
-          ? { kind: "not_owner", record }
-          : { kind: "already_answered", record };
-      }
-      if (error instanceof VotesBusyError || error instanceof OnlyOwnerCancelsError) {
-        const record = await store.get(id, now());
-        if (!record) throw error;
-        return { kind: error instanceof VotesBusyError ? "busy" : "only_owner_cancels", record };
-      }
-      if (error instanceof VotesFullError) {
-        const record = await store.get(id, now());
-        if (!record) throw error;
-        return { kind: "full", record };
-      }
-      if (!(error instanceof AlreadyResolvedError)) throw error;
+      const kind = refusalKind(error);
+      if (kind === undefined) throw error;
+      // The person is told the question as it now is (ended, or still waiting for others).
       const record = await store.get(id, now());
       if (!record) throw error;
-      return { kind: "ended", record };
+      return { kind, record };
     }
   }
 
@@ -404,6 +389,17 @@ export function createHandleInbound(deps: HandleInboundDeps) {
 }
 
 export type HandleInbound = ReturnType<typeof createHandleInbound>;
+
+/** A resolution refused for a reason the person is told, as the outcome that words it; undefined: a fault. */
+function refusalKind(error: unknown) {
+  if (error instanceof AlreadyResolvedError) return "ended" as const;
+  if (error instanceof AlreadyAnsweredError) return "already_answered" as const;
+  if (error instanceof NotOwnerError) return "not_owner" as const;
+  if (error instanceof OnlyOwnerCancelsError) return "only_owner_cancels" as const;
+  if (error instanceof VotesBusyError) return "busy" as const;
+  if (error instanceof VotesFullError) return "full" as const;
+  return undefined;
+}
 
 /** The controls that move a person's stepper (Skip ends the question, "Answer in browser" hands a link). */
 const STEPS: ReadonlySet<ControlAction["type"]> = new Set(["option", "choose", "other", "toggle", "back"]);
