@@ -19,7 +19,6 @@ import {
 import { firstPending } from "./first-pending.ts";
 import type { InboundOutcome, InvalidReason } from "./inbound-outcome.ts";
 import type { Resolution, ResolveQuestion } from "./resolve-question.ts";
-import { retireDeliveries, votersCopies } from "./retire-deliveries.ts";
 import { answerRefused, interpretTypedReply } from "./typed-reply.ts";
 
 export type { InboundOutcome } from "./inbound-outcome.ts";
@@ -101,11 +100,10 @@ export function createHandleInbound(deps: HandleInboundDeps) {
    * vote that was kept but did not close says how many more it waits for; a second vote from the same person
    * (or a cancel by someone other than the owner) changes nothing and is told so.
    */
-  async function settle(id: string, from: Inbound, run: () => Promise<Resolution>): Promise<InboundOutcome> {
+  async function settle(id: string, run: () => Promise<Resolution>): Promise<InboundOutcome> {
     try {
       const { record, more } = await run();
       if (more !== undefined && record.status === "pending") {
-        await retireOwnCopies(record, from);
         return { kind: "recorded_waiting", record, more };
       }
       return { kind: "resolved", record };
@@ -165,18 +163,6 @@ export function createHandleInbound(deps: HandleInboundDeps) {
   }
 
   /**
-   * After a vote that does not close the question: the voter's own copies on this platform (posted to them in
-   * a one-to-one conversation) lose their controls at once, showing that their answer is recorded. The
-   * stream consumer does the same on every platform a moment later (lib/app/handle-question-change.ts), an
-   * edit to what these already show. A group's shared copy keeps its controls for the other members. A copy
-   * that cannot be edited is left as it is: a second tap there is told "You have already answered.".
-   */
-  async function retireOwnCopies(record: QuestionRecord, from: Inbound): Promise<void> {
-    const own = votersCopies(record, [from.actor]).filter((d) => d.channel === from.platform);
-    if (own.length > 0) await retireDeliveries(deps.channels, { ...record, deliveries: own }, () => {});
-  }
-
-  /**
    * Writes the draft and the step the stepper shows next (only while the question is still pending): with
    * several answerers, as the person's own (`drafts`), and the record returned as they see it.
    */
@@ -209,7 +195,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
 
   async function answer(record: QuestionRecord, answers: Answers, from: Inbound): Promise<InboundOutcome> {
     try {
-      return await settle(record.id, from, () =>
+      return await settle(record.id, () =>
         resolve.answer(record.id, answers, { ...asActor(from), loaded: record }),
       );
     } catch (error) {
@@ -223,7 +209,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
   }
 
   const cancel = (record: QuestionRecord, reason: "cancelled" | "skipped", from: Inbound) =>
-    settle(record.id, from, () => resolve.cancel(record.id, reason, { ...asActor(from), loaded: record }));
+    settle(record.id, () => resolve.cancel(record.id, reason, { ...asActor(from), loaded: record }));
 
   async function control(
     record: QuestionRecord,
