@@ -334,7 +334,9 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
           id,
           (item) => stillPending(item, nowMs) && (item.votes?.length ?? 0) === seen,
           (item) =>
-            closing ? closedItem(withoutPendingPartitions(item), closing, nowMs) : { ...item, votes },
+            closing
+              ? closedItem(withoutPendingPartitions(item), closing, nowMs)
+              : { ...item, votes, votedAtMs: nowMs },
         ),
       );
       if (before && closing) return closedResult(before, closing, nowMs);

@@ -11,7 +11,7 @@ import { MAX_DRAFTS_BYTES, MAX_VOTES_BYTES } from "#lib/questions/schema.ts";
 import { answerPath, type LinkQuestion, signAnswerLink } from "#lib/web/answer-link.ts";
 import { type InProcessStack, startInProcessStack } from "../support/in-process-stack.ts";
 import type { FakePlatform, RecordedCall } from "./support/fake-platform.ts";
-import { answerThroughLinkInProcess } from "./support/link-answer.ts";
+import { answerThroughLinkInProcess, linkPath } from "./support/link-answer.ts";
 import { multiQuestion, noteQuestion, singleQuestion, unique } from "./support/sample-questions.ts";
 import {
   buttons,
@@ -101,6 +101,15 @@ function bobsLink(question: LinkQuestion): string {
   const answerer = `telegram:${BOB}`;
   const sig = signAnswerLink(LINK_SECRET, { id: question.id, answerer, expiresAtMs: question.expiresAtMs });
   return `https://handraise.test${answerPath(question, answerer, sig)}`;
+}
+
+/** Skip pressed on the page of the link `url` (the page's form, as a browser posts it). */
+function skipThroughLink(url: string) {
+  const sig = new URL(url).searchParams.get("sig") ?? "";
+  return stack.request("POST", linkPath(url), {
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ sig, action: "skip" }).toString(),
+  });
 }
 
 /** The callback data of a copy's first option button. */
@@ -204,6 +213,27 @@ describe("/cancel from an answerer who is not the owner", () => {
     );
     expect(lastSentTo(BOB)).toBe("Only the question's owner can cancel it; you can skip it instead.");
     expect(await read(id)).toMatchObject({ status: "pending" });
+  });
+});
+
+describe("an abstention on a question the first answer closes (quorum 1, several people)", () => {
+  it("takes the controls off the abstainer's own copies, skipped anywhere; the owner's copy keeps them", async () => {
+    const { id, bob } = await askBoth([singleQuestion], 43, 1);
+    await stack.settled();
+    telegram.calls.length = 0;
+    // Skipped on the page, so only the table's stream can reach Bob's Telegram copy.
+    const skipped = await skipThroughLink(bobsLink(await read(id)));
+    expect(skipped.status, skipped.text).toBe(303);
+    await stack.settled();
+    expect(await read(id)).toMatchObject({
+      status: "pending",
+      votes: [{ by: `telegram:${BOB}`, skipped: true }],
+    });
+    const edits = telegram.callsTo("editMessageText");
+    expect(edits.map((edit) => [String(edit.body.chat_id), edit.body.message_id])).toEqual([
+      [String(BOB), bob.messageId],
+    ]);
+    expect(edits[0]?.body.reply_markup).toEqual({ inline_keyboard: [] });
   });
 });
 

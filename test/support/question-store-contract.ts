@@ -173,6 +173,8 @@ export function describeQuestionStoreContract(name: string, open: () => Promise<
         ]);
         expect(results.map((r) => r.kind).sort()).toEqual(["recorded", "stale"]);
         expect((await store.get(question.id, T0 + 2))?.votes).toHaveLength(1);
+        // What lets the table's stream pass the vote to its consumer at quorum 1 too (serverless.yml).
+        expect(await storedItem(question.id)).toMatchObject({ votedAtMs: T0 + 1 });
       });
 
       it("a closing vote closes once, hands over the token, keeps every vote; later votes are not_pending", async () => {
