@@ -33,6 +33,11 @@ export const replies = {
   requesterCannotAnswer: "You asked for this; someone else must answer.",
   /** A second answer (or skip) from a person whose vote a question with a quorum already holds. */
   alreadyAnswered: "You have already answered.",
+  /**
+   * A Skip from one of several people, kept as their abstention while the question waits for the others (in
+   * the reply, and on the person's own copies once they lose their controls).
+   */
+  abstained: "You skipped this question; the others can still answer.",
   /** A /cancel from an answerer other than the owner, with several answerers: only the owner cancels it. */
   onlyOwnerCancels: "Only the question's owner can cancel it; you can skip it instead.",
   /** With a quorum: so many votes landed at once that this one was not counted (nothing changed). */
@@ -144,8 +149,10 @@ export function outcomeText(record: QuestionRecord): string {
     case "no_quorum":
       return "No agreement: not enough answers could agree.";
     case "pending": {
-      // A pending copy is retired only for someone whose vote is kept: it says how many more are needed.
+      // A pending copy is retired only for someone whose vote is kept, right after the write that kept it
+      // (the newest vote): it says how many more are needed, or that their Skip left it to the others.
       const votes = record.votes ?? [];
+      if (votes.at(-1)?.skipped === true) return replies.abstained;
       const decided =
         votes.length > 0 ? tally(votes, record.quorum ?? 1, votersOf(record), record.questions) : undefined;
       return decided?.kind === "waiting" ? waitingForMoreText(decided.more) : "Waiting for an answer.";
@@ -270,6 +277,8 @@ export function outcomeReplyText(outcome: InboundOutcome, fits: TextFits = anySi
       return replies.onlyOwnerCancels;
     case "recorded_waiting":
       return waitingForMoreText(outcome.more);
+    case "abstained":
+      return replies.abstained;
     case "ended":
       return fitToLimit(outcome.record, endedText, fits);
     case "resolved":

@@ -234,6 +234,39 @@ describe("an abstention on a question the first answer closes (quorum 1, several
       [String(BOB), bob.messageId],
     ]);
     expect(edits[0]?.body.reply_markup).toEqual({ inline_keyboard: [] });
+    expect(edits[0]?.body.text).toContain(replies.abstained);
+    // The page says the same, not how many more answers it waits for.
+    const page = await stack.request("GET", linkPath(bobsLink(await read(id))));
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("You skipped this question; the others can still answer.");
+    expect(page.text).not.toContain("waiting for");
+  });
+
+  it("a Skip in chat is told it was kept as the person's abstention, not that it waits for more", async () => {
+    for (const quorum of [1, 2]) {
+      const carol = { owner: "web:carol" };
+      const id = unique("qab");
+      const created = await stack.api("POST", "/questions", {
+        id,
+        questions: [singleQuestion],
+        owner: `telegram:${OWNER_ID}`,
+        deliverTo: [{ channel: "telegram", chatId: String(OWNER_ID) }],
+        answerers: [
+          { owner: `telegram:${BOB}`, deliverTo: [{ channel: "telegram", chatId: String(BOB) }] },
+          carol,
+        ],
+        quorum,
+      });
+      expect(created.status).toBe(201);
+      const bobs = (await read(id)).deliveries.find((d: { chatId: string }) => d.chatId === String(BOB));
+      telegram.calls.length = 0;
+      const told = await send(tapUpdate(`s|0|0|${id}`, Number(bobs.messageId), { chatId: BOB, from: BOB }));
+      expect(told, `quorum ${quorum}`).toBe("You skipped this question; the others can still answer.");
+      await stack.settled();
+      const edit = telegram.callsTo("editMessageText").find((e) => String(e.body.chat_id) === String(BOB));
+      expect(edit?.body.text, `quorum ${quorum}`).toContain(replies.abstained);
+      expect(await read(id)).toMatchObject({ status: "pending" });
+    }
   });
 });
 
