@@ -25,6 +25,12 @@ export const replies = {
   answerOnYourOwn:
     "Several people answer this question, each on their own: answer it in your own chat with me or through your own link, not on this shared message.",
   /**
+   * "Answer in browser" tapped on a shared copy where the platform has no reply only the tapper sees: the link
+   * would show to everyone there, so none is handed over (see `noPrivateLinkText`).
+   */
+  answerOnThisMessage:
+    "A link here would be seen by everyone in this conversation, so none is handed over: answer on this message.",
+  /**
    * A request for one's own link that hands nothing over (a used, expired or unknown token, or someone else's):
    * the same words in every case, so they say nothing about any question.
    */
@@ -98,6 +104,17 @@ export const replies = {
   addedToChat:
     "Handraise will post an agent's questions for you here. Tap an option, or type your answer (in a space, mention the app).",
 } as const;
+
+/**
+ * What an "Answer in browser" tap on a shared copy is told where the platform has no reply only the tapper
+ * sees (Teams): where to answer instead of a link. On the message itself, unless it is a prompt of several
+ * questions that several people answer, whose steps a shared copy does not take (each answers on their own).
+ */
+export function noPrivateLinkText(record: Pick<QuestionRecord, "drafts" | "questions">): string {
+  return record.drafts !== undefined && record.questions.length > 1
+    ? replies.answerOnYourOwn
+    : replies.answerOnThisMessage;
+}
 
 /** The stepper's progress: "2 of 3". */
 export function stepProgressText(questionIndex: number, count: number): string {
