@@ -97,8 +97,9 @@ export function createHandleInbound(deps: HandleInboundDeps) {
 
   /**
    * Runs a resolution; losing a race to another answer reports the final state instead. A vote that was kept
-   * but did not close says how many more it waits for (an abstention, that the others can still answer); a second vote from the same person
-   * (or a cancel by someone other than the owner) changes nothing and is told so.
+   * but did not close says how many more it waits for (an abstention, that the others can still answer); a
+   * second vote from the same person (or a cancel by someone other than the owner) changes nothing and is
+   * told so.
    */
   async function settle(id: string, run: () => Promise<Resolution>): Promise<InboundOutcome> {
     try {
