@@ -1,7 +1,8 @@
 /**
- * Several people decide, in process (test/support/in-process-stack.ts) with Telegram: what no stream filter or
- * DynamoDB wire is needed for — a vote given up on as busy, each person's own stepper, a person answerer's
- * typed reply in their private chat, and a non-owner's /cancel.
+ * Several people decide, in process (test/support/in-process-stack.ts) with Telegram: what no DynamoDB wire is
+ * needed for — a vote given up on as busy, each person's own stepper, a person answerer's typed reply in their
+ * private chat, a non-owner's /cancel, and an abstention (its sentence, and its copies retired through the
+ * table stream's filter, which the stack applies as serverless.yml states it).
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { MAX_VOTE_ATTEMPTS } from "#lib/app/resolve-question.ts";
