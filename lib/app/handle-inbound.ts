@@ -96,15 +96,18 @@ export function createHandleInbound(deps: HandleInboundDeps) {
   }
 
   /**
-   * Runs a resolution; losing a race to another answer reports the final state instead. With a quorum, a
-   * vote that was kept but did not close says how many more it waits for; a second vote from the same person
-   * (or a cancel by someone other than the owner) changes nothing and is told so.
+   * Runs a resolution; losing a race to another answer reports the final state instead. A vote that was kept
+   * but did not close says how many more it waits for (an abstention, that the others can still answer); a
+   * second vote from the same person (or a cancel by someone other than the owner) changes nothing and is
+   * told so.
    */
   async function settle(id: string, run: () => Promise<Resolution>): Promise<InboundOutcome> {
     try {
-      const { record, more } = await run();
+      const { record, more, abstained } = await run();
       if (more !== undefined && record.status === "pending") {
-        return { kind: "recorded_waiting", record, more };
+        return abstained === true
+          ? { kind: "abstained", record }
+          : { kind: "recorded_waiting", record, more };
       }
       return { kind: "resolved", record };
     } catch (error) {

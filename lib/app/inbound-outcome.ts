@@ -54,6 +54,8 @@ export type InboundOutcome =
   | { kind: "full"; record: QuestionRecord }
   /** This event's vote is kept; the question waits for `more` agreeing answers. */
   | { kind: "recorded_waiting"; record: QuestionRecord; more: number }
+  /** This event was the person's Skip, kept as their abstention: the question waits for the others. */
+  | { kind: "abstained"; record: QuestionRecord }
   /** It had already ended (answered, cancelled, expired): a late tap is told so. */
   | { kind: "ended"; record: QuestionRecord }
   /** This event answered, skipped or cancelled it; the run has been resumed. */

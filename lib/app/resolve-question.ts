@@ -77,6 +77,8 @@ export interface Resolution {
    * it waits for. Absent when the question ended.
    */
   more?: number;
+  /** With `more`: this request's vote was the person's abstention (a Skip that left it to the others). */
+  abstained?: boolean;
 }
 
 /**
@@ -201,7 +203,12 @@ export function createResolveQuestion(deps: ResolveDeps) {
         continue;
       }
       if (result.kind === "recorded") {
-        return { record: result.record, run: "no_run", more: decided.kind === "waiting" ? decided.more : 0 };
+        return {
+          record: result.record,
+          run: "no_run",
+          more: decided.kind === "waiting" ? decided.more : 0,
+          ...(cast.skipped === true && { abstained: true }),
+        };
       }
       return afterClose(record.id, result);
     }

@@ -25,6 +25,12 @@ export const replies = {
   answerOnYourOwn:
     "Several people answer this question, each on their own: answer it in your own chat with me or through your own link, not on this shared message.",
   /**
+   * "Answer in browser" tapped on a shared copy where the platform has no reply only the tapper sees: the link
+   * would show to everyone there, so none is handed over (see `noPrivateLinkText`).
+   */
+  answerOnThisMessage:
+    "A link here would be seen by everyone in this conversation, so none is handed over: answer on this message.",
+  /**
    * A request for one's own link that hands nothing over (a used, expired or unknown token, or someone else's):
    * the same words in every case, so they say nothing about any question.
    */
@@ -33,6 +39,11 @@ export const replies = {
   requesterCannotAnswer: "You asked for this; someone else must answer.",
   /** A second answer (or skip) from a person whose vote a question with a quorum already holds. */
   alreadyAnswered: "You have already answered.",
+  /**
+   * A Skip from one of several people, kept as their abstention while the question waits for the others (in
+   * the reply, and on the person's own copies once they lose their controls).
+   */
+  abstained: "You skipped this question; the others can still answer.",
   /** A /cancel from an answerer other than the owner, with several answerers: only the owner cancels it. */
   onlyOwnerCancels: "Only the question's owner can cancel it; you can skip it instead.",
   /** With a quorum: so many votes landed at once that this one was not counted (nothing changed). */
@@ -94,6 +105,17 @@ export const replies = {
     "Handraise will post an agent's questions for you here. Tap an option, or type your answer (in a space, mention the app).",
 } as const;
 
+/**
+ * What an "Answer in browser" tap on a shared copy is told where the platform has no reply only the tapper
+ * sees (Teams): where to answer instead of a link. On the message itself, unless it is a prompt of several
+ * questions that several people answer, whose steps a shared copy does not take (each answers on their own).
+ */
+export function noPrivateLinkText(record: Pick<QuestionRecord, "drafts" | "questions">): string {
+  return record.drafts !== undefined && record.questions.length > 1
+    ? replies.answerOnYourOwn
+    : replies.answerOnThisMessage;
+}
+
 /** The stepper's progress: "2 of 3". */
 export function stepProgressText(questionIndex: number, count: number): string {
   return `${questionIndex + 1} of ${count}`;
@@ -144,8 +166,10 @@ export function outcomeText(record: QuestionRecord): string {
     case "no_quorum":
       return "No agreement: not enough answers could agree.";
     case "pending": {
-      // A pending copy is retired only for someone whose vote is kept: it says how many more are needed.
+      // A pending copy is retired only for someone whose vote is kept, right after the write that kept it
+      // (the newest vote): it says how many more are needed, or that their Skip left it to the others.
       const votes = record.votes ?? [];
+      if (votes.at(-1)?.skipped === true) return replies.abstained;
       const decided =
         votes.length > 0 ? tally(votes, record.quorum ?? 1, votersOf(record), record.questions) : undefined;
       return decided?.kind === "waiting" ? waitingForMoreText(decided.more) : "Waiting for an answer.";
@@ -270,6 +294,8 @@ export function outcomeReplyText(outcome: InboundOutcome, fits: TextFits = anySi
       return replies.onlyOwnerCancels;
     case "recorded_waiting":
       return waitingForMoreText(outcome.more);
+    case "abstained":
+      return replies.abstained;
     case "ended":
       return fitToLimit(outcome.record, endedText, fits);
     case "resolved":

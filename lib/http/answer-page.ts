@@ -42,7 +42,7 @@ import {
   viaOwnLink,
   votersOf,
 } from "../questions/question-record.ts";
-import { hasVoted, tally } from "../questions/votes.ts";
+import { tally } from "../questions/votes.ts";
 import type { QuestionStore } from "../store/question-store.ts";
 import { type FieldProblem, type FormState, readAnswerForm } from "../web/answer-form.ts";
 import { SIGNATURE_PATTERN, verifyAnswerLink } from "../web/answer-link.ts";
@@ -230,8 +230,11 @@ export function createAnswerPage(deps: AnswerPageDeps) {
     const link = { as, sig };
     if (event.requestContext.http.method === "POST") return post(event, record, link, answerer);
     if (record.status !== "pending") return page(200, renderOutcomePage(record));
-    // With a quorum, a person who has voted is shown their vote's standing, not the form again.
-    if (hasVoted(record.votes, answerer)) {
+    // A person who has voted is shown their vote's standing, not the form again; one who skipped, that the
+    // others can still answer.
+    const own = record.votes?.find((vote) => vote.by === answerer);
+    if (own?.skipped === true) return messagePage(200, MESSAGE_PAGES.abstained);
+    if (own !== undefined) {
       const decided = tally(record.votes ?? [], record.quorum ?? 1, votersOf(record), record.questions);
       return messagePage(200, voteRecordedPage(decided.kind === "waiting" ? decided.more : 0));
     }

@@ -3,7 +3,8 @@
  * indexed by its chat and message id, so a reply to it, a thread under it or a tap on it routes by key.
  * An index item lives as long as its question's item (the same TTL). Beside it, the private-chat index
  * (`PRIVATE#<channel>#<chat>#<person>` → question ids): the copies posted to a person answerer other than the
- * owner in their own chat with the bot, so a line they type there, replying to nothing, finds its question.
+ * owner in their own chat with the bot, so a line they type there, replying to nothing, finds its question. It
+ * lives as long as the longest-lived question it lists.
  */
 import type { WriteRequest } from "@aws-sdk/client-dynamodb";
 import { marshall } from "@aws-sdk/util-dynamodb";
@@ -44,6 +45,20 @@ export function createDynamoDbMessageIndex(table: DynamoDbTable): DynamoDbMessag
     );
   }
 
+  /**
+   * Moves a private-chat list's TTL out to `expiresAt`, never in: DynamoDB has no max(), so the write holds
+   * only while the stored TTL is earlier (a concurrent later one wins, and this one changes nothing).
+   */
+  async function extend(pk: string, expiresAt: number): Promise<void> {
+    await conditionally(() =>
+      table.update(pk, {
+        UpdateExpression: "SET expiresAt = :expiresAt",
+        ConditionExpression: "expiresAt < :expiresAt",
+        ExpressionAttributeValues: marshall({ ":expiresAt": expiresAt }),
+      }),
+    );
+  }
+
   return {
     async index(questionId, expiresAt, deliveries) {
       let requests: WriteRequest[] = deliveries.flatMap((delivery) =>
@@ -75,21 +90,23 @@ export function createDynamoDbMessageIndex(table: DynamoDbTable): DynamoDbMessag
 
     async indexPrivate(questionId, owner, expiresAt, deliveries) {
       // One small list per person and chat, appended to: the person's questions there, oldest first. It lives
-      // as long as the last question noted in it.
+      // as long as the longest-lived question noted in it — an older question may have the later deadline.
       await Promise.all(
         privateChatEntries(owner, deliveries).map(async ({ channel, chatId, person }) => {
           const pk = keys.privateChat(channel, chatId, person);
           const out = await table.update(pk, {
             UpdateExpression:
-              "SET questionIds = list_append(if_not_exists(questionIds, :none), :ids), entity = :entity, expiresAt = :expiresAt",
+              "SET questionIds = list_append(if_not_exists(questionIds, :none), :ids), entity = :entity, expiresAt = if_not_exists(expiresAt, :expiresAt)",
             ExpressionAttributeValues: marshall({
               ":none": [],
               ":ids": [questionId],
               ":entity": "privateChatIndex",
               ":expiresAt": expiresAt,
             }),
-            ReturnValues: "UPDATED_NEW",
+            ReturnValues: "ALL_NEW",
           });
+          const kept = Number(out.Attributes?.expiresAt?.N ?? expiresAt);
+          if (kept < expiresAt) await extend(pk, expiresAt);
           await trim(pk, out.Attributes?.questionIds?.L?.length ?? 0);
         }),
       );

@@ -200,7 +200,8 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
       if (outcome === undefined) {
         const out = await conditionally(() =>
           table.update(keys.question(id), {
-            UpdateExpression: "SET votes = :votes",
+            // votedAtMs: what lets the table's stream pass this change to its consumer (question-item.ts).
+            UpdateExpression: "SET votes = :votes, votedAtMs = :now",
             ConditionExpression: condition,
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: marshall(

@@ -203,12 +203,13 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
       for (const { channel, chatId, person } of privateChatEntries(question.owner, deliveries)) {
         await request(() => {
           const pk = keys.privateChat(channel, chatId, person);
-          const noted = read<{ questionIds: string[] }>(pk)?.questionIds ?? [];
+          const noted = read<{ questionIds: string[]; expiresAt: number }>(pk);
           write({
             pk,
             entity: "privateChatIndex",
-            questionIds: [...noted, id].slice(-PRIVATE_CHAT_KEPT),
-            expiresAt: question.expiresAt,
+            questionIds: [...(noted?.questionIds ?? []), id].slice(-PRIVATE_CHAT_KEPT),
+            // As long as the longest-lived question noted in it (the DynamoDB store's conditional extend).
+            expiresAt: Math.max(noted?.expiresAt ?? 0, question.expiresAt),
           });
         });
       }
@@ -334,7 +335,9 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
           id,
           (item) => stillPending(item, nowMs) && (item.votes?.length ?? 0) === seen,
           (item) =>
-            closing ? closedItem(withoutPendingPartitions(item), closing, nowMs) : { ...item, votes },
+            closing
+              ? closedItem(withoutPendingPartitions(item), closing, nowMs)
+              : { ...item, votes, votedAtMs: nowMs },
         ),
       );
       if (before && closing) return closedResult(before, closing, nowMs);

@@ -25,6 +25,12 @@ export interface QuestionItem extends Omit<QuestionRecord, "status" | "answerers
   askedAnswerers?: AnswererEntry[];
   /** Set when the stream consumer gave up resuming the run (lib/app/settle-closed-question.ts). */
   resumeFailure?: { code: string; atMs: number };
+  /**
+   * When the latest vote was kept on the pending question, at any quorum (a quorum-1 question keeps one only
+   * for an abstention): the table's stream passes a pending question's change to its consumer only once
+   * this is there (serverless.yml), so a question nobody has voted on wakes it at no step or draft.
+   */
+  votedAtMs?: number;
 }
 
 /** The API-visible record: storage attributes (keys, TTL, the task token) never leave the store. */

@@ -22,7 +22,7 @@ export interface ClosedQuestion {
 export type QuestionChange =
   | ({ kind: "closed" } & ClosedQuestion)
   | { kind: "requested"; record: QuestionRecord }
-  /** A pending question with a quorum kept more votes: `voters`, the people whose votes are new. */
+  /** A pending question kept more votes (at any quorum): `voters`, the people whose votes are new. */
   | { kind: "voted"; record: QuestionRecord; voters: string[] };
 
 type Image = Record<string, AttributeValue> | undefined;
@@ -58,8 +58,8 @@ export function questionChangeFrom(
 }
 
 /**
- * A pending question whose votes grew: the stream filter lets through any change to a pending question with
- * a quorum (DynamoDB's filter syntax cannot compare the two images), so the votes are compared here.
+ * A pending question whose votes grew: the stream filter lets through any change to a pending question
+ * someone has voted on (DynamoDB's filter syntax cannot compare the two images), so the votes are compared here.
  */
 function votedChange(
   before: Partial<QuestionItem>,

@@ -76,6 +76,8 @@ export const MESSAGE_PAGES = {
   requester: { title: "Someone else must answer", text: "You asked for this; someone else must answer." },
   /** With a quorum: the link's person has answered (or skipped) already; a second answer changes nothing. */
   alreadyAnswered: { title: "Already answered", text: "You have already answered." },
+  /** One of several people whose Skip is kept as their abstention, while the question waits for the others. */
+  abstained: { title: "Skipped", text: "You skipped this question; the others can still answer." },
   /** With a quorum: so many votes landed at once that this one was not counted (503, retryable). */
   busy: {
     title: "Try again",

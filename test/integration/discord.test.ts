@@ -861,3 +861,173 @@ describe("Discord: every message fits, whatever the question's size", () => {
 });
 
 const escapeDiscord = (text: string) => text.replace(/[\\*_~`|>[\]]/g, "\\$&");
+
+describe("Discord: several people decide (quorum)", () => {
+  const BOB_ID = "80351110224678999";
+  const bob = `discord:${BOB_ID}`;
+  /** A new DM channel of the bot with `user`, as Discord would open it. */
+  function newDm(user: string): string {
+    const id = nextSnowflake();
+    dms.set(id, user);
+    return id;
+  }
+  /** The edits of message `messageId` in `chatId`. */
+  const editsIn = (chatId: string, messageId: string) =>
+    discord.calls.filter(
+      (call) => editsMessage(call) && call.path === `/channels/${chatId}/messages/${messageId}`,
+    );
+
+  /** A question for the owner and Bob, each in their DM with the bot, that `quorum` agreeing answers close. */
+  async function askBoth(quorum: number) {
+    const ownerDm = newDm(OWNER_ID);
+    const bobDm = newDm(BOB_ID);
+    const id = unique("dc-q");
+    const created = await stack.api("POST", "/questions", {
+      id,
+      questions: [single],
+      owner: `discord:${OWNER_ID}`,
+      deliverTo: [{ channel: "discord", chatId: ownerDm }],
+      answerers: [{ owner: bob, deliverTo: [{ channel: "discord", chatId: bobDm }] }],
+      quorum,
+    });
+    expect(created.status).toBe(201);
+    await stack.settled();
+    const { deliveries } = (await stack.api("GET", `/questions/${id}`)).body.question;
+    const messageIn = (dm: string) =>
+      deliveries.find((d: { chatId: string }) => d.chatId === dm).messageId as string;
+    const postIn = (dm: string) => {
+      const post = discord.calls.find(
+        (call) => postsMessage(call) && call.path === `/channels/${dm}/messages`,
+      );
+      if (!post) throw new Error(`no copy in ${dm}`);
+      return post;
+    };
+    return {
+      id,
+      owner: { dm: ownerDm, post: postIn(ownerDm), message: messageIn(ownerDm) },
+      bob: { dm: bobDm, post: postIn(bobDm), message: messageIn(bobDm) },
+    };
+  }
+
+  it("quorum 2: the first vote is told privately it waits for 1 more and loses only its own copy's controls; the second closes it", async () => {
+    const { id, owner, bob: bobs } = await askBoth(2);
+    discord.calls.length = 0;
+    const first = await send(
+      tap(customId(bobs.post, "Production"), bobs.message, { user: BOB_ID, dm: true, channel: bobs.dm }),
+    );
+    expect(first.body).toMatchObject(privateNotice("Your answer is recorded — waiting for 1 more."));
+    await stack.settled();
+    // Only Bob's copy is edited (by the table's stream consumer), without controls; the owner's keeps them.
+    expect(discord.calls.filter(editsMessage).map((call) => call.path)).toEqual([
+      `/channels/${bobs.dm}/messages/${bobs.message}`,
+    ]);
+    expect(editsIn(bobs.dm, bobs.message)[0]?.body).toMatchObject({
+      content: expect.stringContaining("Your answer is recorded — waiting for 1 more."),
+      components: [],
+    });
+    expect(await statusOf(id)).toBe("pending");
+
+    discord.calls.length = 0;
+    const second = await send(
+      tap(customId(owner.post, "Production"), owner.message, { dm: true, channel: owner.dm }),
+    );
+    // The owner's tapped copy shows the outcome through the response; the stream edits Bob's.
+    expect(second.body).toMatchObject({ type: 7, data: { components: [] } });
+    await stack.settled();
+    expect((await stack.api("GET", `/questions/${id}`)).body.question).toMatchObject({
+      status: "answered",
+      answers: { [single.id]: ["Production"] },
+      votes: [{ by: bob }, { by: `discord:${OWNER_ID}` }],
+    });
+    expect(editsIn(bobs.dm, bobs.message).at(-1)?.body).toMatchObject({
+      content: expect.stringContaining("Answered"),
+      components: [],
+    });
+  });
+
+  it("a second vote from the same person is refused privately and changes nothing", async () => {
+    const { id, bob: bobs } = await askBoth(2);
+    const production = customId(bobs.post, "Production");
+    await send(tap(production, bobs.message, { user: BOB_ID, dm: true, channel: bobs.dm }));
+    await stack.settled();
+    const before = (await stack.api("GET", `/questions/${id}`)).body.question;
+    const again = await send(
+      tap(customId(bobs.post, "Staging (Recommended)"), bobs.message, {
+        user: BOB_ID,
+        dm: true,
+        channel: bobs.dm,
+      }),
+    );
+    expect(again.body).toMatchObject(privateNotice("You have already answered."));
+    expect((await stack.api("GET", `/questions/${id}`)).body.question).toEqual(before);
+  });
+
+  it("a non-owner's /cancel is refused with the sentence and changes nothing, at any quorum", async () => {
+    for (const quorum of [1, 2]) {
+      const { id, bob: bobs } = await askBoth(quorum);
+      const refused = await send(command("cancel", { user: BOB_ID, dm: true, channel: bobs.dm }));
+      expect(refused.body, `quorum ${quorum}`).toMatchObject(
+        privateNotice("Only the question's owner can cancel it; you can skip it instead."),
+      );
+      expect(await statusOf(id)).toBe("pending");
+    }
+  });
+
+  it("a Skip from Bob with quorum 1 is his abstention: told so privately, his copy retired, the question waits", async () => {
+    const { id, bob: bobs } = await askBoth(1);
+    discord.calls.length = 0;
+    const skipped = await send(
+      tap(customId(bobs.post, "Skip"), bobs.message, { user: BOB_ID, dm: true, channel: bobs.dm }),
+    );
+    expect(skipped.body).toMatchObject(
+      privateNotice("You skipped this question; the others can still answer."),
+    );
+    await stack.settled();
+    expect(discord.calls.filter(editsMessage).map((call) => call.path)).toEqual([
+      `/channels/${bobs.dm}/messages/${bobs.message}`,
+    ]);
+    expect(editsIn(bobs.dm, bobs.message)[0]?.body).toMatchObject({
+      content: expect.stringContaining("You skipped this question; the others can still answer."),
+      components: [],
+    });
+    expect(await statusOf(id)).toBe("pending");
+  });
+
+  it("quorum 2 with a guild channel as a group: a member's vote is told privately, the shared copy keeps its controls; another member's closes it", async () => {
+    const ownerDm = newDm(OWNER_ID);
+    const id = unique("dc-group");
+    const created = await stack.api("POST", "/questions", {
+      id,
+      questions: [single],
+      owner: `discord:${OWNER_ID}`,
+      deliverTo: [{ channel: "discord", chatId: ownerDm }],
+      answerers: [{ group: { channel: "discord", chatId: CHANNEL } }],
+      quorum: 2,
+    });
+    expect(created.status).toBe(201);
+    await stack.settled();
+    const post = discord.calls.find(
+      (call) => postsMessage(call) && call.path === `/channels/${CHANNEL}/messages`,
+    );
+    if (!post) throw new Error("no copy in the channel");
+    const message = (await stack.api("GET", `/questions/${id}`)).body.question.deliveries.find(
+      (d: { chatId: string }) => d.chatId === CHANNEL,
+    ).messageId as string;
+    const production = customId(post, "Production");
+    discord.calls.length = 0;
+    const first = await send(tap(production, message, { user: OTHER_USER_ID }));
+    expect(first.body).toMatchObject(privateNotice("Your answer is recorded — waiting for 1 more."));
+    await stack.settled();
+    expect(discord.calls.filter(editsMessage)).toEqual([]);
+    expect((await send(tap(production, message, { user: OTHER_USER_ID }))).body).toMatchObject(
+      privateNotice("You have already answered."),
+    );
+    const closing = await send(tap(production, message, { user: BOB_ID }));
+    expect(closing.body).toMatchObject({ type: 7, data: { components: [] } });
+    await stack.settled();
+    const record = (await stack.api("GET", `/questions/${id}`)).body.question;
+    expect(record).toMatchObject({ status: "answered", resolvedBy: bob });
+    const ownerCopy = record.deliveries.find((d: { chatId: string }) => d.chatId === ownerDm).messageId;
+    expect(editsIn(ownerDm, ownerCopy).at(-1)?.body).toMatchObject({ components: [] });
+  });
+});

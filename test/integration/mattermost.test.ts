@@ -1015,3 +1015,104 @@ describe("Mattermost: every message fits, whatever the question's size", () => {
     ).toEqual([]);
   });
 });
+
+describe("Mattermost: several people decide (quorum)", () => {
+  const BOB = "bobid00000000000000000003";
+  const bob = `mattermost:${BOB}`;
+  /** Mattermost's Markdown escaping of a sentence's full stop, as its notices carry it. */
+  const escaped = (sentence: string) => sentence.replace(/\.$/, "\\.");
+
+  /** A question for the owner and Bob, each in their direct channel with the bot, that `quorum` answers close. */
+  async function askBoth(quorum: number) {
+    const ownerDm = `dmowner${channel}`;
+    const bobDm = `dmbob${channel}`;
+    directChannels.set(ownerDm, `${BOT_USER_ID}__${OWNER}`);
+    directChannels.set(bobDm, `${BOT_USER_ID}__${BOB}`);
+    const id = unique("mm-q");
+    const before = created.length;
+    const asked = await stack.api("POST", "/questions", {
+      id,
+      questions: [single],
+      owner: `mattermost:${OWNER}`,
+      deliverTo: [{ channel: "mattermost", chatId: ownerDm }],
+      answerers: [{ owner: bob, deliverTo: [{ channel: "mattermost", chatId: bobDm }] }],
+      quorum,
+    });
+    expect(asked.status).toBe(201);
+    await stack.settled();
+    const postIn = (dm: string) => {
+      const post = created.slice(before).find((p) => p.body.channel_id === dm);
+      if (!post) throw new Error(`no copy in ${dm}`);
+      return post;
+    };
+    return { id, owner: { dm: ownerDm, post: postIn(ownerDm) }, bob: { dm: bobDm, post: postIn(bobDm) } };
+  }
+  const patchesOf = (postId: string) =>
+    patches().filter((call) => call.path === `/api/v4/posts/${postId}/patch`);
+
+  it("quorum 2: the first vote is told privately it waits for 1 more and loses only its own copy's buttons; the second closes it", async () => {
+    const { id, owner, bob: bobs } = await askBoth(2);
+    mattermost.calls.length = 0;
+    const first = await tap(bobs.post, "Production", { user: BOB });
+    expect(first).toEqual({
+      status: 200,
+      body: { ephemeral_text: escaped("Your answer is recorded — waiting for 1 more.") },
+    });
+    await stack.settled();
+    // Only Bob's copy is patched (by the table's stream consumer), without buttons; the owner's keeps them.
+    expect(patches().map((call) => call.path)).toEqual([`/api/v4/posts/${bobs.post.id}/patch`]);
+    const retired = patchesOf(bobs.post.id)[0]?.body;
+    expect(retired.message).toContain("waiting for 1 more");
+    expect(retired.props.attachments?.[0]?.actions ?? []).toEqual([]);
+    expect(await statusOf(id)).toBe("pending");
+
+    mattermost.calls.length = 0;
+    await tap(owner.post, "Production");
+    await stack.settled();
+    expect((await stack.api("GET", `/questions/${id}`)).body.question).toMatchObject({
+      status: "answered",
+      answers: { [single.id]: ["Production"] },
+      votes: [{ by: bob }, { by: `mattermost:${OWNER}` }],
+    });
+    expect(patchesOf(bobs.post.id).at(-1)?.body.message).toContain("Answered");
+  });
+
+  it("a second vote from the same person is refused privately and changes nothing", async () => {
+    const { id, bob: bobs } = await askBoth(2);
+    await tap(bobs.post, "Production", { user: BOB });
+    await stack.settled();
+    const before = (await stack.api("GET", `/questions/${id}`)).body.question;
+    expect(await tap(bobs.post, "Staging (Recommended)", { user: BOB })).toEqual({
+      status: 200,
+      body: { ephemeral_text: escaped("You have already answered.") },
+    });
+    expect((await stack.api("GET", `/questions/${id}`)).body.question).toEqual(before);
+  });
+
+  it("a non-owner's /handraise cancel is refused with the sentence and changes nothing, at any quorum", async () => {
+    for (const quorum of [1, 2]) {
+      const { id, bob: bobs } = await askBoth(quorum);
+      const refused = await sendForm(slashFields("cancel", bobs.dm, BOB), {
+        authorization: `Token ${COMMAND_TOKEN}`,
+      });
+      expect(refused.body, `quorum ${quorum}`).toEqual({
+        response_type: "ephemeral",
+        text: escaped("Only the question's owner can cancel it; you can skip it instead."),
+      });
+      expect(await statusOf(id)).toBe("pending");
+    }
+  });
+
+  it("a Skip from Bob with quorum 1 is his abstention: told so privately, his copy retired, the question waits", async () => {
+    const { id, bob: bobs } = await askBoth(1);
+    mattermost.calls.length = 0;
+    expect(await tap(bobs.post, "Skip", { user: BOB })).toEqual({
+      status: 200,
+      body: { ephemeral_text: escaped("You skipped this question; the others can still answer.") },
+    });
+    await stack.settled();
+    expect(patches().map((call) => call.path)).toEqual([`/api/v4/posts/${bobs.post.id}/patch`]);
+    expect(patchesOf(bobs.post.id)[0]?.body.message).toContain("You skipped this question");
+    expect(await statusOf(id)).toBe("pending");
+  });
+});

@@ -1,7 +1,8 @@
 /**
- * Several people decide, in process (test/support/in-process-stack.ts) with Telegram: what no stream filter or
- * DynamoDB wire is needed for — a vote given up on as busy, each person's own stepper, a person answerer's
- * typed reply in their private chat, and a non-owner's /cancel.
+ * Several people decide, in process (test/support/in-process-stack.ts) with Telegram: what no DynamoDB wire is
+ * needed for — a vote given up on as busy, each person's own stepper, a person answerer's typed reply in their
+ * private chat, a non-owner's /cancel, and an abstention (its sentence, and its copies retired through the
+ * table stream's filter, which the stack applies as serverless.yml states it).
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { MAX_VOTE_ATTEMPTS } from "#lib/app/resolve-question.ts";
@@ -11,7 +12,7 @@ import { MAX_DRAFTS_BYTES, MAX_VOTES_BYTES } from "#lib/questions/schema.ts";
 import { answerPath, type LinkQuestion, signAnswerLink } from "#lib/web/answer-link.ts";
 import { type InProcessStack, startInProcessStack } from "../support/in-process-stack.ts";
 import type { FakePlatform, RecordedCall } from "./support/fake-platform.ts";
-import { answerThroughLinkInProcess } from "./support/link-answer.ts";
+import { answerThroughLinkInProcess, linkPath } from "./support/link-answer.ts";
 import { multiQuestion, noteQuestion, singleQuestion, unique } from "./support/sample-questions.ts";
 import {
   buttons,
@@ -101,6 +102,15 @@ function bobsLink(question: LinkQuestion): string {
   const answerer = `telegram:${BOB}`;
   const sig = signAnswerLink(LINK_SECRET, { id: question.id, answerer, expiresAtMs: question.expiresAtMs });
   return `https://handraise.test${answerPath(question, answerer, sig)}`;
+}
+
+/** Skip pressed on the page of the link `url` (the page's form, as a browser posts it). */
+function skipThroughLink(url: string) {
+  const sig = new URL(url).searchParams.get("sig") ?? "";
+  return stack.request("POST", linkPath(url), {
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ sig, action: "skip" }).toString(),
+  });
 }
 
 /** The callback data of a copy's first option button. */
@@ -204,6 +214,60 @@ describe("/cancel from an answerer who is not the owner", () => {
     );
     expect(lastSentTo(BOB)).toBe("Only the question's owner can cancel it; you can skip it instead.");
     expect(await read(id)).toMatchObject({ status: "pending" });
+  });
+});
+
+describe("an abstention on a question the first answer closes (quorum 1, several people)", () => {
+  it("takes the controls off the abstainer's own copies, skipped anywhere; the owner's copy keeps them", async () => {
+    const { id, bob } = await askBoth([singleQuestion], 43, 1);
+    await stack.settled();
+    telegram.calls.length = 0;
+    // Skipped on the page, so only the table's stream can reach Bob's Telegram copy.
+    const skipped = await skipThroughLink(bobsLink(await read(id)));
+    expect(skipped.status, skipped.text).toBe(303);
+    await stack.settled();
+    expect(await read(id)).toMatchObject({
+      status: "pending",
+      votes: [{ by: `telegram:${BOB}`, skipped: true }],
+    });
+    const edits = telegram.callsTo("editMessageText");
+    expect(edits.map((edit) => [String(edit.body.chat_id), edit.body.message_id])).toEqual([
+      [String(BOB), bob.messageId],
+    ]);
+    expect(edits[0]?.body.reply_markup).toEqual({ inline_keyboard: [] });
+    expect(edits[0]?.body.text).toContain(replies.abstained);
+    // The page says the same, not how many more answers it waits for.
+    const page = await stack.request("GET", linkPath(bobsLink(await read(id))));
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("You skipped this question; the others can still answer.");
+    expect(page.text).not.toContain("waiting for");
+  });
+
+  it("a Skip in chat is told it was kept as the person's abstention, not that it waits for more", async () => {
+    for (const quorum of [1, 2]) {
+      const carol = { owner: "web:carol" };
+      const id = unique("qab");
+      const created = await stack.api("POST", "/questions", {
+        id,
+        questions: [singleQuestion],
+        owner: `telegram:${OWNER_ID}`,
+        deliverTo: [{ channel: "telegram", chatId: String(OWNER_ID) }],
+        answerers: [
+          { owner: `telegram:${BOB}`, deliverTo: [{ channel: "telegram", chatId: String(BOB) }] },
+          carol,
+        ],
+        quorum,
+      });
+      expect(created.status).toBe(201);
+      const bobs = (await read(id)).deliveries.find((d: { chatId: string }) => d.chatId === String(BOB));
+      telegram.calls.length = 0;
+      const told = await send(tapUpdate(`s|0|0|${id}`, Number(bobs.messageId), { chatId: BOB, from: BOB }));
+      expect(told, `quorum ${quorum}`).toBe("You skipped this question; the others can still answer.");
+      await stack.settled();
+      const edit = telegram.callsTo("editMessageText").find((e) => String(e.body.chat_id) === String(BOB));
+      expect(edit?.body.text, `quorum ${quorum}`).toContain(replies.abstained);
+      expect(await read(id)).toMatchObject({ status: "pending" });
+    }
   });
 });
 

@@ -1030,3 +1030,148 @@ describe("Slack: a step on a group's shared copy of a prompt several people answ
     expect(record.drafts ?? {}).toEqual({});
   });
 });
+
+describe("Slack: several people decide (quorum)", () => {
+  const BOB = "U0BOB";
+  const bob = `slack:${TEAM}:${BOB}`;
+
+  /** A question for the owner and Bob, each in their IM with the app, that `quorum` agreeing answers close. */
+  async function askBoth(quorum: number) {
+    const ownerIm = newIm(OWNER);
+    const bobIm = newIm(BOB);
+    const id = unique("slack-q");
+    const created = await stack.api("POST", "/questions", {
+      id,
+      questions: [single],
+      owner: `slack:${TEAM}:${OWNER}`,
+      deliverTo: [{ channel: "slack", chatId: ownerIm }],
+      answerers: [{ owner: bob, deliverTo: [{ channel: "slack", chatId: bobIm }] }],
+      quorum,
+    });
+    expect(created.status).toBe(201);
+    await stack.settled();
+    const copyIn = (im: string) => {
+      const post = slack.callsTo("chat.postMessage").find((call) => call.body.channel === im);
+      if (!post) throw new Error(`no copy in ${im}`);
+      return post;
+    };
+    return {
+      id,
+      owner: { im: ownerIm, post: copyIn(ownerIm), ts: await postedTs(id, ownerIm) },
+      bob: { im: bobIm, post: copyIn(bobIm), ts: await postedTs(id, bobIm) },
+    };
+  }
+
+  /** The ephemeral notices `user` was sent in `chatId`. */
+  const noticesTo = (user: string, chatId: string) =>
+    slack
+      .callsTo("chat.postEphemeral")
+      .filter((call) => call.body.user === user && call.body.channel === chatId)
+      .map((call) => call.body.text);
+  /** Whether a copy's last edit took its controls off. */
+  const controlsOf = (call: RecordedCall | undefined) =>
+    (call?.body.blocks as { type: string }[] | undefined)?.filter((block) => block.type === "actions") ?? [];
+
+  it("quorum 2: the first vote is told privately it waits for 1 more and loses only its own copy's controls; the second closes it", async () => {
+    const { id, owner, bob: bobs } = await askBoth(2);
+    slack.calls.length = 0;
+    const first = await postInteraction(
+      tap(control(bobs.post, "Production"), bobs.ts, { user: BOB, channel: bobs.im }),
+    );
+    expect(first.status).toBe(200);
+    expect(noticesTo(BOB, bobs.im)).toEqual(["Your answer is recorded — waiting for 1 more."]);
+    await stack.settled();
+    // Only Bob's copy is edited (by the table's stream consumer), without controls; the owner's keeps them.
+    const edits = slack.callsTo("chat.update");
+    expect(edits.map((call) => [call.body.channel, call.body.ts])).toEqual([[bobs.im, bobs.ts]]);
+    expect(controlsOf(edits[0])).toEqual([]);
+    expect(edits[0]?.body.text).toContain("Your answer is recorded — waiting for 1 more.");
+    expect(await statusOf(id)).toBe("pending");
+
+    slack.calls.length = 0;
+    await postInteraction(tap(control(owner.post, "Production"), owner.ts, { channel: owner.im }));
+    await stack.settled();
+    expect((await stack.api("GET", `/questions/${id}`)).body.question).toMatchObject({
+      status: "answered",
+      answers: { [single.id]: ["Production"] },
+      votes: [{ by: bob }, { by: `slack:${TEAM}:${OWNER}` }],
+    });
+    const closing = slack.callsTo("chat.update");
+    expect(closing.map((call) => call.body.channel).sort()).toEqual([bobs.im, owner.im].sort());
+    for (const edit of closing) expect(controlsOf(edit)).toEqual([]);
+  });
+
+  it("a second vote from the same person is refused, privately, and changes nothing", async () => {
+    const { id, bob: bobs } = await askBoth(2);
+    await postInteraction(tap(control(bobs.post, "Production"), bobs.ts, { user: BOB, channel: bobs.im }));
+    await stack.settled();
+    const before = (await stack.api("GET", `/questions/${id}`)).body.question;
+    slack.calls.length = 0;
+    await postInteraction(
+      tap(control(bobs.post, "Staging (Recommended)"), bobs.ts, { user: BOB, channel: bobs.im }),
+    );
+    expect(noticesTo(BOB, bobs.im)).toEqual(["You have already answered."]);
+    expect((await stack.api("GET", `/questions/${id}`)).body.question).toEqual(before);
+  });
+
+  it("a non-owner's /handraise cancel is refused with the sentence and changes nothing, at any quorum", async () => {
+    for (const quorum of [1, 2]) {
+      const { id, bob: bobs } = await askBoth(quorum);
+      const refused = await postCommand("cancel", { user: BOB, channel: bobs.im });
+      expect(refused.json, `quorum ${quorum}`).toEqual({
+        response_type: "ephemeral",
+        text: "Only the question's owner can cancel it; you can skip it instead.",
+      });
+      expect(await statusOf(id)).toBe("pending");
+    }
+  });
+
+  it("a Skip from Bob with quorum 1 is his abstention: told so privately, his copy retired, the question waits", async () => {
+    const { id, bob: bobs } = await askBoth(1);
+    slack.calls.length = 0;
+    await postInteraction(tap(control(bobs.post, "Skip"), bobs.ts, { user: BOB, channel: bobs.im }));
+    expect(noticesTo(BOB, bobs.im)).toEqual(["You skipped this question; the others can still answer."]);
+    await stack.settled();
+    const edits = slack.callsTo("chat.update");
+    expect(edits.map((call) => call.body.channel)).toEqual([bobs.im]);
+    expect(edits[0]?.body.text).toContain("You skipped this question; the others can still answer.");
+    expect(await statusOf(id)).toBe("pending");
+  });
+
+  it("quorum 2 with a channel as a group: a member's vote is told privately and the channel's copy keeps its controls; a second member's closes it", async () => {
+    const ownerIm = newIm(OWNER);
+    const id = unique("slack-group");
+    const created = await stack.api("POST", "/questions", {
+      id,
+      questions: [single],
+      owner: `slack:${TEAM}:${OWNER}`,
+      deliverTo: [{ channel: "slack", chatId: ownerIm }],
+      answerers: [{ group: { channel: "slack", chatId: CHANNEL } }],
+      quorum: 2,
+    });
+    expect(created.status).toBe(201);
+    const ts = await postedTs(id);
+    const post = slack.callsTo("chat.postMessage").find((call) => call.body.channel === CHANNEL);
+    if (!post) throw new Error("no copy in the channel");
+    slack.calls.length = 0;
+    await postInteraction(tap(control(post, "Production"), ts, { user: "U0ANN" }));
+    expect(noticesTo("U0ANN", CHANNEL)).toEqual(["Your answer is recorded — waiting for 1 more."]);
+    await stack.settled();
+    expect(slack.callsTo("chat.update")).toEqual([]);
+    expect((await stack.api("GET", `/questions/${id}`)).body.question.votes).toMatchObject([
+      { by: `slack:${TEAM}:U0ANN` },
+    ]);
+    // The same member again is refused; another member's agreeing vote closes it and every copy is retired.
+    await postInteraction(tap(control(post, "Production"), ts, { user: "U0ANN" }));
+    expect(noticesTo("U0ANN", CHANNEL).at(-1)).toBe("You have already answered.");
+    await postInteraction(tap(control(post, "Production"), ts, { user: "U0CAL" }));
+    await stack.settled();
+    expect((await stack.api("GET", `/questions/${id}`)).body.question).toMatchObject({
+      status: "answered",
+      resolvedBy: `slack:${TEAM}:U0CAL`,
+    });
+    const closing = slack.callsTo("chat.update");
+    expect(closing.map((call) => call.body.channel).sort()).toEqual([CHANNEL, ownerIm].sort());
+    for (const edit of closing) expect(controlsOf(edit)).toEqual([]);
+  });
+});

@@ -650,18 +650,47 @@ describe("Teams: an answer link only in its answerer's personal chat", () => {
     }
   });
 
-  it("an Answer in browser tap (no card has one) is handed nothing; a stranger's is told it is not theirs, without a link", async () => {
+  it("an Answer in browser tap (from an older card: none has one now) is told where to answer, with no link; a stranger's, that it is not theirs", async () => {
     conversation = `19:group${conversations}@thread.v2`;
     const { questionId, cardId } = await startRun([single]);
     const before = connector.calls.length;
     expect((await send(inGroup(tap(cardId, codec("w", 0, 0, questionId))))).status).toBe(200);
-    expect(replies()).toEqual([]);
+    const told = await afterSettled(async () => replies()[0], { what: "the where-to-answer notice" });
+    // A reply in the conversation, which everyone in it sees: where to answer, never the link.
+    expect(told.body.text).toBe(
+      "A link here would be seen by everyone in this conversation, so none is handed over: answer on this message.",
+    );
     expect((await send(inGroup(tap(cardId, codec("w", 0, 0, questionId), {}, OTHER_AAD)))).status).toBe(200);
-    const notice = await afterSettled(async () => replies()[0], { what: "the not-yours notice" });
+    const notice = await afterSettled(async () => replies()[1], { what: "the not-yours notice" });
     expect(notice.body.text).toBe("This question is not yours to answer.");
     expect(JSON.stringify(connector.calls.slice(before).map((c) => c.body))).not.toContain("/answer/");
     expect(await statusOf(questionId)).toBe("pending");
     await send(inGroup(tap(cardId, codec("s", 0, 0, questionId))));
+  });
+
+  it("an Answer in browser tap on a group's shared card of a prompt several people answer: answer on your own, no link", async () => {
+    conversation = `19:group${conversations}@thread.v2`;
+    const id = unique("teams-shared-link");
+    const asked = await stack.api("POST", "/questions", {
+      id,
+      questions: [single, note],
+      owner: `teams:${OWNER_AAD}`,
+      deliverTo: [{ channel: "teams", chatId: conversation, serviceUrl: SERVICE_URL }],
+      answerers: [{ group: { channel: "teams", chatId: conversation } }],
+    });
+    expect(asked.status).toBe(201);
+    await stack.settled();
+    const question = await questionOf(id);
+    const cardId = question.deliveries[0].messageId as string;
+    const updates = updatesOf(cardId).length;
+    const before = replies().length;
+    const start = connector.calls.length;
+    expect((await send(inGroup(tap(cardId, codec("w", 0, 0, id), {}, OTHER_AAD)))).status).toBe(200);
+    const notice = await afterSettled(async () => replies()[before], { what: "the notice" });
+    expect(notice.body.text).toBe(replyCatalog.answerOnYourOwn);
+    expect(JSON.stringify(connector.calls.slice(start).map((c) => c.body))).not.toContain("/answer/");
+    expect(updatesOf(cardId)).toHaveLength(updates);
+    expect(await questionOf(id)).toMatchObject({ status: "pending" });
   });
 });
 

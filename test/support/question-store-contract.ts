@@ -173,6 +173,8 @@ export function describeQuestionStoreContract(name: string, open: () => Promise<
         ]);
         expect(results.map((r) => r.kind).sort()).toEqual(["recorded", "stale"]);
         expect((await store.get(question.id, T0 + 2))?.votes).toHaveLength(1);
+        // What lets the table's stream pass the vote to its consumer at quorum 1 too (serverless.yml).
+        expect(await storedItem(question.id)).toMatchObject({ votedAtMs: T0 + 1 });
       });
 
       it("a closing vote closes once, hands over the token, keeps every vote; later votes are not_pending", async () => {
@@ -618,6 +620,44 @@ export function describeQuestionStoreContract(name: string, open: () => Promise<
         T0 + 2,
       );
       expect(await store.findPrivateQuestions("telegram", chat, "web:bob")).toEqual([first.id, second.id]);
+    });
+
+    it("keeps a private chat's list as long as the longest-lived question it lists, whatever the order", async () => {
+      const chat = `ttl-${Date.now()}`;
+      const noteIn = async (question: NewQuestion, at: number) => {
+        await store.create(question, T0);
+        await store.addDeliveries(
+          question.id,
+          [{ channel: "telegram", chatId: chat, messageId: `m-${question.id}`, privateTo: "web:bob" }],
+          at,
+        );
+      };
+      const ttl = async (pk: string) => (await subject.storedItem(pk))?.expiresAt as number;
+      const entry = keys.privateChat("telegram", chat, "web:bob");
+      const long = newQuestion({
+        id: `ask_long_${chat}`,
+        timeoutSeconds: 3600,
+        askedAnswerers: [{ owner: "web:bob" }],
+      });
+      const short = newQuestion({ id: `ask_short_${chat}`, askedAnswerers: [{ owner: "web:bob" }] });
+      const longer = newQuestion({
+        id: `ask_longer_${chat}`,
+        timeoutSeconds: 7200,
+        askedAnswerers: [{ owner: "web:bob" }],
+      });
+      await noteIn(long, T0 + 1);
+      // A newer question with an earlier deadline does not cut the entry's life short of the older one's.
+      await noteIn(short, T0 + 2);
+      expect(await ttl(keys.question(short.id))).toBeLessThan(await ttl(keys.question(long.id)));
+      expect(await ttl(entry)).toBe(await ttl(keys.question(long.id)));
+      // One with a later deadline still extends it.
+      await noteIn(longer, T0 + 3);
+      expect(await ttl(entry)).toBe(await ttl(keys.question(longer.id)));
+      expect(await store.findPrivateQuestions("telegram", chat, "web:bob")).toEqual([
+        longer.id,
+        short.id,
+        long.id,
+      ]);
     });
 
     it("keeps a private chat's list to its newest questions as more are noted", async () => {

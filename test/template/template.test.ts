@@ -285,13 +285,13 @@ describe("operating the stack", () => {
       (filter) => JSON.parse(filter.Pattern) as { eventName: string[] },
     );
     expect(patterns.map((pattern) => pattern.eventName)).toEqual([["INSERT"], ["MODIFY"], ["MODIFY"]]);
-    // A vote on a pending question with a quorum reaches it too (its voters' copies lose their controls),
-    // and no other change to a pending question: the filter is as narrow as its syntax allows.
+    // A vote on a pending question reaches it too, at any quorum (its voters' copies lose their controls),
+    // and no change to a pending question nobody has voted on: the filter is as narrow as its syntax allows.
     expect(patterns[2]).toEqual({
       eventName: ["MODIFY"],
       dynamodb: {
         OldImage: { entity: { S: ["question"] }, status: { S: ["pending"] } },
-        NewImage: { status: { S: ["pending"] }, quorum: { N: [{ exists: true }] } },
+        NewImage: { status: { S: ["pending"] }, votedAtMs: { N: [{ exists: true }] } },
       },
     });
   });

@@ -4,7 +4,7 @@ import { HttpError } from "../../http/http-errors.ts";
 import { verifiedWebhook, type WebhookRequest } from "../../http/webhook-prelude.ts";
 import { browserEntry, copyIn } from "../answer-in-browser.ts";
 import { type ChatWebhookDeps, EMPTY_ACK } from "../chat-webhook.ts";
-import { outcomeReplyText, replies } from "../replies.ts";
+import { noPrivateLinkText, outcomeReplyText, replies } from "../replies.ts";
 import { activityToInbound, parseActivity, withInputs } from "./teams-activity.ts";
 import type { TeamsApi } from "./teams-api.ts";
 import { KeySetUnavailableError, type VerifyTeamsRequest } from "./teams-auth.ts";
@@ -81,10 +81,10 @@ function noticeOf(outcome: InboundOutcome, tapped: boolean, askedForLink: boolea
       // Typed chatter that answers nothing gets no reply; a tap on a card whose question is gone does.
       return tapped ? replies.gone : undefined;
     case "private_link":
-      // No card here has an "Answer in browser" control, so such a tap was not made on a card of ours and is
-      // handed nothing. Otherwise a step on a shared card of a prompt several people answer: a reply would be
-      // seen by the whole conversation, so no link is handed over; the person is told where to answer.
-      return askedForLink ? undefined : replies.answerOnYourOwn;
+      // A reply would be seen by the whole conversation, so no link is handed over; the person is told where
+      // to answer. A step on a shared card of a prompt several people answer, or an "Answer in browser" tap
+      // (a card of ours draws no such control in a shared conversation, but one may come from an older card).
+      return askedForLink ? noPrivateLinkText(outcome.record) : replies.answerOnYourOwn;
     default:
       return outcomeReplyText(outcome, fitsActivity);
   }
