@@ -677,6 +677,58 @@ describe("outside the 24-hour window, reported later in a failed status (131047)
     }
   });
 
+  it("a notification with a stale tap and a status not recorded yet: 503, and on Meta's retry the tap is not told again", async () => {
+    const owner = String(person);
+    const other = String(person + 500_000);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    graph.respond(async (call) => {
+      if (call.body.to === other) await held;
+      return sent(call);
+    });
+    try {
+      const created = stack.api("POST", "/questions", {
+        questions: [single],
+        owner: `whatsapp:${owner}`,
+        deliverTo: [owner, other].map((chatId) => ({ channel: "whatsapp", chatId })),
+      });
+      const copy = await waitFor(async () => messagesTo(owner)[0], { what: "the owner's copy" });
+      const wamid = await waitFor(async () => wamidOf.get(copy), { what: "its message id" });
+      // One notification: a tap on a row that is no control of Handraise's, and the copy's failed status.
+      const both = whatsappNotification(
+        {
+          contacts: [{ profile: { name: "Sheena Nelson" }, wa_id: owner }],
+          messages: [
+            {
+              from: owner,
+              id: nextWamid(),
+              timestamp: "1749416383",
+              type: "interactive",
+              interactive: { type: "list_reply", list_reply: { id: "not-a-control", title: "Old row" } },
+              context: { from: "15550783881", id: wamid },
+            },
+          ],
+          statuses: [failedStatus(wamid, owner, { callbackData: copy.body.biz_opaque_callback_data })],
+        },
+        PHONE_NUMBER_ID,
+      );
+      const early = await post(both);
+      expect(early.status).toBe(503);
+      expect(textsTo(owner)).toEqual(["This control is no longer valid."]);
+      release();
+      expect((await created).status).toBe(201);
+      // Meta sends the same notification again: the status acts now, the tap was answered already.
+      expect((await post(both)).status).toBe(200);
+      expect(templatesTo(owner)).toHaveLength(1);
+      expect(textsTo(owner)).toEqual(["This control is no longer valid."]);
+    } finally {
+      release();
+      graph.respond(sent);
+    }
+  });
+
   it("an ended question gets no template", async () => {
     const owner = String(person);
     const question = await ask(owner);
