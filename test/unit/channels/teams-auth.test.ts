@@ -52,6 +52,15 @@ async function bearer(nowMs: number, kid = "k1"): Promise<string> {
   return `Bearer ${token}`;
 }
 
+/** The token check at the clock `now`, reporting failed refreshes to `refreshFailures`. */
+const verifier = (now: () => number) =>
+  createTeamsAuth({
+    appId: APP_ID,
+    metadataUrl: METADATA_URL,
+    now,
+    onRefreshFailed: (error) => refreshFailures.push(error),
+  });
+
 describe("The Bot Framework's keys", () => {
   afterEach(() => {
     vi.unstubAllGlobals();
@@ -61,12 +70,7 @@ describe("The Bot Framework's keys", () => {
   it("cold and unreachable (network error or 5xx): KeySetUnavailableError, then fetched once it answers", async () => {
     let now = Date.now();
     const botFramework = stubBotFramework();
-    const verify = createTeamsAuth({
-      appId: APP_ID,
-      metadataUrl: METADATA_URL,
-      now: () => now,
-      onRefreshFailed: (error) => refreshFailures.push(error),
-    });
+    const verify = verifier(() => now);
     botFramework.down = "network";
     await expect(verify(await bearer(now), activity)).rejects.toBeInstanceOf(KeySetUnavailableError);
     // The Bot Framework's retry may come at once: it fetches again.
@@ -81,12 +85,7 @@ describe("The Bot Framework's keys", () => {
   it("cold, after two fetches in a row failed: no fetch for the cooldown, still 'try again', then one fetch", async () => {
     let now = Date.now();
     const botFramework = stubBotFramework();
-    const verify = createTeamsAuth({
-      appId: APP_ID,
-      metadataUrl: METADATA_URL,
-      now: () => now,
-      onRefreshFailed: (error) => refreshFailures.push(error),
-    });
+    const verify = verifier(() => now);
     botFramework.down = 503;
     for (let i = 0; i < 2; i++) {
       await expect(verify(await bearer(now), activity)).rejects.toBeInstanceOf(KeySetUnavailableError);
@@ -116,12 +115,7 @@ describe("The Bot Framework's keys", () => {
   it("cold: concurrent requests share one fetch, and a shared failure counts once", async () => {
     const now = Date.now();
     const botFramework = stubBotFramework();
-    const verify = createTeamsAuth({
-      appId: APP_ID,
-      metadataUrl: METADATA_URL,
-      now: () => now,
-      onRefreshFailed: (error) => refreshFailures.push(error),
-    });
+    const verify = verifier(() => now);
     botFramework.down = 503;
     const tokens = await Promise.all([bearer(now), bearer(now), bearer(now)]);
     const results = await Promise.allSettled(tokens.map((token) => verify(token, activity)));
@@ -136,12 +130,7 @@ describe("The Bot Framework's keys", () => {
   it("past 24 hours: refreshed, and while the refresh fails the keys held still verify", async () => {
     let now = Date.now();
     const botFramework = stubBotFramework();
-    const verify = createTeamsAuth({
-      appId: APP_ID,
-      metadataUrl: METADATA_URL,
-      now: () => now,
-      onRefreshFailed: (error) => refreshFailures.push(error),
-    });
+    const verify = verifier(() => now);
     await verify(await bearer(now), activity);
     const fetched = botFramework.calls;
     now += 25 * HOUR_MS;
@@ -162,12 +151,7 @@ describe("The Bot Framework's keys", () => {
   it("an unknown key id: one refresh, then refused (TeamsAuthError), and not fetched again for 5 minutes", async () => {
     let now = Date.now();
     const botFramework = stubBotFramework();
-    const verify = createTeamsAuth({
-      appId: APP_ID,
-      metadataUrl: METADATA_URL,
-      now: () => now,
-      onRefreshFailed: (error) => refreshFailures.push(error),
-    });
+    const verify = verifier(() => now);
     await verify(await bearer(now), activity);
     const fetched = botFramework.calls;
     await expect(verify(await bearer(now, "k9"), activity)).rejects.toBeInstanceOf(TeamsAuthError);
@@ -182,12 +166,7 @@ describe("The Bot Framework's keys", () => {
   it("a key set the metadata names over plain http (not loopback) is not read", async () => {
     const now = Date.now();
     const botFramework = stubBotFramework("http://keys.example/v1/.well-known/keys");
-    const verify = createTeamsAuth({
-      appId: APP_ID,
-      metadataUrl: METADATA_URL,
-      now: () => now,
-      onRefreshFailed: (error) => refreshFailures.push(error),
-    });
+    const verify = verifier(() => now);
     await expect(verify(await bearer(now), activity)).rejects.toBeInstanceOf(KeySetUnavailableError);
     expect(botFramework.calls).toBe(1);
   });
