@@ -3,7 +3,9 @@
  * /v2/email/outbound-emails`), so the e-mail channel's own SES client sends to it through
  * `AWS_ENDPOINT_URL_SESV2`. Nothing leaves the machine: each mail is kept for tests and, when asked, its
  * plain-text part is printed — the demo shows the mail it would have sent, links and all (the terminal is
- * the person's own). `refuseNext` answers the next sends with one of SES's own errors.
+ * the person's own). `refuseNext` answers the next sends with one of SES's own errors. And
+ * `GetEmailIdentity` (`GET /v2/email/identities/{identity}`), which `npm run doctor` asks whether the sender
+ * is verified: every identity is a verified one unless `setIdentity` says otherwise, as every send is taken.
  */
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
@@ -25,13 +27,39 @@ export interface SesRefusal {
   message: string;
 }
 
+/** An identity's `VerificationStatus` as SES reports it, or `absent`: SES has no such identity (404). */
+export type SesIdentityState =
+  | "SUCCESS"
+  | "PENDING"
+  | "FAILED"
+  | "TEMPORARY_FAILURE"
+  | "NOT_STARTED"
+  | "absent";
+
 export interface LocalSes {
   url: string;
   /** Every mail accepted since the start, in order. */
   mails: SentMail[];
   /** The next `count` sends are refused with `refusal`. */
   refuseNext(count: number, refusal: SesRefusal): void;
+  /** What GetEmailIdentity says of `identity` (an address or a domain); undefined: verified again. */
+  setIdentity(identity: string, state: SesIdentityState | undefined): void;
   stop(): Promise<void>;
+}
+
+const IDENTITY_PATH = /^\/v2\/email\/identities\/([^/]+)$/;
+
+/** GetEmailIdentity's answer for an identity SES has, in the documented shape (the fields the doctor reads and a few more). */
+function emailIdentity(identity: string, status: Exclude<SesIdentityState, "absent">) {
+  return {
+    IdentityType: identity.includes("@") ? "EMAIL_ADDRESS" : "DOMAIN",
+    FeedbackForwardingStatus: true,
+    VerifiedForSendingStatus: status === "SUCCESS",
+    VerificationStatus: status,
+    DkimAttributes: { SigningEnabled: !identity.includes("@"), Status: status },
+    Policies: {},
+    Tags: [],
+  };
 }
 
 interface SendEmailBody {
@@ -52,10 +80,20 @@ export async function startLocalSes(options: {
 }): Promise<LocalSes> {
   const mails: SentMail[] = [];
   const refusals: SesRefusal[] = [];
+  const identities = new Map<string, SesIdentityState>();
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const reply = (status: number, body: unknown, code?: string) => replyRestJson(res, status, body, code);
+    const identityPath = IDENTITY_PATH.exec(req.url?.split("?")[0] ?? "");
+    if (req.method === "GET" && identityPath?.[1]) {
+      const identity = decodeURIComponent(identityPath[1]);
+      const state = identities.get(identity.toLowerCase()) ?? "SUCCESS";
+      if (state === "absent") {
+        return reply(404, { message: `Email identity ${identity} does not exist.` }, "NotFoundException");
+      }
+      return reply(200, emailIdentity(identity, state));
+    }
     if (req.method !== "POST" || req.url?.split("?")[0] !== "/v2/email/outbound-emails") {
       return reply(404, { message: `${req.method} ${req.url} is not served locally` }, "NotFoundException");
     }
@@ -95,6 +133,10 @@ export async function startLocalSes(options: {
     mails,
     refuseNext: (count, refusal) => {
       for (let i = 0; i < count; i++) refusals.push(refusal);
+    },
+    setIdentity: (identity, state) => {
+      if (state === undefined) identities.delete(identity.toLowerCase());
+      else identities.set(identity.toLowerCase(), state);
     },
     stop: () =>
       new Promise<void>((resolve) => {

@@ -118,9 +118,10 @@ export interface LocalStack {
   events: PublishedEvent[];
   /**
    * The local SES (API v2) the e-mail channel sends through when HANDRAISE_EMAIL_FROM is set: the mails it
-   * was sent, and `refuseNext` to answer sends with SES's own errors. Nothing leaves the machine.
+   * was sent, `refuseNext` to answer sends with SES's own errors, and `setIdentity` for what it says of a
+   * sender's identity (`npm run doctor` asks). Nothing leaves the machine.
    */
-  ses: Pick<LocalSes, "mails" | "refuseNext">;
+  ses: Pick<LocalSes, "mails" | "refuseNext" | "setIdentity">;
   /** The DynamoDB Streams emulation: resolves once every captured change has been delivered (or failed). */
   streamsDrained(): Promise<void>;
   /** Switches the DynamoDB Streams emulation on or off (changes made while it is off are not delivered). */
@@ -442,7 +443,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       },
       scheduler: { schedules: scheduler.schedules, counts: scheduler.counts, idle: scheduler.idle },
       events: eventBus.events,
-      ses: { mails: ses.mails, refuseNext: ses.refuseNext },
+      ses: { mails: ses.mails, refuseNext: ses.refuseNext, setIdentity: ses.setIdentity },
       streamsDrained: () => streams.drained(),
       setStreams: (on) => {
         if (on) proxyOptions.onChange = captureChange;

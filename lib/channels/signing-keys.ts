@@ -3,7 +3,10 @@
  * certificates), held per process: warm invocations check a token without a network call. A key set held is
  * asked for again when it is old or when a token names a key it lacks — at most every few minutes, so
  * neither a flood of made-up key ids nor an outage of the platform's endpoint turns every request into a
- * fetch — and a refresh that fails keeps the keys already held.
+ * fetch — and a refresh that fails keeps the keys already held. While no key set is held, a failed fetch is
+ * tried again by the next request (a platform's first retry often comes at once), and once that fails too,
+ * requests fail closed without a fetch for a short cooldown, so an endpoint that is down is not asked on
+ * every request.
  */
 import { networkCode } from "../http/outbound.ts";
 import { PLATFORM_CALL_TIMEOUT_MS } from "./platform-api-error.ts";
@@ -19,6 +22,8 @@ export class KeySetUnavailableError extends Error {
 
 /** A held key set is asked for again at most this often. */
 const REFRESH_INTERVAL_MS = 5 * 60 * 1000;
+/** With no key set held, after two fetches in a row failed, the next is tried no sooner than this. */
+export const FAILED_FETCH_COOLDOWN_MS = 10_000;
 
 export interface SigningKeysOptions<Key> {
   /** Fetches the whole key set, by key id; throws a KeySetUnavailableError when it cannot. */
@@ -37,6 +42,10 @@ export function createSigningKeys<Key>(options: SigningKeysOptions<Key>) {
   let loading: Promise<Map<string, Key>> | undefined;
   /** When a key set already held was last asked for again (whether or not that worked). */
   let lastRefreshAtMs = Number.NEGATIVE_INFINITY;
+  /** Cold fetches that failed in a row, and until when no other is tried. */
+  let coldFailures = 0;
+  let coolUntilMs = Number.NEGATIVE_INFINITY;
+  let coldLoading: Promise<Map<string, Key>> | undefined;
 
   /** One fetch at a time: concurrent requests of a cold process share it. */
   function load(): Promise<Map<string, Key>> {
@@ -52,6 +61,31 @@ export function createSigningKeys<Key>(options: SigningKeysOptions<Key>) {
     return loading;
   }
 
+  /** The first fetch, or its retry: fails closed without a fetch while cooling down after failures in a row. */
+  function loadCold(): Promise<Map<string, Key>> {
+    if (!coldLoading && now() < coolUntilMs) {
+      return Promise.reject(
+        new KeySetUnavailableError("the key set could not be fetched a moment ago; not asked again yet"),
+      );
+    }
+    // Requests that share one fetch count as one failure.
+    coldLoading ??= load()
+      .then(
+        (keys) => {
+          coldFailures = 0;
+          return keys;
+        },
+        (error: unknown) => {
+          if (++coldFailures >= 2) coolUntilMs = now() + FAILED_FETCH_COOLDOWN_MS;
+          throw error;
+        },
+      )
+      .finally(() => {
+        coldLoading = undefined;
+      });
+    return coldLoading;
+  }
+
   /** Whether a key set already held may be asked for again now (rate limit), counting this as the ask. */
   function mayRefresh(): boolean {
     if (now() - lastRefreshAtMs < REFRESH_INTERVAL_MS) return false;
@@ -62,7 +96,7 @@ export function createSigningKeys<Key>(options: SigningKeysOptions<Key>) {
   return {
     async keyFor(kid: string): Promise<Key | undefined> {
       // Nothing held yet (a cold process): the fetch must work, or the request cannot be judged (503).
-      if (!cached) return (await load()).get(kid);
+      if (!cached) return (await loadCold()).get(kid);
       let keys = cached.keys;
       if (now() - cached.fetchedAtMs > options.maxAgeMs && mayRefresh()) {
         // An old set still holds the platform's keys: while a refresh fails, the tokens they sign are accepted.

@@ -5,9 +5,10 @@
  * Telegram's webhook (getWebhookInfo), Slack's bot token (auth.test), Discord's interactions endpoint
  * (GET /applications/@me), Mattermost's bot account (/users/me), Teams' app token (the token endpoint),
  * WhatsApp's business number (GET /<phone number id>), Google Chat's service-account token (Google's token
- * endpoint, with the JSON key).
+ * endpoint, with the JSON key), e-mail's sender (SES's GetEmailIdentity: the address or its domain verified).
  * Every call only reads.
  */
+import { GetEmailIdentityCommand, SESv2Client } from "@aws-sdk/client-sesv2";
 
 import { createDiscordApi } from "../../lib/channels/discord/discord-api.ts";
 import { parseServiceAccountKey } from "../../lib/channels/gchat/gchat-api.ts";
@@ -106,6 +107,8 @@ export interface RegistrationContext {
   /** The stack's public base URL, which the platforms must call: `<it>/webhooks/<channel>`. */
   publicUrl: string;
   now: () => number;
+  /** The AWS Region the stack is in (`--region`); undefined: the SDK's own (AWS_REGION, the profile's). */
+  region?: string | undefined;
 }
 
 /** Asks the platform whether the channel is set up for this stack, with its credentials. */
@@ -268,6 +271,40 @@ const REGISTRATIONS: Partial<Record<ChannelName, (context: RegistrationContext) 
     );
   },
 
+  // SES sends from an address only when it, or its domain, is a verified identity of the stack's account and
+  // Region: otherwise every mail is refused, which no other check would show before a question is asked.
+  async email(context) {
+    const settings = context.config.channels.email;
+    if (!settings) throw new Error("the email channel is not on");
+    const address = settings.from;
+    const domain = address.slice(address.lastIndexOf("@") + 1);
+    const ses = new SESv2Client(context.region ? { region: context.region } : {});
+    try {
+      const found: string[] = [];
+      for (const identity of [address, domain]) {
+        const status = await sesIdentity(ses, identity);
+        if (status === "verified") {
+          return pass(
+            `email: SES may send from ${address} (${identity === domain ? `its domain ${domain} is verified` : "the address is verified"})`,
+          );
+        }
+        found.push(`${identity}: ${status === "absent" ? "no identity" : `verification ${status}`}`);
+      }
+      return fail(
+        `email: SES may not send from ${address}: neither it nor its domain is verified in this account and Region (${found.join("; ")})`,
+        `verify the address (SES mails it a link) or its domain (DKIM records) in SES, in the stack's Region — aws sesv2 create-email-identity --email-identity ${address} — or set HANDRAISE_EMAIL_FROM (deployed: the emailFrom parameter) to a verified address`,
+      );
+    } catch (error) {
+      const name = (error as { name?: unknown }).name;
+      return fail(
+        `email: SES could not be asked about ${address} (GetEmailIdentity: ${typeof name === "string" ? name : describeFailure(error)})`,
+        "run with AWS credentials of the stack's account that may call ses:GetEmailIdentity, in its Region (AWS_PROFILE, AWS_REGION or --region)",
+      );
+    } finally {
+      ses.destroy();
+    }
+  },
+
   async gchat(context) {
     const settings = context.config.channels.gchat;
     if (!settings) throw new Error("the gchat channel is not on");
@@ -277,6 +314,21 @@ const REGISTRATIONS: Partial<Record<ChannelName, (context: RegistrationContext) 
     return pass(`gchat: Google issues ${key.client_email} a Chat token`);
   },
 };
+
+/**
+ * What SES says of one identity (an address or a domain): verified for sending, absent (it has no such
+ * identity), or its verification status (`PENDING`, `FAILED`, …). Any other error is thrown.
+ */
+async function sesIdentity(ses: SESv2Client, identity: string): Promise<"verified" | "absent" | string> {
+  try {
+    const found = await ses.send(new GetEmailIdentityCommand({ EmailIdentity: identity }));
+    if (found.VerifiedForSendingStatus === true) return "verified";
+    return found.VerificationStatus ?? "not verified";
+  } catch (error) {
+    if ((error as { name?: unknown }).name === "NotFoundException") return "absent";
+    throw error;
+  }
+}
 
 /** Slack's answers to a token it does not take (its `error` codes). */
 const SLACK_REFUSALS =

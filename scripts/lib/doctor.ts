@@ -181,7 +181,11 @@ export async function runDoctor(io: DoctorIo): Promise<number> {
             ),
           ];
         }
-        return [secrets.check, await checkRegistration(channel, { config, place: found, publicUrl, now })];
+        const region = settings.ssm?.region;
+        return [
+          secrets.check,
+          await checkRegistration(channel, { config, place: found, publicUrl, now, region }),
+        ];
       }),
     );
     perChannel.flat().forEach(print);

@@ -175,8 +175,35 @@ describe("npm run doctor --stage: secrets from SSM, as deployed", () => {
       const fixed = await doctor([], API_KEY, email);
       expect(aboutEmail(fixed.lines)).toEqual([]);
       expect(fixed.lines).toContain(`✓ email secrets in SSM under ${PREFIX}: link-secret`);
-      expect(fixed.lines).toContain("✓ email: nothing to register with the platform");
+      expect(fixed.lines).toContain(
+        "✓ email: SES may send from approvals@example.com (the address is verified)",
+      );
     } finally {
+      ssm.parameters.delete(`${PREFIX}/link-secret`);
+    }
+  });
+
+  it("e-mail's sender: ✓ when SES verified the address or its domain, ✗ naming what to verify when neither", async () => {
+    const email = { HANDRAISE_EMAIL_FROM: "approvals@example.com" };
+    const sesLines = (lines: string[]) => lines.filter((line) => /^[✓✗] email: SES/.test(line));
+    ssm.put(`${PREFIX}/link-secret`, "ssm-doctor-link-secret-0123456789abcdef");
+    try {
+      // Only the domain is an identity: SES sends from any of its addresses.
+      stack.ses.setIdentity("approvals@example.com", "absent");
+      expect(sesLines((await doctor([], API_KEY, email)).lines)).toEqual([
+        "✓ email: SES may send from approvals@example.com (its domain example.com is verified)",
+      ]);
+      // The address waits for its link to be followed, and the domain is no identity: every mail would be refused.
+      stack.ses.setIdentity("approvals@example.com", "PENDING");
+      stack.ses.setIdentity("example.com", "absent");
+      const run = await doctor([], API_KEY, email);
+      expect(run.exit).toBe(1);
+      expect(sesLines(run.lines)).toEqual([
+        "✗ email: SES may not send from approvals@example.com: neither it nor its domain is verified in this account and Region (approvals@example.com: verification PENDING; example.com: no identity) — verify the address (SES mails it a link) or its domain (DKIM records) in SES, in the stack's Region — aws sesv2 create-email-identity --email-identity approvals@example.com — or set HANDRAISE_EMAIL_FROM (deployed: the emailFrom parameter) to a verified address",
+      ]);
+    } finally {
+      stack.ses.setIdentity("approvals@example.com", undefined);
+      stack.ses.setIdentity("example.com", undefined);
       ssm.parameters.delete(`${PREFIX}/link-secret`);
     }
   });

@@ -17,7 +17,7 @@ import {
   requestServiceAccountToken,
   serviceAccountKeyProblem,
 } from "#lib/channels/gchat/gchat-token.ts";
-import { KeySetUnavailableError } from "#lib/channels/signing-keys.ts";
+import { FAILED_FETCH_COOLDOWN_MS, KeySetUnavailableError } from "#lib/channels/signing-keys.ts";
 import { type FakePlatform, startFakePlatform } from "./support/fake-platform.ts";
 
 const PROJECT = "1234567890";
@@ -109,6 +109,28 @@ describe("Google Chat's bearer token", () => {
     });
     await expect(verify(`Bearer ${await token()}`)).rejects.toBeInstanceOf(KeySetUnavailableError);
     await down.stop();
+  });
+
+  it("while Google's certificates stay unreadable, asks again at once, then not until the cooldown is over", async () => {
+    let down = true;
+    const certs = await startFakePlatform(() =>
+      down ? { status: 503, body: {} } : { body: { "key-1": current.pem } },
+    );
+    let now = NOW;
+    const verify = createGoogleChatAuth({
+      projectNumber: PROJECT,
+      certsUrl: `${certs.url}/certs`,
+      now: () => now,
+      onRefreshFailed: () => {},
+    });
+    const bearer = `Bearer ${await token()}`;
+    for (let i = 0; i < 6; i++) await expect(verify(bearer)).rejects.toBeInstanceOf(KeySetUnavailableError);
+    expect(certs.calls.length).toBe(2);
+    down = false;
+    now += FAILED_FETCH_COOLDOWN_MS;
+    await expect(verify(bearer)).resolves.toMatchObject({ aud: PROJECT });
+    expect(certs.calls.length).toBe(3);
+    await certs.stop();
   });
 
   it("keeps the certificates per process: warm requests fetch nothing", async () => {

@@ -190,13 +190,16 @@ function click(
   );
 }
 
-function typed(text: string, chatId = space, user = OWNER) {
+/** A typed message; `thread` is the thread it was written in (Chat names one for every message). */
+function typed(text: string, chatId = space, user = OWNER, thread?: string) {
   const mention = !isDm(chatId);
+  const id = ++eventCount;
   return chatEvent(
     "MESSAGE",
     {
       message: {
-        name: `${chatId}/messages/typed${++eventCount}`,
+        name: `${chatId}/messages/typed${id}`,
+        thread: { name: thread ?? `${chatId}/threads/typed${id}` },
         text: mention ? `@Handraise ${text}` : text,
         argumentText: mention ? ` ${text}` : text,
         ...(mention && {
@@ -404,6 +407,22 @@ describe("Google Chat: answering", () => {
     expect((await stack.api("GET", `/questions/${id}`)).body.question.answers).toEqual({
       deploy_target: ["Staging (Recommended)"],
     });
+  });
+
+  it("in a shared space with two questions open, a typed reply goes to the question whose card's thread it is in", async () => {
+    const first = await ask([single]);
+    const second = await ask([single]);
+    expect(second.delivery.threadId).not.toBe(first.delivery.threadId);
+    // In the second card's thread: the second question, though the first is older.
+    const reply = await send(typed("2", space, OWNER, second.delivery.threadId));
+    expect(reply.body).toEqual({ text: "Got it.", privateMessageViewer: { name: OWNER } });
+    expect(await statusOf(stack, second.id)).toBe("answered");
+    expect(await statusOf(stack, first.id)).toBe("pending");
+    // A line in no question's thread goes, as before, to the oldest open question here.
+    const third = await ask([single]);
+    await send(typed("staging", space));
+    expect(await statusOf(stack, first.id)).toBe("answered");
+    expect(await statusOf(stack, third.id)).toBe("pending");
   });
 
   it("Send with the own-answer box answers with its text; an empty box is asked for a choice or text", async () => {

@@ -639,14 +639,20 @@ describe("outside the 24-hour window, reported later in a failed status (131047)
     expect(templatesTo(owner)).toHaveLength(1);
   });
 
-  it("a status that comes before its copy is recorded → 503, nothing sent; sent again later, the template goes", async () => {
-    const owner = String(person);
+  /**
+   * Asks `owner` a question in their chat and another's, holding the other chat's post so the question records
+   * neither copy yet; `act` gets the owner's copy (its call and message id) and `recorded`, which lets the
+   * post go and waits until the question is stored with both copies.
+   */
+  async function beforeRecorded(
+    owner: string,
+    act: (copy: RecordedCall, wamid: string, recorded: () => Promise<void>) => Promise<void>,
+  ) {
     const other = String(person + 500_000);
     let release = () => {};
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
-    // The other chat's post is held, so the question records neither copy yet.
     graph.respond(async (call) => {
       if (call.body.to === other) await held;
       return sent(call);
@@ -659,6 +665,19 @@ describe("outside the 24-hour window, reported later in a failed status (131047)
       });
       const copy = await waitFor(async () => messagesTo(owner)[0], { what: "the owner's copy" });
       const wamid = await waitFor(async () => wamidOf.get(copy), { what: "its message id" });
+      await act(copy, wamid, async () => {
+        release();
+        expect((await created).status).toBe(201);
+      });
+    } finally {
+      release();
+      graph.respond(sent);
+    }
+  }
+
+  it("a status that comes before its copy is recorded → 503, nothing sent; sent again later, the template goes", async () => {
+    const owner = String(person);
+    await beforeRecorded(owner, async (copy, wamid, recorded) => {
       const status = statusNotification(
         [failedStatus(wamid, owner, { callbackData: copy.body.biz_opaque_callback_data })],
         PHONE_NUMBER_ID,
@@ -667,14 +686,42 @@ describe("outside the 24-hour window, reported later in a failed status (131047)
       expect(early.status).toBe(503);
       expect(early.body.error.code).toBe("NOT_RECORDED_YET");
       expect(templatesTo(owner)).toEqual([]);
-      release();
-      expect((await created).status).toBe(201);
+      await recorded();
       expect((await post(status)).status).toBe(200);
       expect(templatesTo(owner)).toHaveLength(1);
-    } finally {
-      release();
-      graph.respond(sent);
-    }
+    });
+  });
+
+  it("a notification with a stale tap and a status not recorded yet: 503, and on Meta's retry the tap is not told again", async () => {
+    const owner = String(person);
+    await beforeRecorded(owner, async (copy, wamid, recorded) => {
+      // One notification: a tap on a row that is no control of Handraise's, and the copy's failed status.
+      const both = whatsappNotification(
+        {
+          contacts: [{ profile: { name: "Sheena Nelson" }, wa_id: owner }],
+          messages: [
+            {
+              from: owner,
+              id: nextWamid(),
+              timestamp: "1749416383",
+              type: "interactive",
+              interactive: { type: "list_reply", list_reply: { id: "not-a-control", title: "Old row" } },
+              context: { from: "15550783881", id: wamid },
+            },
+          ],
+          statuses: [failedStatus(wamid, owner, { callbackData: copy.body.biz_opaque_callback_data })],
+        },
+        PHONE_NUMBER_ID,
+      );
+      const early = await post(both);
+      expect(early.status).toBe(503);
+      expect(textsTo(owner)).toEqual(["This control is no longer valid."]);
+      await recorded();
+      // Meta sends the same notification again: the status acts now, the tap was answered already.
+      expect((await post(both)).status).toBe(200);
+      expect(templatesTo(owner)).toHaveLength(1);
+      expect(textsTo(owner)).toEqual(["This control is no longer valid."]);
+    });
   });
 
   it("an ended question gets no template", async () => {

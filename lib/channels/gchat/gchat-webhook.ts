@@ -4,9 +4,11 @@ import { HttpError } from "../../http/http-errors.ts";
 import { verifiedWebhook, type WebhookRequest } from "../../http/webhook-prelude.ts";
 import { ANSWER_IN_BROWSER, browserEntry, copyIn } from "../answer-in-browser.ts";
 import type { ChatWebhookDeps } from "../chat-webhook.ts";
+import type { Inbound } from "../inbound.ts";
 import { outcomeReplyText, replies } from "../replies.ts";
 import { KeySetUnavailableError } from "../signing-keys.ts";
-import type { GchatMessage } from "./gchat-api.ts";
+import { pointAtQuestionThread } from "../thread-reply.ts";
+import { type GchatMessage, THREAD_NAME } from "./gchat-api.ts";
 import { GoogleChatAuthError, type VerifyGoogleChatRequest } from "./gchat-auth.ts";
 import { eventToInbound, type GchatEvent, isDirectMessage, parseEvent, withInputs } from "./gchat-event.ts";
 import { fitsText, renderQuestionMessage, renderRetiredMessage, textMessage } from "./gchat-render.ts";
@@ -82,6 +84,26 @@ function typedNotice(outcome: InboundOutcome): string | undefined {
 }
 
 /**
+ * A typed line in the thread of a question's card, pointed at that card: with two questions open in one
+ * space, the thread says which one it answers. Chat names a thread for every message, also a line that
+ * starts a new one, so a thread that is no card's leaves the line as it was (routed by its sender).
+ */
+async function inQuestionThread(
+  deps: ChatWebhookDeps,
+  inbound: Extract<Inbound, { kind: "text" }>,
+  thread: string | undefined,
+): Promise<Inbound> {
+  if (thread === undefined || !THREAD_NAME.test(thread) || !thread.startsWith(`${inbound.chatId}/`)) {
+    return inbound;
+  }
+  const pointed = await pointAtQuestionThread(deps.store, deps.now(), {
+    ...inbound,
+    replyToMessageId: thread,
+  });
+  return pointed.replyToMessageId === thread ? inbound : pointed;
+}
+
+/**
  * `POST /webhooks/gchat`: Google Chat's interaction events, after the webhook prelude has verified the token;
  * nothing unverified is read here. Every answer is the synchronous response — Chat shows it without an API
  * call:
@@ -89,7 +111,8 @@ function typedNotice(outcome: InboundOutcome): string | undefined {
  *   card whose question has ended writes the clicked card over (`UPDATE_MESSAGE`: the next step, or the
  *   outcome without buttons — the table's stream consumer then retires every other copy); anything else is a
  *   notice only the clicker sees (not yours, still needed, their own answer link);
- * - a typed message (`MESSAGE`) goes through the same pipeline as in every chat, and is answered with a notice;
+ * - a typed message (`MESSAGE`) goes through the same pipeline as in every chat (in a card's thread, to that
+ *   card's question), and is answered with a notice;
  * - the app added to a space (`ADDED_TO_SPACE`) greets; every other event is acknowledged.
  */
 export function createGchatWebhook(deps: ChatWebhookDeps) {
@@ -106,6 +129,7 @@ export function createGchatWebhook(deps: ChatWebhookDeps) {
       const record = await deps.store.get(inbound.questionId, deps.now());
       if (record) inbound = withInputs(inbound, control, record, chat);
     }
+    if (inbound.kind === "text") inbound = await inQuestionThread(deps, inbound, chat.message?.thread?.name);
     const outcome = await deps.handleInbound(inbound);
     if (outcome.kind === "duplicate") return ACK;
 

@@ -20,7 +20,7 @@ import {
 import { fitsText, renderStep, textMessage } from "./whatsapp-render.ts";
 import { answerHandshake } from "./whatsapp-signature.ts";
 import type { WhatsappTemplate } from "./whatsapp-spec.ts";
-import { createClosedWindowHandler } from "./whatsapp-window.ts";
+import { CLAIM_TTL_SECONDS, createClosedWindowHandler } from "./whatsapp-window.ts";
 
 export interface WhatsappWebhookDeps
   extends Pick<ChatWebhookDeps, "store" | "handleInbound" | "now" | "onError" | "links"> {
@@ -50,7 +50,8 @@ const TEXT_SILENT = new Set<InboundOutcome["kind"]>(["ignored"]);
  * 24-hour window was closed (a `failed` status, 131047) gets the channel's fallback (./whatsapp-window.ts).
  * Always 200 once verified (Meta sends a notification again for days otherwise), unless a retry is wanted:
  * Handraise itself failed (the dedupe claim was given back), or a failed copy is not recorded yet (a 503).
- * What the person is told is best effort — the outcome already stands.
+ * Every message of a notification is claimed once, so what was handled before such a 503 is not handled, nor
+ * told, again on Meta's retry. What the person is told is best effort — the outcome already stands.
  */
 export function createWhatsappWebhook(deps: WhatsappWebhookDeps) {
   const closedWindow = createClosedWindowHandler(deps);
@@ -66,7 +67,12 @@ export function createWhatsappWebhook(deps: WhatsappWebhookDeps) {
     }
     for (const message of messagesOf(notification, deps.phoneNumberId)) {
       if (message.kind === "unknown_control") {
-        await tell(message.chatId, replies.controlNoLongerValid, message.messageId);
+        // Claimed as the pipeline claims a message: when a status of the same notification has Meta send it
+        // again (a 503), the tap is not told twice.
+        const key = `whatsapp:${message.messageId}`;
+        if (await deps.store.claimEvent(key, CLAIM_TTL_SECONDS, deps.now())) {
+          await tell(message.chatId, replies.controlNoLongerValid, message.messageId);
+        }
         continue;
       }
       const outcome = await deps.handleInbound(message.inbound);

@@ -119,7 +119,7 @@ function isFinalRefusal(error: unknown): boolean {
 }
 
 /** Longer than Meta sends a notification again (days). */
-const CLAIM_TTL_SECONDS = 7 * 86_400;
+export const CLAIM_TTL_SECONDS = 7 * 86_400;
 
 /**
  * What the webhook does with a message WhatsApp failed later for the closed window (a `failed` status with
