@@ -5,18 +5,21 @@
  * (lib/secrets/secret-catalog.ts functionSecrets): a platform's webhook can post and edit on its own platform
  * only.
  */
-import { SSMProvider } from "@aws-lambda-powertools/parameters/ssm";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { LambdaClient } from "@aws-sdk/client-lambda";
+import type { LambdaClient } from "@aws-sdk/client-lambda";
 import { SFNClient } from "@aws-sdk/client-sfn";
-import { SSMClient } from "@aws-sdk/client-ssm";
 import { createModelStep } from "./agent/model-step.ts";
 import { createModelProviders } from "./agent/providers.ts";
 import { createAskQuestion } from "./app/ask-question.ts";
 import { createResolveQuestion } from "./app/resolve-question.ts";
 import { createWaitForQuestion } from "./app/wait-for-question.ts";
 import { createApiKeyring } from "./auth/api-keys.ts";
-import { type AwsClientSettings, type AwsService, sdkConfig } from "./aws-client-settings.ts";
+import {
+  type AwsClientSettings,
+  type AwsService,
+  awsClientConfig,
+  sdkConfig,
+} from "./aws-client-settings.ts";
 import { createDurableCallbacks } from "./callbacks/durable-callbacks.ts";
 import { createSfnTaskCallbacks } from "./callbacks/sfn-task-callbacks.ts";
 import type { TaskCallbacks } from "./callbacks/task-callbacks.ts";
@@ -37,6 +40,7 @@ import {
   type SecretName,
 } from "./secrets/secret-catalog.ts";
 import { limitSecrets, preloadSecrets, type Secrets, secretValue } from "./secrets/secrets.ts";
+import { SsmParameterProvider } from "./secrets/ssm-parameter-provider.ts";
 import { createSsmSecrets } from "./secrets/ssm-secrets.ts";
 import { createDynamoDbQuestionStore } from "./store/dynamodb-question-store.ts";
 import { createDynamoDbTranscriptStore } from "./store/dynamodb-transcript-store.ts";
@@ -66,19 +70,15 @@ export interface ServicePorts {
 export type CaptureClient = Observability["tracer"]["captureAWSv3Client"];
 
 /** The secrets function `fn` may read in this deployment: SSM deployed, the environment locally. */
-export function createSecrets(
-  config: Config,
-  fn: FunctionName,
-  capture: CaptureClient = (c) => c,
-  aws?: AwsClientSettings,
-): Secrets {
+export function createSecrets(config: Config, fn: FunctionName, aws?: AwsClientSettings): Secrets {
   const source =
     config.secrets.kind === "ssm"
       ? createSsmSecrets({
           prefix: config.secrets.prefix,
           maxAgeSeconds: config.secrets.maxAgeSeconds,
           now,
-          provider: new SSMProvider({ awsSdkV3Client: capture(new SSMClient(sdkConfig(aws, "ssm"))) }),
+          // SSM's API spoken with the SDK pieces the DynamoDB client already brings, not the SSM client.
+          provider: new SsmParameterProvider(awsClientConfig(aws, "ssm")),
         })
       : createEnvSecrets(config.secrets.values, config.secrets.modelKeys, config.secrets.apiKeys);
   return limitSecrets(source, functionSecrets(fn, config.enabledChannels));
@@ -207,7 +207,7 @@ export function createCoreServices(
   const dynamodb = capture(new DynamoDBClient(sdkConfig(aws, "dynamodb")));
   aws?.observeDynamoDbClient?.(dynamodb);
   const sfn = capture(new SFNClient(sdkConfig(aws, "sfn")));
-  const secrets = createSecrets(config, fn, capture, aws);
+  const secrets = createSecrets(config, fn, aws);
   const secretNames = functionSecrets(fn, config.enabledChannels);
   const store =
     ports.store ??
@@ -217,15 +217,18 @@ export function createCoreServices(
       retentionSeconds: config.retentionSeconds,
     });
   // A question's waiter is a Step Functions task token or a durable execution's callback id (per record).
-  let lambda: LambdaClient | undefined;
+  let lambda: Promise<LambdaClient> | undefined;
   const callbacks =
     ports.callbacks ??
     createWaiterCallbacks({
       stepFunctions: createSfnTaskCallbacks(sfn),
-      // Built on first use (lib/callbacks/durable-callbacks.ts): most functions never complete a callback.
+      // Loaded and built on first use (lib/callbacks/durable-callbacks.ts): most functions never complete a
+      // durable callback, so they never evaluate the Lambda client.
       durable: createDurableCallbacks(() => {
-        lambda ??= capture(new LambdaClient(sdkConfig(aws, "lambda")));
-        return Promise.resolve(lambda);
+        lambda ??= import("./callbacks/lambda-callback-client.ts").then(({ LambdaClient }) =>
+          capture(new LambdaClient(sdkConfig(aws, "lambda"))),
+        );
+        return lambda;
       }),
     });
   const resolve = createResolveQuestion({ store, callbacks, now: clock, telemetry });

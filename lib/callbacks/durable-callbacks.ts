@@ -1,10 +1,8 @@
-import {
-  type LambdaClient,
-  SendDurableExecutionCallbackFailureCommand,
-  SendDurableExecutionCallbackHeartbeatCommand,
-  SendDurableExecutionCallbackSuccessCommand,
-} from "@aws-sdk/client-lambda";
+import type { LambdaClient } from "@aws-sdk/client-lambda";
+
 import { type CallbackOutcome, FinalCallbackError, type TaskCallbacks } from "./task-callbacks.ts";
+
+type LambdaCallbackClient = typeof import("./lambda-callback-client.ts");
 
 /** The callback has ended: it timed out or was completed (CallbackTimeoutException), or its execution is gone. */
 const ENDED_ERRORS = new Set(["CallbackTimeoutException", "ResourceNotFoundException"]);
@@ -27,16 +25,22 @@ const FINAL_ERRORS = new Set([
  * `context.waitForCallback` (lib/durable/ask-user.ts): SendDurableExecutionCallbackSuccess / Failure /
  * Heartbeat, taking the callback id where the Step Functions adapter takes a task token. An ended callback
  * (CallbackTimeoutException: it timed out, or was already completed; ResourceNotFoundException: its
- * execution is gone) is `not_waiting`, as an ended task token is.
+ * execution is gone) is `not_waiting`, as an ended task token is. The commands are loaded at the first call
+ * (./lambda-callback-client.ts), as `client` should build the client: most functions never complete one.
  *
  * @example
- * const durable = createDurableCallbacks(async () => new LambdaClient({}));
+ * const durable = createDurableCallbacks(async () => {
+ *   const { LambdaClient } = await import("./lambda-callback-client.ts");
+ *   return new LambdaClient({});
+ * });
  */
 export function createDurableCallbacks(client: () => Promise<LambdaClient>): TaskCallbacks {
-  async function send(call: (lambda: LambdaClient) => Promise<unknown>): Promise<CallbackOutcome> {
-    const lambda = await client();
+  async function send(
+    call: (lambda: LambdaClient, commands: LambdaCallbackClient) => Promise<unknown>,
+  ): Promise<CallbackOutcome> {
+    const [lambda, commands] = await Promise.all([client(), import("./lambda-callback-client.ts")]);
     try {
-      await call(lambda);
+      await call(lambda, commands);
       return "resumed";
     } catch (error) {
       if (error instanceof Error && ENDED_ERRORS.has(error.name)) return "not_waiting";
@@ -48,7 +52,7 @@ export function createDurableCallbacks(client: () => Promise<LambdaClient>): Tas
   }
   return {
     succeed: (callbackId, result) =>
-      send((lambda) =>
+      send((lambda, { SendDurableExecutionCallbackSuccessCommand }) =>
         lambda.send(
           new SendDurableExecutionCallbackSuccessCommand({
             CallbackId: callbackId,
@@ -57,7 +61,7 @@ export function createDurableCallbacks(client: () => Promise<LambdaClient>): Tas
         ),
       ),
     fail: (callbackId, error, cause) =>
-      send((lambda) =>
+      send((lambda, { SendDurableExecutionCallbackFailureCommand }) =>
         lambda.send(
           new SendDurableExecutionCallbackFailureCommand({
             CallbackId: callbackId,
@@ -67,7 +71,7 @@ export function createDurableCallbacks(client: () => Promise<LambdaClient>): Tas
         ),
       ),
     heartbeat: (callbackId) =>
-      send((lambda) =>
+      send((lambda, { SendDurableExecutionCallbackHeartbeatCommand }) =>
         lambda.send(new SendDurableExecutionCallbackHeartbeatCommand({ CallbackId: callbackId })),
       ),
   };

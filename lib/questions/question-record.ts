@@ -10,30 +10,32 @@ import { answersSchema, questionSchema, type Vote, voteSchema } from "./schema.t
 
 export type { Vote };
 
-export const deliveryTargetSchema = z.strictObject({
-  channel: z.string().check(z.minLength(1), z.maxLength(32)),
-  chatId: z.string().check(z.minLength(1), z.maxLength(256)),
-  threadId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
-  /**
-   * Teams: the Bot Connector service URL the conversation is reached through (a conversation lives in one
-   * region); without it, the deployment's TEAMS_API_BASE. Kept on the posted copy, which is edited there.
-   */
-  serviceUrl: z.optional(
-    z.url({ protocol: /^https?$/, error: ruleMessage("must be an http(s) URL") }).check(z.maxLength(512)),
-  ),
-});
+export const deliveryTargetSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    channel: z.string().check(z.minLength(1), z.maxLength(32)),
+    chatId: z.string().check(z.minLength(1), z.maxLength(256)),
+    threadId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+    /**
+     * Teams: the Bot Connector service URL the conversation is reached through (a conversation lives in one
+     * region); without it, the deployment's TEAMS_API_BASE. Kept on the posted copy, which is edited there.
+     */
+    serviceUrl: z.optional(
+      z.url({ protocol: /^https?$/, error: ruleMessage("must be an http(s) URL") }).check(z.maxLength(512)),
+    ),
+  }))();
 export type DeliveryTarget = z.infer<typeof deliveryTargetSchema>;
 
 /** Where a copy of the prompt was posted, so it can be edited when the question ends. */
-export const deliverySchema = z.extend(deliveryTargetSchema, {
-  messageId: z.optional(z.string().check(z.minLength(1))),
-  /**
-   * The answerer this copy was posted to in a one-to-one conversation with the bot: only such a copy shows
-   * that person's answer link (redrawn at each step of the stepper). Absent: a shared conversation (or one
-   * Handraise could not confirm as private), whose copy has an "Answer in browser" control instead.
-   */
-  privateTo: z.optional(z.string().check(z.minLength(1))),
-});
+export const deliverySchema = /* @__PURE__ */ (() =>
+  z.extend(deliveryTargetSchema, {
+    messageId: z.optional(z.string().check(z.minLength(1))),
+    /**
+     * The answerer this copy was posted to in a one-to-one conversation with the bot: only such a copy shows
+     * that person's answer link (redrawn at each step of the stepper). Absent: a shared conversation (or one
+     * Handraise could not confirm as private), whose copy has an "Answer in browser" control instead.
+     */
+    privateTo: z.optional(z.string().check(z.minLength(1))),
+  }))();
 export type Delivery = z.infer<typeof deliverySchema>;
 
 /**
@@ -41,19 +43,13 @@ export type Delivery = z.infer<typeof deliverySchema>;
  * is also derived on read: between the deadline and that write (at most about a minute, or for good where no
  * timer runs) a pending record past its deadline reads as expired.
  */
-export const questionStatusSchema = z.enum([
-  "pending",
-  "answered",
-  "cancelled",
-  "delivery_failed",
-  "expired",
-  "no_quorum",
-]);
+export const questionStatusSchema = /* @__PURE__ */ (() =>
+  z.enum(["pending", "answered", "cancelled", "delivery_failed", "expired", "no_quorum"]))();
 export type StoredStatus = z.infer<typeof questionStatusSchema>;
 export type QuestionStatus = StoredStatus;
 
 /** Why a question ended without an answer, when it was cancelled (`cancelled` or `skipped`). */
-export const cancelReasonSchema = z.enum(["cancelled", "skipped"]);
+export const cancelReasonSchema = /* @__PURE__ */ (() => z.enum(["cancelled", "skipped"]))();
 export type CancelReason = z.infer<typeof cancelReasonSchema>;
 
 /**
@@ -62,12 +58,13 @@ export type CancelReason = z.infer<typeof cancelReasonSchema>;
  */
 export const RECORD_ID_PATTERN = /^[A-Za-z0-9_-]{1,48}$/;
 
-export const ownerSchema = z
-  .string()
-  .check(
-    z.regex(OWNER_PATTERN, { error: ruleMessage(`must be platform-qualified, e.g. ${OWNER_EXAMPLES}`) }),
-    z.maxLength(256),
-  );
+export const ownerSchema = /* @__PURE__ */ (() =>
+  z
+    .string()
+    .check(
+      z.regex(OWNER_PATTERN, { error: ruleMessage(`must be platform-qualified, e.g. ${OWNER_EXAMPLES}`) }),
+      z.maxLength(256),
+    ))();
 
 /** The most a question's context may say, in UTF-16 code units once trimmed: a short paragraph, no more. */
 export const MAX_CONTEXT_UNITS = 500;
@@ -84,46 +81,52 @@ const CONTROL_CHARACTER = /(?!\n)[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]/
  * Who is asking and why, as the caller (never the model) writes it: shown above the questions on every
  * surface. Parsing gives it canonical: line breaks as `\n` (a `\r\n` or a lone `\r` becomes one), trimmed.
  */
-export const contextSchema = z
-  .string({
-    error: (issue) => (issue.input === undefined ? "context is required" : "context must be a string"),
-  })
-  .check(
-    z.overwrite((text) => text.replace(/\r\n?/g, "\n").trim()),
-    z.minLength(1, { error: "context must not be empty or blank", abort: true }),
-    z.refine((text) => text.length <= MAX_CONTEXT_UNITS, {
-      error: `context must be at most ${MAX_CONTEXT_UNITS} characters after trimming`,
-      abort: true,
-    }),
-    z.refine((text) => !CONTROL_CHARACTER.test(text), {
-      error: "context must not contain control or direction characters (line breaks are allowed)",
-    }),
-  );
+export const contextSchema = /* @__PURE__ */ (() =>
+  z
+    .string({
+      error: (issue) => (issue.input === undefined ? "context is required" : "context must be a string"),
+    })
+    .check(
+      z.overwrite((text) => text.replace(/\r\n?/g, "\n").trim()),
+      z.minLength(1, { error: "context must not be empty or blank", abort: true }),
+      z.refine((text) => text.length <= MAX_CONTEXT_UNITS, {
+        error: `context must be at most ${MAX_CONTEXT_UNITS} characters after trimming`,
+        abort: true,
+      }),
+      z.refine((text) => !CONTROL_CHARACTER.test(text), {
+        error: "context must not contain control or direction characters (line breaks are allowed)",
+      }),
+    ))();
 
 /** At most this many reminders per question (each is a schedule, and a message in every chat). */
 export const MAX_REMINDERS = 5;
 
-const seconds = z
-  .int({ error: ruleMessage("must be a whole number of seconds") })
-  .check(z.gte(1, { error: ruleMessage("must be at least 1 second") }));
+const seconds = /* @__PURE__ */ (() =>
+  z
+    .int({ error: ruleMessage("must be a whole number of seconds") })
+    .check(z.gte(1, { error: ruleMessage("must be at least 1 second") })))();
 
 /**
  * When the owner is reminded, in seconds after the question was asked, each before its deadline (checked
  * against the timeout in lib/app/ask-question.ts).
  */
-export const remindAfterSecondsSchema = z
-  .array(seconds)
-  .check(z.maxLength(MAX_REMINDERS, { error: ruleMessage(`must list at most ${MAX_REMINDERS} reminders`) }));
+export const remindAfterSecondsSchema = /* @__PURE__ */ (() =>
+  z
+    .array(seconds)
+    .check(
+      z.maxLength(MAX_REMINDERS, { error: ruleMessage(`must list at most ${MAX_REMINDERS} reminders`) }),
+    ))();
 
 /**
  * Who else may answer, from when (`afterSeconds` after the question was asked, before its deadline), and
  * where that person is sent the question at that time.
  */
-export const escalationSchema = z.strictObject({
-  afterSeconds: seconds,
-  owner: ownerSchema,
-  deliverTo: z.array(deliveryTargetSchema).check(z.minLength(1), z.maxLength(10)),
-});
+export const escalationSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    afterSeconds: seconds,
+    owner: ownerSchema,
+    deliverTo: z.array(deliveryTargetSchema).check(z.minLength(1), z.maxLength(10)),
+  }))();
 export type Escalation = z.infer<typeof escalationSchema>;
 
 /** At most this many answerers besides the owner; a quorum of at most this many agreeing answers. */
@@ -131,49 +134,56 @@ export const MAX_ANSWERERS = 9;
 export const MAX_QUORUM = 10;
 
 /** A chat whose members may each answer: anyone the platform shows acting in it. */
-export const groupSchema = z.strictObject({
-  channel: z.string().check(z.minLength(1), z.maxLength(32)),
-  chatId: z.string().check(z.minLength(1), z.maxLength(256)),
-});
+export const groupSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    channel: z.string().check(z.minLength(1), z.maxLength(32)),
+    chatId: z.string().check(z.minLength(1), z.maxLength(256)),
+  }))();
 export type Group = z.infer<typeof groupSchema>;
 
 /**
  * One more answerer, as the caller (never the model) names it: a person `{owner, deliverTo?}` (reached at
  * `deliverTo`, else by link only, as the owner is) or a group `{group: {channel, chatId}}`.
  */
-export const answererEntrySchema = z
-  .strictObject({
-    owner: z.optional(ownerSchema),
-    deliverTo: z.optional(z.array(deliveryTargetSchema).check(z.maxLength(10))),
-    group: z.optional(groupSchema),
-  })
-  .check(
-    z.refine((entry) => (entry.owner === undefined) !== (entry.group === undefined), {
-      error: ruleMessage("must be a person {owner, deliverTo?} or a group {group: {channel, chatId}}"),
-    }),
-    z.refine((entry) => entry.group === undefined || entry.deliverTo === undefined, {
-      error: ruleMessage("is a group: its copy goes to the group's chat, so it takes no deliverTo"),
-    }),
-  );
+export const answererEntrySchema = /* @__PURE__ */ (() =>
+  z
+    .strictObject({
+      owner: z.optional(ownerSchema),
+      deliverTo: z.optional(z.array(deliveryTargetSchema).check(z.maxLength(10))),
+      group: z.optional(groupSchema),
+    })
+    .check(
+      z.refine((entry) => (entry.owner === undefined) !== (entry.group === undefined), {
+        error: ruleMessage("must be a person {owner, deliverTo?} or a group {group: {channel, chatId}}"),
+      }),
+      z.refine((entry) => entry.group === undefined || entry.deliverTo === undefined, {
+        error: ruleMessage("is a group: its copy goes to the group's chat, so it takes no deliverTo"),
+      }),
+    ))();
 export type AnswererEntry = z.infer<typeof answererEntrySchema>;
 
-export const answerersSchema = z
-  .array(answererEntrySchema)
-  .check(z.maxLength(MAX_ANSWERERS, { error: ruleMessage(`must list at most ${MAX_ANSWERERS} answerers`) }));
+export const answerersSchema = /* @__PURE__ */ (() =>
+  z
+    .array(answererEntrySchema)
+    .check(
+      z.maxLength(MAX_ANSWERERS, { error: ruleMessage(`must list at most ${MAX_ANSWERERS} answerers`) }),
+    ))();
 
 /** How many agreeing answers close the question (1: the first answer from anyone allowed). */
-export const quorumSchema = z
-  .int({ error: ruleMessage(`must be a whole number from 1 to ${MAX_QUORUM}`) })
-  .check(
-    z.gte(1, { error: ruleMessage(`must be a whole number from 1 to ${MAX_QUORUM}`) }),
-    z.lte(MAX_QUORUM, { error: ruleMessage(`must be a whole number from 1 to ${MAX_QUORUM}`) }),
-  );
+export const quorumSchema = /* @__PURE__ */ (() =>
+  z
+    .int({ error: ruleMessage(`must be a whole number from 1 to ${MAX_QUORUM}`) })
+    .check(
+      z.gte(1, { error: ruleMessage(`must be a whole number from 1 to ${MAX_QUORUM}`) }),
+      z.lte(MAX_QUORUM, { error: ruleMessage(`must be a whole number from 1 to ${MAX_QUORUM}`) }),
+    ))();
 
 /** Someone who may answer (or skip) a question, from `fromMs` on: a person, or anyone acting in a group. */
-export const answererSchema = z.union([
-  z.object({ owner: z.string(), fromMs: z.int() }),
-  z.object({ group: groupSchema, fromMs: z.int() }),
-]);
+export const answererSchema = /* @__PURE__ */ (() =>
+  z.union([
+    z.object({ owner: z.string(), fromMs: z.int() }),
+    z.object({ group: groupSchema, fromMs: z.int() }),
+  ]))();
 export type Answerer = z.infer<typeof answererSchema>;
 
 /** `text` as the field's description in the API's OpenAPI document (lib/http/openapi.ts). */

@@ -232,7 +232,7 @@ export interface AskUserRequest {
 }
 
 /** The answer envelope: every answer is an array of values, also for single-select questions. */
-export const answersSchema = z.record(z.string(), z.array(z.string()));
+export const answersSchema = /* @__PURE__ */ (() => z.record(z.string(), z.array(z.string())))();
 export type Answers = z.infer<typeof answersSchema>;
 
 /**
@@ -240,36 +240,39 @@ export type Answers = z.infer<typeof answersSchema>;
  * their abstention (`skipped`, with no answers). `by` names the person in owner form (`telegram:42`,
  * `web:bob`) whatever the surface they voted through; `key`: the API key a vote over the API came with.
  */
-export const voteSchema = z.object({
-  by: z.string(),
-  answers: answersSchema,
-  atMs: z.int(),
-  skipped: z.exactOptional(z.literal(true)),
-  key: z.exactOptional(z.string()),
-});
+export const voteSchema = /* @__PURE__ */ (() =>
+  z.object({
+    by: z.string(),
+    answers: answersSchema,
+    atMs: z.int(),
+    skipped: z.exactOptional(z.literal(true)),
+    key: z.exactOptional(z.string()),
+  }))();
 export type Vote = z.infer<typeof voteSchema>;
 
 /** `no_quorum`: the people asked could no longer give the agreeing answers the question needed. */
-export const noAnswerReasonSchema = z.enum(["expired", "cancelled", "skipped", "no_quorum"]);
+export const noAnswerReasonSchema = /* @__PURE__ */ (() =>
+  z.enum(["expired", "cancelled", "skipped", "no_quorum"]))();
 export type NoAnswerReason = z.infer<typeof noAnswerReasonSchema>;
 
 /**
  * What the AskUser task ends with, and what the model is told (formatToolResult). An answer names who gave
  * it (`resolvedBy`: `telegram:42`, `web:alice`, `api:ops-bot`, …) where the record says.
  */
-export const askUserResultSchema = z.discriminatedUnion("status", [
-  z.strictObject({
-    status: z.literal("answered"),
-    answers: answersSchema,
-    resolvedBy: z.optional(z.string()),
-    // With a quorum: every vote that was counted.
-    votes: z.optional(z.array(voteSchema)),
-  }),
-  z.strictObject({
-    status: z.literal("no_answer"),
-    reason: noAnswerReasonSchema,
-    votes: z.optional(z.array(voteSchema)),
-  }),
-  z.strictObject({ status: z.literal("delivery_failed") }),
-]);
+export const askUserResultSchema = /* @__PURE__ */ (() =>
+  z.discriminatedUnion("status", [
+    z.strictObject({
+      status: z.literal("answered"),
+      answers: answersSchema,
+      resolvedBy: z.optional(z.string()),
+      // With a quorum: every vote that was counted.
+      votes: z.optional(z.array(voteSchema)),
+    }),
+    z.strictObject({
+      status: z.literal("no_answer"),
+      reason: noAnswerReasonSchema,
+      votes: z.optional(z.array(voteSchema)),
+    }),
+    z.strictObject({ status: z.literal("delivery_failed") }),
+  ]))();
 export type AskUserResult = z.infer<typeof askUserResultSchema>;

@@ -1,16 +1,28 @@
-import { ParameterNotFoundError } from "@aws-lambda-powertools/parameters";
-import { SSMProvider } from "@aws-lambda-powertools/parameters/ssm";
+import { ParameterNotFoundError } from "@aws-lambda-powertools/parameters/errors";
 import { ConfigError } from "../config-error.ts";
 import { type SecretGroup, type SecretName, secretProblem } from "./secret-catalog.ts";
 import type { Secrets } from "./secrets.ts";
+import { SsmParameterProvider } from "./ssm-parameter-provider.ts";
+
+/**
+ * What the secrets are read through: a Powertools Parameters provider of SSM — deployed,
+ * SsmParameterProvider (./ssm-parameter-provider.ts); Powertools' own SSMProvider fits too (the scripts').
+ */
+export interface SsmParameterSource {
+  get(name: string, options: { decrypt: boolean; maxAge: number; throwOnMissing: boolean }): Promise<unknown>;
+  getMultiple(
+    path: string,
+    options: { decrypt: boolean; maxAge: number; recursive: boolean },
+  ): Promise<unknown>;
+}
 
 export interface SsmSecretsOptions {
   /** The parameters' path prefix, `/handraise/<stage>`: a secret is `<prefix>/<name>`. */
   prefix: string;
   /** How long a value is reused before it is read again: a rotated secret is picked up within this. */
   maxAgeSeconds: number;
-  /** Powertools' SSM provider (tests pass one with its own client); built on first use otherwise. */
-  provider?: SSMProvider;
+  /** The provider to read through (tests and scripts pass their own); built on first use otherwise. */
+  provider?: SsmParameterSource | undefined;
   /** Epoch ms: when a missing parameter is read again. */
   now: () => number;
 }
@@ -36,8 +48,8 @@ export function createSsmSecrets(options: SsmSecretsOptions): Secrets {
     async get(name: SecretName) {
       const path = `${prefix}/${name}`;
       if ((missingUntil.get(name) ?? 0) > options.now()) return undefined;
-      provider ??= new SSMProvider();
-      let value: string | undefined;
+      provider ??= new SsmParameterProvider();
+      let value: unknown;
       try {
         value = await provider.get(path, {
           decrypt: true,
@@ -52,21 +64,22 @@ export function createSsmSecrets(options: SsmSecretsOptions): Secrets {
         throw error;
       }
       if (value === undefined) return undefined;
-      const problem = secretProblem(name, value);
+      const text = String(value);
+      const problem = secretProblem(name, text);
       if (problem !== undefined) throw new ConfigError(`The SSM parameter ${path} ${problem}.`);
-      return value;
+      return text;
     },
 
     async getGroup(group: SecretGroup) {
       const path = `${prefix}/${group}`;
-      provider ??= new SSMProvider();
+      provider ??= new SsmParameterProvider();
       const values = await provider.getMultiple(path, {
         decrypt: true,
         maxAge: options.maxAgeSeconds,
         recursive: false,
       });
       const members: Record<string, string> = {};
-      for (const [name, value] of Object.entries(values ?? {})) {
+      for (const [name, value] of Object.entries((values ?? {}) as Record<string, unknown>)) {
         const problem = secretProblem(`${group}/${name}`, String(value));
         if (problem !== undefined) throw new ConfigError(`The SSM parameter ${path}/${name} ${problem}.`);
         members[name] = String(value);

@@ -2,8 +2,9 @@
  * A local fake of SSM Parameter Store's API (AWS JSON 1.1: `POST /`, `X-Amz-Target: AmazonSSM.<Operation>`),
  * enough for GetParameter, GetParametersByPath (pages of at most 10, as SSM's) and PutParameter, reached
  * through `AWS_ENDPOINT_URL_SSM` like the real service.
- * Records each call so tests can check what was asked (decryption, names), and holds the parameters in a map
- * tests can change (rotation).
+ * Records each call so tests can check what was asked (decryption, names) and how (headers, the raw body a
+ * signature covers), and holds the parameters in a map tests can change (rotation). `interject` answers a
+ * call in the service's place (throttling, a 5xx, a malformed response) when it returns a reply.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,10 +15,26 @@ export interface StoredParameter {
   version: number;
 }
 
+export interface FakeSsmCall {
+  operation: string;
+  body: Record<string, unknown>;
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  rawBody: string;
+}
+
+/** A reply in the service's place: a status and the raw text of its body. */
+export interface FakeSsmReply {
+  status: number;
+  body: string;
+}
+
 export interface FakeSsm {
   url: string;
   parameters: Map<string, StoredParameter>;
-  calls: { operation: string; body: Record<string, unknown> }[];
+  calls: FakeSsmCall[];
+  interject: ((call: FakeSsmCall) => FakeSsmReply | undefined) | undefined;
   /** Sets a SecureString (a new version when it exists). */
   put(name: string, value: string): void;
   stop(): Promise<void>;
@@ -26,19 +43,34 @@ export interface FakeSsm {
 export async function startFakeSsm(): Promise<FakeSsm> {
   const parameters = new Map<string, StoredParameter>();
   const calls: FakeSsm["calls"] = [];
+  const fake = { interject: undefined as FakeSsm["interject"] };
   const put = (name: string, value: string, type: StoredParameter["type"] = "SecureString") => {
     parameters.set(name, { value, type, version: (parameters.get(name)?.version ?? 0) + 1 });
   };
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Record<string, unknown>;
+    const rawBody = Buffer.concat(chunks).toString("utf8");
+    const body = JSON.parse(rawBody || "{}") as Record<string, unknown>;
     const operation = String(req.headers["x-amz-target"] ?? "").replace(/^AmazonSSM\./, "");
-    calls.push({ operation, body });
+    const call = {
+      operation,
+      body,
+      method: req.method ?? "",
+      path: req.url ?? "",
+      headers: req.headers,
+      rawBody,
+    };
+    calls.push(call);
     const reply = (status: number, payload: unknown) => {
       res.writeHead(status, { "content-type": "application/x-amz-json-1.1" });
       res.end(JSON.stringify(payload));
     };
+    const interjected = fake.interject?.(call);
+    if (interjected !== undefined) {
+      res.writeHead(interjected.status, { "content-type": "application/x-amz-json-1.1" });
+      return res.end(interjected.body);
+    }
     const name = String(body.Name ?? "");
     // Like SSM: a SecureString read without decryption comes back as ciphertext.
     const shown = (parameter: StoredParameter, decrypt: unknown) =>
@@ -96,6 +128,12 @@ export async function startFakeSsm(): Promise<FakeSsm> {
     url: `http://127.0.0.1:${port}`,
     parameters,
     calls,
+    get interject() {
+      return fake.interject;
+    },
+    set interject(answer) {
+      fake.interject = answer;
+    },
     put: (name, value) => put(name, value),
     stop: () =>
       new Promise<void>((resolve) => {
