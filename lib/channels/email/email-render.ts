@@ -15,9 +15,21 @@ export interface Mail {
   html: string;
 }
 
-/** A subject is one line: a header's control characters (a line break, a tab) become spaces. */
-function oneLine(text: string): string {
-  return text.replace(/\p{Cc}+/gu, " ").trim();
+/** Control characters (a line break, a tab) and the line and paragraph separators (U+2028, U+2029). */
+const LINE_BREAKING = /[\p{Cc}\u2028\u2029]+/gu;
+
+/**
+ * The invisible direction marks, embeddings, overrides and isolates (U+061C, U+200E–200F, U+202A–202E,
+ * U+2066–2069): in a subject they would reorder what the inbox list shows, and spill onto what follows it.
+ */
+const DIRECTION_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu;
+
+/**
+ * A subject is one header line that reads as written: whatever breaks a line becomes a space, and direction
+ * controls are dropped (they take no room, so nothing takes their place).
+ */
+export function subjectLine(text: string): string {
+  return text.replace(DIRECTION_CONTROLS, "").replace(LINE_BREAKING, " ").trim();
 }
 
 /** The person's own link and, for one single-select question, the link that opens each option chosen. */
@@ -58,7 +70,7 @@ function questionLines(question: Question, number: number | undefined): string[]
 export function renderQuestionMail(record: QuestionRecord, links: MailLinks): Mail {
   const several = record.questions.length > 1;
   const first = record.questions[0]?.header ?? "";
-  const subject = oneLine(mailText.subject(first));
+  const subject = subjectLine(mailText.subject(first));
   const deadline = mailText.answerBy(deadlineText(record.expiresAtMs));
   const text = [
     ...(record.context ? [record.context, ""] : []),
@@ -99,7 +111,7 @@ export function renderQuestionMail(record: QuestionRecord, links: MailLinks): Ma
 
 /** A reminder: its sentence (the reply catalog's), and the person's link again. */
 export function renderReminderMail(record: QuestionRecord, reminder: string, url: string): Mail {
-  const subject = oneLine(mailText.reminderSubject(record.questions[0]?.header ?? ""));
+  const subject = subjectLine(mailText.reminderSubject(record.questions[0]?.header ?? ""));
   const text = [reminder, "", mailText.answerHere, url, "", mailText.ownLink].join("\n");
   const html = htmlDocument(subject, [
     `<p>${escapeHtml(reminder)}</p>`,
