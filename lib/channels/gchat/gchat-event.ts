@@ -17,7 +17,7 @@ import {
   inputsInbound,
 } from "../control-codec.ts";
 import { cardValues, type Inbound, stepAnswers } from "../inbound.ts";
-import { SPACE_NAME } from "./gchat-api.ts";
+import { isAppDirectMessage, SPACE_NAME } from "./gchat-api.ts";
 import { CONTROL_PARAMETER, choiceInputName, otherInputName } from "./gchat-render.ts";
 
 /** A person's resource name, as events carry it (`users/<numeric id>`): the owner is `gchat:` and this. */
@@ -74,11 +74,9 @@ export function parseEvent(body: Buffer): GchatEvent | undefined {
   return parseJsonBody(eventSchema, body);
 }
 
-/** Whether the event comes from the app's direct message with one person. */
+/** Whether the event comes from the app's direct message with one person (delivery's rule, gchat-api.ts). */
 export function isDirectMessage(event: GchatEvent): boolean {
-  // The same rule as delivery's (gchat-channel.ts): the app's direct message with one person and no other
-  // human. A notice that carries someone's own link is posted without privateMessageViewer only there.
-  return event.space?.spaceType === "DIRECT_MESSAGE" && event.space?.singleUserBotDm === true;
+  return isAppDirectMessage(event.space);
 }
 
 /** The taps that send the card's inputs with them: a step's Done (checkboxes) and Send (own-answer box). */
