@@ -9,13 +9,7 @@ import { parseJsonBody } from "../../http/webhook-prelude.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Answers } from "../../questions/schema.ts";
 import * as z from "../../zod.ts";
-import {
-  type Control,
-  type ControlKind,
-  controlAction,
-  decodeControl,
-  inputsInbound,
-} from "../control-codec.ts";
+import { type Control, cardTapInbound, decodeControl, inputsInbound } from "../control-codec.ts";
 import { cardValues, type Inbound, stepAnswers } from "../inbound.ts";
 import { isAppDirectMessage, SPACE_NAME } from "./gchat-api.ts";
 import { CONTROL_PARAMETER, choiceInputName, otherInputName } from "./gchat-render.ts";
@@ -79,9 +73,6 @@ export function isDirectMessage(event: GchatEvent): boolean {
   return isAppDirectMessage(event.space);
 }
 
-/** The taps that send the card's inputs with them: a step's Done (checkboxes) and Send (own-answer box). */
-const SENDS_INPUTS: ReadonlySet<ControlKind> = new Set(["done", "other"]);
-
 /** The control a click carries, if it is a click on one of Handraise's cards. */
 export function controlOf(event: GchatEvent): Control | undefined {
   const value = event.common?.parameters?.[CONTROL_PARAMETER];
@@ -138,7 +129,7 @@ function isAddressed(event: GchatEvent): boolean {
  * The inbound event of a Chat event, or undefined when it is nothing to answer: not a click or a message,
  * not from a person, not in a space, or a click on something not Handraise's. A click on an option, Back,
  * Skip or "Answer in browser" is a `control`; one that sends the card's inputs (Done, Send) is a `form`
- * whose answers `withInputs` reads once the question is known.
+ * whose answers `withInputs` reads once the question is known (`cardTapInbound`).
  */
 export function eventToInbound(event: GchatEvent): { inbound: Inbound; control?: Control } | undefined {
   const user = event.user;
@@ -156,14 +147,7 @@ export function eventToInbound(event: GchatEvent): { inbound: Inbound; control?:
       event.eventTime ?? "",
       event.common?.parameters?.[CONTROL_PARAMETER] ?? "",
     );
-    const { questionId } = control;
-    if (SENDS_INPUTS.has(control.kind)) {
-      return { inbound: { ...base, dedupeKey, kind: "form", questionId, answers: {} }, control };
-    }
-    return {
-      inbound: { ...base, dedupeKey, kind: "control", questionId, action: controlAction(control) },
-      control,
-    };
+    return { inbound: cardTapInbound({ ...base, dedupeKey }, control), control };
   }
   if (event.type !== "MESSAGE") return undefined;
   const text = (event.message?.argumentText ?? event.message?.text ?? "").trim();
