@@ -64,6 +64,9 @@ export const replies = {
   pickOrTypeNotBoth: "Pick an option or type your own answer, not both.",
   stillNeededShort: "Still needed.",
   postedAgain: "Posted the question again.",
+  /** A re-post of a question that has been posted as often as it can be (MAX_COPIES): nothing posted. */
+  copiesFull:
+    "This question has been posted as often as it can be, so not here: answer it where it was posted.",
   unconfirmedActor: "Handraise could not confirm who you are in this channel, so nothing changed. Try again.",
   formCouldNotOpen: "The form could not be opened. Reply in the question's thread instead.",
   /** Control labels. */
@@ -307,6 +310,8 @@ export function outcomeReplyText(outcome: InboundOutcome, fits: TextFits = anySi
       return replies.tryAgain;
     case "full":
       return replies.full;
+    case "copies_full":
+      return replies.copiesFull;
     case "only_owner_cancels":
       return replies.onlyOwnerCancels;
     case "recorded_waiting":
