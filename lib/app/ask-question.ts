@@ -10,6 +10,7 @@ import {
   type Delivery,
   type DeliveryTarget,
   type Escalation,
+  MAX_COPIES,
   onlyRequesterAnswers,
   type QuestionRecord,
   votersOf,
@@ -175,6 +176,7 @@ export function createAskQuestion(deps: AskQuestionDeps) {
     const context = contextOf(input.context);
     const id = input.id ?? defaultId(input);
     const targets = addressed(input.owner, input.deliverTo, askedAnswerers);
+    checkCopies(targets.length + (escalate?.deliverTo.length ?? 0));
     const created = await create({
       ...request,
       id,
@@ -349,6 +351,18 @@ export type AskQuestion = ReturnType<typeof createAskQuestion>;
 interface Addressed {
   target: DeliveryTarget;
   answerer: string;
+}
+
+/**
+ * A question goes to at most MAX_COPIES chats in all, so its copies (these, and those posted later, up to the
+ * same cap) keep the record and its events within their limits.
+ */
+function checkCopies(targets: number): void {
+  if (targets <= MAX_COPIES) return;
+  throw new InvalidArgumentError(
+    "deliverTo",
+    `a question goes to at most ${MAX_COPIES} chats in all (deliverTo, the answerers' deliverTo and groups, and escalate.deliverTo): this one names ${targets}.`,
+  );
 }
 
 /**

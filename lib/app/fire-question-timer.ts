@@ -1,5 +1,6 @@
 import type { ChannelRegistry } from "../channels/chat-channel.ts";
 import { type Delivery, escalationAtMs, type QuestionRecord } from "../questions/question-record.ts";
+import { copiesNotRecorded } from "../questions/record-budget.ts";
 import { hasVoted } from "../questions/votes.ts";
 import type { QuestionStore } from "../store/question-store.ts";
 import { idsOf, refOf, type Telemetry } from "../telemetry/telemetry.ts";
@@ -137,6 +138,8 @@ export function createFireQuestionTimer(deps: FireQuestionTimerDeps) {
     });
     telemetry.escalated(refOf(record), posted.length);
     if (posted.length === 0) return "escalated";
+    const notRecorded = copiesNotRecorded(record.deliveries, posted.length);
+    if (notRecorded) telemetry.failed("recording the escalation's copies", notRecorded, idsOf(refOf(record)));
     const current = await store.addDeliveries(record.id, posted, now());
     if (current && current.status !== "pending") {
       // Ended while these were posted: the stream consumer retired the copies it knew of, not these.

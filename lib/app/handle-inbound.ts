@@ -3,7 +3,7 @@ import type { ControlAction, Inbound } from "../channels/inbound.ts";
 import { validateAnswers } from "../questions/answers.ts";
 import { InvalidAnswerError } from "../questions/errors.ts";
 import { type ActingIn, answerRefusal, asSeenBy, type QuestionRecord } from "../questions/question-record.ts";
-import { draftsFit } from "../questions/record-budget.ts";
+import { copiesRoom, draftsFit } from "../questions/record-budget.ts";
 import type { Answers, Question } from "../questions/schema.ts";
 import { hasVoted } from "../questions/votes.ts";
 import { isItemTooLarge, type QuestionStore } from "../store/question-store.ts";
@@ -340,6 +340,9 @@ export function createHandleInbound(deps: HandleInboundDeps) {
   async function show(record: QuestionRecord, inbound: Inbound): Promise<InboundOutcome> {
     const channel = deps.channels.get(inbound.platform);
     if (!channel) throw new Error(`channel "${inbound.platform}" is not configured`);
+    // A question posted as often as it may be is not posted again: a copy it could not record would never
+    // be retired.
+    if (copiesRoom(record.deliveries) === 0) return { kind: "copies_full", record };
     // For the person who asked for it (an answerer: checked before), in the chat they asked in.
     const target = { channel: inbound.platform, chatId: inbound.chatId };
     const delivery = await channel.deliver(record, target, inbound.actor);

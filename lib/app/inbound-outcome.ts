@@ -69,6 +69,8 @@ export type InboundOutcome =
   | { kind: "invalid"; record: QuestionRecord; reason: InvalidReason }
   /** `/question`: the pending question was posted again here. */
   | { kind: "shown"; record: QuestionRecord }
+  /** `/question` on a question that holds as many copies as it can (MAX_COPIES): nothing was posted. */
+  | { kind: "copies_full"; record: QuestionRecord }
   /** "Other…": the owner wants to type an answer to this sub-question. */
   | { kind: "needs_text"; record: QuestionRecord; questionIndex: number }
   /** A multi-select toggle by the owner: the adapter re-renders its controls. */

@@ -10,7 +10,7 @@
  * decodeControl("b|2|0|ask_1") // → { kind: "back", questionId: "ask_1", questionIndex: 2, optionIndex: 0 }
  */
 import type { Answers } from "../questions/schema.ts";
-import type { ControlAction, Inbound } from "./inbound.ts";
+import type { ControlAction, Inbound, InboundBase } from "./inbound.ts";
 
 export type ControlKind =
   /** A single-select option: answers its sub-question (a step of a stepper). */
@@ -111,6 +111,21 @@ export function controlAction(control: Control, chosen: readonly number[] = []):
     case "browser":
       return { type: "browser" };
   }
+}
+
+/** The taps on a card that send its inputs with them: a step's Done and Send (the own-answer box). */
+const SENDS_INPUTS: ReadonlySet<ControlKind> = new Set(["done", "other"]);
+
+/**
+ * A tap on a card with inputs (Teams', Google Chat's) before its question is read: one that sends the inputs
+ * is a `form` with no answers yet, which `inputsInbound` fills once the record is known; any other is the
+ * control itself.
+ */
+export function cardTapInbound(base: InboundBase, control: Control): Inbound {
+  const { questionId } = control;
+  return SENDS_INPUTS.has(control.kind)
+    ? { ...base, kind: "form", questionId, answers: {} }
+    : { ...base, kind: "control", questionId, action: controlAction(control) };
 }
 
 /**

@@ -9,7 +9,7 @@ import type { ChannelName } from "./channel-specs.ts";
 /** A channel that receives (lib/channels/channel-specs.ts). */
 export type Platform = ChannelName;
 
-interface InboundBase {
+export interface InboundBase {
   platform: Platform;
   /** The platform-qualified user who sent it (`telegram:42`, `slack:T1:U1`, `teams:<aad id>`, …): compared to the owner. */
   actor: string;

@@ -1,7 +1,8 @@
 /**
- * Every sentence a chat shows a person, in one place (ready for translation): the outcome of a question, what
- * a tap or a typed reply is told, the labels of the controls and the stepper. Platform adapters render these;
- * none writes its own.
+ * Every sentence a chat or a mail shows a person, in one place (ready for translation): the outcome of a
+ * question, what a tap or a typed reply is told, the labels of the controls and the stepper, a mail's own
+ * words. A channel's own sentences live here too, named for it. Platform adapters render these; none writes
+ * its own. (The answer page's are in lib/web/answer-page-html.ts.)
  */
 
 import type { InboundOutcome, InvalidReason } from "../app/inbound-outcome.ts";
@@ -63,6 +64,9 @@ export const replies = {
   pickOrTypeNotBoth: "Pick an option or type your own answer, not both.",
   stillNeededShort: "Still needed.",
   postedAgain: "Posted the question again.",
+  /** A re-post of a question that has been posted as often as it can be (MAX_COPIES): nothing posted. */
+  copiesFull:
+    "This question has been posted as often as it can be, so not here: answer it where it was posted.",
   unconfirmedActor: "Handraise could not confirm who you are in this channel, so nothing changed. Try again.",
   formCouldNotOpen: "The form could not be opened. Reply in the question's thread instead.",
   /** Control labels. */
@@ -103,6 +107,22 @@ export const replies = {
   /** Google Chat: the greeting when the app is added to a space or a direct message. */
   addedToChat:
     "Handraise will post an agent's questions for you here. Tap an option, or type your answer (in a space, mention the app).",
+} as const;
+
+/**
+ * The words only an e-mail says (lib/channels/email/email-render.ts; its reminder sentence is
+ * `reminderText`, its hints the catalog's above). A subject's header arrives as written: the renderer makes
+ * the whole subject one header-safe line.
+ */
+export const mailText = {
+  subject: (header: string) => `Question for you: ${header}`,
+  reminderSubject: (header: string) => `Reminder: ${header}`,
+  answerHere: "Answer on this page:",
+  chooseHere: "Or choose one here (the page opens with it chosen; press Submit to send it):",
+  answerButton: "Answer",
+  ownLink: "This link is yours alone: it answers as you. Do not forward this mail.",
+  answerBy: (deadline: string) => `Please answer by ${deadline}.`,
+  severalQuestions: (count: number) => `${count} questions for you`,
 } as const;
 
 /**
@@ -290,6 +310,8 @@ export function outcomeReplyText(outcome: InboundOutcome, fits: TextFits = anySi
       return replies.tryAgain;
     case "full":
       return replies.full;
+    case "copies_full":
+      return replies.copiesFull;
     case "only_owner_cancels":
       return replies.onlyOwnerCancels;
     case "recorded_waiting":

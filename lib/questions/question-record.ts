@@ -129,6 +129,14 @@ export const escalationSchema = /* @__PURE__ */ (() =>
   }))();
 export type Escalation = z.infer<typeof escalationSchema>;
 
+/**
+ * The most copies of its prompt one question records: the targets it is asked at (the owner's, the
+ * answerers', the groups' and the escalation's) and those posted later (a re-post, a step, the prompt for an
+ * own answer, a template). A copy's ids run to hundreds of bytes: the cap keeps the record, and the event
+ * that carries it, within their limits beside the votes (lib/questions/record-budget.ts).
+ */
+export const MAX_COPIES = 60;
+
 /** At most this many answerers besides the owner; a quorum of at most this many agreeing answers. */
 export const MAX_ANSWERERS = 9;
 export const MAX_QUORUM = 10;

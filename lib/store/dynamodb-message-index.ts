@@ -24,6 +24,9 @@ export interface DynamoDbMessageIndex {
   findPrivate(channel: string, chatId: string, person: string): Promise<string[]>;
 }
 
+/** The most puts one BatchWriteItem takes. */
+const BATCH_WRITE_ITEMS = 25;
+
 /** Sends of a batch's unprocessed items after the first, before giving up. */
 const BATCH_RETRIES = 6;
 
@@ -61,7 +64,7 @@ export function createDynamoDbMessageIndex(table: DynamoDbTable): DynamoDbMessag
 
   return {
     async index(questionId, expiresAt, deliveries) {
-      let requests: WriteRequest[] = deliveries.flatMap((delivery) =>
+      const all: WriteRequest[] = deliveries.flatMap((delivery) =>
         delivery.messageId === undefined
           ? []
           : [
@@ -77,13 +80,16 @@ export function createDynamoDbMessageIndex(table: DynamoDbTable): DynamoDbMessag
               },
             ],
       );
-      // At most 10 targets per question, under BatchWriteItem's 25; unprocessed items are sent again after
-      // a growing pause (DynamoDB leaves items unprocessed when the table is throttled).
-      for (let attempt = 0; requests.length > 0; attempt++) {
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
-        requests = await table.batchWrite(requests);
-        if (attempt >= BATCH_RETRIES && requests.length > 0) {
-          throw new Error("could not index delivered messages");
+      // A question has up to MAX_COPIES copies, BatchWriteItem takes 25 at a time; unprocessed items are
+      // sent again after a growing pause (DynamoDB leaves items unprocessed when the table is throttled).
+      for (let start = 0; start < all.length; start += BATCH_WRITE_ITEMS) {
+        let requests = all.slice(start, start + BATCH_WRITE_ITEMS);
+        for (let attempt = 0; requests.length > 0; attempt++) {
+          if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
+          requests = await table.batchWrite(requests);
+          if (attempt >= BATCH_RETRIES && requests.length > 0) {
+            throw new Error("could not index delivered messages");
+          }
         }
       }
     },

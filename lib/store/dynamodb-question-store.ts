@@ -9,6 +9,7 @@
  */
 import type { ConsumedCapacity, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { Delivery } from "../questions/question-record.ts";
+import { copiesRoom } from "../questions/record-budget.ts";
 import { createDynamoDbEventClaims } from "./dynamodb-event-claims.ts";
 import { createDynamoDbLinkTokens } from "./dynamodb-link-tokens.ts";
 import { createDynamoDbMessageIndex } from "./dynamodb-message-index.ts";
@@ -85,8 +86,10 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
     async addDeliveries(id, deliveries, nowMs) {
       const question = await indexMessages(id, deliveries);
       if (!question) return undefined;
-      if (deliveries.length === 0) return toRecord(question, nowMs);
-      return questions.appendDeliveries(id, deliveries, nowMs);
+      const kept = deliveries.slice(0, copiesRoom(question.deliveries ?? []));
+      if (kept.length === 0) return toRecord(question, nowMs);
+      // Refused only when copies written meanwhile took the room: the question as read, without these.
+      return (await questions.appendDeliveries(id, kept, nowMs)) ?? toRecord(question, nowMs);
     },
 
     findByMessage: messages.find,

@@ -4,7 +4,7 @@
  * cannot take over another run's question.
  */
 import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
-import type { QuestionRecord } from "../questions/question-record.ts";
+import { MAX_COPIES, type QuestionRecord } from "../questions/question-record.ts";
 import { CONDITION_FAILED, conditionally, type DynamoDbTable } from "./dynamodb-table.ts";
 import { INDEX, keys } from "./keys.ts";
 import {
@@ -40,7 +40,10 @@ export interface DynamoDbQuestions
    * indexed apart). Undefined when there is no such question.
    */
   replaceDeliveries: QuestionStore["recordDeliveries"];
-  /** `addDeliveries`' write: further copies appended. Undefined when there is no such question. */
+  /**
+   * `addDeliveries`' write: further copies appended while the list stays within MAX_COPIES. Undefined when
+   * there is no such question, or no room for them.
+   */
   appendDeliveries: QuestionStore["addDeliveries"];
 }
 
@@ -101,11 +104,18 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
   }
 
   /** Updates the question only if it exists: the item after the write, or undefined when there is none. */
-  async function updateExisting(id: string, update: string, values: Record<string, unknown>, nowMs: number) {
+  async function updateExisting(
+    id: string,
+    update: string,
+    values: Record<string, unknown>,
+    nowMs: number,
+    condition?: string,
+  ) {
     const out = await conditionally(() =>
       table.update(keys.question(id), {
         UpdateExpression: update,
-        ConditionExpression: "attribute_exists(pk)",
+        ConditionExpression:
+          condition === undefined ? "attribute_exists(pk)" : `attribute_exists(pk) AND ${condition}`,
         ExpressionAttributeValues: marshall(values, { removeUndefinedValues: true }),
         ReturnValues: "ALL_NEW",
       }),
@@ -265,12 +275,14 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
     },
 
     appendDeliveries(id, deliveries, nowMs) {
-      // The item as it is after the append: a question that ended meanwhile has these copies to retire.
+      // The item as it is after the append: a question that ended meanwhile has these copies to retire. The
+      // list never grows past MAX_COPIES, however many appends race.
       return updateExisting(
         id,
         "SET deliveries = list_append(deliveries, :deliveries)",
-        { ":deliveries": deliveries },
+        { ":deliveries": deliveries, ":most": MAX_COPIES - deliveries.length },
         nowMs,
+        "size(deliveries) <= :most",
       );
     },
 

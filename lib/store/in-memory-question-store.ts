@@ -14,7 +14,8 @@ import {
   DynamoDBServiceException,
 } from "@aws-sdk/client-dynamodb";
 import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
-import { type Delivery, statusAt } from "../questions/question-record.ts";
+import { type Delivery, MAX_COPIES, statusAt } from "../questions/question-record.ts";
+import { copiesRoom } from "../questions/record-budget.ts";
 import { FILTER_ATTRIBUTES, pendingIndexFor } from "./dynamodb-pending-listing.ts";
 import { ttlAfter } from "./dynamodb-table.ts";
 import { CREATED_ORDER, INDEX, keys, PENDING_INDEX_PROJECTION } from "./keys.ts";
@@ -398,12 +399,13 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
     async addDeliveries(id, deliveries, nowMs) {
       const question = await indexMessages(id, deliveries);
       if (!question) return undefined;
-      if (deliveries.length === 0) return toRecord(question, nowMs);
+      const kept = deliveries.slice(0, copiesRoom(question.deliveries ?? []));
+      if (kept.length === 0) return toRecord(question, nowMs);
       return request(() => {
         updateQuestion(
           id,
-          () => true,
-          (item) => ({ ...item, deliveries: [...(item.deliveries ?? []), ...deliveries] }),
+          (item) => (item.deliveries ?? []).length + kept.length <= MAX_COPIES,
+          (item) => ({ ...item, deliveries: [...(item.deliveries ?? []), ...kept] }),
         );
         return updated(id, nowMs);
       });

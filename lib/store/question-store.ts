@@ -220,7 +220,9 @@ export interface QuestionStore {
   /**
    * Records further copies (a re-post, an escalation), appending, and indexes them for routing. Returns the
    * record as it now is (undefined when there is no such question): one that ended while the copies were
-   * posted has them to retire.
+   * posted has them to retire. Only as many as its room allows are recorded (`copiesRoom`, MAX_COPIES in
+   * all, held under concurrent writes); every one is still indexed, so what is said to a copy not recorded
+   * still reaches the question (it is only not retired when the question ends).
    */
   addDeliveries(id: string, deliveries: Delivery[], nowMs: number): Promise<QuestionRecord | undefined>;
   /** The question a posted message belongs to (a reply to it, a thread under it, a tap on it). */

@@ -31,6 +31,8 @@ import { statusOf } from "./support/test-stack.ts";
 const PROJECT = "123456789012";
 const OWNER = "users/111111111111111111111";
 const STRANGER = "users/222222222222222222222";
+/** A second person who may answer (quorum tests), with a direct message of their own with the app. */
+const BOB = "users/333333333333333333333";
 
 let stack: InProcessStack;
 let google: FakePlatform;
@@ -43,6 +45,8 @@ let posted = 0;
 let space = "";
 /** The owner's direct message with the app, as `spaces:findDirectMessage` finds it. */
 let ownerDm = "";
+/** Bob's, likewise. */
+let bobDm = "";
 
 let signing: { privateKey: Key; pem: string };
 let stranger: { privateKey: Key; pem: string };
@@ -65,8 +69,9 @@ function chatReply(call: RecordedCall) {
   }
   if (call.verb === "PATCH" && /^\/v1\/spaces\/[^/]+\/messages\/[^/]+$/.test(call.path)) return { body: {} };
   if (call.verb === "GET" && call.path === "/v1/spaces:findDirectMessage") {
-    return call.query.name === OWNER
-      ? { body: { name: ownerDm, spaceType: "DIRECT_MESSAGE", singleUserBotDm: true } }
+    const dm = call.query.name === OWNER ? ownerDm : call.query.name === BOB ? bobDm : undefined;
+    return dm !== undefined
+      ? { body: { name: dm, spaceType: "DIRECT_MESSAGE", singleUserBotDm: true } }
       : { status: 404, body: { error: { code: 404, status: "NOT_FOUND" } } };
   }
   const get = /^\/v1\/(spaces\/[^/:]+)$/.exec(call.path);
@@ -104,6 +109,7 @@ beforeEach(() => {
   spaces += 1;
   space = `spaces/AAAAroom${spaces}`;
   ownerDm = `spaces/AAAAdm${spaces}`;
+  bobDm = `spaces/AAAAdmBob${spaces}`;
   google.calls.length = 0;
 });
 // What a test's last change set going (a timer cleared, a card retired) ends before the next test counts calls.
@@ -540,6 +546,125 @@ describe("Google Chat: answering", () => {
     const added = await send(chatEvent("ADDED_TO_SPACE", {}));
     expect(added.body.text).toMatch(/^Handraise will post/);
     expect((await send(chatEvent("REMOVED_FROM_SPACE", {}))).body).toEqual({});
+  });
+});
+
+describe("Google Chat: several people decide (quorum)", () => {
+  const bob = `gchat:${BOB}`;
+
+  /** A question for the owner and Bob, each in their direct message with the app, that `quorum` answers close. */
+  async function askBoth(quorum: number) {
+    const created = await stack.api("POST", "/questions", {
+      questions: [single],
+      owner: `gchat:${OWNER}`,
+      sessionKey: unique("gchat"),
+      deliverTo: [{ channel: "gchat", chatId: ownerDm }],
+      answerers: [{ owner: bob, deliverTo: [{ channel: "gchat", chatId: bobDm }] }],
+      quorum,
+      timeoutSeconds: 300,
+    });
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.id as string;
+    const deliveries = (await stack.api("GET", `/questions/${id}`)).body.question.deliveries as {
+      chatId: string;
+      messageId: string;
+      privateTo?: string;
+    }[];
+    const copyIn = (dm: string) => {
+      const copy = deliveries.find((delivery) => delivery.chatId === dm);
+      if (!copy) throw new Error(`no copy in ${dm}`);
+      return copy;
+    };
+    await stack.settled();
+    return { id, owner: copyIn(ownerDm), bob: copyIn(bobDm) };
+  }
+
+  const vote = (messageName: string, id: string, option: number, user: string, chatId: string) =>
+    send(click(messageName, codec("o", 0, option, id), { user, chatId }));
+
+  it("quorum 2: the first vote is told it waits for 1 more and only that person's copy loses its controls; the second closes it", async () => {
+    const { id, owner, bob: bobs } = await askBoth(2);
+    expect(bobs.privateTo).toBe(bob);
+    google.calls.length = 0;
+    const first = await vote(bobs.messageId, id, 1, BOB, bobDm);
+    // In Bob's own direct message: a plain notice, the card left for the stream consumer to retire.
+    expect(first.body).toEqual({
+      text: "Your answer is recorded — waiting for 1 more.",
+      actionResponse: { type: "NEW_MESSAGE" },
+    });
+    await stack.settled();
+    expect(google.calls.filter((c) => c.verb === "PATCH").map((c) => c.path)).toEqual([
+      `/v1/${bobs.messageId}`,
+    ]);
+    const retired = patchesOf(bobs.messageId)[0] as RecordedCall;
+    expect(buttonsOf(retired.body)).toEqual([]);
+    expect(JSON.stringify(retired.body)).not.toMatch(/textInput|selectionInput|onClick/);
+    expect(textsOf(retired.body)).toContain("<b>Your answer is recorded — waiting for 1 more.</b>");
+    expect(patchesOf(owner.messageId)).toEqual([]);
+    expect(await statusOf(stack, id)).toBe("pending");
+
+    google.calls.length = 0;
+    const second = await vote(owner.messageId, id, 1, OWNER, ownerDm);
+    expect(second.body.actionResponse).toEqual({ type: "UPDATE_MESSAGE" });
+    expect(buttonsOf(second.body)).toEqual([]);
+    await stack.settled();
+    expect((await stack.api("GET", `/questions/${id}`)).body.question).toMatchObject({
+      status: "answered",
+      answers: { [single.id]: ["Production"] },
+      votes: [{ by: bob }, { by: `gchat:${OWNER}` }],
+    });
+    // The stream consumer retires every copy, Bob's again with the outcome.
+    const closing = google.calls.filter((c) => c.verb === "PATCH");
+    expect(closing.map((c) => c.path).sort()).toEqual(
+      [`/v1/${bobs.messageId}`, `/v1/${owner.messageId}`].sort(),
+    );
+    for (const patch of closing) {
+      expect(buttonsOf(patch.body)).toEqual([]);
+      expect(textsOf(patch.body)).toContain("<b>Answered — Deploy to: Production</b>");
+    }
+  });
+
+  it("a second vote from the same person is refused and changes nothing", async () => {
+    const { id, bob: bobs } = await askBoth(2);
+    await vote(bobs.messageId, id, 1, BOB, bobDm);
+    await stack.settled();
+    const before = (await stack.api("GET", `/questions/${id}`)).body.question;
+    const again = await vote(bobs.messageId, id, 0, BOB, bobDm);
+    expect(again.body).toEqual({
+      text: "You have already answered.",
+      actionResponse: { type: "NEW_MESSAGE" },
+    });
+    expect((await stack.api("GET", `/questions/${id}`)).body.question).toEqual(before);
+  });
+
+  it("a non-owner's /cancel is refused with the sentence and changes nothing, at any quorum", async () => {
+    for (const quorum of [1, 2]) {
+      const { id } = await askBoth(quorum);
+      const refused = await send(typed("/cancel", bobDm, BOB));
+      expect(refused.body, `quorum ${quorum}`).toEqual({
+        text: "Only the question's owner can cancel it; you can skip it instead.",
+      });
+      expect(await statusOf(stack, id)).toBe("pending");
+    }
+  });
+
+  it("a Skip from Bob with quorum 1 is his abstention: told so, his copy retired, the question waits", async () => {
+    const { id, owner, bob: bobs } = await askBoth(1);
+    google.calls.length = 0;
+    const skipped = await send(click(bobs.messageId, codec("s", 0, 0, id), { user: BOB, chatId: bobDm }));
+    expect(skipped.body).toEqual({
+      text: "You skipped this question; the others can still answer.",
+      actionResponse: { type: "NEW_MESSAGE" },
+    });
+    await stack.settled();
+    expect(google.calls.filter((c) => c.verb === "PATCH").map((c) => c.path)).toEqual([
+      `/v1/${bobs.messageId}`,
+    ]);
+    const retired = patchesOf(bobs.messageId)[0] as RecordedCall;
+    expect(buttonsOf(retired.body)).toEqual([]);
+    expect(textsOf(retired.body)).toContain("<b>You skipped this question; the others can still answer.</b>");
+    expect(patchesOf(owner.messageId)).toEqual([]);
+    expect(await statusOf(stack, id)).toBe("pending");
   });
 });
 

@@ -6,6 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { normalizeAskUserArgs } from "#lib/questions/index.ts";
+import { MAX_COPIES } from "#lib/questions/question-record.ts";
 import { keys } from "#lib/store/keys.ts";
 import {
   type NewQuestion,
@@ -576,6 +577,31 @@ export function describeQuestionStoreContract(name: string, open: () => Promise<
       ).toBeUndefined();
       expect(await store.findByMessage("discord", "d", "y")).toBeUndefined();
       expect(await storedItem(unknown)).toBeUndefined();
+    });
+
+    it("records at most MAX_COPIES copies, racing appends included; every one still routes by message", async () => {
+      const question = newQuestion({ deliverTo: [{ channel: "telegram", chatId: "1" }] });
+      await store.create(question, T0);
+      const copy = (n: number) => ({ channel: "telegram", chatId: "2", messageId: `m${n}` });
+      const filled = await store.addDeliveries(
+        question.id,
+        Array.from({ length: MAX_COPIES - 3 }, (_, n) => copy(n)),
+        T0 + 1,
+      );
+      expect(filled?.deliveries).toHaveLength(MAX_COPIES - 2);
+      // Five appends of one copy each race for the two places left: two are recorded, none past the cap.
+      await Promise.all(
+        [0, 1, 2, 3, 4].map((n) => store.addDeliveries(question.id, [copy(100 + n)], T0 + 2)),
+      );
+      const full = await store.get(question.id, T0 + 3);
+      expect(full?.deliveries).toHaveLength(MAX_COPIES);
+      // Past the cap nothing more is recorded, but what is said to the copy still reaches the question.
+      const past = await store.addDeliveries(question.id, [copy(200)], T0 + 4);
+      expect(past?.deliveries).toHaveLength(MAX_COPIES);
+      expect(past?.deliveries).not.toContainEqual(copy(200));
+      for (const n of [0, 100, 101, 102, 103, 104, 200]) {
+        expect(await store.findByMessage("telegram", "2", `m${n}`)).toBe(question.id);
+      }
     });
 
     it("notes the copies posted to a person answerer in their private chat, newest first; not the owner's", async () => {

@@ -7,7 +7,7 @@
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Question } from "../../questions/schema.ts";
 import { escapeHtml } from "../../web/html.ts";
-import { replies } from "../replies.ts";
+import { mailText, replies } from "../replies.ts";
 
 export interface Mail {
   subject: string;
@@ -15,22 +15,22 @@ export interface Mail {
   html: string;
 }
 
-/** A subject is one line: a header's control characters (a line break, a tab) become spaces. */
-function oneLine(text: string): string {
-  return text.replace(/\p{Cc}+/gu, " ").trim();
-}
+/** Control characters (a line break, a tab) and the line and paragraph separators (U+2028, U+2029). */
+const LINE_BREAKING = /[\p{Cc}\u2028\u2029]+/gu;
 
-/** The words only a mail says (the rest comes from the reply catalog, as in every chat). */
-export const MAIL_TEXT = {
-  subject: (header: string) => `Question for you: ${oneLine(header)}`,
-  reminderSubject: (header: string) => `Reminder: ${oneLine(header)}`,
-  answerHere: "Answer on this page:",
-  chooseHere: "Or choose one here (the page opens with it chosen; press Submit to send it):",
-  answerButton: "Answer",
-  ownLink: "This link is yours alone: it answers as you. Do not forward this mail.",
-  answerBy: (deadline: string) => `Please answer by ${deadline}.`,
-  severalQuestions: (count: number) => `${count} questions for you`,
-} as const;
+/**
+ * The invisible direction marks, embeddings, overrides and isolates (U+061C, U+200E–200F, U+202A–202E,
+ * U+2066–2069): in a subject they would reorder what the inbox list shows, and spill onto what follows it.
+ */
+const DIRECTION_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu;
+
+/**
+ * A subject is one header line that reads as written: whatever breaks a line becomes a space, and direction
+ * controls are dropped (they take no room, so nothing takes their place).
+ */
+export function subjectLine(text: string): string {
+  return text.replace(DIRECTION_CONTROLS, "").replace(LINE_BREAKING, " ").trim();
+}
 
 /** The person's own link and, for one single-select question, the link that opens each option chosen. */
 export interface MailLinks {
@@ -70,8 +70,8 @@ function questionLines(question: Question, number: number | undefined): string[]
 export function renderQuestionMail(record: QuestionRecord, links: MailLinks): Mail {
   const several = record.questions.length > 1;
   const first = record.questions[0]?.header ?? "";
-  const subject = MAIL_TEXT.subject(first);
-  const deadline = MAIL_TEXT.answerBy(deadlineText(record.expiresAtMs));
+  const subject = subjectLine(mailText.subject(first));
+  const deadline = mailText.answerBy(deadlineText(record.expiresAtMs));
   const text = [
     ...(record.context ? [record.context, ""] : []),
     ...record.questions.flatMap((question, index) => [
@@ -80,43 +80,43 @@ export function renderQuestionMail(record: QuestionRecord, links: MailLinks): Ma
     ]),
     ...(links.choose.length > 0
       ? [
-          MAIL_TEXT.chooseHere,
+          mailText.chooseHere,
           ...(record.questions[0]?.options ?? []).map(
             (option, index) => `  ${option.label}: ${links.choose[index]}`,
           ),
           "",
         ]
       : []),
-    MAIL_TEXT.answerHere,
+    mailText.answerHere,
     links.url,
     "",
     deadline,
-    MAIL_TEXT.ownLink,
+    mailText.ownLink,
   ].join("\n");
 
   const html = htmlDocument(subject, [
     record.context ? `<p style="color:#555">${escapeHtml(record.context)}</p>` : "",
     several
-      ? `<h1 style="font-size:20px">${escapeHtml(MAIL_TEXT.severalQuestions(record.questions.length))}</h1>`
+      ? `<h1 style="font-size:20px">${escapeHtml(mailText.severalQuestions(record.questions.length))}</h1>`
       : "",
     ...record.questions.map((question, index) =>
       htmlQuestion(question, several ? index + 1 : undefined, links.choose),
     ),
-    `<p><a href="${escapeHtml(links.url)}" style="${BUTTON_STYLE}">${escapeHtml(MAIL_TEXT.answerButton)}</a></p>`,
+    `<p><a href="${escapeHtml(links.url)}" style="${BUTTON_STYLE}">${escapeHtml(mailText.answerButton)}</a></p>`,
     `<p>${escapeHtml(deadline)}</p>`,
-    `<p style="color:#555;font-size:13px">${escapeHtml(MAIL_TEXT.ownLink)}</p>`,
+    `<p style="color:#555;font-size:13px">${escapeHtml(mailText.ownLink)}</p>`,
   ]);
   return { subject, text, html };
 }
 
 /** A reminder: its sentence (the reply catalog's), and the person's link again. */
 export function renderReminderMail(record: QuestionRecord, reminder: string, url: string): Mail {
-  const subject = MAIL_TEXT.reminderSubject(record.questions[0]?.header ?? "");
-  const text = [reminder, "", MAIL_TEXT.answerHere, url, "", MAIL_TEXT.ownLink].join("\n");
+  const subject = subjectLine(mailText.reminderSubject(record.questions[0]?.header ?? ""));
+  const text = [reminder, "", mailText.answerHere, url, "", mailText.ownLink].join("\n");
   const html = htmlDocument(subject, [
     `<p>${escapeHtml(reminder)}</p>`,
-    `<p><a href="${escapeHtml(url)}" style="${BUTTON_STYLE}">${escapeHtml(MAIL_TEXT.answerButton)}</a></p>`,
-    `<p style="color:#555;font-size:13px">${escapeHtml(MAIL_TEXT.ownLink)}</p>`,
+    `<p><a href="${escapeHtml(url)}" style="${BUTTON_STYLE}">${escapeHtml(mailText.answerButton)}</a></p>`,
+    `<p style="color:#555;font-size:13px">${escapeHtml(mailText.ownLink)}</p>`,
   ]);
   return { subject, text, html };
 }

@@ -43,6 +43,17 @@ export interface GchatSpace {
   singleUserBotDm?: boolean | undefined;
 }
 
+/**
+ * Whether a space, as the Chat API or an event describes it, is a direct message between the app and one
+ * person and no other human: the one rule for "private" in Google Chat, for a delivered copy (its link) and
+ * for a notice (posted without privateMessageViewer only there).
+ */
+export function isAppDirectMessage(
+  space: Pick<GchatSpace, "spaceType" | "singleUserBotDm"> | undefined,
+): boolean {
+  return space?.spaceType === "DIRECT_MESSAGE" && space.singleUserBotDm === true;
+}
+
 const spaceSchema = z.looseObject({
   name: z.string(),
   spaceType: z.optional(z.string()),

@@ -8,7 +8,7 @@ import {
   type PrivacyUnconfirmed,
 } from "../chat-channel.ts";
 import { reminderText } from "../replies.ts";
-import { type GchatApi, SPACE_NAME, THREAD_NAME } from "./gchat-api.ts";
+import { type GchatApi, isAppDirectMessage, SPACE_NAME, THREAD_NAME } from "./gchat-api.ts";
 import { renderQuestionMessage, renderRetiredMessage, textMessage } from "./gchat-render.ts";
 
 /** The owner prefix of a Google Chat person: `gchat:users/<id>`. */
@@ -16,7 +16,7 @@ const OWNER_PREFIX = "gchat:";
 
 /**
  * Whether `space` is the direct message between the app and `answerer`, as the Chat API says: the space is
- * a `DIRECT_MESSAGE` with the app and one person (`singleUserBotDm`), and it is the one the API finds for
+ * the app's direct message with one person (`isAppDirectMessage`), and it is the one the API finds for
  * that person (`spaces:findDirectMessage`). The target names the space and the owner names the person, and
  * both are written by whoever holds an API key, so only the API can tie them together. Any error, or an
  * answerer of another platform, means shared.
@@ -29,7 +29,7 @@ async function isDirectMessageWith(
 ): Promise<boolean> {
   if (!answerer.startsWith(`${OWNER_PREFIX}users/`)) return false;
   const described = await askPrivacy(() => api.space(space), privacyUnconfirmed);
-  if (described?.spaceType !== "DIRECT_MESSAGE" || described.singleUserBotDm !== true) return false;
+  if (!isAppDirectMessage(described)) return false;
   const user = answerer.slice(OWNER_PREFIX.length);
   const direct = await askPrivacy(() => api.directMessageWith(user), privacyUnconfirmed);
   return direct?.name === space;

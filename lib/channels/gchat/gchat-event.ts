@@ -9,15 +9,9 @@ import { parseJsonBody } from "../../http/webhook-prelude.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Answers } from "../../questions/schema.ts";
 import * as z from "../../zod.ts";
-import {
-  type Control,
-  type ControlKind,
-  controlAction,
-  decodeControl,
-  inputsInbound,
-} from "../control-codec.ts";
+import { type Control, cardTapInbound, decodeControl, inputsInbound } from "../control-codec.ts";
 import { cardValues, type Inbound, stepAnswers } from "../inbound.ts";
-import { SPACE_NAME } from "./gchat-api.ts";
+import { isAppDirectMessage, SPACE_NAME } from "./gchat-api.ts";
 import { CONTROL_PARAMETER, choiceInputName, otherInputName } from "./gchat-render.ts";
 
 /** A person's resource name, as events carry it (`users/<numeric id>`): the owner is `gchat:` and this. */
@@ -74,15 +68,10 @@ export function parseEvent(body: Buffer): GchatEvent | undefined {
   return parseJsonBody(eventSchema, body);
 }
 
-/** Whether the event comes from the app's direct message with one person. */
+/** Whether the event comes from the app's direct message with one person (delivery's rule, gchat-api.ts). */
 export function isDirectMessage(event: GchatEvent): boolean {
-  // The same rule as delivery's (gchat-channel.ts): the app's direct message with one person and no other
-  // human. A notice that carries someone's own link is posted without privateMessageViewer only there.
-  return event.space?.spaceType === "DIRECT_MESSAGE" && event.space?.singleUserBotDm === true;
+  return isAppDirectMessage(event.space);
 }
-
-/** The taps that send the card's inputs with them: a step's Done (checkboxes) and Send (own-answer box). */
-const SENDS_INPUTS: ReadonlySet<ControlKind> = new Set(["done", "other"]);
 
 /** The control a click carries, if it is a click on one of Handraise's cards. */
 export function controlOf(event: GchatEvent): Control | undefined {
@@ -140,7 +129,7 @@ function isAddressed(event: GchatEvent): boolean {
  * The inbound event of a Chat event, or undefined when it is nothing to answer: not a click or a message,
  * not from a person, not in a space, or a click on something not Handraise's. A click on an option, Back,
  * Skip or "Answer in browser" is a `control`; one that sends the card's inputs (Done, Send) is a `form`
- * whose answers `withInputs` reads once the question is known.
+ * whose answers `withInputs` reads once the question is known (`cardTapInbound`).
  */
 export function eventToInbound(event: GchatEvent): { inbound: Inbound; control?: Control } | undefined {
   const user = event.user;
@@ -158,14 +147,7 @@ export function eventToInbound(event: GchatEvent): { inbound: Inbound; control?:
       event.eventTime ?? "",
       event.common?.parameters?.[CONTROL_PARAMETER] ?? "",
     );
-    const { questionId } = control;
-    if (SENDS_INPUTS.has(control.kind)) {
-      return { inbound: { ...base, dedupeKey, kind: "form", questionId, answers: {} }, control };
-    }
-    return {
-      inbound: { ...base, dedupeKey, kind: "control", questionId, action: controlAction(control) },
-      control,
-    };
+    return { inbound: cardTapInbound({ ...base, dedupeKey }, control), control };
   }
   if (event.type !== "MESSAGE") return undefined;
   const text = (event.message?.argumentText ?? event.message?.text ?? "").trim();

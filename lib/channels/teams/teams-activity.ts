@@ -10,13 +10,7 @@ import { parseJsonBody } from "../../http/webhook-prelude.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import type { Answers } from "../../questions/schema.ts";
 import * as z from "../../zod.ts";
-import {
-  type Control,
-  type ControlKind,
-  controlAction,
-  decodeControl,
-  inputsInbound,
-} from "../control-codec.ts";
+import { type Control, cardTapInbound, decodeControl, inputsInbound } from "../control-codec.ts";
 import { cardValues, type Inbound, stepAnswers } from "../inbound.ts";
 import { choiceInputId, otherInputId } from "./teams-render.ts";
 
@@ -57,9 +51,6 @@ export type TeamsInboundActivity = z.infer<typeof activitySchema>;
 
 /** A tap's data: one control-codec.ts string (teams-render.ts). */
 const tapSchema = z.looseObject({ handraise: z.string().check(z.maxLength(64)) });
-
-/** The taps that send the card's inputs with them: a step's Done (choice set) and Send (own-answer box). */
-const SENDS_INPUTS: ReadonlySet<ControlKind> = new Set(["done", "other"]);
 
 /** The Bot Framework activity in a request body, or undefined when the body is not one. */
 export function parseActivity(body: Buffer): TeamsInboundActivity | undefined {
@@ -137,7 +128,7 @@ function withoutBotMentions(activity: TeamsInboundActivity): { text: string; men
  * The inbound event of an activity, or undefined when it is nothing to answer: not a message, not from a
  * person with an Entra id (Handraise's owners are `teams:<aadObjectId>`), or not a tap on one of its cards
  * nor any text. A tap on an option, Back or Skip is a `control`; a tap that sends the card's inputs (Done,
- * Send) is a `form` whose answers `withInputs` reads once the question is known.
+ * Send) is a `form` whose answers `withInputs` reads once the question is known (`cardTapInbound`).
  */
 export function activityToInbound(
   activity: TeamsInboundActivity,
@@ -156,11 +147,7 @@ export function activityToInbound(
   if (activity.value !== undefined) {
     const control = tapOf(activity);
     if (!control) return undefined;
-    const { questionId } = control;
-    if (SENDS_INPUTS.has(control.kind)) {
-      return { inbound: { ...base, kind: "form", questionId, answers: {} }, control };
-    }
-    return { inbound: { ...base, kind: "control", questionId, action: controlAction(control) }, control };
+    return { inbound: cardTapInbound(base, control), control };
   }
   const { text, mentioned } = withoutBotMentions(activity);
   if (text === "") return undefined;

@@ -5,6 +5,7 @@ import { HttpError } from "../../http/http-errors.ts";
 import { json } from "../../http/responses.ts";
 import { verifiedWebhook } from "../../http/webhook-prelude.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
+import { copiesNotRecorded } from "../../questions/record-budget.ts";
 import { cutText } from "../../questions/text.ts";
 import type { SecretValue } from "../../secrets/secrets.ts";
 import type { AnswerLinks } from "../../web/answer-link.ts";
@@ -229,6 +230,8 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
       reply_parameters: { message_id: question.message_id },
       reply_markup: { force_reply: true, input_field_placeholder: replies.yourAnswer, selective: true },
     });
+    const notRecorded = copiesNotRecorded(record.deliveries, 1);
+    if (notRecorded) deps.onError(notRecorded, "telegram prompt for an own answer");
     await deps.store.addDeliveries(
       record.id,
       [{ channel: "telegram", chatId: String(question.chat.id), messageId: String(prompt.message_id) }],

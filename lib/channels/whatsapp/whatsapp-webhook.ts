@@ -4,6 +4,7 @@ import { HttpError } from "../../http/http-errors.ts";
 import { json } from "../../http/responses.ts";
 import { verifiedWebhook } from "../../http/webhook-prelude.ts";
 import type { QuestionRecord } from "../../questions/question-record.ts";
+import { copiesNotRecorded } from "../../questions/record-budget.ts";
 import type { SecretValue } from "../../secrets/secrets.ts";
 import type { Telemetry } from "../../telemetry/telemetry.ts";
 import { browserEntry, copyIn } from "../answer-in-browser.ts";
@@ -122,6 +123,8 @@ export function createWhatsappWebhook(deps: WhatsappWebhookDeps) {
     const privateTo = copyIn(record, "whatsapp", chatId)?.privateTo;
     try {
       const messageId = await deps.api.send(chatId, await render(privateTo));
+      const notRecorded = copiesNotRecorded(record.deliveries, 1);
+      if (notRecorded) deps.onError(notRecorded, "whatsapp post of a step");
       await deps.store.addDeliveries(
         record.id,
         [{ channel: "whatsapp", chatId, messageId, ...(privateTo !== undefined && { privateTo }) }],

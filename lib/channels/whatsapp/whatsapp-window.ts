@@ -9,6 +9,7 @@
 
 import { HttpError } from "../../http/http-errors.ts";
 import type { Delivery, QuestionRecord } from "../../questions/question-record.ts";
+import { copiesNotRecorded } from "../../questions/record-budget.ts";
 import type { QuestionStore } from "../../store/question-store.ts";
 import { idsOf, refOf, type Telemetry } from "../../telemetry/telemetry.ts";
 import type { AnswerLinks } from "../../web/answer-link.ts";
@@ -170,6 +171,8 @@ export function createClosedWindowHandler(deps: ClosedWindowDeps) {
       messageId,
       ...(copy.privateTo !== undefined && { privateTo: copy.privateTo }),
     };
+    const notRecorded = copiesNotRecorded(record.deliveries, 1);
+    if (notRecorded) telemetry.failed("recording the template sent for a closed window", notRecorded, ids);
     try {
       await store.addDeliveries(record.id, [template], now());
     } catch (error) {

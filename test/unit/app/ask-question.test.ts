@@ -3,7 +3,7 @@ import { type AskQuestionInput, createAskQuestion } from "#lib/app/ask-question.
 import { InvalidArgumentError, SessionBusyError } from "#lib/app/errors.ts";
 import type { CallbackOutcome, TaskCallbacks } from "#lib/callbacks/task-callbacks.ts";
 import type { ChatChannel } from "#lib/channels/chat-channel.ts";
-import type { QuestionRecord } from "#lib/questions/question-record.ts";
+import { MAX_COPIES, type QuestionRecord } from "#lib/questions/question-record.ts";
 import type { CreateResult, NewQuestion, Outcome, QuestionStore } from "#lib/store/question-store.ts";
 import { silentTelemetry } from "#lib/telemetry/telemetry.ts";
 
@@ -159,6 +159,30 @@ describe("askQuestion reminders and escalation", () => {
     });
     await ask({ args, owner: "web:a", deliverTo: [], remindAfterSeconds: [] });
     expect(created.map((q) => q.remindAfterSeconds)).toEqual([[60, 600], [60, 600], []]);
+  });
+});
+
+describe("askQuestion copies", () => {
+  it("refuses more than MAX_COPIES chats in all (owner's, answerers', escalation's), storing nothing", async () => {
+    const { ask, created } = setup("resumed");
+    const chats = (from: number, count: number) =>
+      Array.from({ length: count }, (_, n) => ({ channel: "console", chatId: `c${from + n}` }));
+    const answerers = Array.from({ length: 5 }, (_, a) => ({
+      owner: `web:p${a}`,
+      deliverTo: chats(10 * (a + 1), 10),
+    }));
+    const escalate = { afterSeconds: 60, owner: "web:e", deliverTo: chats(90, 1) };
+    // 10 + 50 chats is the cap; the escalation's one more is past it.
+    await expect(
+      ask({ args, owner: "web:a", deliverTo: chats(0, 10), answerers, escalate }),
+    ).rejects.toMatchObject({
+      name: "InvalidArgumentError",
+      issues: [{ path: "deliverTo", message: expect.stringContaining(`at most ${MAX_COPIES} chats in all`) }],
+    });
+    expect(created).toEqual([]);
+    // At the cap it is stored (delivering to this test's console channel is another matter).
+    await ask({ args, owner: "web:a", deliverTo: chats(0, 10), answerers }).catch(() => undefined);
+    expect(created).toHaveLength(1);
   });
 });
 

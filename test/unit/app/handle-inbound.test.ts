@@ -5,7 +5,7 @@ import type { ResolveQuestion } from "#lib/app/resolve-question.ts";
 import type { Inbound } from "#lib/channels/inbound.ts";
 import { outcomeReplyText } from "#lib/channels/replies.ts";
 import { normalizeAskUserArgs } from "#lib/questions/index.ts";
-import { answerRefusal, type QuestionRecord } from "#lib/questions/question-record.ts";
+import { answerRefusal, MAX_COPIES, type QuestionRecord } from "#lib/questions/question-record.ts";
 import type { QuestionStore } from "#lib/store/question-store.ts";
 import { type AnswerLinks, createAnswerLinks, NO_ANSWER_LINKS } from "#lib/web/answer-link.ts";
 
@@ -332,5 +332,51 @@ describe("handleInbound: /question posts the question again as it was asked", ()
     });
     expect(outcome.kind).toBe("shown");
     expect(posted.map((question) => question.context)).toEqual(["Release agent for alice"]);
+  });
+
+  it("posts nothing for a question that holds MAX_COPIES copies, and says so", async () => {
+    const full: QuestionRecord = {
+      ...record,
+      deliveries: Array.from({ length: MAX_COPIES }, () => ({ channel: "telegram", chatId: "-100" })),
+    };
+    const added: unknown[] = [];
+    const store = {
+      get: async (id: string) => (id === full.id ? full : undefined),
+      listPendingPage: async () => ({ questions: [full] }),
+      addDeliveries: async (...call: unknown[]) => added.push(call),
+      findPrivateQuestions: async () => [],
+      claimEvent: async () => true,
+      releaseEvent: async () => undefined,
+    } as unknown as QuestionStore;
+    const posted: unknown[] = [];
+    const telegram = {
+      name: "telegram",
+      deliver: async (...call: unknown[]) => {
+        posted.push(call);
+        return { channel: "telegram", chatId: "-100", messageId: "8" };
+      },
+      retire: async () => {},
+      remind: async () => {},
+    };
+    const handle = createHandleInbound({
+      store,
+      resolve: {} as ResolveQuestion,
+      channels: new Map([["telegram", telegram]]),
+      links: NO_ANSWER_LINKS,
+      now: () => 1,
+    });
+    const outcome = await handle({
+      platform: "telegram",
+      actor: "telegram:42",
+      chatId: "-100",
+      kind: "command",
+      command: "question",
+    });
+    expect(outcome.kind).toBe("copies_full");
+    expect(outcomeReplyText(outcome)).toBe(
+      "This question has been posted as often as it can be, so not here: answer it where it was posted.",
+    );
+    expect(posted).toEqual([]);
+    expect(added).toEqual([]);
   });
 });

@@ -1,8 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { resultOf } from "#lib/app/question-result.ts";
 import { questionEvent } from "#lib/events/question-event.ts";
-import type { Delivery, QuestionRecord, Vote } from "#lib/questions/question-record.ts";
-import { draftsFit, jsonBytes, votesFit } from "#lib/questions/record-budget.ts";
+import {
+  type Delivery,
+  type DeliveryTarget,
+  MAX_COPIES,
+  type QuestionRecord,
+  type Vote,
+} from "#lib/questions/question-record.ts";
+import {
+  copiesNotRecorded,
+  copiesRoom,
+  draftsFit,
+  jsonBytes,
+  votesFit,
+} from "#lib/questions/record-budget.ts";
 import { MAX_DRAFTS_BYTES, MAX_VOTES_BYTES } from "#lib/questions/schema.ts";
 import { ALPHABETS, type Alphabet, largestAnswers, largestRecord } from "../../support/largest-questions.ts";
 
@@ -13,15 +25,16 @@ const ITEM_BYTES = 400_000;
 
 const person = (n: number) => `slack:T${"0".repeat(10)}:U${String(n).padStart(10, "0")}`;
 
-/** A copy as a platform posts it: ids of the length platforms use, a Teams service URL. */
-const copy = (n: number): Delivery => ({
-  channel: "teams",
-  chatId: `a:${"x".repeat(120)}${n}`,
-  threadId: `t${"1".repeat(40)}`,
-  serviceUrl: "https://smba.trafficmanager.net/emea/",
-  messageId: `m${"2".repeat(40)}`,
-  privateTo: person(n),
+/** A target with every id at the longest the API takes. */
+const target = (n: number): DeliveryTarget => ({
+  channel: "c".repeat(32),
+  chatId: `${n}`.padStart(256, "x"),
+  threadId: "t".repeat(256),
+  serviceUrl: `https://${"s".repeat(504)}`,
 });
+
+/** A posted copy: its target, a message id longer than any platform's, and the person it is private to. */
+const copy = (n: number): Delivery => ({ ...target(n), messageId: "m".repeat(300), privateTo: person(n) });
 
 /** Every vote the budget takes: the longest answers, by the longest identities, until one more would not fit. */
 function votesAtBudget(record: QuestionRecord, alphabet: Alphabet): Vote[] {
@@ -42,7 +55,10 @@ function draftsAtBudget(record: QuestionRecord, alphabet: Alphabet): NonNullable
   return drafts;
 }
 
-/** The largest record several people decide: nine answerers and a hundred copies, votes and drafts at budget. */
+/**
+ * The largest record several people decide: nine answerers, an escalation to ten chats, MAX_COPIES copies
+ * (however they came: targets, re-posts, steps), every id at its longest, votes and drafts at budget.
+ */
 function largestVotedRecord(alphabet: Alphabet): QuestionRecord {
   const pending = largestRecord(alphabet);
   const answerers = Array.from({ length: 9 }, (_, a) => ({ owner: person(a), fromMs: 0 }));
@@ -53,7 +69,12 @@ function largestVotedRecord(alphabet: Alphabet): QuestionRecord {
     askedBy: `api:${"n".repeat(64)}`,
     answerers,
     quorum: 10,
-    deliveries: Array.from({ length: 100 }, (_, n) => copy(n)),
+    escalate: {
+      afterSeconds: 60,
+      owner: person(97),
+      deliverTo: Array.from({ length: 10 }, (_, n) => target(n)),
+    },
+    deliveries: Array.from({ length: MAX_COPIES }, (_, n) => copy(n)),
     votes: votesAtBudget(pending, alphabet),
     drafts: draftsAtBudget(pending, alphabet),
   };
@@ -67,15 +88,18 @@ describe("a question's votes and drafts budgets", () => {
       expect(jsonBytes(record.votes)).toBeGreaterThan(MAX_VOTES_BYTES - 40_000);
       expect(jsonBytes(record.votes)).toBeLessThanOrEqual(MAX_VOTES_BYTES);
       expect(jsonBytes(record.drafts)).toBeLessThanOrEqual(MAX_DRAFTS_BYTES);
+      expect(jsonBytes(record.deliveries)).toBeGreaterThan(MAX_COPIES * 1_400);
+      // A closing write drops the drafts (the stored item below keeps them while the question is pending).
+      const { drafts: _dropped, ...closed } = record;
       const answered: QuestionRecord = {
-        ...record,
+        ...closed,
         status: "answered",
         answers: largestAnswers(record.questions, alphabet),
         resolvedBy: person(9),
       };
       // The result a run is resumed with: answers and every vote.
       expect(jsonBytes(resultOf(answered))).toBeLessThan(TASK_OUTPUT_BYTES * 0.6);
-      const noQuorum: QuestionRecord = { ...record, status: "no_quorum" };
+      const noQuorum: QuestionRecord = { ...closed, status: "no_quorum" };
       expect(jsonBytes(resultOf(noQuorum))).toBeLessThan(TASK_OUTPUT_BYTES * 0.6);
       // The "Question Resolved" event as PutEvents sends it: detail-type, source and the detail's JSON.
       const event = questionEvent("Question Resolved", answered);
@@ -99,5 +123,15 @@ describe("a question's votes and drafts budgets", () => {
     expect(draftsFit(drafts, "slack:T1:U_new", own)).toBe(false);
     // Replacing one's own draft with the same never grows the drafts.
     expect(draftsFit(drafts, Object.keys(drafts)[0] as string, own)).toBe(true);
+  });
+
+  it("a question records at most MAX_COPIES copies; past them the log says what becomes of the rest", () => {
+    const copies = Array.from({ length: MAX_COPIES - 1 }, (_, n) => copy(n));
+    expect(copiesRoom(copies)).toBe(1);
+    expect(copiesNotRecorded(copies, 1)).toBeUndefined();
+    expect(copiesRoom([...copies, copy(99)])).toBe(0);
+    expect(copiesNotRecorded(copies, 3)?.message).toBe(
+      `2 of 3 copies not recorded (a question records at most ${MAX_COPIES}): they still route to the question, but are not retired when it ends`,
+    );
   });
 });
