@@ -8,8 +8,10 @@
 import { SSMProvider } from "@aws-lambda-powertools/parameters/ssm";
 import { SSMClient } from "@aws-sdk/client-ssm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiKeyring } from "#lib/auth/api-keys.ts";
 import { ConfigError } from "#lib/config.ts";
 import { preloadSecrets } from "#lib/secrets/secrets.ts";
+import { SsmParameterProvider } from "#lib/secrets/ssm-parameter-provider.ts";
 import { createSsmSecrets } from "#lib/secrets/ssm-secrets.ts";
 import { type FakePlatform, startFakePlatform } from "./support/fake-platform.ts";
 import { type FakeSsm, startFakeSsm } from "./support/fake-ssm.ts";
@@ -51,6 +53,23 @@ afterAll(async () => {
   await telegram?.stop();
   await ssm?.stop();
 });
+
+const LOCAL = { region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } };
+
+/** Secrets read as a deployed function reads them (SsmParameterProvider), from the fake SSM. */
+const deployedSecrets = (prefix: string, maxAgeSeconds: number, now: () => number = () => 0) =>
+  createSsmSecrets({
+    prefix,
+    maxAgeSeconds,
+    now,
+    provider: new SsmParameterProvider({ ...LOCAL, endpoint: ssm.url }),
+  });
+
+/** SSM calls of one operation, for the parameter or path given. */
+const callsOf = (operation: "GetParameter" | "GetParametersByPath", nameOrPath: string) =>
+  ssm.calls.filter(
+    (call) => call.operation === operation && (call.body.Name ?? call.body.Path) === nameOrPath,
+  ).length;
 
 const api = (method: string, path: string, body?: unknown) =>
   stack.api(method, path, body, { auth: `Bearer ${API_KEY}` });
@@ -254,5 +273,27 @@ describe("secrets from SSM Parameter Store", () => {
     expect(message).toContain('/handraise/broken/telegram/webhook-secret is a placeholder ("unset")');
     expect(message).toContain("/handraise/broken/slack/signing-secret must be 32 hexadecimal characters");
     expect(message).not.toContain("not-hex-but-a-real-looking-secret");
+  });
+
+  it("remember an empty group for the cache age: a deployment with no named keys reads the path once, not per request", async () => {
+    let clock = 0;
+    const keyring = createApiKeyring(deployedSecrets("/handraise/no-named", 60, () => clock));
+    ssm.put("/handraise/no-named/api-key", "no-named-admin-key-0123456789abcdef");
+    for (let i = 0; i < 5; i++) {
+      expect(await keyring.identify("no-named-admin-key-0123456789abcdef")).toEqual({
+        name: "default",
+        scope: "admin",
+      });
+    }
+    expect(callsOf("GetParameter", "/handraise/no-named/api-key")).toBe(1);
+    expect(callsOf("GetParametersByPath", "/handraise/no-named/api-keys")).toBe(1);
+    // A key added later is not read within the cache age, and is once it has passed.
+    const added = "no-named-added-key-0123456789abcdef";
+    ssm.put("/handraise/no-named/api-keys/added", `ask:${added}`);
+    expect(await keyring.identify(added)).toBeUndefined();
+    expect(callsOf("GetParametersByPath", "/handraise/no-named/api-keys")).toBe(1);
+    clock += 60_001;
+    expect(await keyring.identify(added)).toEqual({ name: "added", scope: "ask" });
+    expect(callsOf("GetParametersByPath", "/handraise/no-named/api-keys")).toBe(2);
   });
 });
