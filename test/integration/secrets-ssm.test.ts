@@ -167,18 +167,7 @@ describe("secrets from SSM Parameter Store", () => {
   });
 
   it("read every page of the path, and refuse a malformed key naming its parameter, never its value", async () => {
-    const secrets = createSsmSecrets({
-      prefix: "/handraise/many",
-      maxAgeSeconds: 60,
-      now: () => 0,
-      provider: new SSMProvider({
-        awsSdkV3Client: new SSMClient({
-          endpoint: ssm.url,
-          region: "us-east-1",
-          credentials: { accessKeyId: "local", secretAccessKey: "local" },
-        }),
-      }),
-    });
+    const secrets = deployedSecrets("/handraise/many", 60);
     // SSM answers at most 10 parameters a page.
     for (let i = 0; i < 12; i++)
       ssm.put(`/handraise/many/api-keys/agent-${i}`, `ask:many-key-${i}-0123456789abcdef`);
@@ -188,18 +177,7 @@ describe("secrets from SSM Parameter Store", () => {
     expect(Object.keys(keys).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `agent-${i}`).sort());
     expect(keys["agent-3"]).toBe("ask:many-key-3-0123456789abcdef");
 
-    const broken = createSsmSecrets({
-      prefix: "/handraise/broken-keys",
-      maxAgeSeconds: 60,
-      now: () => 0,
-      provider: new SSMProvider({
-        awsSdkV3Client: new SSMClient({
-          endpoint: ssm.url,
-          region: "us-east-1",
-          credentials: { accessKeyId: "local", secretAccessKey: "local" },
-        }),
-      }),
-    });
+    const broken = deployedSecrets("/handraise/broken-keys", 60);
     ssm.put("/handraise/broken-keys/api-keys/agent", "owner:broken-key-0123456789abcdef");
     const started = preloadSecrets(broken, [], [], ["api-keys"]);
     await expect(started).rejects.toBeInstanceOf(ConfigError);
@@ -223,18 +201,7 @@ describe("secrets from SSM Parameter Store", () => {
 
   it("remember a missing parameter for the cache age: an optional secret left out costs no read per request", async () => {
     let clock = 0;
-    const secrets = createSsmSecrets({
-      prefix: "/handraise/optional",
-      maxAgeSeconds: 60,
-      now: () => clock,
-      provider: new SSMProvider({
-        awsSdkV3Client: new SSMClient({
-          endpoint: ssm.url,
-          region: "us-east-1",
-          credentials: { accessKeyId: "local", secretAccessKey: "local" },
-        }),
-      }),
-    });
+    const secrets = deployedSecrets("/handraise/optional", 60, () => clock);
     const name = "/handraise/optional/link-secret";
     const reads = () => ssm.calls.filter((call) => call.body.Name === name).length;
     expect(await secrets.get("link-secret")).toBeUndefined();
@@ -248,18 +215,7 @@ describe("secrets from SSM Parameter Store", () => {
   });
 
   it("stop a function at start when one is missing or a placeholder, naming each (never a value)", async () => {
-    const secrets = createSsmSecrets({
-      prefix: "/handraise/broken",
-      maxAgeSeconds: 1,
-      now: () => 0,
-      provider: new SSMProvider({
-        awsSdkV3Client: new SSMClient({
-          endpoint: ssm.url,
-          region: "us-east-1",
-          credentials: { accessKeyId: "local", secretAccessKey: "local" },
-        }),
-      }),
-    });
+    const secrets = deployedSecrets("/handraise/broken", 1);
     ssm.put("/handraise/broken/telegram/webhook-secret", "unset");
     ssm.put("/handraise/broken/slack/signing-secret", "not-hex-but-a-real-looking-secret");
     const started = preloadSecrets(secrets, [
@@ -295,5 +251,24 @@ describe("secrets from SSM Parameter Store", () => {
     clock += 60_001;
     expect(await keyring.identify(added)).toEqual({ name: "added", scope: "ask" });
     expect(callsOf("GetParametersByPath", "/handraise/no-named/api-keys")).toBe(2);
+  });
+
+  it("read the same through Powertools' SSMProvider, as the doctor does: every page, a missing parameter remembered", async () => {
+    let clock = 0;
+    const secrets = createSsmSecrets({
+      prefix: "/handraise/doctor",
+      maxAgeSeconds: 60,
+      now: () => clock,
+      provider: new SSMProvider({ awsSdkV3Client: new SSMClient({ ...LOCAL, endpoint: ssm.url }) }),
+    });
+    for (let i = 0; i < 12; i++)
+      ssm.put(`/handraise/doctor/api-keys/agent-${i}`, `ask:doctor-key-${i}-0123456789abcdef`);
+    expect(Object.keys(await secrets.getGroup("api-keys"))).toHaveLength(12);
+    expect(await secrets.get("link-secret")).toBeUndefined();
+    expect(await secrets.get("link-secret")).toBeUndefined();
+    expect(callsOf("GetParameter", "/handraise/doctor/link-secret")).toBe(1);
+    clock += 60_001;
+    expect(await secrets.get("link-secret")).toBeUndefined();
+    expect(callsOf("GetParameter", "/handraise/doctor/link-secret")).toBe(2);
   });
 });
