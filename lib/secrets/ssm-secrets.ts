@@ -23,7 +23,7 @@ export interface SsmSecretsOptions {
   maxAgeSeconds: number;
   /** The provider to read through (tests and scripts pass their own); built on first use otherwise. */
   provider?: SsmParameterSource | undefined;
-  /** Epoch ms: when a missing parameter is read again. */
+  /** Epoch ms: when a missing parameter or an empty group is read again. */
   now: () => number;
 }
 
@@ -37,13 +37,15 @@ export interface SsmSecretsOptions {
  * (throttling, access denied) is thrown as it is.
  *
  * A group (`api-keys`) is every parameter directly under `<prefix>/<group>`, read with GetParametersByPath
- * (not recursive, decrypted, every page) and cached the same way: the only SSM permission it needs is that
- * call on that one path, and a key added or removed there is seen within `maxAgeSeconds`.
+ * (not recursive, decrypted, every page) and cached for `maxAgeSeconds` too — an empty group remembered here,
+ * as Powertools caches only a non-empty one, since it is read on every API request: the only SSM permission
+ * it needs is that call on that one path, and a key added or removed there is seen within `maxAgeSeconds`.
  */
 export function createSsmSecrets(options: SsmSecretsOptions): Secrets {
   let provider = options.provider;
   const prefix = options.prefix.replace(/\/+$/, "");
   const missingUntil = new Map<SecretName, number>();
+  const emptyUntil = new Map<SecretGroup, number>();
   return {
     async get(name: SecretName) {
       const path = `${prefix}/${name}`;
@@ -72,6 +74,7 @@ export function createSsmSecrets(options: SsmSecretsOptions): Secrets {
 
     async getGroup(group: SecretGroup) {
       const path = `${prefix}/${group}`;
+      if ((emptyUntil.get(group) ?? 0) > options.now()) return {};
       provider ??= new SsmParameterProvider();
       const values = await provider.getMultiple(path, {
         decrypt: true,
@@ -83,6 +86,9 @@ export function createSsmSecrets(options: SsmSecretsOptions): Secrets {
         const problem = secretProblem(`${group}/${name}`, String(value));
         if (problem !== undefined) throw new ConfigError(`The SSM parameter ${path}/${name} ${problem}.`);
         members[name] = String(value);
+      }
+      if (Object.keys(members).length === 0) {
+        emptyUntil.set(group, options.now() + options.maxAgeSeconds * 1000);
       }
       return members;
     },

@@ -8,8 +8,10 @@
 import { SSMProvider } from "@aws-lambda-powertools/parameters/ssm";
 import { SSMClient } from "@aws-sdk/client-ssm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiKeyring } from "#lib/auth/api-keys.ts";
 import { ConfigError } from "#lib/config.ts";
 import { preloadSecrets } from "#lib/secrets/secrets.ts";
+import { SsmParameterProvider } from "#lib/secrets/ssm-parameter-provider.ts";
 import { createSsmSecrets } from "#lib/secrets/ssm-secrets.ts";
 import { type FakePlatform, startFakePlatform } from "./support/fake-platform.ts";
 import { type FakeSsm, startFakeSsm } from "./support/fake-ssm.ts";
@@ -51,6 +53,23 @@ afterAll(async () => {
   await telegram?.stop();
   await ssm?.stop();
 });
+
+const LOCAL = { region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } };
+
+/** Secrets read as a deployed function reads them (SsmParameterProvider), from the fake SSM. */
+const deployedSecrets = (prefix: string, maxAgeSeconds: number, now: () => number = () => 0) =>
+  createSsmSecrets({
+    prefix,
+    maxAgeSeconds,
+    now,
+    provider: new SsmParameterProvider({ ...LOCAL, endpoint: ssm.url }),
+  });
+
+/** SSM calls of one operation, for the parameter or path given. */
+const callsOf = (operation: "GetParameter" | "GetParametersByPath", nameOrPath: string) =>
+  ssm.calls.filter(
+    (call) => call.operation === operation && (call.body.Name ?? call.body.Path) === nameOrPath,
+  ).length;
 
 const api = (method: string, path: string, body?: unknown) =>
   stack.api(method, path, body, { auth: `Bearer ${API_KEY}` });
@@ -148,18 +167,7 @@ describe("secrets from SSM Parameter Store", () => {
   });
 
   it("read every page of the path, and refuse a malformed key naming its parameter, never its value", async () => {
-    const secrets = createSsmSecrets({
-      prefix: "/handraise/many",
-      maxAgeSeconds: 60,
-      now: () => 0,
-      provider: new SSMProvider({
-        awsSdkV3Client: new SSMClient({
-          endpoint: ssm.url,
-          region: "us-east-1",
-          credentials: { accessKeyId: "local", secretAccessKey: "local" },
-        }),
-      }),
-    });
+    const secrets = deployedSecrets("/handraise/many", 60);
     // SSM answers at most 10 parameters a page.
     for (let i = 0; i < 12; i++)
       ssm.put(`/handraise/many/api-keys/agent-${i}`, `ask:many-key-${i}-0123456789abcdef`);
@@ -169,18 +177,7 @@ describe("secrets from SSM Parameter Store", () => {
     expect(Object.keys(keys).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `agent-${i}`).sort());
     expect(keys["agent-3"]).toBe("ask:many-key-3-0123456789abcdef");
 
-    const broken = createSsmSecrets({
-      prefix: "/handraise/broken-keys",
-      maxAgeSeconds: 60,
-      now: () => 0,
-      provider: new SSMProvider({
-        awsSdkV3Client: new SSMClient({
-          endpoint: ssm.url,
-          region: "us-east-1",
-          credentials: { accessKeyId: "local", secretAccessKey: "local" },
-        }),
-      }),
-    });
+    const broken = deployedSecrets("/handraise/broken-keys", 60);
     ssm.put("/handraise/broken-keys/api-keys/agent", "owner:broken-key-0123456789abcdef");
     const started = preloadSecrets(broken, [], [], ["api-keys"]);
     await expect(started).rejects.toBeInstanceOf(ConfigError);
@@ -204,18 +201,7 @@ describe("secrets from SSM Parameter Store", () => {
 
   it("remember a missing parameter for the cache age: an optional secret left out costs no read per request", async () => {
     let clock = 0;
-    const secrets = createSsmSecrets({
-      prefix: "/handraise/optional",
-      maxAgeSeconds: 60,
-      now: () => clock,
-      provider: new SSMProvider({
-        awsSdkV3Client: new SSMClient({
-          endpoint: ssm.url,
-          region: "us-east-1",
-          credentials: { accessKeyId: "local", secretAccessKey: "local" },
-        }),
-      }),
-    });
+    const secrets = deployedSecrets("/handraise/optional", 60, () => clock);
     const name = "/handraise/optional/link-secret";
     const reads = () => ssm.calls.filter((call) => call.body.Name === name).length;
     expect(await secrets.get("link-secret")).toBeUndefined();
@@ -229,18 +215,7 @@ describe("secrets from SSM Parameter Store", () => {
   });
 
   it("stop a function at start when one is missing or a placeholder, naming each (never a value)", async () => {
-    const secrets = createSsmSecrets({
-      prefix: "/handraise/broken",
-      maxAgeSeconds: 1,
-      now: () => 0,
-      provider: new SSMProvider({
-        awsSdkV3Client: new SSMClient({
-          endpoint: ssm.url,
-          region: "us-east-1",
-          credentials: { accessKeyId: "local", secretAccessKey: "local" },
-        }),
-      }),
-    });
+    const secrets = deployedSecrets("/handraise/broken", 1);
     ssm.put("/handraise/broken/telegram/webhook-secret", "unset");
     ssm.put("/handraise/broken/slack/signing-secret", "not-hex-but-a-real-looking-secret");
     const started = preloadSecrets(secrets, [
@@ -254,5 +229,46 @@ describe("secrets from SSM Parameter Store", () => {
     expect(message).toContain('/handraise/broken/telegram/webhook-secret is a placeholder ("unset")');
     expect(message).toContain("/handraise/broken/slack/signing-secret must be 32 hexadecimal characters");
     expect(message).not.toContain("not-hex-but-a-real-looking-secret");
+  });
+
+  it("remember an empty group for the cache age: a deployment with no named keys reads the path once, not per request", async () => {
+    let clock = 0;
+    const keyring = createApiKeyring(deployedSecrets("/handraise/no-named", 60, () => clock));
+    ssm.put("/handraise/no-named/api-key", "no-named-admin-key-0123456789abcdef");
+    for (let i = 0; i < 5; i++) {
+      expect(await keyring.identify("no-named-admin-key-0123456789abcdef")).toEqual({
+        name: "default",
+        scope: "admin",
+      });
+    }
+    expect(callsOf("GetParameter", "/handraise/no-named/api-key")).toBe(1);
+    expect(callsOf("GetParametersByPath", "/handraise/no-named/api-keys")).toBe(1);
+    // A key added later is not read within the cache age, and is once it has passed.
+    const added = "no-named-added-key-0123456789abcdef";
+    ssm.put("/handraise/no-named/api-keys/added", `ask:${added}`);
+    expect(await keyring.identify(added)).toBeUndefined();
+    expect(callsOf("GetParametersByPath", "/handraise/no-named/api-keys")).toBe(1);
+    clock += 60_001;
+    expect(await keyring.identify(added)).toEqual({ name: "added", scope: "ask" });
+    expect(callsOf("GetParametersByPath", "/handraise/no-named/api-keys")).toBe(2);
+  });
+
+  it("read the same through Powertools' SSMProvider, as the doctor does: every page, a missing parameter remembered", async () => {
+    let clock = 0;
+    const secrets = createSsmSecrets({
+      prefix: "/handraise/doctor",
+      maxAgeSeconds: 60,
+      now: () => clock,
+      provider: new SSMProvider({ awsSdkV3Client: new SSMClient({ ...LOCAL, endpoint: ssm.url }) }),
+    });
+    for (let i = 0; i < 12; i++)
+      ssm.put(`/handraise/doctor/api-keys/agent-${i}`, `ask:doctor-key-${i}-0123456789abcdef`);
+    expect(Object.keys(await secrets.getGroup("api-keys"))).toHaveLength(12);
+    expect(await secrets.get("link-secret")).toBeUndefined();
+    expect(await secrets.get("link-secret")).toBeUndefined();
+    expect(callsOf("GetParameter", "/handraise/doctor/link-secret")).toBe(1);
+    clock += 60_001;
+    expect(await secrets.get("link-secret")).toBeUndefined();
+    expect(callsOf("GetParameter", "/handraise/doctor/link-secret")).toBe(2);
   });
 });
