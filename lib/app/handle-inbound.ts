@@ -5,7 +5,7 @@ import { InvalidAnswerError } from "../questions/errors.ts";
 import { type ActingIn, answerRefusal, asSeenBy, type QuestionRecord } from "../questions/question-record.ts";
 import { draftsFit } from "../questions/record-budget.ts";
 import type { Answers, Question } from "../questions/schema.ts";
-import { hasVoted } from "../questions/votes.ts";
+import { voteOf } from "../questions/votes.ts";
 import { isItemTooLarge, type QuestionStore } from "../store/question-store.ts";
 import type { AnswerLinks } from "../web/answer-link.ts";
 import {
@@ -290,8 +290,9 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     if (refusal === "not_answerer") return { kind: "not_owner", record };
     if (record.status !== "pending") return { kind: "ended", record };
     // With a quorum each person votes once: after their vote, only commands (`/question`) reach the question.
-    if (inbound.kind !== "command" && hasVoted(record.votes, inbound.actor)) {
-      return { kind: "already_answered", record };
+    const voted = inbound.kind === "command" ? undefined : voteOf(record.votes, inbound.actor);
+    if (voted !== undefined) {
+      return { kind: "already_answered", record, ...(voted.skipped === true && { skipped: true as const }) };
     }
 
     switch (inbound.kind) {

@@ -285,7 +285,7 @@ export function outcomeReplyText(outcome: InboundOutcome, fits: TextFits = anySi
     case "requester":
       return replies.requesterCannotAnswer;
     case "already_answered":
-      return replies.alreadyAnswered;
+      return outcome.skipped === true ? replies.abstained : replies.alreadyAnswered;
     case "busy":
       return replies.tryAgain;
     case "full":
