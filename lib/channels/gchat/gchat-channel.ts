@@ -81,7 +81,7 @@ export function createGchatChannel(
     },
     async retire(record, delivery) {
       if (delivery.messageId === undefined) return;
-      await api.update(delivery.messageId, renderRetiredMessage(record));
+      await api.update(delivery.messageId, renderRetiredMessage(record, delivery.privateTo));
     },
     async remind(_record, delivery, reminder) {
       // No card was posted there: nothing to remind under.

@@ -197,11 +197,11 @@ function cardActions(step: StepView): CardElement[] {
  * A card once its question has ended: the context, the questions, the outcome; no inputs, no actions —
  * shortened to fit one activity, never losing the outcome line or a question's header and answer in it.
  */
-export function renderRetiredCard(record: QuestionRecord): CardElement {
-  return fitToLimit(record, retiredCard, cardFits, { ended: true });
+export function renderRetiredCard(record: QuestionRecord, voter?: string): CardElement {
+  return fitToLimit(record, (shown) => retiredCard(shown, voter), cardFits, { ended: true });
 }
 
-function retiredCard(record: QuestionRecord): CardElement {
+function retiredCard(record: QuestionRecord, voter: string | undefined): CardElement {
   const several = record.questions.length > 1;
   return {
     type: "AdaptiveCard",
@@ -210,7 +210,11 @@ function retiredCard(record: QuestionRecord): CardElement {
     body: [
       ...contextBlocks(record),
       ...record.questions.flatMap((question, index) => questionText(question, index, several)),
-      textBlock(promptView(record).outcome, { weight: "Bolder", spacing: "Medium", separator: true }),
+      textBlock(promptView(record, { voter }).outcome, {
+        weight: "Bolder",
+        spacing: "Medium",
+        separator: true,
+      }),
     ],
   };
 }
