@@ -12,7 +12,7 @@
 
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import { MAX_ANSWER_VALUE_UNITS, type Question } from "../../questions/schema.ts";
-import { type BrowserEntry, NO_BROWSER_ENTRY } from "../answer-in-browser.ts";
+import { ANSWER_IN_BROWSER, type BrowserEntry, NO_BROWSER_ENTRY } from "../answer-in-browser.ts";
 import { type Control, encodeControl } from "../control-codec.ts";
 import { fitToLimit } from "../fit.ts";
 import { PLATFORM_LIMITS, utf16JsonBytes } from "../platform-limits.ts";
@@ -216,6 +216,20 @@ function retiredCard(record: QuestionRecord, voter: string | undefined): CardEle
         separator: true,
       }),
     ],
+  };
+}
+
+/**
+ * A person's own answer link, handed over in their one-to-one conversation with the bot (never in a shared
+ * one: everyone there would see it).
+ */
+export function renderOwnLinkCard(url: string): CardElement {
+  return {
+    type: "AdaptiveCard",
+    $schema: "http://adaptivecards.io/schemas/adaptive-card.json",
+    version: CARD_VERSION,
+    body: [textBlock(replies.yourOwnLink)],
+    actions: [{ type: "Action.OpenUrl", title: ANSWER_IN_BROWSER, url }],
   };
 }
 
