@@ -1,3 +1,4 @@
+import { eventClaimSeconds } from "../channels/channel-specs.ts";
 import type { ChannelRegistry } from "../channels/chat-channel.ts";
 import type { ControlAction, Inbound } from "../channels/inbound.ts";
 import { validateAnswers } from "../questions/answers.ts";
@@ -34,9 +35,6 @@ export interface HandleInboundDeps {
 
 /** A control that does not fit the question it names. */
 const MISMATCH: InvalidReason = { kind: "control_mismatch" };
-
-/** Longer than any platform retries a delivery (Telegram drops message updates after 24 h). */
-const DEDUPE_TTL_SECONDS = 2 * 86_400;
 
 /**
  * The shared inbound pipeline of every chat channel: dedupe → route to a question (button id, reply-to or
@@ -362,7 +360,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     const [claimed, routed] = await Promise.allSettled([
       dedupeKey === undefined
         ? Promise.resolve(true)
-        : store.claimEvent(dedupeKey, DEDUPE_TTL_SECONDS, now()),
+        : store.claimEvent(dedupeKey, eventClaimSeconds(inbound.platform), now()),
       route(inbound),
     ]);
     if (claimed.status === "rejected") throw claimed.reason;

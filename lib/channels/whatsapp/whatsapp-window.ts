@@ -12,6 +12,7 @@ import type { Delivery, QuestionRecord } from "../../questions/question-record.t
 import type { QuestionStore } from "../../store/question-store.ts";
 import { idsOf, refOf, type Telemetry } from "../../telemetry/telemetry.ts";
 import type { AnswerLinks } from "../../web/answer-link.ts";
+import { eventClaimSeconds } from "../channel-specs.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
 import { OUTSIDE_SERVICE_WINDOW, type WhatsappApi, WhatsappApiError } from "./whatsapp-api.ts";
 import type { ClosedWindowFailure } from "./whatsapp-notification.ts";
@@ -118,8 +119,8 @@ function isFinalRefusal(error: unknown): boolean {
   );
 }
 
-/** Longer than Meta sends a notification again (days). */
-export const CLAIM_TTL_SECONDS = 7 * 86_400;
+/** Longer than Meta sends a notification again (the manifest's `redeliversForDays`). */
+export const CLAIM_TTL_SECONDS = eventClaimSeconds("whatsapp");
 
 /**
  * What the webhook does with a message WhatsApp failed later for the closed window (a `failed` status with
