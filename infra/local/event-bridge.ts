@@ -27,7 +27,12 @@ export function executionStatusEvent(
 /**
  * EventBridge content matching (also Lambda event filtering) for the forms serverless.yml uses: a list of
  * allowed values (or `{"exists": bool}`), or a nested object of such lists. `resolve` turns CloudFormation refs (`{"Fn::Ref": id}`) into local values.
+ * As on AWS, `exists` matches only a leaf: an object there (a DynamoDB attribute's `{"N": …}`, say) matches
+ * neither `true` nor `false`, so a pattern that would never match on AWS never matches here either.
  */
+/** An intermediate node of an event (an object), where `exists` matches nothing. */
+const isNode = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);
+
 export function matchesPattern(
   event: unknown,
   pattern: unknown,
@@ -37,7 +42,7 @@ export function matchesPattern(
     return pattern.some((allowed) => {
       // `{"exists": true|false}`: whether the field is there at all (EventBridge and Lambda event filtering).
       const exists = (allowed as { exists?: unknown } | null)?.exists;
-      if (typeof exists === "boolean") return exists === (event !== undefined);
+      if (typeof exists === "boolean") return !isNode(event) && exists === (event !== undefined);
       return resolve(allowed) === event;
     });
   }

@@ -49,6 +49,15 @@ export interface LocalSes {
 
 const IDENTITY_PATH = /^\/v2\/email\/identities\/([^/]+)$/;
 
+/**
+ * The key an identity is kept under: a domain's case does not matter, and neither does an address's domain
+ * part, but SES keeps an address's local part as written (User@ is not user@).
+ */
+function identityKey(identity: string): string {
+  const at = identity.lastIndexOf("@");
+  return at < 0 ? identity.toLowerCase() : `${identity.slice(0, at)}@${identity.slice(at + 1).toLowerCase()}`;
+}
+
 /** GetEmailIdentity's answer for an identity SES has, in the documented shape (the fields the doctor reads and a few more). */
 function emailIdentity(identity: string, status: Exclude<SesIdentityState, "absent">) {
   return {
@@ -88,7 +97,7 @@ export async function startLocalSes(options: {
     const identityPath = IDENTITY_PATH.exec(req.url?.split("?")[0] ?? "");
     if (req.method === "GET" && identityPath?.[1]) {
       const identity = decodeURIComponent(identityPath[1]);
-      const state = identities.get(identity.toLowerCase()) ?? "SUCCESS";
+      const state = identities.get(identityKey(identity)) ?? "SUCCESS";
       if (state === "absent") {
         return reply(404, { message: `Email identity ${identity} does not exist.` }, "NotFoundException");
       }
@@ -135,8 +144,8 @@ export async function startLocalSes(options: {
       for (let i = 0; i < count; i++) refusals.push(refusal);
     },
     setIdentity: (identity, state) => {
-      if (state === undefined) identities.delete(identity.toLowerCase());
-      else identities.set(identity.toLowerCase(), state);
+      if (state === undefined) identities.delete(identityKey(identity));
+      else identities.set(identityKey(identity), state);
     },
     stop: () =>
       new Promise<void>((resolve) => {

@@ -1,3 +1,4 @@
+import { eventClaimSeconds } from "../channels/channel-specs.ts";
 import type { ChannelRegistry } from "../channels/chat-channel.ts";
 import type { ControlAction, Inbound } from "../channels/inbound.ts";
 import { validateAnswers } from "../questions/answers.ts";
@@ -5,7 +6,7 @@ import { InvalidAnswerError } from "../questions/errors.ts";
 import { type ActingIn, answerRefusal, asSeenBy, type QuestionRecord } from "../questions/question-record.ts";
 import { copiesRoom, draftsFit } from "../questions/record-budget.ts";
 import type { Answers, Question } from "../questions/schema.ts";
-import { hasVoted } from "../questions/votes.ts";
+import { voteOf } from "../questions/votes.ts";
 import { isItemTooLarge, type QuestionStore } from "../store/question-store.ts";
 import type { AnswerLinks } from "../web/answer-link.ts";
 import {
@@ -34,9 +35,6 @@ export interface HandleInboundDeps {
 
 /** A control that does not fit the question it names. */
 const MISMATCH: InvalidReason = { kind: "control_mismatch" };
-
-/** Longer than any platform retries a delivery (Telegram drops message updates after 24 h). */
-const DEDUPE_TTL_SECONDS = 2 * 86_400;
 
 /**
  * The shared inbound pipeline of every chat channel: dedupe → route to a question (button id, reply-to or
@@ -290,8 +288,9 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     if (refusal === "not_answerer") return { kind: "not_owner", record };
     if (record.status !== "pending") return { kind: "ended", record };
     // With a quorum each person votes once: after their vote, only commands (`/question`) reach the question.
-    if (inbound.kind !== "command" && hasVoted(record.votes, inbound.actor)) {
-      return { kind: "already_answered", record };
+    const voted = inbound.kind === "command" ? undefined : voteOf(record.votes, inbound.actor);
+    if (voted !== undefined) {
+      return { kind: "already_answered", record, ...(voted.skipped === true && { skipped: true as const }) };
     }
 
     switch (inbound.kind) {
@@ -364,7 +363,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     const [claimed, routed] = await Promise.allSettled([
       dedupeKey === undefined
         ? Promise.resolve(true)
-        : store.claimEvent(dedupeKey, DEDUPE_TTL_SECONDS, now()),
+        : store.claimEvent(dedupeKey, eventClaimSeconds(inbound.platform), now()),
       route(inbound),
     ]);
     if (claimed.status === "rejected") throw claimed.reason;

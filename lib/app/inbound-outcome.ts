@@ -41,8 +41,11 @@ export type InboundOutcome =
    * else they are; told so where someone else is told "not yours", and the question stays as it is.
    */
   | { kind: "requester"; record: QuestionRecord }
-  /** A person whose vote the question (with a quorum) already holds: nothing changed. */
-  | { kind: "already_answered"; record: QuestionRecord }
+  /**
+   * A person whose vote the question (with a quorum) already holds: nothing changed. `skipped`: that vote is
+   * their abstention, and they are told so as their copies and the page tell them.
+   */
+  | { kind: "already_answered"; record: QuestionRecord; skipped?: true }
   /** A cancel from an answerer who is not the owner of a question several people decide: nothing changed. */
   | { kind: "only_owner_cancels"; record: QuestionRecord }
   /** So many votes landed at once that this event's was not counted: nothing changed, send it again. */

@@ -35,6 +35,11 @@ export interface ChannelManifest {
    * there could never answer, so asking with one is refused.
    */
   groupChats: boolean;
+  /**
+   * For how many days the platform may send one event again when it was not acknowledged (WhatsApp: Meta, for
+   * up to 7); absent: 2 (Telegram drops an update after 24 h). An event's dedupe claim is kept that long.
+   */
+  redeliversForDays?: number;
   /** The owner format `<name>:<id>`: an example and what the id is (error messages and docs). */
   owner: { example: string; id: string; idPattern?: string };
   /** Its webhook function, absent for a channel that receives nothing. */

@@ -33,6 +33,12 @@ export type SettingsOf<Name extends ChannelName> = ReturnType<
 
 export const CHANNEL_NAMES: readonly ChannelName[] = CHANNEL_SPECS.map((spec) => spec.name);
 
+/** How long a claim on one of `channel`'s events is kept: longer than the platform sends an event again. */
+export function eventClaimSeconds(channel: string): number {
+  const days = CHANNEL_SPECS.find((spec) => spec.name === channel)?.manifest.redeliversForDays ?? 2;
+  return days * 86_400;
+}
+
 /**
  * Whether `channel`'s chats can hold a group (its manifest's `groupChats`). A channel that is no module (the
  * local console, one person's terminal) holds none.

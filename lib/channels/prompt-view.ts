@@ -98,6 +98,8 @@ export interface PromptViewOptions {
    * keyboard); by default the ones the draft holds for the step.
    */
   chosen?: ReadonlySet<number>;
+  /** The person whose own copy this is (`privateTo`): a pending question's outcome line speaks of their vote. */
+  voter?: string | undefined;
 }
 
 /**
@@ -115,7 +117,7 @@ export function promptView(record: QuestionRecord, options: PromptViewOptions = 
     questions: record.questions,
     step: stepView(record, options),
     ended: record.status !== "pending",
-    outcome: outcomeText(record),
+    outcome: outcomeText(record, options.voter),
   };
 }
 

@@ -9,7 +9,7 @@ import type { InboundOutcome, InvalidReason } from "../app/inbound-outcome.ts";
 import { type QuestionRecord, votersOf } from "../questions/question-record.ts";
 import type { Answers, Question } from "../questions/schema.ts";
 import { cutText } from "../questions/text.ts";
-import { tally } from "../questions/votes.ts";
+import { tally, voteOf } from "../questions/votes.ts";
 import { ANSWER_IN_BROWSER } from "./answer-in-browser.ts";
 import type { Reminder } from "./chat-channel.ts";
 import { fitToLimit } from "./fit.ts";
@@ -164,9 +164,10 @@ export function typeYourAnswerText(question: Pick<Question, "header"> | undefine
 
 /**
  * One line saying how a question ended, shown where its prompt was posted. See `fittedOutcomeText` for one
- * held to a platform's limit.
+ * held to a platform's limit. `voter`: the person whose own copy it is (`privateTo`), whose vote a pending
+ * question's copy speaks of.
  */
-export function outcomeText(record: QuestionRecord): string {
+export function outcomeText(record: QuestionRecord, voter?: string): string {
   switch (record.status) {
     case "answered": {
       const parts = record.questions.map((q) => `${q.header}: ${(record.answers?.[q.id] ?? []).join(", ")}`);
@@ -186,10 +187,11 @@ export function outcomeText(record: QuestionRecord): string {
     case "no_quorum":
       return "No agreement: not enough answers could agree.";
     case "pending": {
-      // A pending copy is retired only for someone whose vote is kept, right after the write that kept it
-      // (the newest vote): it says how many more are needed, or that their Skip left it to the others.
+      // A pending copy is retired only for someone whose vote is kept (the copy's voter; without one, the
+      // newest vote): it says how many more are needed, or that their Skip left it to the others.
       const votes = record.votes ?? [];
-      if (votes.at(-1)?.skipped === true) return replies.abstained;
+      const own = voter === undefined ? votes.at(-1) : voteOf(votes, voter);
+      if (own?.skipped === true) return replies.abstained;
       const decided =
         votes.length > 0 ? tally(votes, record.quorum ?? 1, votersOf(record), record.questions) : undefined;
       return decided?.kind === "waiting" ? waitingForMoreText(decided.more) : "Waiting for an answer.";
@@ -305,7 +307,7 @@ export function outcomeReplyText(outcome: InboundOutcome, fits: TextFits = anySi
     case "requester":
       return replies.requesterCannotAnswer;
     case "already_answered":
-      return replies.alreadyAnswered;
+      return outcome.skipped === true ? replies.abstained : replies.alreadyAnswered;
     case "busy":
       return replies.tryAgain;
     case "full":

@@ -35,6 +35,12 @@ export const deliverySchema = /* @__PURE__ */ (() =>
      * Handraise could not confirm as private), whose copy has an "Answer in browser" control instead.
      */
     privateTo: z.optional(z.string().check(z.minLength(1))),
+    /**
+     * The copy started its own thread (`threadId`), which the platform names apart from the message (Google
+     * Chat): a line typed in that thread is about this copy's question, so the thread is indexed with it.
+     * Absent: no thread, one named by the message itself, or one that existed before (`deliverTo.threadId`).
+     */
+    startedThread: z.optional(z.literal(true)),
   }))();
 export type Delivery = z.infer<typeof deliverySchema>;
 

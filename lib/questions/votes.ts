@@ -42,7 +42,12 @@ export function answersKey(answers: Answers, questions: VotedQuestions = []): st
  * (lib/http/question-api.ts), so a person votes once whichever surface they use.
  */
 export function hasVoted(votes: readonly Vote[] | undefined, identity: string): boolean {
-  return (votes ?? []).some((vote) => vote.by === identity);
+  return voteOf(votes, identity) !== undefined;
+}
+
+/** The vote `identity` gave, if any (one per person). */
+export function voteOf(votes: readonly Vote[] | undefined, identity: string): Vote | undefined {
+  return votes?.find((vote) => vote.by === identity);
 }
 
 /**

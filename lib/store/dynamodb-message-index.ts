@@ -1,6 +1,7 @@
 /**
  * The message index (`MSG#<channel>#<chat>#<message>` → question id): each posted copy of a question is
- * indexed by its chat and message id, so a reply to it, a thread under it or a tap on it routes by key.
+ * indexed by its chat and message id (and by the thread it started, where the platform names that thread
+ * apart: Google Chat), so a reply to it, a thread under it or a tap on it routes by key.
  * An index item lives as long as its question's item (the same TTL). Beside it, the private-chat index
  * (`PRIVATE#<channel>#<chat>#<person>` → question ids): the copies posted to a person answerer other than the
  * owner in their own chat with the bot, so a line they type there, replying to nothing, finds its question. It
@@ -11,7 +12,7 @@ import { marshall } from "@aws-sdk/util-dynamodb";
 import type { Delivery } from "../questions/question-record.ts";
 import { conditionally, type DynamoDbTable } from "./dynamodb-table.ts";
 import { keys } from "./keys.ts";
-import { newestIds, PRIVATE_CHAT_KEPT, privateChatEntries } from "./question-store.ts";
+import { indexedMessageIds, newestIds, PRIVATE_CHAT_KEPT, privateChatEntries } from "./question-store.ts";
 
 export interface DynamoDbMessageIndex {
   /** Indexes each delivery that has a message id; `expiresAt` is the question item's TTL (epoch s). */
@@ -65,23 +66,20 @@ export function createDynamoDbMessageIndex(table: DynamoDbTable): DynamoDbMessag
   return {
     async index(questionId, expiresAt, deliveries) {
       const all: WriteRequest[] = deliveries.flatMap((delivery) =>
-        delivery.messageId === undefined
-          ? []
-          : [
-              {
-                PutRequest: {
-                  Item: marshall({
-                    pk: keys.message(delivery.channel, delivery.chatId, delivery.messageId),
-                    entity: "messageIndex",
-                    questionId,
-                    expiresAt,
-                  }),
-                },
-              },
-            ],
+        indexedMessageIds(delivery).map((messageId) => ({
+          PutRequest: {
+            Item: marshall({
+              pk: keys.message(delivery.channel, delivery.chatId, messageId),
+              entity: "messageIndex",
+              questionId,
+              expiresAt,
+            }),
+          },
+        })),
       );
-      // A question has up to MAX_COPIES copies, BatchWriteItem takes 25 at a time; unprocessed items are
-      // sent again after a growing pause (DynamoDB leaves items unprocessed when the table is throttled).
+      // A question has up to MAX_COPIES copies (a thread a copy started is a second id), BatchWriteItem takes
+      // 25 at a time; unprocessed items are sent again after a growing pause (DynamoDB leaves items
+      // unprocessed when the table is throttled).
       for (let start = 0; start < all.length; start += BATCH_WRITE_ITEMS) {
         let requests = all.slice(start, start + BATCH_WRITE_ITEMS);
         for (let attempt = 0; requests.length > 0; attempt++) {

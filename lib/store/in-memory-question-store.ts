@@ -30,6 +30,7 @@ import {
   toRecord,
 } from "./question-item.ts";
 import {
+  indexedMessageIds,
   type LinkToken,
   newestIds,
   type PendingFilter,
@@ -189,14 +190,15 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
     const question = await request(() => questionItem(id));
     if (question && deliveries.some((d) => d.messageId !== undefined)) {
       await request(() => {
-        for (const { channel, chatId, messageId } of deliveries) {
-          if (messageId === undefined) continue;
-          write({
-            pk: keys.message(channel, chatId, messageId),
-            entity: "messageIndex",
-            questionId: id,
-            expiresAt: question.expiresAt,
-          });
+        for (const delivery of deliveries) {
+          for (const messageId of indexedMessageIds(delivery)) {
+            write({
+              pk: keys.message(delivery.channel, delivery.chatId, messageId),
+              entity: "messageIndex",
+              questionId: id,
+              expiresAt: question.expiresAt,
+            });
+          }
         }
       });
     }

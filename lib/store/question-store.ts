@@ -279,6 +279,17 @@ export function newestIds(ids: readonly string[]): string[] {
 }
 
 /**
+ * The ids a posted copy is found by in the message index: its message, and the thread it started when the
+ * platform names that thread apart from the message (`startedThread`); none for a copy never posted.
+ */
+export function indexedMessageIds({ messageId, threadId, startedThread }: Delivery): string[] {
+  if (messageId === undefined) return [];
+  return startedThread === true && threadId !== undefined && threadId !== messageId
+    ? [messageId, threadId]
+    : [messageId];
+}
+
+/**
  * The private-chat index entries a question's copies make: one per person answerer other than the owner
  * (`privateTo`) and chat, for a copy that was posted.
  */

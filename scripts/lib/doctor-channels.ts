@@ -271,27 +271,30 @@ const REGISTRATIONS: Partial<Record<ChannelName, (context: RegistrationContext) 
     );
   },
 
-  // SES sends from an address only when it, or its domain, is a verified identity of the stack's account and
-  // Region: otherwise every mail is refused, which no other check would show before a question is asked.
+  // SES sends from an address only when it, its domain or a parent domain of it (a verified example.com
+  // covers a.example.com and user@a.example.com) is a verified identity of the stack's account and Region:
+  // otherwise every mail is refused, which no other check would show before a question is asked.
   async email(context) {
     const settings = context.config.channels.email;
     if (!settings) throw new Error("the email channel is not on");
     const address = settings.from;
     const domain = address.slice(address.lastIndexOf("@") + 1);
     const ses = new SESv2Client(context.region ? { region: context.region } : {});
+    const why = (identity: string) =>
+      identity === address
+        ? "the address is verified"
+        : identity === domain
+          ? `its domain ${domain} is verified`
+          : `its parent domain ${identity} is verified`;
     try {
       const found: string[] = [];
-      for (const identity of [address, domain]) {
+      for (const identity of [address, ...domainAndParents(domain)]) {
         const status = await sesIdentity(ses, identity);
-        if (status === "verified") {
-          return pass(
-            `email: SES may send from ${address} (${identity === domain ? `its domain ${domain} is verified` : "the address is verified"})`,
-          );
-        }
+        if (status === "verified") return pass(`email: SES may send from ${address} (${why(identity)})`);
         found.push(`${identity}: ${status === "absent" ? "no identity" : `verification ${status}`}`);
       }
       return fail(
-        `email: SES may not send from ${address}: neither it nor its domain is verified in this account and Region (${found.join("; ")})`,
+        `email: SES may not send from ${address}: neither it nor its domain (or a parent domain) is verified in this account and Region (${found.join("; ")})`,
         `verify the address (SES mails it a link) or its domain (DKIM records) in SES, in the stack's Region — aws sesv2 create-email-identity --email-identity ${address} — or set HANDRAISE_EMAIL_FROM (deployed: the emailFrom parameter) to a verified address`,
       );
     } catch (error) {
@@ -319,6 +322,14 @@ const REGISTRATIONS: Partial<Record<ChannelName, (context: RegistrationContext) 
  * What SES says of one identity (an address or a domain): verified for sending, absent (it has no such
  * identity), or its verification status (`PENDING`, `FAILED`, …). Any other error is thrown.
  */
+/** A domain and each parent of it down to two labels: a.b.example.com, b.example.com, example.com. */
+function domainAndParents(domain: string): string[] {
+  const labels = domain.split(".");
+  return labels.length <= 2
+    ? [domain]
+    : Array.from({ length: labels.length - 1 }, (_, i) => labels.slice(i).join("."));
+}
+
 async function sesIdentity(ses: SESv2Client, identity: string): Promise<"verified" | "absent" | string> {
   try {
     const found = await ses.send(new GetEmailIdentityCommand({ EmailIdentity: identity }));

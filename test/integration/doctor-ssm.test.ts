@@ -199,11 +199,35 @@ describe("npm run doctor --stage: secrets from SSM, as deployed", () => {
       const run = await doctor([], API_KEY, email);
       expect(run.exit).toBe(1);
       expect(sesLines(run.lines)).toEqual([
-        "✗ email: SES may not send from approvals@example.com: neither it nor its domain is verified in this account and Region (approvals@example.com: verification PENDING; example.com: no identity) — verify the address (SES mails it a link) or its domain (DKIM records) in SES, in the stack's Region — aws sesv2 create-email-identity --email-identity approvals@example.com — or set HANDRAISE_EMAIL_FROM (deployed: the emailFrom parameter) to a verified address",
+        "✗ email: SES may not send from approvals@example.com: neither it nor its domain (or a parent domain) is verified in this account and Region (approvals@example.com: verification PENDING; example.com: no identity) — verify the address (SES mails it a link) or its domain (DKIM records) in SES, in the stack's Region — aws sesv2 create-email-identity --email-identity approvals@example.com — or set HANDRAISE_EMAIL_FROM (deployed: the emailFrom parameter) to a verified address",
       ]);
     } finally {
       stack.ses.setIdentity("approvals@example.com", undefined);
       stack.ses.setIdentity("example.com", undefined);
+      ssm.parameters.delete(`${PREFIX}/link-secret`);
+    }
+  });
+
+  it("e-mail's sender: ✓ when a parent domain of the sender's domain is verified, trying each down to two labels", async () => {
+    const email = { HANDRAISE_EMAIL_FROM: "approvals@mail.eu.example.com" };
+    const sesLines = (lines: string[]) => lines.filter((line) => /^[✓✗] email: SES/.test(line));
+    ssm.put(`${PREFIX}/link-secret`, "ssm-doctor-link-secret-0123456789abcdef");
+    const unverified = ["approvals@mail.eu.example.com", "mail.eu.example.com", "eu.example.com"];
+    try {
+      for (const identity of unverified) stack.ses.setIdentity(identity, "absent");
+      // SES: a verified example.com covers its subdomains and their addresses.
+      expect(sesLines((await doctor([], API_KEY, email)).lines)).toEqual([
+        "✓ email: SES may send from approvals@mail.eu.example.com (its parent domain example.com is verified)",
+      ]);
+      stack.ses.setIdentity("example.com", "absent");
+      const run = await doctor([], API_KEY, email);
+      expect(run.exit).toBe(1);
+      const [line] = sesLines(run.lines);
+      expect(line).toContain(
+        "(approvals@mail.eu.example.com: no identity; mail.eu.example.com: no identity; eu.example.com: no identity; example.com: no identity)",
+      );
+    } finally {
+      for (const identity of [...unverified, "example.com"]) stack.ses.setIdentity(identity, undefined);
       ssm.parameters.delete(`${PREFIX}/link-secret`);
     }
   });

@@ -668,6 +668,57 @@ describe("Google Chat: several people decide (quorum)", () => {
   });
 });
 
+describe("Google Chat: a typed line in a card's thread", () => {
+  /** The copy of a question posted to `chatId`, as its record keeps it. */
+  const copyIn = async (id: string, chatId: string) =>
+    ((await stack.api("GET", `/questions/${id}`)).body.question.deliveries as any[]).find(
+      (d) => d.chatId === chatId,
+    );
+
+  it("answers that card's question when someone else owns it and the space may answer, never the sender's own", async () => {
+    const theirs = await ask([single], space, {
+      owner: `gchat:${STRANGER}`,
+      answerers: [{ group: { channel: "gchat", chatId: space } }],
+    });
+    const mine = await ask([single]);
+    const reply = await send(typed("2", space, OWNER, theirs.delivery.threadId));
+    expect(reply.body).toEqual({ text: "Got it.", privateMessageViewer: { name: OWNER } });
+    const answered = (await stack.api("GET", `/questions/${theirs.id}`)).body.question;
+    expect(answered).toMatchObject({ status: "answered", answers: { deploy_target: ["Production"] } });
+    expect(answered.resolvedBy).toBe(`gchat:${OWNER}`);
+    expect(await statusOf(stack, mine.id)).toBe("pending");
+  });
+
+  it("in the thread of a card already answered, is told it ended and answers no other question", async () => {
+    const first = await ask([single]);
+    const second = await ask([single]);
+    await send(typed("2", space, OWNER, first.delivery.threadId));
+    expect(await statusOf(stack, first.id)).toBe("answered");
+    const again = await send(typed("2", space, OWNER, first.delivery.threadId));
+    expect(again.body).toEqual({
+      text: "This question has already been answered.",
+      privateMessageViewer: { name: OWNER },
+    });
+    expect(await statusOf(stack, second.id)).toBe("pending");
+  });
+
+  it("in a listed answerer's own copy, answers that copy's question, not the oldest posted to them", async () => {
+    const asked = () =>
+      ask([single], space, {
+        owner: `gchat:${STRANGER}`,
+        answerers: [{ owner: `gchat:${OWNER}`, deliverTo: [{ channel: "gchat", chatId: ownerDm }] }],
+      });
+    const older = await asked();
+    const newer = await asked();
+    const copy = await copyIn(newer.id, ownerDm);
+    expect(copy.privateTo).toBe(`gchat:${OWNER}`);
+    const reply = await send(typed("2", ownerDm, OWNER, copy.threadId));
+    expect(reply.body).toEqual({ text: "Got it." });
+    expect(await statusOf(stack, newer.id)).toBe("answered");
+    expect(await statusOf(stack, older.id)).toBe("pending");
+  });
+});
+
 describe("Google Chat: who may call the webhook", () => {
   it.each([
     ["no Authorization header", async () => null],

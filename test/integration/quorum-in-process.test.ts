@@ -269,6 +269,22 @@ describe("an abstention on a question the first answer closes (quorum 1, several
       expect(await read(id)).toMatchObject({ status: "pending" });
     }
   });
+  it("an abstainer who taps again is told they skipped it, not that they answered", async () => {
+    const { id, bob } = await askBoth([singleQuestion], 43, 1);
+    await send(tapUpdate(`s|0|0|${id}`, bob.messageId, { chatId: BOB, from: BOB }));
+    expect((await read(id)).votes).toMatchObject([{ by: `telegram:${BOB}`, skipped: true }]);
+    const tapped = await send(tapUpdate(firstOption(bob.post), bob.messageId, { chatId: BOB, from: BOB }));
+    expect(tapped).toBe(replies.abstained);
+    expect(await read(id)).toMatchObject({ status: "pending", votes: [{ skipped: true }] });
+    // Someone whose vote holds answers is told they answered, as before.
+    await stack.settled();
+    telegram.calls.length = 0;
+    const { id: voted, bob: voter } = await askBoth([singleQuestion], 43, 2);
+    await send(tapUpdate(firstOption(voter.post), voter.messageId, { chatId: BOB, from: BOB }));
+    const again = await send(tapUpdate(firstOption(voter.post), voter.messageId, { chatId: BOB, from: BOB }));
+    expect(again).toBe(replies.alreadyAnswered);
+    expect((await read(voted)).votes).toHaveLength(1);
+  });
 });
 
 describe("each person's own stepper", () => {

@@ -668,6 +668,36 @@ describe("Teams: an answer link only in its answerer's personal chat", () => {
     await send(inGroup(tap(cardId, codec("s", 0, 0, questionId))));
   });
 
+  it("an Answer in browser tap in a one-to-one chat (from an older card) hands over the tapper's own link there", async () => {
+    const cases: [string, FakeReply | undefined][] = [
+      ["the copy is the owner's own", undefined],
+      ["the roster could not be read: a personal chat all the same", { status: 403, body: {} }],
+    ];
+    for (const [what, roster] of cases) {
+      conversation = `a:1conv${String(++conversations).padStart(4, "0")}`;
+      if (roster) rosterReplies.set(conversation, roster);
+      const { questionId, cardId } = await startRun([single]);
+      expect((await questionOf(questionId)).deliveries[0].privateTo, what).toBe(
+        roster ? undefined : `teams:${OWNER_AAD}`,
+      );
+      const before = replies().length;
+      expect((await send(tap(cardId, codec("w", 0, 0, questionId)))).status).toBe(200);
+      const handed = await afterSettled(async () => replies()[before], { what: "the link" });
+      const card = cardOf(handed);
+      expect(
+        card.body.map((b: any) => b.text),
+        what,
+      ).toEqual([replyCatalog.yourOwnLink]);
+      expect(
+        card.actions.map((a: any) => [a.type, a.title]),
+        what,
+      ).toEqual([["Action.OpenUrl", "Answer in browser"]]);
+      expect(linkOf(card), what).toMatch(ownerLink(questionId));
+      expect(await statusOf(questionId)).toBe("pending");
+      await send(tap(cardId, codec("s", 0, 0, questionId)));
+    }
+  });
+
   it("an Answer in browser tap on a group's shared card of a prompt several people answer: answer on your own, no link", async () => {
     conversation = `19:group${conversations}@thread.v2`;
     const id = unique("teams-shared-link");

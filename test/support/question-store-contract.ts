@@ -604,6 +604,30 @@ export function describeQuestionStoreContract(name: string, open: () => Promise<
       }
     });
 
+    it("routes by the thread a copy started (`startedThread`), never by a thread it was posted into", async () => {
+      const question = newQuestion({ deliverTo: [{ channel: "gchat", chatId: "spaces/A" }] });
+      await store.create(question, T0);
+      const started = {
+        channel: "gchat",
+        chatId: "spaces/A",
+        messageId: "spaces/A/messages/m1",
+        threadId: "spaces/A/threads/t1",
+        startedThread: true as const,
+      };
+      const joined = {
+        channel: "gchat",
+        chatId: "spaces/B",
+        messageId: "spaces/B/messages/m2",
+        threadId: "spaces/B/threads/t2",
+      };
+      await store.recordDeliveries(question.id, [{ index: 0, delivery: started }], T0 + 1);
+      await store.addDeliveries(question.id, [joined], T0 + 2);
+      expect(await store.findByMessage("gchat", "spaces/A", "spaces/A/threads/t1")).toBe(question.id);
+      expect(await store.findByMessage("gchat", "spaces/A", "spaces/A/messages/m1")).toBe(question.id);
+      expect(await store.findByMessage("gchat", "spaces/B", "spaces/B/messages/m2")).toBe(question.id);
+      expect(await store.findByMessage("gchat", "spaces/B", "spaces/B/threads/t2")).toBeUndefined();
+    });
+
     it("notes the copies posted to a person answerer in their private chat, newest first; not the owner's", async () => {
       const chat = `bob-${Date.now()}`;
       const first = newQuestion({ id: `ask_priv1_${chat}`, askedAnswerers: [{ owner: "web:bob" }] });

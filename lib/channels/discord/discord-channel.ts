@@ -14,15 +14,16 @@ import { escapeMarkdown, NO_MENTIONS, promptMessage, retiredContent } from "./di
 
 const messagesPath = (chatId: string) => `/channels/${encodeURIComponent(chatId)}/messages`;
 
-/** Edits one posted copy to the outcome and removes its components. */
+/** Edits one posted copy (its `voter`'s own, if any) to the outcome and removes its components. */
 export function retireMessage(
   api: DiscordApi,
   record: QuestionRecord,
   chatId: string,
   messageId: string,
+  voter?: string,
 ): Promise<unknown> {
   return api.request("PATCH", `${messagesPath(chatId)}/${encodeURIComponent(messageId)}`, {
-    content: retiredContent(record),
+    content: retiredContent(record, voter),
     components: [],
     allowed_mentions: NO_MENTIONS,
   });
@@ -107,7 +108,7 @@ export function createDiscordChannel(
     },
     async retire(record, delivery) {
       if (delivery.messageId === undefined) return;
-      await retireMessage(api, record, delivery.chatId, delivery.messageId);
+      await retireMessage(api, record, delivery.chatId, delivery.messageId, delivery.privateTo);
     },
     async remind(_record, delivery, reminder) {
       const text = reminderText(reminder);

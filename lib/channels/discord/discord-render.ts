@@ -99,10 +99,10 @@ export function promptContent(record: QuestionRecord, step = 0): string {
  * A retired copy's `content`: every question, then how it ended (its controls are removed with it), shortened
  * to fit without ever losing the outcome line or a question's header and answer in it.
  */
-export function retiredContent(record: QuestionRecord): string {
+export function retiredContent(record: QuestionRecord, voter?: string): string {
   return fitToLimit(
     record,
-    (shown) => `${promptBody(shown)}\n\n${escapeMarkdown(promptView(shown).outcome)}`,
+    (shown) => `${promptBody(shown)}\n\n${escapeMarkdown(promptView(shown, { voter }).outcome)}`,
     withinContent,
     { ended: true },
   );

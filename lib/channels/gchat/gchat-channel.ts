@@ -68,16 +68,20 @@ export function createGchatChannel(
       });
       const posted = await api.send(target.chatId, message, target.threadId);
       const threadId = posted.thread ?? target.threadId;
+      // A card posted outside a thread starts its own, which Chat names apart from the card: indexed with it,
+      // a line typed there finds this question whoever typed it (lib/channels/gchat/gchat-webhook.ts).
+      const startedThread = target.threadId === undefined && posted.thread !== undefined;
       return {
         ...target,
         messageId: posted.name,
         ...(threadId !== undefined && { threadId }),
         ...(privateTo !== undefined && { privateTo }),
+        ...(startedThread && { startedThread: true as const }),
       };
     },
     async retire(record, delivery) {
       if (delivery.messageId === undefined) return;
-      await api.update(delivery.messageId, renderRetiredMessage(record));
+      await api.update(delivery.messageId, renderRetiredMessage(record, delivery.privateTo));
     },
     async remind(_record, delivery, reminder) {
       // No card was posted there: nothing to remind under.

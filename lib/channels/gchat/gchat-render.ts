@@ -132,7 +132,7 @@ function stepButtons(step: StepView): Widget[] {
   });
 }
 
-function retiredCard(record: QuestionRecord) {
+function retiredCard(record: QuestionRecord, voter: string | undefined) {
   const several = record.questions.length > 1;
   const questionWidgets = (question: Question, index: number) => [
     bold(several ? `${index + 1}. ${question.header}` : question.header),
@@ -142,7 +142,7 @@ function retiredCard(record: QuestionRecord) {
     sections: [
       ...contextSection(record),
       { widgets: record.questions.flatMap(questionWidgets) },
-      { widgets: [bold(promptView(record).outcome)] },
+      { widgets: [bold(promptView(record, { voter }).outcome)] },
     ],
   };
 }
@@ -167,9 +167,12 @@ export function renderQuestionMessage(
   return fitToLimit(record, (shown) => cardMessage(questionCard(shown, options)), fitsMessage);
 }
 
-/** A copy once its question has ended: the questions and the outcome, no inputs, no buttons. */
-export function renderRetiredMessage(record: QuestionRecord): GchatMessage {
-  return fitToLimit(record, (shown) => cardMessage(retiredCard(shown)), fitsMessage, { ended: true });
+/**
+ * A copy once its question has ended (or its `voter` has voted): the questions and the outcome, no inputs,
+ * no buttons.
+ */
+export function renderRetiredMessage(record: QuestionRecord, voter?: string): GchatMessage {
+  return fitToLimit(record, (shown) => cardMessage(retiredCard(shown, voter)), fitsMessage, { ended: true });
 }
 
 /** A plain message (a notice, a reminder), escaped. */

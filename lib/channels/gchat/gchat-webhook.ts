@@ -85,8 +85,12 @@ function typedNotice(outcome: InboundOutcome): string | undefined {
 
 /**
  * A typed line in the thread of a question's card, pointed at that card: with two questions open in one
- * space, the thread says which one it answers. Chat names a thread for every message, also a line that
- * starts a new one, so a thread that is no card's leaves the line as it was (routed by its sender).
+ * space, the thread says which one it answers. A thread a card started is in the message index (the
+ * delivery's `startedThread`): the line goes to that card's question whoever owns it and whatever its
+ * state, and the pipeline says whether the sender may answer it — never on to another question. A card
+ * posted into a thread that existed before shares it, so there the thread is matched to the sender's own
+ * card in it. Chat names a thread for every message, also a line that starts a new one, so a thread that is
+ * no card's leaves the line as it was (routed by its sender).
  */
 async function inQuestionThread(
   deps: ChatWebhookDeps,
@@ -95,6 +99,9 @@ async function inQuestionThread(
 ): Promise<Inbound> {
   if (thread === undefined || !THREAD_NAME.test(thread) || !thread.startsWith(`${inbound.chatId}/`)) {
     return inbound;
+  }
+  if ((await deps.store.findByMessage(inbound.platform, inbound.chatId, thread)) !== undefined) {
+    return { ...inbound, replyToMessageId: thread };
   }
   const pointed = await pointAtQuestionThread(deps.store, deps.now(), {
     ...inbound,

@@ -74,7 +74,7 @@ export function createMattermostChannel(
     },
     async retire(record, delivery) {
       if (delivery.messageId === undefined) return;
-      await api.patchPost(delivery.messageId, retiredPost(record));
+      await api.patchPost(delivery.messageId, retiredPost(record, delivery.privateTo));
     },
     async remind(_record, delivery, reminder) {
       const text = reminderText(reminder);

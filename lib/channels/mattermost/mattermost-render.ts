@@ -154,10 +154,10 @@ export function renderPost(
  * A posted copy once the question has ended: the prompt and the outcome, no buttons — shortened to fit a
  * post, never losing the outcome line or a question's header and answer in it.
  */
-export function retiredPost(record: QuestionRecord): PostContent {
+export function retiredPost(record: QuestionRecord, voter?: string): PostContent {
   const message = fitToLimit(
     record,
-    (shown) => `${renderMessage(shown)}\n\n**${escapeMarkdown(promptView(shown).outcome)}**`,
+    (shown) => `${renderMessage(shown)}\n\n**${escapeMarkdown(promptView(shown, { voter }).outcome)}**`,
     withinPost,
     { ended: true },
   );

@@ -125,8 +125,8 @@ export function createSlackChannel(
       await api.call("chat.update", {
         channel: delivery.chatId,
         ts: delivery.messageId,
-        text: renderRetiredText(record),
-        blocks: renderRetiredBlocks(record),
+        text: renderRetiredText(record, delivery.privateTo),
+        blocks: renderRetiredBlocks(record, delivery.privateTo),
       });
     },
     async remind(_record, delivery, reminder) {

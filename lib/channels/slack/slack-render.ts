@@ -195,18 +195,19 @@ export function renderOwnLink(url: string): { text: string; blocks: SlackBlock[]
  * An ended question's `text` and only block: the prompt and the outcome — no controls — shortened to fit one
  * section, never losing the outcome (lib/channels/fit.ts).
  */
-export function renderRetiredText(record: QuestionRecord): string {
+export function renderRetiredText(record: QuestionRecord, voter?: string): string {
   const text = fitToLimit(
     record,
-    (shown) => `${renderPromptText(shown.questions, shown.context)}\n\n${promptView(shown).outcome}`,
+    (shown) =>
+      `${renderPromptText(shown.questions, shown.context)}\n\n${promptView(shown, { voter }).outcome}`,
     fitsSection,
     { ended: true },
   );
   return fitMrkdwn(text, TEXT_LIMIT);
 }
 
-export function renderRetiredBlocks(record: QuestionRecord): SlackBlock[] {
-  return [section(renderRetiredText(record))];
+export function renderRetiredBlocks(record: QuestionRecord, voter?: string): SlackBlock[] {
+  return [section(renderRetiredText(record, voter))];
 }
 
 // ── Modals ─────────────────────────────────────────────────────────────────────────────────────────────

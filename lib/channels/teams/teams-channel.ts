@@ -107,7 +107,7 @@ export function createTeamsChannel(
         serviceUrl,
         delivery.chatId,
         delivery.messageId,
-        cardActivity(renderRetiredCard(record)),
+        cardActivity(renderRetiredCard(record, delivery.privateTo)),
       );
     },
     async remind(_record, delivery, reminder) {

@@ -12,7 +12,7 @@
 
 import type { QuestionRecord } from "../../questions/question-record.ts";
 import { MAX_ANSWER_VALUE_UNITS, type Question } from "../../questions/schema.ts";
-import { type BrowserEntry, NO_BROWSER_ENTRY } from "../answer-in-browser.ts";
+import { ANSWER_IN_BROWSER, type BrowserEntry, NO_BROWSER_ENTRY } from "../answer-in-browser.ts";
 import { type Control, encodeControl } from "../control-codec.ts";
 import { fitToLimit } from "../fit.ts";
 import { PLATFORM_LIMITS, utf16JsonBytes } from "../platform-limits.ts";
@@ -197,11 +197,11 @@ function cardActions(step: StepView): CardElement[] {
  * A card once its question has ended: the context, the questions, the outcome; no inputs, no actions —
  * shortened to fit one activity, never losing the outcome line or a question's header and answer in it.
  */
-export function renderRetiredCard(record: QuestionRecord): CardElement {
-  return fitToLimit(record, retiredCard, cardFits, { ended: true });
+export function renderRetiredCard(record: QuestionRecord, voter?: string): CardElement {
+  return fitToLimit(record, (shown) => retiredCard(shown, voter), cardFits, { ended: true });
 }
 
-function retiredCard(record: QuestionRecord): CardElement {
+function retiredCard(record: QuestionRecord, voter: string | undefined): CardElement {
   const several = record.questions.length > 1;
   return {
     type: "AdaptiveCard",
@@ -210,8 +210,26 @@ function retiredCard(record: QuestionRecord): CardElement {
     body: [
       ...contextBlocks(record),
       ...record.questions.flatMap((question, index) => questionText(question, index, several)),
-      textBlock(promptView(record).outcome, { weight: "Bolder", spacing: "Medium", separator: true }),
+      textBlock(promptView(record, { voter }).outcome, {
+        weight: "Bolder",
+        spacing: "Medium",
+        separator: true,
+      }),
     ],
+  };
+}
+
+/**
+ * A person's own answer link, handed over in their one-to-one conversation with the bot (never in a shared
+ * one: everyone there would see it).
+ */
+export function renderOwnLinkCard(url: string): CardElement {
+  return {
+    type: "AdaptiveCard",
+    $schema: "http://adaptivecards.io/schemas/adaptive-card.json",
+    version: CARD_VERSION,
+    body: [textBlock(replies.yourOwnLink)],
+    actions: [{ type: "Action.OpenUrl", title: ANSWER_IN_BROWSER, url }],
   };
 }
 

@@ -11,6 +11,7 @@ import { KeySetUnavailableError, type VerifyTeamsRequest } from "./teams-auth.ts
 import {
   cardActivity,
   fitsActivity,
+  renderOwnLinkCard,
   renderQuestionCard,
   renderRetiredCard,
   textActivity,
@@ -81,14 +82,16 @@ function noticeOf(outcome: InboundOutcome, tapped: boolean, askedForLink: boolea
       // Typed chatter that answers nothing gets no reply; a tap on a card whose question is gone does.
       return tapped ? replies.gone : undefined;
     case "private_link":
-      // A reply would be seen by the whole conversation, so no link is handed over; the person is told where
-      // to answer. A step on a shared card of a prompt several people answer, or an "Answer in browser" tap
+      // In a shared conversation a reply would be seen by everyone in it, so no link is handed over (a
+      // private one gets the link instead: the webhook below); the person is told where to answer. A step on a shared card of a prompt several people answer, or an "Answer in browser" tap
       // (a card of ours draws no such control in a shared conversation, but one may come from an older card).
       return askedForLink ? noPrivateLinkText(outcome.record) : replies.answerOnYourOwn;
     default:
       return outcomeReplyText(outcome, fitsActivity);
   }
 }
+
+const textOf = (text: string | undefined) => (text === undefined ? undefined : textActivity(text));
 
 /**
  * `POST /webhooks/teams`: Bot Framework activities, after the webhook prelude has verified the token against
@@ -99,7 +102,7 @@ function noticeOf(outcome: InboundOutcome, tapped: boolean, askedForLink: boolea
  * stream consumer, as on every platform. A step of a prompt of several questions replaces the tapped card
  * with the next step (or the one Back asked for), through the Bot Connector. Notices — not yours, already
  * ended, still needed — are replies in the conversation: Teams has no message only one person of a group sees
- * for a bot's plain message. A tap on a card whose question has ended also replaces that card, in case it
+ * for a bot's plain message, so a person's own link is handed over only in a personal chat. A tap on a card whose question has ended also replaces that card, in case it
  * still shows its controls.
  */
 export function createTeamsWebhook(deps: TeamsWebhookDeps) {
@@ -128,16 +131,23 @@ export function createTeamsWebhook(deps: TeamsWebhookDeps) {
     const conversationId = activity.conversation?.id ?? "";
     const { serviceUrl } = activity;
     const askedForLink = inbound.kind === "control" && inbound.action.type === "browser";
-    const notice = noticeOf(outcome, control !== undefined, askedForLink);
     // The card a tap came from (Teams names it in `replyToId`).
     const cardId = control === undefined ? undefined : activity.replyToId;
+    // A reply no one but the tapper reads: their one-to-one conversation with the bot, or the copy posted
+    // to them alone. There the link is handed over, as other platforms do in a private chat.
+    const privateHere =
+      activity.conversation?.conversationType === "personal" ||
+      (outcome.kind === "private_link" &&
+        copyIn(outcome.record, "teams", inbound.chatId, cardId)?.privateTo === inbound.actor);
+    const notice =
+      outcome.kind === "private_link" && privateHere
+        ? cardActivity(renderOwnLinkCard(outcome.url))
+        : textOf(noticeOf(outcome, control !== undefined, askedForLink));
     const work: (() => Promise<void>)[] = [];
     if (notice !== undefined && activity.id !== undefined) {
       const replyTo = activity.id;
       work.push(() =>
-        bestEffort("teams notice", () =>
-          deps.api.reply(serviceUrl, conversationId, replyTo, textActivity(notice)),
-        ),
+        bestEffort("teams notice", () => deps.api.reply(serviceUrl, conversationId, replyTo, notice)),
       );
     }
     if (cardId !== undefined && (outcome.kind === "step" || outcome.kind === "ended")) {

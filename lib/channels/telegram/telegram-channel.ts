@@ -47,7 +47,7 @@ export function createTelegramChannel(api: TelegramApi, links: AnswerLinks = NO_
         await api.call("editMessageText", {
           chat_id: delivery.chatId,
           message_id: Number(delivery.messageId),
-          text: renderRetiredText(record),
+          text: renderRetiredText(record, delivery.privateTo),
           reply_markup: { inline_keyboard: [] },
         });
       } catch (error) {

@@ -120,10 +120,13 @@ export function renderText(record: QuestionRecord): string {
 }
 
 /** An ended copy's text: the whole prompt, then how it ended — shortened to fit, never losing the outcome. */
-export function renderRetiredText(record: QuestionRecord): string {
-  return fitToLimit(record, (shown) => `${renderText(shown)}\n\n${promptView(shown).outcome}`, fitsMessage, {
-    ended: true,
-  });
+export function renderRetiredText(record: QuestionRecord, voter?: string): string {
+  return fitToLimit(
+    record,
+    (shown) => `${renderText(shown)}\n\n${promptView(shown, { voter }).outcome}`,
+    fitsMessage,
+    { ended: true },
+  );
 }
 
 /**

@@ -13,6 +13,7 @@ import { copiesNotRecorded } from "../../questions/record-budget.ts";
 import type { QuestionStore } from "../../store/question-store.ts";
 import { idsOf, refOf, type Telemetry } from "../../telemetry/telemetry.ts";
 import type { AnswerLinks } from "../../web/answer-link.ts";
+import { eventClaimSeconds } from "../channel-specs.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
 import { OUTSIDE_SERVICE_WINDOW, type WhatsappApi, WhatsappApiError } from "./whatsapp-api.ts";
 import type { ClosedWindowFailure } from "./whatsapp-notification.ts";
@@ -119,8 +120,8 @@ function isFinalRefusal(error: unknown): boolean {
   );
 }
 
-/** Longer than Meta sends a notification again (days). */
-export const CLAIM_TTL_SECONDS = 7 * 86_400;
+/** Longer than Meta sends a notification again (the manifest's `redeliversForDays`). */
+export const CLAIM_TTL_SECONDS = eventClaimSeconds("whatsapp");
 
 /**
  * What the webhook does with a message WhatsApp failed later for the closed window (a `failed` status with

@@ -380,3 +380,41 @@ describe("handleInbound: /question posts the question again as it was asked", ()
     expect(added).toEqual([]);
   });
 });
+
+describe("handleInbound: the dedupe claim", () => {
+  it("is kept longer than the platform sends an event again: WhatsApp 7 days (Meta retries for days), others 2", async () => {
+    const claims: [string, number][] = [];
+    const store = {
+      get: async () => undefined,
+      findByMessage: async () => undefined,
+      listPendingPage: async () => ({ questions: [] }),
+      findPrivateQuestions: async () => [],
+      claimEvent: async (key: string, ttlSeconds: number) => {
+        claims.push([key, ttlSeconds]);
+        return true;
+      },
+      releaseEvent: async () => undefined,
+    } as unknown as QuestionStore;
+    const handle = createHandleInbound({
+      store,
+      resolve: {} as ResolveQuestion,
+      channels: new Map(),
+      links: NO_ANSWER_LINKS,
+      now: () => 1,
+    });
+    await handle(text({ addressed: true, dedupeKey: "u1" }));
+    await handle(
+      text({
+        platform: "whatsapp",
+        actor: "whatsapp:1555",
+        chatId: "1555",
+        addressed: true,
+        dedupeKey: "wamid.1",
+      }),
+    );
+    expect(claims).toEqual([
+      ["telegram:u1", 2 * 86_400],
+      ["whatsapp:wamid.1", 7 * 86_400],
+    ]);
+  });
+});
