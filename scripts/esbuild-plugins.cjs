@@ -104,4 +104,36 @@ const durableSdkLambdaParts = {
   },
 };
 
-module.exports = [zodWithoutLocales, mcpWithoutAjv, sdkSchemasWithLiteralKeys, durableSdkLambdaParts];
+/**
+ * Middy imports `ReadableStream` from `node:stream/web` at its top for one check of a streamed response
+ * (`streamifyResponse`), which no Handraise handler uses; the import makes Node compile its whole web-streams
+ * implementation at every start. The check reads Node's global `ReadableStream` instead — the same class,
+ * which Node loads only when it is first read. A Middy whose file no longer has that import or that check
+ * fails the build, so the plugin is looked at again rather than silently left doing nothing.
+ */
+const middyWithoutEagerWebStreams = {
+  name: "middy-without-eager-web-streams",
+  setup(build) {
+    const { readFile } = require("node:fs/promises");
+    build.onLoad({ filter: /[\\/]@middy[\\/]core[\\/]index\.js$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      const importLine = 'import { ReadableStream } from "node:stream/web";\n';
+      const check = "instanceof ReadableStream";
+      if (!source.includes(importLine) || !source.includes(check)) {
+        throw new Error(`${args.path} no longer imports ReadableStream for its streamed-response check`);
+      }
+      return {
+        contents: source.replace(importLine, "").replaceAll(check, "instanceof globalThis.ReadableStream"),
+        loader: "js",
+      };
+    });
+  },
+};
+
+module.exports = [
+  zodWithoutLocales,
+  mcpWithoutAjv,
+  sdkSchemasWithLiteralKeys,
+  durableSdkLambdaParts,
+  middyWithoutEagerWebStreams,
+];
