@@ -6,7 +6,10 @@
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 
-/** The services the wiring builds clients for (lib/wiring.ts, lib/handlers/notifier.ts, channels' clients). */
+/**
+ * The services the wiring builds clients or signed requests for (lib/wiring.ts, lib/handlers/notifier.ts,
+ * channels' clients; SSM and Lambda through lib/aws/signed-request.ts).
+ */
 export type AwsService =
   | "dynamodb"
   | "sfn"

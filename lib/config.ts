@@ -2,9 +2,10 @@
  * Configuration: read from the environment once, validated, failing fast with a message that names every bad
  * variable. Nothing else in Handraise reads `process.env`. AWS endpoints are not configured here: the AWS
  * SDK reads `AWS_ENDPOINT_URL_DYNAMODB` / `AWS_ENDPOINT_URL_SFN` / `AWS_ENDPOINT_URL_SCHEDULER` itself (and
- * lib/secrets/ssm-parameter-provider.ts, which calls SSM in the SDK's place, `AWS_ENDPOINT_URL_SSM` as the SDK
- * would), or is given them by a process that builds handlers of its own (the local stack,
- * lib/aws-client-settings.ts), which is how the same handlers reach its own services.
+ * lib/aws/signed-request.ts, which calls SSM and Lambda's callback API in the SDK's place,
+ * `AWS_ENDPOINT_URL_SSM` / `AWS_ENDPOINT_URL_LAMBDA` as the SDK would), or is given them by a process that
+ * builds handlers of its own (the local stack, lib/aws-client-settings.ts), which is how the same handlers
+ * reach its own services.
  *
  * Channels are all-or-nothing. A channel is on when the deployment lists it in `HANDRAISE_CHANNELS`, or —
  * without that list, locally — when its bot token is set; then every other setting it needs must be there

@@ -6,7 +6,6 @@
  * only.
  */
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { LambdaClient } from "@aws-sdk/client-lambda";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { createModelStep } from "./agent/model-step.ts";
 import { createModelProviders } from "./agent/providers.ts";
@@ -14,6 +13,7 @@ import { createAskQuestion } from "./app/ask-question.ts";
 import { createResolveQuestion } from "./app/resolve-question.ts";
 import { createWaitForQuestion } from "./app/wait-for-question.ts";
 import { createApiKeyring } from "./auth/api-keys.ts";
+import { createAwsRequests } from "./aws/signed-request.ts";
 import {
   type AwsClientSettings,
   type AwsService,
@@ -217,19 +217,14 @@ export function createCoreServices(
       retentionSeconds: config.retentionSeconds,
     });
   // A question's waiter is a Step Functions task token or a durable execution's callback id (per record).
-  let lambda: Promise<LambdaClient> | undefined;
   const callbacks =
     ports.callbacks ??
     createWaiterCallbacks({
       stepFunctions: createSfnTaskCallbacks(sfn),
-      // Loaded and built on first use (lib/callbacks/durable-callbacks.ts): most functions never complete a
-      // durable callback, so they never evaluate the Lambda client.
-      durable: createDurableCallbacks(() => {
-        lambda ??= import("./callbacks/lambda-callback-client.ts").then(({ LambdaClient }) =>
-          capture(new LambdaClient(sdkConfig(aws, "lambda"))),
-        );
-        return lambda;
-      }),
+      // Lambda's callback API spoken with the SDK pieces the DynamoDB client already brings, not its client.
+      durable: createDurableCallbacks(
+        createAwsRequests({ signingName: "lambda", label: "Lambda" }, awsClientConfig(aws, "lambda")),
+      ),
     });
   const resolve = createResolveQuestion({ store, callbacks, now: clock, telemetry });
   return {

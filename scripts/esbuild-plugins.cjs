@@ -73,11 +73,6 @@ const sdkSchemasWithLiteralKeys = {
  * only what the SDK reads from it (`module.LambdaClient`, `module.<Command>`, found in its source), each from
  * its own file of the client: a name the SDK starts to use is found the same way, and one without such a file
  * fails the build rather than the run.
- *
- * lib/callbacks/lambda-callback-client.ts, which the durable callbacks load with `import()` at their first
- * call, imports the client's package the same way in effect: a module evaluated lazily must evaluate the
- * package's index, and with it every module the index re-exports. Its `import { … } from
- * "@aws-sdk/client-lambda"` is answered by the names it lists, each from its own file, as above.
  */
 const durableSdkLambdaParts = {
   name: "durable-sdk-lambda-parts",
@@ -88,24 +83,14 @@ const durableSdkLambdaParts = {
     if (external.some((pattern) => ["*", "@aws-sdk/*", "@aws-sdk/client-lambda"].includes(pattern))) return;
     const { readFile } = require("node:fs/promises");
     const durableSdk = /[\\/]@aws[\\/]durable-execution-sdk-js[\\/]/;
-    const callbackClient = /[\\/]lib[\\/]callbacks[\\/]lambda-callback-client\.ts$/;
     build.onResolve({ filter: /^@aws-sdk\/client-lambda$/ }, (args) =>
-      (args.kind === "dynamic-import" && durableSdk.test(args.importer)) ||
-      (args.kind === "import-statement" && callbackClient.test(args.importer))
+      args.kind === "dynamic-import" && durableSdk.test(args.importer)
         ? { path: args.importer, namespace: "durable-sdk-lambda-parts" }
         : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: "durable-sdk-lambda-parts" }, async (args) => {
       const source = await readFile(args.path, "utf8");
-      const used = callbackClient.test(args.path)
-        ? [...source.matchAll(/import\s*\{([^}]*)\}\s*from\s*"@aws-sdk\/client-lambda"/g)].flatMap((match) =>
-            match[1]
-              .split(",")
-              .map((name) => name.trim())
-              .filter((name) => name !== "" && !name.startsWith("type ")),
-          )
-        : [...source.matchAll(/\bmodule\.([A-Z]\w*)/g)].map((match) => match[1]);
-      const names = [...new Set(used)];
+      const names = [...new Set([...source.matchAll(/\bmodule\.([A-Z]\w*)/g)].map((match) => match[1]))];
       if (!names.includes("LambdaClient")) throw new Error(`${args.path} no longer builds LambdaClient`);
       const file = (name) => (name === "LambdaClient" ? "LambdaClient.js" : `commands/${name}.js`);
       return {
@@ -119,4 +104,36 @@ const durableSdkLambdaParts = {
   },
 };
 
-module.exports = [zodWithoutLocales, mcpWithoutAjv, sdkSchemasWithLiteralKeys, durableSdkLambdaParts];
+/**
+ * Middy imports `ReadableStream` from `node:stream/web` at its top for one check of a streamed response
+ * (`streamifyResponse`), which no Handraise handler uses; the import makes Node compile its whole web-streams
+ * implementation at every start. The check reads Node's global `ReadableStream` instead — the same class,
+ * which Node loads only when it is first read. A Middy whose file no longer has that import or that check
+ * fails the build, so the plugin is looked at again rather than silently left doing nothing.
+ */
+const middyWithoutEagerWebStreams = {
+  name: "middy-without-eager-web-streams",
+  setup(build) {
+    const { readFile } = require("node:fs/promises");
+    build.onLoad({ filter: /[\\/]@middy[\\/]core[\\/]index\.js$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      const importLine = 'import { ReadableStream } from "node:stream/web";\n';
+      const check = "instanceof ReadableStream";
+      if (!source.includes(importLine) || !source.includes(check)) {
+        throw new Error(`${args.path} no longer imports ReadableStream for its streamed-response check`);
+      }
+      return {
+        contents: source.replace(importLine, "").replaceAll(check, "instanceof globalThis.ReadableStream"),
+        loader: "js",
+      };
+    });
+  },
+};
+
+module.exports = [
+  zodWithoutLocales,
+  mcpWithoutAjv,
+  sdkSchemasWithLiteralKeys,
+  durableSdkLambdaParts,
+  middyWithoutEagerWebStreams,
+];

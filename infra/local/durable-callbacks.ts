@@ -9,7 +9,9 @@
  * Differences from AWS: nothing persists (the execution lives as long as the test runner); a callback nobody
  * attached, one already completed, one detached (its execution ended or timed out), or one whose operation
  * is no longer waiting answers CallbackTimeoutException, as AWS answers an expired or closed callback — AWS
- * would say ResourceNotFoundException or InvalidParameterValueException for an id it never issued; no IAM.
+ * would say ResourceNotFoundException or InvalidParameterValueException for an id it never issued; no IAM
+ * (the signature is recorded, not checked). `interject` answers a call in the service's place (throttling,
+ * a refusal) when it returns a reply.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -28,12 +30,30 @@ export interface DurableCallbackTarget {
   getStatus?(): string | undefined;
 }
 
+export interface DurableCallbackRequest {
+  method: string;
+  /** The path as sent, its callback id still URI-encoded. */
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+/** A reply in the service's place: its status, error type (`X-Amzn-ErrorType`) and message. */
+export interface DurableCallbackReply {
+  status: number;
+  errorType: string;
+  message: string;
+}
+
 export interface LocalDurableCallbacks {
   url: string;
   attach(callbackId: string, target: DurableCallbackTarget): void;
   detach(callbackId: string): void;
   /** Every call served, in order: `succeed` / `fail` / `heartbeat` with its callback id and outcome. */
   calls: { action: string; callbackId: string; outcome: "completed" | "CallbackTimeoutException" }[];
+  /** Every request received, in order, as sent: what a test of the request's shape reads. */
+  requests: DurableCallbackRequest[];
+  interject: ((request: DurableCallbackRequest) => DurableCallbackReply | undefined) | undefined;
   stop(): Promise<void>;
 }
 
@@ -45,11 +65,19 @@ export async function startLocalDurableCallbacks(options: {
 }): Promise<LocalDurableCallbacks> {
   const targets = new Map<string, DurableCallbackTarget>();
   const calls: LocalDurableCallbacks["calls"] = [];
+  const requests: DurableCallbackRequest[] = [];
+  const fake = { interject: undefined as LocalDurableCallbacks["interject"] };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
+    const request = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body };
+    requests.push(request);
+    const reply = fake.interject?.(request);
+    if (reply !== undefined) {
+      return replyRestJson(res, reply.status, { message: reply.message }, reply.errorType);
+    }
     const match = ROUTE.exec(new URL(req.url ?? "/", "http://local").pathname);
     if (req.method !== "POST" || !match?.[1] || !match[2]) {
       return replyRestJson(res, 404, { message: "Not Found" }, "ResourceNotFoundException");
@@ -95,15 +123,17 @@ export async function startLocalDurableCallbacks(options: {
     server.listen(options.port ?? 0, options.host, () => resolve());
   });
   const { address, port } = server.address() as AddressInfo;
-  return {
+  const local: Omit<LocalDurableCallbacks, "interject"> = {
     url: `http://${address}:${port}`,
     attach: (callbackId, target) => targets.set(callbackId, target),
     detach: (callbackId) => targets.delete(callbackId),
     calls,
+    requests,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+  return Object.assign(fake, local);
 }

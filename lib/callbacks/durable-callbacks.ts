@@ -1,8 +1,5 @@
-import type { LambdaClient } from "@aws-sdk/client-lambda";
-
+import type { AwsRequests } from "../aws/signed-request.ts";
 import { type CallbackOutcome, FinalCallbackError, type TaskCallbacks } from "./task-callbacks.ts";
-
-type LambdaCallbackClient = typeof import("./lambda-callback-client.ts");
 
 /** The callback has ended: it timed out or was completed (CallbackTimeoutException), or its execution is gone. */
 const ENDED_ERRORS = new Set(["CallbackTimeoutException", "ResourceNotFoundException"]);
@@ -25,22 +22,34 @@ const FINAL_ERRORS = new Set([
  * `context.waitForCallback` (lib/durable/ask-user.ts): SendDurableExecutionCallbackSuccess / Failure /
  * Heartbeat, taking the callback id where the Step Functions adapter takes a task token. An ended callback
  * (CallbackTimeoutException: it timed out, or was already completed; ResourceNotFoundException: its
- * execution is gone) is `not_waiting`, as an ended task token is. The commands are loaded at the first call
- * (./lambda-callback-client.ts), as `client` should build the client: most functions never complete one.
+ * execution is gone) is `not_waiting`, as an ended task token is.
+ *
+ * The three calls are sent as Lambda's REST API binds them (`POST /2025-12-01/durable-execution-callbacks/
+ * {CallbackId}/succeed | fail | heartbeat`: the result's bytes as the body of a success, the error object as
+ * JSON the body of a failure, no body for a heartbeat), signed for `lambda` (../aws/signed-request.ts), not
+ * through the Lambda client: its import would evaluate the error classes and schemas of all of Lambda's API
+ * in every function that answers, where the durable path is the rarer one.
  *
  * @example
- * const durable = createDurableCallbacks(async () => {
- *   const { LambdaClient } = await import("./lambda-callback-client.ts");
- *   return new LambdaClient({});
- * });
+ * const durable = createDurableCallbacks(createAwsRequests({ signingName: "lambda", label: "Lambda" }));
  */
-export function createDurableCallbacks(client: () => Promise<LambdaClient>): TaskCallbacks {
+export function createDurableCallbacks(lambda: AwsRequests): TaskCallbacks {
   async function send(
-    call: (lambda: LambdaClient, commands: LambdaCallbackClient) => Promise<unknown>,
+    operation: string,
+    callbackId: string,
+    action: "succeed" | "fail" | "heartbeat",
+    payload?: { contentType: string; body: string | Uint8Array },
   ): Promise<CallbackOutcome> {
-    const [lambda, commands] = await Promise.all([client(), import("./lambda-callback-client.ts")]);
     try {
-      await call(lambda, commands);
+      await lambda.send({
+        operation,
+        method: "POST",
+        path: `/2025-12-01/durable-execution-callbacks/${encodeURIComponent(callbackId)}/${action}`,
+        ...(payload !== undefined && {
+          headers: { "content-type": payload.contentType },
+          body: payload.body,
+        }),
+      });
       return "resumed";
     } catch (error) {
       if (error instanceof Error && ENDED_ERRORS.has(error.name)) return "not_waiting";
@@ -52,27 +61,16 @@ export function createDurableCallbacks(client: () => Promise<LambdaClient>): Tas
   }
   return {
     succeed: (callbackId, result) =>
-      send((lambda, { SendDurableExecutionCallbackSuccessCommand }) =>
-        lambda.send(
-          new SendDurableExecutionCallbackSuccessCommand({
-            CallbackId: callbackId,
-            Result: new TextEncoder().encode(JSON.stringify(result)),
-          }),
-        ),
-      ),
+      send("SendDurableExecutionCallbackSuccess", callbackId, "succeed", {
+        contentType: "application/octet-stream",
+        body: new TextEncoder().encode(JSON.stringify(result)),
+      }),
     fail: (callbackId, error, cause) =>
-      send((lambda, { SendDurableExecutionCallbackFailureCommand }) =>
-        lambda.send(
-          new SendDurableExecutionCallbackFailureCommand({
-            CallbackId: callbackId,
-            // The error name rides in ErrorData too: lib/durable/ask-user.ts reads it from either.
-            Error: { ErrorType: error, ErrorMessage: cause, ErrorData: error },
-          }),
-        ),
-      ),
-    heartbeat: (callbackId) =>
-      send((lambda, { SendDurableExecutionCallbackHeartbeatCommand }) =>
-        lambda.send(new SendDurableExecutionCallbackHeartbeatCommand({ CallbackId: callbackId })),
-      ),
+      send("SendDurableExecutionCallbackFailure", callbackId, "fail", {
+        contentType: "application/json",
+        // The error name rides in ErrorData too: lib/durable/ask-user.ts reads it from either.
+        body: JSON.stringify({ ErrorMessage: cause, ErrorType: error, ErrorData: error }),
+      }),
+    heartbeat: (callbackId) => send("SendDurableExecutionCallbackHeartbeat", callbackId, "heartbeat"),
   };
 }

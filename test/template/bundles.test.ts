@@ -212,19 +212,24 @@ describe("Lambda bundles", () => {
     }
   });
 
-  it("carry only what their function runs: the Lambda client's callback commands, the asker where asked, no SSM client", () => {
+  it("carry only what their function runs: no SSM client, no Lambda client but the durable agent's, the asker where asked", () => {
     const askers = new Set(["questionsApi", "ask", "mcp", "durableAgent"]);
     for (const fn of functions) {
       const module = handlerModule(fn);
       const sources = (JSON.parse(text(fn, `${module}.mjs.map`)) as { sources: string[] }).sources;
       const code = text(fn, `${module}.mjs`);
       expect(wholeLambdaClient(sources), fn.key).toEqual([]);
-      // Secrets are read through lib/secrets/ssm-parameter-provider.ts, on the SDK parts DynamoDB's client brings.
+      // Secrets are read through lib/secrets/ssm-parameter-provider.ts, and durable callbacks completed through
+      // lib/callbacks/durable-callbacks.ts, on the SDK parts DynamoDB's client brings.
       expect(
         sources.filter((s) => /node_modules\/@aws-sdk\/client-ssm\/|parameters\/lib\/esm\/ssm\//.test(s)),
         fn.key,
       ).toEqual([]);
       if (fn.key !== "durableAgent") {
+        expect(
+          sources.filter((s) => /node_modules\/@aws-sdk\/client-lambda\//.test(s)),
+          fn.key,
+        ).toEqual([]);
         // Only the durable agent needs the durable execution SDK.
         expect(
           sources.filter((s) => /node_modules\/@aws\/durable-execution-sdk-js\//.test(s)),
@@ -233,6 +238,8 @@ describe("Lambda bundles", () => {
         // scripts/esbuild-plugins.cjs: the schemas of operations no function calls are dropped (ListAliases').
         expect(code, fn.key).not.toContain("/2015-03-31/functions/{FunctionName}/aliases");
       }
+      // scripts/esbuild-plugins.cjs: Middy's streamed-response check no longer loads Node's web streams at start.
+      expect(code, fn.key).not.toMatch(/from\s*"node:stream\/web"/);
       expect(
         sources.some((s) => s.endsWith("lib/app/ask-question.ts")),
         fn.key,

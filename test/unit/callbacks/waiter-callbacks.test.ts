@@ -1,12 +1,5 @@
-import {
-  CallbackTimeoutException,
-  type LambdaClient,
-  type SendDurableExecutionCallbackFailureCommand,
-  SendDurableExecutionCallbackSuccessCommand,
-} from "@aws-sdk/client-lambda";
 import { describe, expect, it } from "vitest";
-import { createDurableCallbacks } from "#lib/callbacks/durable-callbacks.ts";
-import { FinalCallbackError, type TaskCallbacks } from "#lib/callbacks/task-callbacks.ts";
+import type { TaskCallbacks } from "#lib/callbacks/task-callbacks.ts";
 import { durableWaiter, waiterOf } from "#lib/callbacks/waiter.ts";
 import { createWaiterCallbacks } from "#lib/callbacks/waiter-callbacks.ts";
 
@@ -50,47 +43,5 @@ describe("waiters", () => {
       "lambda.fail cb1 Handraise.Skipped",
       "lambda.heartbeat cb2",
     ]);
-  });
-
-  it("complete durable callbacks with Lambda's API: the result as JSON bytes, the error name as type and data", async () => {
-    const sent: unknown[] = [];
-    const client = {
-      send: async (command: unknown) => {
-        sent.push(command);
-        return {};
-      },
-    } as unknown as LambdaClient;
-    const durable = createDurableCallbacks(async () => client);
-    expect(await durable.succeed("cb", { status: "answered", answers: { q: ["A"] } })).toBe("resumed");
-    await durable.fail("cb", "Handraise.Cancelled", "The question was cancelled.");
-    const [success, failure] = sent as [
-      SendDurableExecutionCallbackSuccessCommand,
-      SendDurableExecutionCallbackFailureCommand,
-    ];
-    expect(success).toBeInstanceOf(SendDurableExecutionCallbackSuccessCommand);
-    expect(new TextDecoder().decode(success.input.Result as Uint8Array)).toBe(
-      '{"status":"answered","answers":{"q":["A"]}}',
-    );
-    expect(failure.input).toEqual({
-      CallbackId: "cb",
-      Error: {
-        ErrorType: "Handraise.Cancelled",
-        ErrorMessage: "The question was cancelled.",
-        ErrorData: "Handraise.Cancelled",
-      },
-    });
-  });
-
-  it("take an ended callback as not waiting, and a refusal no retry cures as final", async () => {
-    const failing = (error: Error) =>
-      createDurableCallbacks(
-        async () => ({ send: async () => Promise.reject(error) }) as unknown as LambdaClient,
-      );
-    const ended = new CallbackTimeoutException({ message: "closed", $metadata: {} });
-    expect(await failing(ended).succeed("cb", { status: "delivery_failed" })).toBe("not_waiting");
-    const denied = Object.assign(new Error("no"), { name: "AccessDeniedException" });
-    await expect(failing(denied).heartbeat("cb")).rejects.toBeInstanceOf(FinalCallbackError);
-    const throttled = Object.assign(new Error("slow down"), { name: "TooManyRequestsException" });
-    await expect(failing(throttled).heartbeat("cb")).rejects.toBe(throttled);
   });
 });

@@ -1,0 +1,202 @@
+/**
+ * One AWS API call sent without the service's SDK client: built, SigV4-signed and sent with what every
+ * bundle already carries for the DynamoDB client — the SDK's signer and SHA-256, its default credential
+ * chain and Region lookup, its HTTP request and Node.js handler (node:https, which the tracer captures like
+ * the SDK's own requests), and its standard retry strategy. A client registers every error class and schema
+ * of its service's API when it is imported, which tree shaking cannot drop; a function that makes two or
+ * three kinds of call to a service pays less to send them itself (lib/secrets/ssm-parameter-provider.ts,
+ * lib/callbacks/durable-callbacks.ts).
+ */
+import { partition } from "@aws-sdk/core/client";
+import { defaultProvider } from "@aws-sdk/credential-provider-node";
+import { Sha256 } from "@smithy/core/checksum";
+import { loadConfig, NODE_REGION_CONFIG_FILE_OPTIONS, NODE_REGION_CONFIG_OPTIONS } from "@smithy/core/config";
+import { HttpRequest } from "@smithy/core/protocols";
+import {
+  isServerError,
+  isThrottlingError,
+  isTransientError,
+  StandardRetryStrategy,
+} from "@smithy/core/retry";
+import { NodeHttpHandler, streamCollector } from "@smithy/node-http-handler";
+import { SignatureV4 } from "@smithy/signature-v4";
+
+export interface AwsRequestOptions {
+  /** The Region; absent, the SDK's own lookup (AWS_REGION, then the shared config file). */
+  region?: string | undefined;
+  /** Fixed credentials; absent, the SDK's default credential chain (a Lambda function's role). */
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined;
+  /**
+   * The service's endpoint; absent, the environment's `AWS_ENDPOINT_URL_<SERVICE>` or `AWS_ENDPOINT_URL`
+   * (unless `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS` is true), as the SDK reads them, else the Region's own.
+   */
+  endpoint?: string | undefined;
+  /** Retries of throttling, 5xx and network errors; absent, the SDK's standard strategy (3 attempts). */
+  retryStrategy?: StandardRetryStrategy | undefined;
+  /** The environment the endpoint settings are read from (process.env). */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
+}
+
+/** The service: its signing name (the endpoint's first label too) and how its errors are worded. */
+export interface AwsServiceId {
+  /** `ssm`, `lambda`: the SigV4 signing name, `AWS_ENDPOINT_URL_<SIGNING NAME>` and the Region's host. */
+  signingName: string;
+  /** How an error message names it when the service gave none: `SSM`, `Lambda`. */
+  label: string;
+}
+
+/** One call: the operation's name (for messages), its HTTP binding and its body. */
+export interface AwsCall {
+  operation: string;
+  method: "POST" | "GET" | "PUT" | "DELETE";
+  /** The path under the endpoint's, its labels already URI-encoded. */
+  path: string;
+  headers?: Record<string, string> | undefined;
+  body?: string | Uint8Array | undefined;
+}
+
+/**
+ * An error the service answered (its error type, e.g. `ThrottlingException`, `CallbackTimeoutException`, as
+ * `name`), with the HTTP status the SDK's retry classification reads. Its message is the service's.
+ */
+export class AwsServiceError extends Error {
+  readonly $metadata: { httpStatusCode: number };
+  readonly $fault: "client" | "server";
+  constructor(name: string, message: string, status: number) {
+    super(message);
+    this.name = name;
+    this.$metadata = { httpStatusCode: status };
+    this.$fault = status >= 500 ? "server" : "client";
+  }
+}
+
+/** Sends signed calls to one service; the Region, signer and handler are built at the first call. */
+export interface AwsRequests {
+  /**
+   * Sends `call`, retried as the SDK's standard strategy retries (throttling, 5xx, network errors), and
+   * resolves with a 2xx response's JSON object — `{}` for an empty body, undefined for a body that is not a
+   * JSON object; rejects with an AwsServiceError for any other status.
+   */
+  send(call: AwsCall): Promise<Record<string, unknown> | undefined>;
+}
+
+type RetryErrorType = Parameters<StandardRetryStrategy["refreshRetryTokenForRetry"]>[1]["errorType"];
+
+export function createAwsRequests(service: AwsServiceId, options: AwsRequestOptions = {}): AwsRequests {
+  const retry = options.retryStrategy ?? new StandardRetryStrategy(3);
+  let region: Promise<string> | undefined;
+  let signer: SignatureV4 | undefined;
+  let handler: NodeHttpHandler | undefined;
+
+  function resolveRegion(): Promise<string> {
+    const given = options.region;
+    region ??=
+      given !== undefined
+        ? Promise.resolve(given)
+        : loadConfig(NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS)();
+    return region;
+  }
+
+  function endpointOf(regionName: string): string {
+    if (options.endpoint !== undefined) return options.endpoint;
+    const env = options.env ?? process.env;
+    if (env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS?.toLowerCase() !== "true") {
+      const configured = env[`AWS_ENDPOINT_URL_${service.signingName.toUpperCase()}`] ?? env.AWS_ENDPOINT_URL;
+      if (configured !== undefined && configured !== "") return configured;
+    }
+    return `https://${service.signingName}.${regionName}.${partition(regionName).dnsSuffix}`;
+  }
+
+  async function sendOnce(call: AwsCall): Promise<Record<string, unknown> | undefined> {
+    const regionName = await resolveRegion();
+    const endpoint = new URL(endpointOf(regionName));
+    const base = endpoint.pathname.replace(/\/$/, "");
+    const body = call.body;
+    const request = new HttpRequest({
+      protocol: endpoint.protocol,
+      hostname: endpoint.hostname,
+      ...(endpoint.port !== "" && { port: Number(endpoint.port) }),
+      method: call.method,
+      path: `${base}${call.path}`,
+      headers: {
+        ...call.headers,
+        host: endpoint.host,
+        "content-length": String(body === undefined ? 0 : Buffer.byteLength(body)),
+      },
+      ...(body !== undefined && { body }),
+    });
+    signer ??= new SignatureV4({
+      service: service.signingName,
+      region: regionName,
+      credentials: options.credentials ?? defaultProvider(),
+      sha256: Sha256,
+      uriEscapePath: true,
+    });
+    const signed = await signer.sign(request);
+    handler ??= new NodeHttpHandler();
+    const { response } = await handler.handle(signed as HttpRequest);
+    const text = new TextDecoder().decode(await streamCollector(response.body));
+    const status = response.statusCode;
+    const parsed = parseJson(text);
+    if (status >= 200 && status < 300) return parsed;
+    const type = response.headers["x-amzn-errortype"] ?? parsed?.__type ?? parsed?.code;
+    const name = errorName(type) ?? (status >= 500 ? "InternalServerError" : "UnknownError");
+    const message = parsed?.message ?? parsed?.Message;
+    throw new AwsServiceError(
+      name,
+      typeof message === "string"
+        ? message
+        : `${service.label} refused ${call.operation} with HTTP ${status}.`,
+      status,
+    );
+  }
+
+  return {
+    async send(call) {
+      let token = await retry.acquireInitialRetryToken(service.signingName);
+      for (;;) {
+        try {
+          const result = await sendOnce(call);
+          retry.recordSuccess(token);
+          return result;
+        } catch (error) {
+          try {
+            token = await retry.refreshRetryTokenForRetry(token, { errorType: retryErrorType(error) });
+          } catch {
+            throw error;
+          }
+        }
+      }
+    },
+  };
+}
+
+/** The retry class of an error, as the SDK's retry middleware classifies it. */
+function retryErrorType(error: unknown): RetryErrorType {
+  if (!(error instanceof Error)) return "CLIENT_ERROR";
+  const sdkError = error as Parameters<typeof isThrottlingError>[0];
+  if (isThrottlingError(sdkError)) return "THROTTLING";
+  if (isTransientError(sdkError)) return "TRANSIENT";
+  if (isServerError(sdkError)) return "SERVER_ERROR";
+  return "CLIENT_ERROR";
+}
+
+/**
+ * `com.amazonaws.ssm#ParameterNotFound` or `CallbackTimeoutException:http://…` → the error's bare name.
+ */
+function errorName(type: unknown): string | undefined {
+  if (typeof type !== "string") return undefined;
+  const name = type.split(":")[0]?.split("#").pop()?.trim();
+  return name === undefined || name === "" ? undefined : name;
+}
+
+function parseJson(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text === "" ? "{}" : text);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,226 @@
+/**
+ * The durable callbacks the answering functions complete (lib/callbacks/durable-callbacks.ts), sent without
+ * the Lambda client, against the local stack's stand-in of Lambda's durable-execution callback API
+ * (infra/local/durable-callbacks.ts): the documented request of each call (its method, its path with the
+ * callback id, its body and content type, a SigV4 signature for `lambda` that verifies with the credentials
+ * given) and what each answer of the service becomes — an ended callback not waiting, a refusal no retry
+ * cures final, throttling retried then thrown by the service's error name.
+ */
+import { Sha256 } from "@smithy/core/checksum";
+import { HttpRequest } from "@smithy/core/protocols";
+import { StandardRetryStrategy } from "@smithy/core/retry";
+import { SignatureV4 } from "@smithy/signature-v4";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  type DurableCallbackRequest,
+  type LocalDurableCallbacks,
+  startLocalDurableCallbacks,
+} from "#infra/local/durable-callbacks.ts";
+import { AwsServiceError, createAwsRequests } from "#lib/aws/signed-request.ts";
+import { createDurableCallbacks } from "#lib/callbacks/durable-callbacks.ts";
+import { FinalCallbackError } from "#lib/callbacks/task-callbacks.ts";
+
+const REGION = "eu-west-1";
+const CREDENTIALS = { accessKeyId: "AKIDTESTDURABLECB", secretAccessKey: "test-secret-access-key" };
+/** A callback id as Lambda issues them: base64, with the characters a path must encode. */
+const CALLBACK_ID = "eyJ4Ijo/MX0+/ab+cd==";
+const ENCODED_ID = "eyJ4Ijo%2FMX0%2B%2Fab%2Bcd%3D%3D";
+
+let lambda: LocalDurableCallbacks;
+
+beforeAll(async () => {
+  lambda = await startLocalDurableCallbacks({ host: "127.0.0.1" });
+});
+afterAll(async () => {
+  await lambda?.stop();
+});
+beforeEach(() => {
+  lambda.interject = undefined;
+  lambda.requests.length = 0;
+  lambda.calls.length = 0;
+});
+
+/** The SDK's standard strategy (3 attempts) with no wait between them. */
+const noWaitRetries = () =>
+  new StandardRetryStrategy({
+    maxAttempts: 3,
+    baseDelay: 0,
+    backoff: { computeNextBackoffDelay: () => 0, setDelayBase: () => undefined },
+  });
+
+const durable = (options: { endpoint?: string; env?: Record<string, string> } = {}) =>
+  createDurableCallbacks(
+    createAwsRequests(
+      { signingName: "lambda", label: "Lambda" },
+      {
+        region: REGION,
+        credentials: CREDENTIALS,
+        ...(options.env === undefined && { endpoint: options.endpoint ?? lambda.url }),
+        ...(options.env !== undefined && { env: options.env }),
+        retryStrategy: noWaitRetries(),
+      },
+    ),
+  );
+
+/** A target that records what the stand-in forwards to it, as the durable SDK's test runner would take it. */
+function attachRecorder(callbackId: string) {
+  const received: unknown[] = [];
+  lambda.attach(callbackId, {
+    sendCallbackSuccess: async (result) => received.push({ success: result }),
+    sendCallbackFailure: async (error) => received.push({ failure: error }),
+    sendCallbackHeartbeat: async () => received.push("heartbeat"),
+  });
+  return received;
+}
+
+const header = (request: DurableCallbackRequest, name: string) => String(request.headers[name] ?? "");
+
+/** The Authorization header the SDK's signer gives the same request at the same time with `credentials`. */
+async function expectedAuthorization(
+  request: DurableCallbackRequest,
+  credentials: typeof CREDENTIALS,
+): Promise<string> {
+  const signed = /SignedHeaders=([^,]+)/.exec(header(request, "authorization"))?.[1]?.split(";") ?? [];
+  const amzDate = header(request, "x-amz-date");
+  const signingDate = new Date(
+    `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
+  );
+  const url = new URL(lambda.url);
+  const resigned = await new SignatureV4({
+    service: "lambda",
+    region: REGION,
+    credentials,
+    sha256: Sha256,
+    uriEscapePath: true,
+  }).sign(
+    new HttpRequest({
+      method: request.method,
+      protocol: url.protocol,
+      hostname: url.hostname,
+      port: Number(url.port),
+      path: request.path,
+      headers: Object.fromEntries(
+        signed.filter((name) => name !== "x-amz-date").map((name) => [name, header(request, name)]),
+      ),
+      body: request.body,
+    }),
+    { signingDate },
+  );
+  return String(resigned.headers.authorization);
+}
+
+/** The error a call fails with. */
+const failure = (call: Promise<unknown>) =>
+  call.then(
+    () => {
+      throw new Error("the call succeeded");
+    },
+    (error: unknown) => error as Error,
+  );
+
+describe("durable callbacks on Lambda's callback API, without the Lambda client", () => {
+  it("succeed: POST …/durable-execution-callbacks/{CallbackId}/succeed, the result's JSON bytes, signed for lambda", async () => {
+    const received = attachRecorder(CALLBACK_ID);
+    await expect(durable().succeed(CALLBACK_ID, { status: "answered", answers: { q: ["A"] } })).resolves.toBe(
+      "resumed",
+    );
+    expect(lambda.requests).toHaveLength(1);
+    const [request] = lambda.requests as [DurableCallbackRequest];
+    expect(request.method).toBe("POST");
+    expect(request.path).toBe(`/2025-12-01/durable-execution-callbacks/${ENCODED_ID}/succeed`);
+    expect(header(request, "content-type")).toBe("application/octet-stream");
+    expect(request.body.toString("utf8")).toBe('{"status":"answered","answers":{"q":["A"]}}');
+    expect(received).toEqual([{ success: '{"status":"answered","answers":{"q":["A"]}}' }]);
+    const authorization = header(request, "authorization");
+    expect(authorization).toMatch(
+      new RegExp(
+        `^AWS4-HMAC-SHA256 Credential=${CREDENTIALS.accessKeyId}/\\d{8}/${REGION}/lambda/aws4_request, `,
+      ),
+    );
+    expect(/SignedHeaders=([^,]+)/.exec(authorization)?.[1]?.split(";")).toEqual(
+      expect.arrayContaining(["content-type", "host", "x-amz-content-sha256", "x-amz-date"]),
+    );
+    // The signature verifies with the credentials given, and only with them.
+    expect(await expectedAuthorization(request, CREDENTIALS)).toBe(authorization);
+    expect(
+      await expectedAuthorization(request, { ...CREDENTIALS, secretAccessKey: "another-secret" }),
+    ).not.toBe(authorization);
+  });
+
+  it("fail: the error object as JSON, its name as type and data; heartbeat: no body", async () => {
+    const received = attachRecorder(CALLBACK_ID);
+    const callbacks = durable();
+    await expect(callbacks.heartbeat(CALLBACK_ID)).resolves.toBe("resumed");
+    await expect(
+      callbacks.fail(CALLBACK_ID, "Handraise.Cancelled", "The question was cancelled."),
+    ).resolves.toBe("resumed");
+    const [heartbeat, failed] = lambda.requests as [DurableCallbackRequest, DurableCallbackRequest];
+    expect(heartbeat.path).toBe(`/2025-12-01/durable-execution-callbacks/${ENCODED_ID}/heartbeat`);
+    expect(heartbeat.body.length).toBe(0);
+    expect(failed.path).toBe(`/2025-12-01/durable-execution-callbacks/${ENCODED_ID}/fail`);
+    expect(header(failed, "content-type")).toBe("application/json");
+    const error = {
+      ErrorMessage: "The question was cancelled.",
+      ErrorType: "Handraise.Cancelled",
+      ErrorData: "Handraise.Cancelled",
+    };
+    expect(JSON.parse(failed.body.toString("utf8"))).toEqual(error);
+    expect(received).toEqual(["heartbeat", { failure: error }]);
+    for (const request of lambda.requests) {
+      expect(await expectedAuthorization(request, CREDENTIALS)).toBe(header(request, "authorization"));
+    }
+  });
+
+  it("take an ended callback as not waiting: CallbackTimeoutException, ResourceNotFoundException", async () => {
+    // Nobody attached this id: the stand-in answers as Lambda answers a closed callback.
+    await expect(durable().succeed("ended-callback", { status: "delivery_failed" })).resolves.toBe(
+      "not_waiting",
+    );
+    expect(lambda.calls).toEqual([
+      { action: "succeed", callbackId: "ended-callback", outcome: "CallbackTimeoutException" },
+    ]);
+    lambda.interject = () => ({
+      status: 404,
+      errorType: "ResourceNotFoundException:http://internal.amazon.com/coral/com.amazonaws.lambda/",
+      message: "The execution is gone.",
+    });
+    await expect(durable().heartbeat(CALLBACK_ID)).resolves.toBe("not_waiting");
+    expect(lambda.requests).toHaveLength(2);
+  });
+
+  it("take a refusal no retry cures as final, sent once, by the service's error name", async () => {
+    lambda.interject = () => ({ status: 403, errorType: "AccessDeniedException", message: "not allowed" });
+    const error = await failure(durable().succeed(CALLBACK_ID, { status: "answered", answers: {} }));
+    expect(error).toBeInstanceOf(FinalCallbackError);
+    expect((error as FinalCallbackError).code).toBe("AccessDeniedException");
+    expect(error.message).toBe("AccessDeniedException: not allowed");
+    expect(lambda.requests).toHaveLength(1);
+  });
+
+  it("retry throttling as the SDK's standard strategy does, then throw it by the service's error name", async () => {
+    const received = attachRecorder(CALLBACK_ID);
+    const throttled = { status: 429, errorType: "TooManyRequestsException", message: "Rate exceeded" };
+    let failures = 2;
+    lambda.interject = () => (failures-- > 0 ? throttled : undefined);
+    await expect(durable().heartbeat(CALLBACK_ID)).resolves.toBe("resumed");
+    expect(lambda.requests).toHaveLength(3);
+    expect(received).toEqual(["heartbeat"]);
+
+    lambda.requests.length = 0;
+    lambda.interject = () => throttled;
+    const error = await failure(durable().heartbeat(CALLBACK_ID));
+    expect(error).toBeInstanceOf(AwsServiceError);
+    expect(error.name).toBe("TooManyRequestsException");
+    expect(error.message).toBe("Rate exceeded");
+    expect(lambda.requests).toHaveLength(3);
+  });
+
+  it("reach the endpoint the environment names for Lambda (AWS_ENDPOINT_URL_LAMBDA), as the SDK does", async () => {
+    const received = attachRecorder(CALLBACK_ID);
+    const fromEnv = durable({
+      env: { AWS_ENDPOINT_URL_LAMBDA: lambda.url, AWS_ENDPOINT_URL: "http://127.0.0.1:9" },
+    });
+    await expect(fromEnv.heartbeat(CALLBACK_ID)).resolves.toBe("resumed");
+    expect(received).toEqual(["heartbeat"]);
+  });
+});
