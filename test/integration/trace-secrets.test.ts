@@ -53,6 +53,10 @@ beforeAll(async () => {
     status: 429,
     body: { ok: false, error_code: 429, description: "Too Many Requests", parameters: { retry_after: 60 } },
   });
+  telegram.answerOnce((call) => call.method === "editMessageText", {
+    status: 500,
+    body: { ok: false, error_code: 500, description: "Internal Server Error" },
+  });
   // Lambda's durable callbacks, Step Functions and a model provider: each answers its call `{}` or a turn.
   awsFake = await startFakePlatform(() => ({ body: {} }));
   const { stdout } = await run(
@@ -102,10 +106,16 @@ describe("an X-Ray trace of outbound calls", () => {
     }
     // No path of any call: Telegram's is /bot<token>/…, a durable callback's carries its id.
     expect(traced.raw).not.toMatch(/\/bot|durable-execution-callbacks|\/v1\//);
-    expect(traced.outcomes).toMatchObject({ sendMessage: "ok", durable: "ok", sfn: "ok", model: "ok" });
+    expect(traced.outcomes).toMatchObject({
+      sendMessage: "ok",
+      editMessageText: "ok",
+      durable: "ok",
+      sfn: "ok",
+      model: "ok",
+    });
   });
 
-  it("records each outbound call once, by host, method, the caller's name for it and the status", () => {
+  it("records each attempt of each outbound call, by host, method, the caller's name for it and the status", () => {
     const host = (url: string) => new URL(url).host;
     expect(
       remote().map((s) => ({
@@ -120,6 +130,20 @@ describe("an X-Ray trace of outbound calls", () => {
       { name: host(telegram.url), method: "POST", url: telegram.url, operation: "sendMessage", status: 400 },
       { name: host(telegram.url), method: "POST", url: telegram.url, operation: "sendPhoto", status: 500 },
       { name: host(telegram.url), method: "POST", url: telegram.url, operation: "getMe", status: 429 },
+      {
+        name: host(telegram.url),
+        method: "POST",
+        url: telegram.url,
+        operation: "editMessageText",
+        status: 500,
+      },
+      {
+        name: host(telegram.url),
+        method: "POST",
+        url: telegram.url,
+        operation: "editMessageText",
+        status: 200,
+      },
       {
         name: host(awsFake.url),
         method: "POST",
@@ -156,6 +180,8 @@ describe("an X-Ray trace of outbound calls", () => {
       { ...none, error: true },
       { ...none, fault: true },
       { ...none, error: true, throttle: true },
+      { ...none, fault: true },
+      none,
       none,
       none,
       { ...none, error: true, fault: true },

@@ -59,6 +59,10 @@ await xray.getNamespace().runPromise(async () => {
   await attempt("sendPhoto", () => telegram.call("sendPhoto", { chat_id: 7, photo: "p" }));
   // The fake answers this one 429 with a minute's wait: more than the call may take, so not retried.
   await attempt("getMe", () => telegram.call("getMe", {}));
+  // The fake answers the first attempt 500: an edit may be sent twice, so it is retried and succeeds.
+  await attempt("editMessageText", () =>
+    telegram.call("editMessageText", { chat_id: 7, message_id: 1, text: answer }),
+  );
   await attempt("durable", () =>
     durable.succeed(env("TRACE_CALLBACK_ID"), { status: "answered", answers: { q1: [answer] } }),
   );
