@@ -12,7 +12,7 @@ import { type AnthropicModel, DEFAULT_REQUEST_TIMEOUT_SECONDS } from "./model-se
 import { type HttpProviderDeps, hostOf, httpFault, postJson, readModelKey } from "./provider-http.ts";
 
 export function createAnthropicProvider(model: AnthropicModel, deps: HttpProviderDeps): ModelProvider {
-  const url = `${model.baseUrl.replace(/\/+$/, "")}/v1/messages`;
+  const target = { url: `${model.baseUrl.replace(/\/+$/, "")}/v1/messages`, name: "messages" };
   return {
     async next(transcript, { deadlineMs }) {
       const key = await readModelKey(deps.secrets, model.apiKeySecret);
@@ -26,7 +26,7 @@ export function createAnthropicProvider(model: AnthropicModel, deps: HttpProvide
       };
       const headers = { "x-api-key": key, "anthropic-version": ANTHROPIC_VERSION };
       return withRetries(call, deps, async (timeoutMs) => {
-        const reply = await postJson(deps.fetch, url, headers, request, timeoutMs);
+        const reply = await postJson(deps.fetch, target, headers, request, timeoutMs);
         if (reply.status < 200 || reply.status > 299) {
           throw httpFault(reply, anthropicErrorDetail(reply.body), deps.now());
         }

@@ -7,7 +7,7 @@ import { openAiErrorDetail, openAiRequest, openAiTurn } from "./openai-chat.ts";
 import { type HttpProviderDeps, hostOf, httpFault, postJson, readModelKey } from "./provider-http.ts";
 
 export function createOpenAiProvider(model: OpenAiModel, deps: HttpProviderDeps): ModelProvider {
-  const url = `${model.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+  const target = { url: `${model.baseUrl.replace(/\/+$/, "")}/chat/completions`, name: "chat completions" };
   return {
     async next(transcript, { deadlineMs }) {
       const key = await readModelKey(deps.secrets, model.apiKeySecret);
@@ -20,7 +20,13 @@ export function createOpenAiProvider(model: OpenAiModel, deps: HttpProviderDeps)
         redact: (text: string) => redactSecret(text, key),
       };
       return withRetries(call, deps, async (timeoutMs) => {
-        const reply = await postJson(deps.fetch, url, { authorization: `Bearer ${key}` }, request, timeoutMs);
+        const reply = await postJson(
+          deps.fetch,
+          target,
+          { authorization: `Bearer ${key}` },
+          request,
+          timeoutMs,
+        );
         if (reply.status < 200 || reply.status > 299) {
           throw httpFault(reply, openAiErrorDetail(reply.body), deps.now());
         }

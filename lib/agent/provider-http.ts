@@ -7,6 +7,7 @@ import { ConfigError } from "../config-error.ts";
 import { networkCode, parseJsonOrUndefined } from "../http/outbound.ts";
 import { modelSecretName, secretEnvName } from "../secrets/secret-catalog.ts";
 import type { Secrets } from "../secrets/secrets.ts";
+import { traceOutbound } from "../telemetry/outbound-trace.ts";
 import { describeIssue, issuesOf } from "../validation-messages.ts";
 import type * as z from "../zod.ts";
 import { ModelError } from "./model-error.ts";
@@ -55,24 +56,29 @@ export interface JsonReply {
 }
 
 /**
- * POSTs `body` as JSON and reads the whole answer within `timeoutMs`.
+ * POSTs `body` as JSON and reads the whole answer within `timeoutMs`. `name` is what the trace calls it (the
+ * provider's API: `chat completions`, `messages`); its URL is never recorded.
  *
  * @throws ProviderFault (retryable) when the server cannot be reached or does not answer in time.
  */
 export async function postJson(
   fetchFn: Fetch,
-  url: string,
+  target: { url: string; name: string },
   headers: Record<string, string>,
   body: unknown,
   timeoutMs: number,
 ): Promise<JsonReply> {
   try {
-    const response = await fetchFn(url, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json", ...headers },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
+    const response = await traceOutbound(
+      { ...target, method: "POST" },
+      fetchFn(target.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json", ...headers },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      }),
+      (reply) => reply.status,
+    );
     const text = await response.text();
     return { status: response.status, headers: response.headers, body: parseJsonOrUndefined(text) };
   } catch (error) {

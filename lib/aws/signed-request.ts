@@ -20,6 +20,7 @@ import {
 } from "@smithy/core/retry";
 import { NodeHttpHandler, streamCollector } from "@smithy/node-http-handler";
 import { SignatureV4 } from "@smithy/signature-v4";
+import { traceOutbound } from "../telemetry/outbound-trace.ts";
 
 export interface AwsRequestOptions {
   /** The Region; absent, the SDK's own lookup (AWS_REGION, then the shared config file). */
@@ -134,7 +135,11 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
     });
     const signed = await signer.sign(request);
     handler ??= new NodeHttpHandler();
-    const { response } = await handler.handle(signed as HttpRequest);
+    const { response } = await traceOutbound(
+      { url: endpoint.origin, method: call.method, name: call.operation },
+      handler.handle(signed as HttpRequest),
+      (reply) => reply.response.statusCode,
+    );
     const text = new TextDecoder().decode(await streamCollector(response.body));
     const status = response.statusCode;
     const parsed = parseJson(text);

@@ -6,6 +6,7 @@
  * (`forget`) and the next call asks again.
  */
 import { networkCode } from "../http/outbound.ts";
+import { traceOutbound } from "../telemetry/outbound-trace.ts";
 import { PLATFORM_CALL_TIMEOUT_MS, PlatformApiError } from "./platform-api-error.ts";
 
 /** By default a token is used until this long before it expires. */
@@ -28,12 +29,16 @@ export async function requestOAuthToken(
 ): Promise<IssuedToken> {
   let response: Response;
   try {
-    response = await fetch(tokenUrl, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
-      body: form,
-      signal: AbortSignal.timeout(PLATFORM_CALL_TIMEOUT_MS),
-    });
+    response = await traceOutbound(
+      { url: tokenUrl, method: "POST", name: `${platform} token` },
+      fetch(tokenUrl, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+        body: form,
+        signal: AbortSignal.timeout(PLATFORM_CALL_TIMEOUT_MS),
+      }),
+      (reply) => reply.status,
+    );
   } catch (error) {
     throw new PlatformApiError(platform, "token", undefined, networkCode(error));
   }

@@ -13,17 +13,22 @@
  * - any other 4xx is final.
  *
  * Errors name the platform and the call (`sendMessage`, `POST /channels/{id}/messages`), never the URL
- * (Telegram's token is in it), a header or the request's body.
+ * (Telegram's token is in it), a header or the request's body; so does each attempt's trace subsegment
+ * (../telemetry/outbound-trace.ts).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { networkCode, parseJsonOrUndefined, retryAfterValueMs } from "../http/outbound.ts";
 import type { SecretValue } from "../secrets/secrets.ts";
+import { traceOutbound } from "../telemetry/outbound-trace.ts";
 import { PLATFORM_CALL_TIMEOUT_MS, PlatformApiError } from "./platform-api-error.ts";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 export interface PlatformRequest {
-  /** What errors call it: the API method or the verb and path with ids elided. Never holds a secret. */
+  /**
+   * What errors and the trace call it: the API method or the verb and path with ids elided. Never holds a
+   * secret.
+   */
   name: string;
   method: HttpMethod;
   /** May hold a secret (Telegram's token is in its path): never copied into an error. */
@@ -172,15 +177,19 @@ export function createPlatformHttp(rules: PlatformRules, deps: PlatformHttpDeps)
   async function attempt(request: PlatformRequest, timeoutMs: number): Promise<PlatformReply | Failure> {
     let response: Response;
     try {
-      response = await fetchFn(request.url, {
-        method: request.method,
-        headers: {
-          ...request.headers,
-          ...(request.body !== undefined && { "content-type": "application/json; charset=utf-8" }),
-        },
-        ...(request.body !== undefined && { body: JSON.stringify(request.body) }),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      response = await traceOutbound(
+        request,
+        fetchFn(request.url, {
+          method: request.method,
+          headers: {
+            ...request.headers,
+            ...(request.body !== undefined && { "content-type": "application/json; charset=utf-8" }),
+          },
+          ...(request.body !== undefined && { body: JSON.stringify(request.body) }),
+          signal: AbortSignal.timeout(timeoutMs),
+        }),
+        (reply) => reply.status,
+      );
     } catch (error) {
       const code = networkCode(error);
       if (code === "TimeoutError" || code === "AbortError") {

@@ -9,6 +9,7 @@
  * every request.
  */
 import { networkCode } from "../http/outbound.ts";
+import { traceOutbound } from "../telemetry/outbound-trace.ts";
 import { PLATFORM_CALL_TIMEOUT_MS } from "./platform-api-error.ts";
 
 /**
@@ -117,10 +118,14 @@ export function createSigningKeys<Key>(options: SigningKeysOptions<Key>) {
 export async function fetchKeyDocument(url: string, what: string): Promise<unknown> {
   let response: Response;
   try {
-    response = await fetch(url, {
-      headers: { accept: "application/json" },
-      signal: AbortSignal.timeout(PLATFORM_CALL_TIMEOUT_MS),
-    });
+    response = await traceOutbound(
+      { url, method: "GET", name: what },
+      fetch(url, {
+        headers: { accept: "application/json" },
+        signal: AbortSignal.timeout(PLATFORM_CALL_TIMEOUT_MS),
+      }),
+      (reply) => reply.status,
+    );
   } catch (error) {
     throw new KeySetUnavailableError(`${what} could not be read: ${networkCode(error)}`);
   }

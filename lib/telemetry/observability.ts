@@ -2,7 +2,11 @@
  * Each function's logger, metrics and tracer (Powertools for AWS Lambda), built once per process, and the
  * middy middlewares that tie them to an invocation: the Lambda context on every log line, metrics flushed at
  * the end of each invocation (with a cold-start metric), and an X-Ray subsegment for the handler with every
- * AWS SDK call under it.
+ * AWS SDK call and every outbound HTTP call under it.
+ *
+ * The Tracer's own capture of outbound HTTP is off: it writes each request's URL path into the trace, and
+ * Telegram's bot token and a durable callback's id are in theirs. Outbound calls are recorded by
+ * ./outbound-trace.ts instead, without their paths.
  *
  * Settings come from the environment Powertools reads itself: `POWERTOOLS_LOG_LEVEL` (or the function's
  * `AWS_LAMBDA_LOG_LEVEL`), `POWERTOOLS_DEV` (pretty, and no metrics output: the local stack in a terminal),
@@ -19,6 +23,7 @@ import { tracingSwitchedOff } from "../config.ts";
 import type { FunctionName } from "../secrets/secret-catalog.ts";
 import { createLogsAndMetrics } from "./logs-and-metrics.ts";
 import type { Observability } from "./observability-port.ts";
+import { recordOutboundCallsWith, xrayOutboundRecorder } from "./outbound-trace.ts";
 import { createPowertoolsTelemetry } from "./powertools-telemetry.ts";
 import { createUntracedObservability } from "./untraced-observability.ts";
 
@@ -36,7 +41,8 @@ export async function createObservability(fn: FunctionName): Promise<Observabili
     import("@aws-lambda-powertools/tracer/middleware"),
   ]);
   const { logger, metrics, service } = createLogsAndMetrics(fn);
-  const tracer = new Tracer({ serviceName: service });
+  const tracer = new Tracer({ serviceName: service, captureHTTPsRequests: false });
+  recordOutboundCallsWith(xrayOutboundRecorder(tracer));
   return {
     logger,
     metrics,
