@@ -103,7 +103,12 @@ export interface ChannelServices {
   aws?: AwsClientSettings | undefined;
   /** The clock the function's use cases read (ServicePorts); absent, the system's. */
   now?: (() => number) | undefined;
+  /** Traces an AWS SDK client a channel builds (e-mail's SES) like the function's own; absent, untraced. */
+  capture?: CaptureClient | undefined;
 }
+
+/** What a channel's platform client is built from. */
+export type ClientServices = Pick<ChannelServices, "config" | "secrets" | "aws" | "now" | "capture">;
 
 const clients = new WeakMap<Secrets, Map<string, unknown>>();
 
@@ -113,25 +118,18 @@ const clients = new WeakMap<Secrets, Map<string, unknown>>();
  */
 export function channelClient<Descriptor extends AnyChannel>(
   descriptor: Descriptor,
-  config: Config,
-  secrets: Secrets,
-  aws?: AwsClientSettings,
-  clock?: () => number,
+  services: ClientServices,
 ): ReturnType<Descriptor["client"]> {
-  const built = clients.get(secrets) ?? new Map<string, unknown>();
-  clients.set(secrets, built);
-  if (!built.has(descriptor.name)) {
-    built.set(
-      descriptor.name,
-      descriptor.client(channelContext(descriptor, { config, secrets, aws, now: clock })),
-    );
-  }
+  const built = clients.get(services.secrets) ?? new Map<string, unknown>();
+  clients.set(services.secrets, built);
+  if (!built.has(descriptor.name))
+    built.set(descriptor.name, descriptor.client(channelContext(descriptor, services)));
   return built.get(descriptor.name) as ReturnType<Descriptor["client"]>;
 }
 
 function channelContext(
   descriptor: AnyChannel,
-  { config, secrets, aws, now: clock }: Pick<ChannelServices, "config" | "secrets" | "aws" | "now">,
+  { config, secrets, aws, now: clock, capture }: ClientServices,
 ) {
   const settings = (config.channels as Record<string, unknown>)[descriptor.name];
   if (settings === undefined) throw new Error(`the ${descriptor.name} channel is not enabled`);
@@ -140,6 +138,7 @@ function channelContext(
     secret: (name: SecretName) => secretValue(secrets, name),
     now: clock ?? now,
     awsClientConfig: (service: AwsService) => sdkConfig(aws, service),
+    traced: <Client>(client: Client): Client => (capture ? capture(client) : client),
   };
 }
 
@@ -168,19 +167,14 @@ export function createChannels(
   descriptors: readonly AnyChannel[],
   services: ChannelServices,
 ): Map<string, ChatChannel> {
-  const { config, secrets } = services;
+  const { config } = services;
   const channels = new Map<string, ChatChannel>();
   const add = (channel: ChatChannel) => channels.set(channel.name, channel);
   if (config.consoleChannel) add(createConsoleChannel((text) => process.stdout.write(text), services.links));
   for (const name of functionChannels(fn, config.enabledChannels)) {
     const descriptor = descriptors.find((candidate) => candidate.name === name);
     if (!descriptor) throw new Error(`${fn} serves the ${name} channel but was built without it`);
-    add(
-      descriptor.channel(
-        channelClient(descriptor, config, secrets, services.aws, services.now),
-        channelServices(descriptor, services),
-      ),
-    );
+    add(descriptor.channel(channelClient(descriptor, services), channelServices(descriptor, services)));
   }
   return channels;
 }
@@ -287,7 +281,7 @@ export function createServices(
   const { secrets, secretNames, store, callbacks, resolve, telemetry, capture, now } = core;
   const sleep = ports.sleep ?? systemSleep;
   const links = createLinks(config, secrets, secretNames);
-  const channels = createChannels(fn, descriptors, { config, secrets, links, telemetry, aws, now });
+  const channels = createChannels(fn, descriptors, { config, secrets, links, telemetry, aws, now, capture });
   const waitForQuestion = createWaitForQuestion({ store, now, sleep });
   // The use cases only some functions run (asking: createAsker; the question API, the chat pipeline, the
   // timers, the run-status consumer: in their handlers, lib/handlers/) are built there, so no other bundle

@@ -35,6 +35,11 @@ export interface ClientContext<Settings> {
    * Lambda's environment), the local stack's own endpoint and credentials locally.
    */
   awsClientConfig(service: AwsService): SdkClientConfig;
+  /**
+   * An AWS SDK client traced like the function's own (X-Ray records its service and operation, never its
+   * parameters); the function's outbound HTTP is otherwise not captured, so an unwrapped client is invisible.
+   */
+  traced<Client>(client: Client): Client;
 }
 
 /** What a channel's ChatChannel is built with. */

@@ -45,7 +45,7 @@ export async function createChatWebhookHandler<Descriptor extends AnyChannel>(
   }
   const { secrets, store, resolve, channels, links, now } = services;
   const handleInbound = createHandleInbound({ store, resolve, channels, links, now });
-  const client = channelClient(descriptor, config, secrets, aws, now);
+  const client = channelClient(descriptor, { config, secrets, aws, now });
   const { prelude, handler, handshake } = webhook.create(client, {
     ...channelServices(descriptor, { config, secrets, links, telemetry, aws, now }),
     secrets,

@@ -9,7 +9,7 @@ import { createSesMailSender, type MailSender } from "./email-sender.ts";
 import { emailSpec } from "./email-spec.ts";
 
 export const email = defineChannel(emailSpec, {
-  client: ({ settings, awsClientConfig }): MailSender =>
-    createSesMailSender(new SESv2Client(awsClientConfig("sesv2")), settings.from),
+  client: ({ settings, awsClientConfig, traced }): MailSender =>
+    createSesMailSender(traced(new SESv2Client(awsClientConfig("sesv2"))), settings.from),
   channel: (sender, { links }) => createEmailChannel(sender, links),
 });

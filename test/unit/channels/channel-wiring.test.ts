@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { CHANNELS } from "#lib/channels/channel-list.ts";
 import { discord } from "#lib/channels/discord/index.ts";
+import { email } from "#lib/channels/email/index.ts";
 import { telegram } from "#lib/channels/telegram/index.ts";
 import { loadConfig } from "#lib/config.ts";
 import type { FunctionName } from "#lib/secrets/secret-catalog.ts";
@@ -54,9 +55,24 @@ describe("channels from descriptors", () => {
 
   it("one platform client per channel per process: the channel's and the webhook's are the same", () => {
     const { secrets } = channelsOf("discordWebhook", [discord]);
-    const first = channelClient(discord, config, secrets);
-    expect(channelClient(discord, config, secrets)).toBe(first);
+    const first = channelClient(discord, { config, secrets });
+    expect(channelClient(discord, { config, secrets })).toBe(first);
     // Another function's secrets (another process) build their own.
-    expect(channelClient(discord, config, createSecrets(config, "ask"))).not.toBe(first);
+    expect(channelClient(discord, { config, secrets: createSecrets(config, "ask") })).not.toBe(first);
+  });
+
+  it("an AWS SDK client a channel builds (e-mail's SES) is traced like the function's own", () => {
+    const withEmail = loadConfig({
+      HANDRAISE_TABLE: "t",
+      HANDRAISE_CHANNELS: "email",
+      HANDRAISE_EMAIL_FROM: "bot@example.com",
+    });
+    const captured: unknown[] = [];
+    const capture = <Client>(client: Client): Client => {
+      captured.push(client);
+      return client;
+    };
+    channelClient(email, { config: withEmail, secrets: createSecrets(withEmail, "ask"), capture });
+    expect(captured.map((client) => (client as object).constructor.name)).toEqual(["SESv2Client"]);
   });
 });
