@@ -35,7 +35,17 @@ export interface AwsRequestOptions {
   retryStrategy?: StandardRetryStrategy | undefined;
   /** The environment the endpoint settings are read from (process.env). */
   env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** How long one attempt may wait for a connection, then for the response; absent, AWS_TIMEOUTS. */
+  timeouts?: { connectionMs: number; requestMs: number } | undefined;
 }
+
+/**
+ * One attempt's limits. Without them Node waits on a connection that is never accepted (a VPC endpoint
+ * dropping SYN) as long as the OS does, and a function's secret preload would use its whole timeout; the
+ * SDK's clients get a 1.1 s connection timeout only under AWS_DEFAULTS_MODE=in-region. An attempt cut off is
+ * a TimeoutError the retry strategy retries, so three attempts stay well inside a function's timeout.
+ */
+export const AWS_TIMEOUTS = { connectionMs: 2_000, requestMs: 3_000 } as const;
 
 /** The service: its signing name (the endpoint's first label too) and how its errors are worded. */
 export interface AwsServiceId {
@@ -133,7 +143,13 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
       uriEscapePath: true,
     });
     const signed = await signer.sign(request);
-    handler ??= new NodeHttpHandler();
+    const timeouts = options.timeouts ?? AWS_TIMEOUTS;
+    // requestTimeout alone only logs a warning in this handler; throwOnRequestTimeout makes it an error.
+    handler ??= new NodeHttpHandler({
+      connectionTimeout: timeouts.connectionMs,
+      requestTimeout: timeouts.requestMs,
+      throwOnRequestTimeout: true,
+    });
     const { response } = await handler.handle(signed as HttpRequest);
     const text = new TextDecoder().decode(await streamCollector(response.body));
     const status = response.statusCode;

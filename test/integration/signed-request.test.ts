@@ -1,0 +1,111 @@
+/**
+ * The signed requests SSM secret reads and Lambda's durable callbacks are sent with (lib/aws/signed-request.ts),
+ * against local servers: what the SDK's clients would do in their place — each attempt's timeouts, the
+ * endpoint of the Region's partition (FIPS, dual-stack), the error a response names, the standard retry
+ * strategy and its settings, and a Region lookup that failed tried again.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { StandardRetryStrategy } from "@smithy/core/retry";
+import { afterEach, describe, expect, it } from "vitest";
+import { type AwsRequestOptions, createAwsRequests } from "#lib/aws/signed-request.ts";
+
+const SSM = { signingName: "ssm", label: "SSM" };
+const CREDENTIALS = { accessKeyId: "AKIDTESTSIGNEDREQUEST", secretAccessKey: "test-secret-access-key" };
+const CALL = {
+  operation: "GetParameter",
+  method: "POST",
+  path: "/",
+  headers: { "content-type": "application/x-amz-json-1.1", "x-amz-target": "AmazonSSM.GetParameter" },
+  body: JSON.stringify({ Name: "/handraise/x" }),
+} as const;
+
+interface Received {
+  method: string;
+  path: string;
+  headers: IncomingMessage["headers"];
+  body: string;
+}
+
+interface LocalServer {
+  url: string;
+  received: Received[];
+  stop(): Promise<void>;
+}
+
+const servers: LocalServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.stop()));
+});
+
+/** A local HTTP server; `answer` replies to each request, or leaves it unanswered when it returns nothing. */
+async function startServer(
+  answer: (
+    request: Received,
+    response: ServerResponse,
+  ) => { status: number; headers?: Record<string, string>; body?: string } | undefined,
+): Promise<LocalServer> {
+  const received: Received[] = [];
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const request = {
+      method: req.method ?? "",
+      path: req.url ?? "",
+      headers: req.headers,
+      body: Buffer.concat(chunks).toString("utf8"),
+    };
+    received.push(request);
+    const reply = answer(request, res);
+    if (reply === undefined) return;
+    res.writeHead(reply.status, { "content-type": "application/x-amz-json-1.1", ...reply.headers });
+    res.end(reply.body ?? "{}");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const local: LocalServer = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    stop: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+  servers.push(local);
+  return local;
+}
+
+/** The SDK's standard strategy with `maxAttempts` and no wait between attempts. */
+const noWaitRetries = (maxAttempts = 3) =>
+  new StandardRetryStrategy({
+    maxAttempts,
+    baseDelay: 0,
+    backoff: { computeNextBackoffDelay: () => 0, setDelayBase: () => undefined },
+  });
+
+const requests = (options: AwsRequestOptions) =>
+  createAwsRequests(SSM, { region: "eu-west-1", credentials: CREDENTIALS, env: {}, ...options });
+
+const rejection = (sending: Promise<unknown>) =>
+  sending.then(
+    () => {
+      throw new Error("the call succeeded");
+    },
+    (error: unknown) => error as Error & { code?: string },
+  );
+
+describe("signed AWS requests", () => {
+  it("cut off an attempt that gets no response (TimeoutError, ETIMEDOUT) and retry it", async () => {
+    const silent = await startServer(() => undefined);
+    const error = await rejection(
+      requests({
+        endpoint: silent.url,
+        retryStrategy: noWaitRetries(),
+        timeouts: { connectionMs: 50, requestMs: 50 },
+      }).send(CALL),
+    );
+    expect(error.name).toBe("TimeoutError");
+    expect(error.code).toBe("ETIMEDOUT");
+    expect(silent.received).toHaveLength(3);
+  });
+});
