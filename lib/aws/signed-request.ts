@@ -20,6 +20,7 @@ import {
 } from "@smithy/core/retry";
 import { NodeHttpHandler, streamCollector } from "@smithy/node-http-handler";
 import { SignatureV4 } from "@smithy/signature-v4";
+import { ConfigError } from "../config-error.ts";
 
 export interface AwsRequestOptions {
   /** The Region; absent, the SDK's own lookup (AWS_REGION, then the shared config file). */
@@ -28,7 +29,8 @@ export interface AwsRequestOptions {
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined;
   /**
    * The service's endpoint; absent, the environment's `AWS_ENDPOINT_URL_<SERVICE>` or `AWS_ENDPOINT_URL`
-   * (unless `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS` is true), as the SDK reads them, else the Region's own.
+   * (unless `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS` is true), as the SDK reads them, else the Region's own —
+   * its FIPS or dual-stack host when `AWS_USE_FIPS_ENDPOINT` / `AWS_USE_DUALSTACK_ENDPOINT` is true.
    */
   endpoint?: string | undefined;
   /** Retries of throttling, 5xx and network errors; absent, the SDK's standard strategy (3 attempts). */
@@ -37,6 +39,8 @@ export interface AwsRequestOptions {
   env?: Readonly<Record<string, string | undefined>> | undefined;
   /** How long one attempt may wait for a connection, then for the response; absent, AWS_TIMEOUTS. */
   timeouts?: { connectionMs: number; requestMs: number } | undefined;
+  /** What sends each signed request; absent, Node's (NodeHttpHandler with `timeouts`). Tests record with it. */
+  httpHandler?: Pick<NodeHttpHandler, "handle"> | undefined;
 }
 
 /**
@@ -53,6 +57,11 @@ export interface AwsServiceId {
   signingName: string;
   /** How an error message names it when the service gave none: `SSM`, `Lambda`. */
   label: string;
+  /**
+   * The partitions whose FIPS endpoint is the service's regular host (SSM's in `aws-us-gov`, which is
+   * FIPS-validated already), as the service's endpoint rules in its SDK client say; elsewhere `<name>-fips`.
+   */
+  fipsIsRegularHostIn?: readonly string[] | undefined;
 }
 
 /** One call: the operation's name (for messages), its HTTP binding and its body. */
@@ -96,7 +105,7 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
   const retry = options.retryStrategy ?? new StandardRetryStrategy(3);
   let region: Promise<string> | undefined;
   let signer: SignatureV4 | undefined;
-  let handler: NodeHttpHandler | undefined;
+  let handler: Pick<NodeHttpHandler, "handle"> | undefined = options.httpHandler;
 
   function resolveRegion(): Promise<string> {
     const given = options.region;
@@ -107,19 +116,9 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
     return region;
   }
 
-  function endpointOf(regionName: string): string {
-    if (options.endpoint !== undefined) return options.endpoint;
-    const env = options.env ?? process.env;
-    if (env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS?.toLowerCase() !== "true") {
-      const configured = env[`AWS_ENDPOINT_URL_${service.signingName.toUpperCase()}`] ?? env.AWS_ENDPOINT_URL;
-      if (configured !== undefined && configured !== "") return configured;
-    }
-    return `https://${service.signingName}.${regionName}.${partition(regionName).dnsSuffix}`;
-  }
-
   async function sendOnce(call: AwsCall): Promise<Record<string, unknown> | undefined> {
     const regionName = await resolveRegion();
-    const endpoint = new URL(endpointOf(regionName));
+    const endpoint = new URL(awsEndpoint(service, regionName, options));
     const base = endpoint.pathname.replace(/\/$/, "");
     const body = call.body;
     const request = new HttpRequest({
@@ -185,6 +184,51 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
       }
     },
   };
+}
+
+/** A boolean setting as the SDK reads it from the environment: absent false, else "true" or "false". */
+function flag(env: Readonly<Record<string, string | undefined>>, name: string): boolean {
+  const value = env[name];
+  if (value === undefined || value === "false") return false;
+  if (value === "true") return true;
+  throw new ConfigError(`Invalid configuration: ${name} must be "true" or "false".`);
+}
+
+/**
+ * The service's endpoint in the Region, as the endpoint rules of its SDK client resolve it: one configured
+ * as it is, refused with FIPS or dual-stack on (no rule can make a custom host FIPS); else the Region's
+ * partition's host, its FIPS and dual-stack variants as that service names them.
+ */
+export function awsEndpoint(
+  service: AwsServiceId,
+  regionName: string,
+  options: Pick<AwsRequestOptions, "endpoint" | "env"> = {},
+): string {
+  const env = options.env ?? process.env;
+  const fips = flag(env, "AWS_USE_FIPS_ENDPOINT");
+  const dualStack = flag(env, "AWS_USE_DUALSTACK_ENDPOINT");
+  let custom = options.endpoint;
+  if (custom === undefined && env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS?.toLowerCase() !== "true") {
+    const configured = env[`AWS_ENDPOINT_URL_${service.signingName.toUpperCase()}`] ?? env.AWS_ENDPOINT_URL;
+    if (configured !== undefined && configured !== "") custom = configured;
+  }
+  if (custom !== undefined) {
+    if (fips || dualStack) {
+      throw new ConfigError(
+        `Invalid configuration: ${fips ? "AWS_USE_FIPS_ENDPOINT" : "AWS_USE_DUALSTACK_ENDPOINT"} is true with a custom ${service.label} endpoint; the SDK does not support both.`,
+      );
+    }
+    return custom;
+  }
+  const region = partition(regionName);
+  if ((fips && !region.supportsFIPS) || (dualStack && !region.supportsDualStack)) {
+    throw new ConfigError(
+      `Invalid configuration: the ${region.name} partition of ${regionName} has no ${fips && !region.supportsFIPS ? "FIPS" : "dual-stack"} endpoints.`,
+    );
+  }
+  const regularHost = !dualStack && service.fipsIsRegularHostIn?.includes(region.name) === true;
+  const name = fips && !regularHost ? `${service.signingName}-fips` : service.signingName;
+  return `https://${name}.${regionName}.${dualStack ? region.dualStackDnsSuffix : region.dnsSuffix}`;
 }
 
 /** The retry class of an error, as the SDK's retry middleware classifies it. */
