@@ -58,6 +58,12 @@ export interface AwsServiceId {
   /** How an error message names it when the service gave none: `SSM`, `Lambda`. */
   label: string;
   /**
+   * The service's protocol, which decides where an error's type is read first, as the SDK reads it: the
+   * body's `__type`, then `code`, then the `x-amzn-errortype` header (`awsJson1_1`, SSM); the header first
+   * (`restJson1`, Lambda).
+   */
+  protocol: "awsJson1_1" | "restJson1";
+  /**
    * The partitions whose FIPS endpoint is the service's regular host (SSM's in `aws-us-gov`, which is
    * FIPS-validated already), as the service's endpoint rules in its SDK client say; elsewhere `<name>-fips`.
    */
@@ -154,8 +160,9 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
     const status = response.statusCode;
     const parsed = parseJson(text);
     if (status >= 200 && status < 300) return parsed;
-    const type = response.headers["x-amzn-errortype"] ?? parsed?.__type ?? parsed?.code;
-    const name = errorName(type) ?? (status >= 500 ? "InternalServerError" : "UnknownError");
+    const name =
+      errorType(service.protocol, response.headers, parsed) ??
+      (status >= 500 ? "InternalServerError" : "UnknownError");
     const message = parsed?.message ?? parsed?.Message;
     throw new AwsServiceError(
       name,
@@ -241,12 +248,41 @@ function retryErrorType(error: unknown): RetryErrorType {
   return "CLIENT_ERROR";
 }
 
+/** Where each protocol's error type is read, in order, as the SDK's JSON protocols read it. */
+const ERROR_TYPE_ORDER = {
+  awsJson1_1: ["type", "code", "header"],
+  restJson1: ["header", "code", "type"],
+} as const;
+
+/** The error's type from the first place that names one; an empty value names none. */
+function errorType(
+  protocol: AwsServiceId["protocol"],
+  headers: Record<string, string | undefined>,
+  body: Record<string, unknown> | undefined,
+): string | undefined {
+  for (const place of ERROR_TYPE_ORDER[protocol]) {
+    const codeKey = Object.keys(body ?? {}).find((key) => key.toLowerCase() === "code");
+    const raw =
+      place === "header"
+        ? headers["x-amzn-errortype"]
+        : place === "code"
+          ? codeKey === undefined
+            ? undefined
+            : body?.[codeKey]
+          : body?.__type;
+    const name = errorName(raw);
+    if (name !== undefined) return name;
+  }
+  return undefined;
+}
+
 /**
- * `com.amazonaws.ssm#ParameterNotFound` or `CallbackTimeoutException:http://…` → the error's bare name.
+ * `com.amazonaws.ssm#ParameterNotFound`, `CallbackTimeoutException:http://…` or `ThrottlingException,foo`
+ * → the error's bare name; undefined for an empty one.
  */
 function errorName(type: unknown): string | undefined {
-  if (typeof type !== "string") return undefined;
-  const name = type.split(":")[0]?.split("#").pop()?.trim();
+  if (typeof type !== "string" && typeof type !== "number") return undefined;
+  const name = String(type).split(",")[0]?.split(":")[0]?.split("#").pop()?.trim();
   return name === undefined || name === "" ? undefined : name;
 }
 

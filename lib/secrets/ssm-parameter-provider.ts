@@ -39,7 +39,7 @@ export class SsmParameterProvider extends BaseProvider {
   constructor(options: SsmParameterProviderOptions = {}) {
     super({});
     this.#ssm = createAwsRequests(
-      { signingName: "ssm", label: "SSM", fipsIsRegularHostIn: ["aws-us-gov"] },
+      { signingName: "ssm", label: "SSM", protocol: "awsJson1_1", fipsIsRegularHostIn: ["aws-us-gov"] },
       options,
     );
   }

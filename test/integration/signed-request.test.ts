@@ -8,9 +8,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { StandardRetryStrategy } from "@smithy/core/retry";
 import { afterEach, describe, expect, it } from "vitest";
-import { type AwsRequestOptions, createAwsRequests } from "#lib/aws/signed-request.ts";
+import { type AwsRequestOptions, AwsServiceError, createAwsRequests } from "#lib/aws/signed-request.ts";
 
-const SSM = { signingName: "ssm", label: "SSM" };
+const SSM = { signingName: "ssm", label: "SSM", protocol: "awsJson1_1" } as const;
+const LAMBDA = { signingName: "lambda", label: "Lambda", protocol: "restJson1" } as const;
 const CREDENTIALS = { accessKeyId: "AKIDTESTSIGNEDREQUEST", secretAccessKey: "test-secret-access-key" };
 const CALL = {
   operation: "GetParameter",
@@ -107,5 +108,71 @@ describe("signed AWS requests", () => {
     expect(error.name).toBe("TimeoutError");
     expect(error.code).toBe("ETIMEDOUT");
     expect(silent.received).toHaveLength(3);
+  });
+
+  it("read the error's type where the SDK reads it: the body first for SSM, the header first for Lambda", async () => {
+    const replies: { status: number; headers?: Record<string, string>; body?: string }[] = [];
+    const server = await startServer(() => replies.shift() ?? { status: 200, body: "{}" });
+    const failing = async (service: typeof SSM | typeof LAMBDA, reply: (typeof replies)[number]) => {
+      replies.length = 0;
+      replies.push(reply, reply, reply);
+      server.received.length = 0;
+      const error = await rejection(
+        createAwsRequests(service, {
+          region: "eu-west-1",
+          credentials: CREDENTIALS,
+          env: {},
+          endpoint: server.url,
+          retryStrategy: noWaitRetries(),
+        }).send(CALL),
+      );
+      expect(error).toBeInstanceOf(AwsServiceError);
+      return { name: error.name, message: error.message, attempts: server.received.length };
+    };
+    // A header that lists more than one value names the first, and throttling is retried.
+    for (const service of [SSM, LAMBDA]) {
+      await expect(
+        failing(service, { status: 400, headers: { "x-amzn-errortype": "ThrottlingException,foo" } }),
+      ).resolves.toEqual({
+        name: "ThrottlingException",
+        message: `${service.label} refused GetParameter with HTTP 400.`,
+        attempts: 3,
+      });
+    }
+    // An empty header names nothing: the body's type stands.
+    await expect(
+      failing(LAMBDA, {
+        status: 400,
+        headers: { "x-amzn-errortype": "" },
+        body: JSON.stringify({ __type: "ThrottlingException", message: "Rate exceeded" }),
+      }),
+    ).resolves.toEqual({ name: "ThrottlingException", message: "Rate exceeded", attempts: 3 });
+    // SSM's body is read before its header; Lambda's header before its body.
+    const both = {
+      status: 400,
+      headers: { "x-amzn-errortype": "ResourceNotFoundException:http://internal.amazon.com/" },
+      body: JSON.stringify({ __type: "com.amazonaws.ssm#ParameterNotFound", Message: "no such" }),
+    };
+    await expect(failing(SSM, both)).resolves.toEqual({
+      name: "ParameterNotFound",
+      message: "no such",
+      attempts: 1,
+    });
+    await expect(failing(LAMBDA, both)).resolves.toEqual({
+      name: "ResourceNotFoundException",
+      message: "no such",
+      attempts: 1,
+    });
+    // The body's code, in any case, when nothing else names the type.
+    await expect(
+      failing(LAMBDA, {
+        status: 403,
+        body: JSON.stringify({ Code: "AccessDeniedException", message: "denied" }),
+      }),
+    ).resolves.toEqual({ name: "AccessDeniedException", message: "denied", attempts: 1 });
+    await expect(failing(SSM, { status: 500, body: "{}" })).resolves.toMatchObject({
+      name: "InternalServerError",
+      attempts: 3,
+    });
   });
 });

@@ -11,11 +11,16 @@ import { ConfigError } from "#lib/config.ts";
 
 const SERVICES = [
   {
-    id: { signingName: "ssm", label: "SSM", fipsIsRegularHostIn: ["aws-us-gov"] },
+    id: {
+      signingName: "ssm",
+      label: "SSM",
+      protocol: "awsJson1_1" as const,
+      fipsIsRegularHostIn: ["aws-us-gov"],
+    },
     rules: new SSMClient({ region: "us-east-1" }).config.endpointProvider,
   },
   {
-    id: { signingName: "lambda", label: "Lambda" },
+    id: { signingName: "lambda", label: "Lambda", protocol: "restJson1" as const },
     rules: new LambdaClient({ region: "us-east-1" }).config.endpointProvider,
   },
 ];
