@@ -13,9 +13,13 @@ import { Sha256 } from "@smithy/core/checksum";
 import { loadConfig, NODE_REGION_CONFIG_FILE_OPTIONS, NODE_REGION_CONFIG_OPTIONS } from "@smithy/core/config";
 import { HttpRequest } from "@smithy/core/protocols";
 import {
+  AdaptiveRetryStrategy,
+  DEFAULT_MAX_ATTEMPTS,
+  getRetryAfterHint,
   isServerError,
   isThrottlingError,
   isTransientError,
+  NODE_MAX_ATTEMPT_CONFIG_OPTIONS,
   StandardRetryStrategy,
 } from "@smithy/core/retry";
 import { NodeHttpHandler, streamCollector } from "@smithy/node-http-handler";
@@ -33,9 +37,12 @@ export interface AwsRequestOptions {
    * its FIPS or dual-stack host when `AWS_USE_FIPS_ENDPOINT` / `AWS_USE_DUALSTACK_ENDPOINT` is true.
    */
   endpoint?: string | undefined;
-  /** Retries of throttling, 5xx and network errors; absent, the SDK's standard strategy (3 attempts). */
-  retryStrategy?: StandardRetryStrategy | undefined;
-  /** The environment the endpoint settings are read from (process.env). */
+  /**
+   * Retries of throttling, 5xx and network errors; absent, the SDK's standard strategy, or its adaptive one
+   * with `AWS_RETRY_MODE=adaptive`, of `AWS_MAX_ATTEMPTS` attempts (3 without it).
+   */
+  retryStrategy?: AwsRetryStrategy | undefined;
+  /** The environment the endpoint and retry settings are read from (process.env). */
   env?: Readonly<Record<string, string | undefined>> | undefined;
   /** How long one attempt may wait for a connection, then for the response; absent, AWS_TIMEOUTS. */
   timeouts?: { connectionMs: number; requestMs: number } | undefined;
@@ -50,6 +57,16 @@ export interface AwsRequestOptions {
  * a TimeoutError the retry strategy retries, so three attempts stay well inside a function's timeout.
  */
 export const AWS_TIMEOUTS = { connectionMs: 2_000, requestMs: 3_000 } as const;
+
+type RetryToken = Awaited<ReturnType<AdaptiveRetryStrategy["acquireInitialRetryToken"]>>;
+type RetryErrorInfo = Parameters<AdaptiveRetryStrategy["refreshRetryTokenForRetry"]>[1];
+
+/** A retry strategy of the SDK (its standard or adaptive one). */
+export interface AwsRetryStrategy {
+  acquireInitialRetryToken(scope: string): Promise<RetryToken>;
+  refreshRetryTokenForRetry(token: RetryToken, errorInfo: RetryErrorInfo): Promise<RetryToken>;
+  recordSuccess(token: RetryToken): void;
+}
 
 /** The service: its signing name (the endpoint's first label too) and how its errors are worded. */
 export interface AwsServiceId {
@@ -87,11 +104,14 @@ export interface AwsCall {
 export class AwsServiceError extends Error {
   readonly $metadata: { httpStatusCode: number };
   readonly $fault: "client" | "server";
-  constructor(name: string, message: string, status: number) {
+  /** When the service asked to be called again (`x-amz-retry-after`, `retry-after`), if it did. */
+  readonly retryAfterHint: Date | undefined;
+  constructor(name: string, message: string, status: number, retryAfterHint?: Date) {
     super(message);
     this.name = name;
     this.$metadata = { httpStatusCode: status };
     this.$fault = status >= 500 ? "server" : "client";
+    this.retryAfterHint = retryAfterHint;
   }
 }
 
@@ -105,10 +125,10 @@ export interface AwsRequests {
   send(call: AwsCall): Promise<Record<string, unknown> | undefined>;
 }
 
-type RetryErrorType = Parameters<StandardRetryStrategy["refreshRetryTokenForRetry"]>[1]["errorType"];
+type RetryErrorType = RetryErrorInfo["errorType"];
 
 export function createAwsRequests(service: AwsServiceId, options: AwsRequestOptions = {}): AwsRequests {
-  const retry = options.retryStrategy ?? new StandardRetryStrategy(3);
+  const retry = options.retryStrategy ?? defaultRetryStrategy(options.env ?? process.env);
   let region: Promise<string> | undefined;
   let signer: SignatureV4 | undefined;
   let handler: Pick<NodeHttpHandler, "handle"> | undefined = options.httpHandler;
@@ -170,6 +190,7 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
         ? message
         : `${service.label} refused ${call.operation} with HTTP ${status}.`,
       status,
+      getRetryAfterHint(response),
     );
   }
 
@@ -183,7 +204,11 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
           return result;
         } catch (error) {
           try {
-            token = await retry.refreshRetryTokenForRetry(token, { errorType: retryErrorType(error) });
+            const retryAfterHint = error instanceof AwsServiceError ? error.retryAfterHint : undefined;
+            token = await retry.refreshRetryTokenForRetry(token, {
+              errorType: retryErrorType(error),
+              ...(retryAfterHint !== undefined && { retryAfterHint }),
+            });
           } catch {
             throw error;
           }
@@ -191,6 +216,20 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
       }
     },
   };
+}
+
+/**
+ * The strategy an SDK client builds from the environment: adaptive when AWS_RETRY_MODE says so, else
+ * standard, with AWS_MAX_ATTEMPTS attempts read as the SDK's config loader reads it (a value that is not a
+ * number leaves the default, with the strategy's warning). The shared config file's max_attempts and
+ * retry_mode are not read (a Lambda function has none).
+ */
+function defaultRetryStrategy(env: Readonly<Record<string, string | undefined>>): AwsRetryStrategy {
+  const maxAttempts = async () =>
+    NODE_MAX_ATTEMPT_CONFIG_OPTIONS.environmentVariableSelector({ ...env }) ?? DEFAULT_MAX_ATTEMPTS;
+  return env.AWS_RETRY_MODE === "adaptive"
+    ? new AdaptiveRetryStrategy(maxAttempts)
+    : new StandardRetryStrategy(maxAttempts);
 }
 
 /** A boolean setting as the SDK reads it from the environment: absent false, else "true" or "false". */

@@ -6,8 +6,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { StandardRetryStrategy } from "@smithy/core/retry";
-import { afterEach, describe, expect, it } from "vitest";
+import { AdaptiveRetryStrategy, StandardRetryStrategy } from "@smithy/core/retry";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { type AwsRequestOptions, AwsServiceError, createAwsRequests } from "#lib/aws/signed-request.ts";
 
 const SSM = { signingName: "ssm", label: "SSM", protocol: "awsJson1_1" } as const;
@@ -174,5 +174,67 @@ describe("signed AWS requests", () => {
       name: "InternalServerError",
       attempts: 3,
     });
+  });
+
+  it("pass the service's x-amz-retry-after to the retry strategy as its hint", async () => {
+    let throttled = 1;
+    const server = await startServer(() =>
+      throttled-- > 0
+        ? {
+            status: 400,
+            headers: { "x-amz-retry-after": "1500" },
+            body: JSON.stringify({ __type: "ThrottlingException" }),
+          }
+        : { status: 200, body: "{}" },
+    );
+    const hints: (Date | undefined)[] = [];
+    class RecordingRetries extends StandardRetryStrategy {
+      override refreshRetryTokenForRetry(
+        ...[token, info]: Parameters<StandardRetryStrategy["refreshRetryTokenForRetry"]>
+      ) {
+        hints.push(info.retryAfterHint);
+        // Recorded, not waited for.
+        return super.refreshRetryTokenForRetry(token, { errorType: info.errorType });
+      }
+    }
+    const before = Date.now();
+    await requests({
+      endpoint: server.url,
+      retryStrategy: new RecordingRetries({
+        maxAttempts: 3,
+        baseDelay: 0,
+        backoff: { computeNextBackoffDelay: () => 0, setDelayBase: () => undefined },
+      }),
+    }).send(CALL);
+    const after = Date.now();
+    expect(server.received).toHaveLength(2);
+    expect(hints).toHaveLength(1);
+    expect(hints[0]).toBeInstanceOf(Date);
+    expect(hints[0]?.getTime()).toBeGreaterThanOrEqual(before + 1500);
+    expect(hints[0]?.getTime()).toBeLessThanOrEqual(after + 1500);
+  });
+
+  it("retry as the SDK's standard strategy does by default: 3 attempts, AWS_MAX_ATTEMPTS, AWS_RETRY_MODE", async () => {
+    const server = await startServer(() => ({
+      status: 503,
+      body: JSON.stringify({ __type: "ServiceUnavailable" }),
+    }));
+    const attempts = async (env: Record<string, string>) => {
+      server.received.length = 0;
+      const error = await rejection(requests({ endpoint: server.url, env }).send(CALL));
+      expect(error.name).toBe("ServiceUnavailable");
+      return server.received.length;
+    };
+    // The SDK's own backoff between attempts (a 100 ms base with jitter for a 5xx), not waited for here.
+    expect(await attempts({})).toBe(3);
+    expect(await attempts({ AWS_MAX_ATTEMPTS: "2" })).toBe(2);
+    expect(await attempts({ AWS_MAX_ATTEMPTS: "1" })).toBe(1);
+    const adaptive = vi.spyOn(AdaptiveRetryStrategy.prototype, "acquireInitialRetryToken");
+    try {
+      expect(await attempts({ AWS_RETRY_MODE: "adaptive", AWS_MAX_ATTEMPTS: "2" })).toBe(2);
+      expect(adaptive).toHaveBeenCalledTimes(1);
+    } finally {
+      adaptive.mockRestore();
+    }
   });
 });
