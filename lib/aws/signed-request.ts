@@ -135,10 +135,15 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
 
   function resolveRegion(): Promise<string> {
     const given = options.region;
-    region ??=
+    // A lookup that failed is not kept: the next call looks again, as an SDK client's does.
+    region ??= (
       given !== undefined
         ? Promise.resolve(given)
-        : loadConfig(NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS)();
+        : loadConfig(NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS)()
+    ).catch((error: unknown) => {
+      region = undefined;
+      throw error;
+    });
     return region;
   }
 

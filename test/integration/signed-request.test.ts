@@ -237,4 +237,23 @@ describe("signed AWS requests", () => {
       adaptive.mockRestore();
     }
   });
+
+  it("look the Region up again after a lookup that failed", async () => {
+    const server = await startServer(() => ({ status: 200, body: JSON.stringify({ ok: true }) }));
+    vi.stubEnv("AWS_REGION", undefined);
+    vi.stubEnv("AWS_DEFAULT_REGION", undefined);
+    vi.stubEnv("AWS_PROFILE", undefined);
+    vi.stubEnv("AWS_CONFIG_FILE", "/nonexistent/handraise-test/config");
+    vi.stubEnv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/handraise-test/credentials");
+    try {
+      const ssm = createAwsRequests(SSM, { credentials: CREDENTIALS, endpoint: server.url, env: {} });
+      await expect(ssm.send(CALL)).rejects.toThrow(/Region is missing/);
+      expect(server.received).toHaveLength(0);
+      vi.stubEnv("AWS_REGION", "eu-west-1");
+      await expect(ssm.send(CALL)).resolves.toEqual({ ok: true });
+      expect(server.received[0]?.headers.authorization).toMatch(/\/eu-west-1\/ssm\/aws4_request/);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
 });
