@@ -6,7 +6,11 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
+import { Sha256 } from "@smithy/core/checksum";
+import { HttpRequest, HttpResponse } from "@smithy/core/protocols";
 import { AdaptiveRetryStrategy, StandardRetryStrategy } from "@smithy/core/retry";
+import { SignatureV4 } from "@smithy/signature-v4";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type AwsRequestOptions, AwsServiceError, createAwsRequests } from "#lib/aws/signed-request.ts";
 
@@ -255,5 +259,99 @@ describe("signed AWS requests", () => {
     } finally {
       vi.unstubAllEnvs();
     }
+  });
+
+  it("send a session token in x-amz-security-token and sign it", async () => {
+    const server = await startServer(() => ({ status: 200, body: "{}" }));
+    const credentials = { ...CREDENTIALS, sessionToken: "a-session-token-of-the-role" };
+    await requests({ endpoint: server.url, credentials }).send(CALL);
+    const [request] = server.received as [Received];
+    expect(request.headers["x-amz-security-token"]).toBe(credentials.sessionToken);
+    const authorization = String(request.headers.authorization);
+    const signedHeaders = /SignedHeaders=([^,]+)/.exec(authorization)?.[1]?.split(";") ?? [];
+    expect(signedHeaders).toContain("x-amz-security-token");
+    // The signature covers the token: it verifies with it and not with another.
+    const resign = async (sessionToken: string) => {
+      const url = new URL(server.url);
+      const amzDate = String(request.headers["x-amz-date"]);
+      const signer = new SignatureV4({
+        service: "ssm",
+        region: "eu-west-1",
+        credentials: { ...credentials, sessionToken },
+        sha256: Sha256,
+        uriEscapePath: true,
+      });
+      const signed = await signer.sign(
+        new HttpRequest({
+          method: request.method,
+          protocol: url.protocol,
+          hostname: url.hostname,
+          port: Number(url.port),
+          path: request.path,
+          headers: Object.fromEntries(
+            signedHeaders
+              .filter((name) => name !== "x-amz-date" && name !== "x-amz-security-token")
+              .map((name) => [name, String(request.headers[name])]),
+          ),
+          body: request.body,
+        }),
+        {
+          signingDate: new Date(
+            `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
+          ),
+        },
+      );
+      return String(signed.headers.authorization);
+    };
+    expect(await resign(credentials.sessionToken)).toBe(authorization);
+    expect(await resign("another-session-token")).not.toBe(authorization);
+  });
+
+  it("go to https://<service>.<region>.<dnsSuffix> without an endpoint, in the aws and aws-cn partitions", async () => {
+    const sent: HttpRequest[] = [];
+    const httpHandler = {
+      handle: async (request: HttpRequest) => {
+        sent.push(request);
+        return {
+          response: new HttpResponse({
+            statusCode: 200,
+            headers: {},
+            body: Readable.from([Buffer.from("{}")]),
+          }),
+        };
+      },
+    };
+    const cases = [
+      [SSM, "eu-west-1", "ssm.eu-west-1.amazonaws.com"],
+      [SSM, "cn-north-1", "ssm.cn-north-1.amazonaws.com.cn"],
+      [LAMBDA, "us-east-1", "lambda.us-east-1.amazonaws.com"],
+      [LAMBDA, "cn-northwest-1", "lambda.cn-northwest-1.amazonaws.com.cn"],
+    ] as const;
+    for (const [service, region, host] of cases) {
+      sent.length = 0;
+      await createAwsRequests(service, { region, credentials: CREDENTIALS, env: {}, httpHandler }).send(CALL);
+      const [request] = sent as [HttpRequest];
+      expect({ protocol: request.protocol, hostname: request.hostname, port: request.port }).toEqual({
+        protocol: "https:",
+        hostname: host,
+        port: undefined,
+      });
+      expect(request.headers.host).toBe(host);
+      expect(request.headers.authorization).toContain(`/${region}/${service.signingName}/aws4_request`);
+    }
+  });
+
+  it("retry a connection the server drops, counting each attempt, then throw the network error", async () => {
+    const dropping = await startServer((_request, response) => {
+      response.socket?.destroy();
+      return undefined;
+    });
+    const retries = noWaitRetries();
+    const refresh = vi.spyOn(retries, "refreshRetryTokenForRetry");
+    const error = await rejection(requests({ endpoint: dropping.url, retryStrategy: retries }).send(CALL));
+    expect(error.code).toBe("ECONNRESET");
+    expect(dropping.received).toHaveLength(3);
+    // Two retries granted, the third refused.
+    expect(refresh).toHaveBeenCalledTimes(3);
   });
 });
