@@ -53,10 +53,10 @@ export interface AwsRequestOptions {
 /**
  * One attempt's limits. Without them Node waits on a connection that is never accepted (a VPC endpoint
  * dropping SYN) as long as the OS does, and a function's secret preload would use its whole timeout; the
- * SDK's clients get a 1.1 s connection timeout only under AWS_DEFAULTS_MODE=in-region. An attempt cut off is
+ * SDK's clients get a connection timeout only under AWS_DEFAULTS_MODE=in-region. An attempt cut off is
  * a TimeoutError the retry strategy retries, so three attempts stay well inside a function's timeout.
  */
-export const AWS_TIMEOUTS = { connectionMs: 2_000, requestMs: 3_000 } as const;
+export const AWS_TIMEOUTS = { connectionMs: 2_000, requestMs: 2_500 } as const;
 
 type RetryToken = Awaited<ReturnType<AdaptiveRetryStrategy["acquireInitialRetryToken"]>>;
 type RetryErrorInfo = Parameters<AdaptiveRetryStrategy["refreshRetryTokenForRetry"]>[1];
