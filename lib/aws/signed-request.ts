@@ -102,7 +102,8 @@ export interface AwsCall {
  * `name`), with the HTTP status the SDK's retry classification reads. Its message is the service's.
  */
 export class AwsServiceError extends Error {
-  readonly $metadata: { httpStatusCode: number };
+  /** `clockSkewCorrected`: the clock offset changed with this error, so a retry is signed right (transient). */
+  readonly $metadata: { httpStatusCode: number; clockSkewCorrected?: boolean };
   readonly $fault: "client" | "server";
   /** When the service asked to be called again (`x-amz-retry-after`, `retry-after`), if it did. */
   readonly retryAfterHint: Date | undefined;
@@ -132,6 +133,8 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
   let region: Promise<string> | undefined;
   let signer: SignatureV4 | undefined;
   let handler: Pick<NodeHttpHandler, "handle"> | undefined = options.httpHandler;
+  /** The service's clock minus this one, from the Date of its last error, as an SDK client keeps it. */
+  let clockOffset = 0;
 
   function resolveRegion(): Promise<string> {
     const given = options.region;
@@ -172,7 +175,9 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
       sha256: Sha256,
       uriEscapePath: true,
     });
-    const signed = await signer.sign(request);
+    const offsetBefore = clockOffset;
+    const sentAt = Date.now();
+    const signed = await signer.sign(request, { signingDate: new Date(sentAt + clockOffset) });
     const timeouts = options.timeouts ?? AWS_TIMEOUTS;
     // requestTimeout alone only logs a warning in this handler; throwOnRequestTimeout makes it an error.
     handler ??= new NodeHttpHandler({
@@ -189,7 +194,7 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
       errorType(service.protocol, response.headers, parsed) ??
       (status >= 500 ? "InternalServerError" : "UnknownError");
     const message = parsed?.message ?? parsed?.Message;
-    throw new AwsServiceError(
+    const error = new AwsServiceError(
       name,
       typeof message === "string"
         ? message
@@ -197,6 +202,16 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
       status,
       getRetryAfterHint(response),
     );
+    // As the SDK's signer does: an error's Date sets the offset, and a skew it corrects is retried.
+    const serverTime = Date.parse(response.headers.date ?? "");
+    const receivedAt = Date.now();
+    if (!Number.isNaN(serverTime) && response.headers.age === undefined && receivedAt - sentAt <= 900_000) {
+      clockOffset = serverTime - receivedAt;
+      if (Math.abs(clockOffset) >= 240_000 && clockOffset !== offsetBefore) {
+        error.$metadata.clockSkewCorrected = true;
+      }
+    }
+    throw error;
   }
 
   return {

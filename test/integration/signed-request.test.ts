@@ -354,4 +354,35 @@ describe("signed AWS requests", () => {
     // Two retries granted, the third refused.
     expect(refresh).toHaveBeenCalledTimes(3);
   });
+
+  it("sign again with the service's clock after a skew error (its Date), as the SDK does", async () => {
+    const AHEAD_MS = 60 * 60 * 1000;
+    /** The x-amz-date of a request, in milliseconds. */
+    const signedAt = (request: Received) => {
+      const d = String(request.headers["x-amz-date"]);
+      return Date.parse(
+        `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}T${d.slice(9, 11)}:${d.slice(11, 13)}:${d.slice(13, 15)}Z`,
+      );
+    };
+    // A service whose clock is an hour ahead of this machine's, refusing a signature 5 minutes off its own.
+    const server = await startServer((request) => {
+      const serverNow = Date.now() + AHEAD_MS;
+      const date = { date: new Date(serverNow).toUTCString() };
+      return Math.abs(signedAt(request) - serverNow) > 5 * 60 * 1000
+        ? {
+            status: 400,
+            headers: date,
+            body: JSON.stringify({ __type: "RequestTimeTooSkewed", message: "Signature not yet current" }),
+          }
+        : { status: 200, headers: date, body: "{}" };
+    });
+    const ssm = requests({ endpoint: server.url, retryStrategy: noWaitRetries() });
+    await expect(ssm.send(CALL)).resolves.toEqual({});
+    expect(server.received).toHaveLength(2);
+    const [first, second] = server.received as [Received, Received];
+    expect(signedAt(second) - signedAt(first)).toBeGreaterThan(AHEAD_MS - 5 * 60 * 1000);
+    // The offset is kept: the next call is signed with it at once.
+    await expect(ssm.send(CALL)).resolves.toEqual({});
+    expect(server.received).toHaveLength(3);
+  });
 });
