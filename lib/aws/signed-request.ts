@@ -319,17 +319,14 @@ function errorType(
   headers: Record<string, string | undefined>,
   body: Record<string, unknown> | undefined,
 ): string | undefined {
+  const codeKey = Object.keys(body ?? {}).find((key) => key.toLowerCase() === "code");
+  const places = {
+    header: headers["x-amzn-errortype"],
+    code: codeKey === undefined ? undefined : body?.[codeKey],
+    type: body?.__type,
+  };
   for (const place of ERROR_TYPE_ORDER[protocol]) {
-    const codeKey = Object.keys(body ?? {}).find((key) => key.toLowerCase() === "code");
-    const raw =
-      place === "header"
-        ? headers["x-amzn-errortype"]
-        : place === "code"
-          ? codeKey === undefined
-            ? undefined
-            : body?.[codeKey]
-          : body?.__type;
-    const name = errorName(raw);
+    const name = errorName(places[place]);
     if (name !== undefined) return name;
   }
   return undefined;
