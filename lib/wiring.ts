@@ -217,7 +217,10 @@ export function createCoreServices(
       stepFunctions: createSfnTaskCallbacks(sfn),
       // Lambda's callback API spoken with the SDK pieces the DynamoDB client already brings, not its client.
       durable: createDurableCallbacks(
-        createAwsRequests({ signingName: "lambda", label: "Lambda" }, awsClientConfig(aws, "lambda")),
+        createAwsRequests(
+          { signingName: "lambda", label: "Lambda", protocol: "restJson1" },
+          awsClientConfig(aws, "lambda"),
+        ),
       ),
     });
   const resolve = createResolveQuestion({ store, callbacks, now: clock, telemetry });

@@ -1,8 +1,8 @@
 /**
  * One AWS API call sent without the service's SDK client: built, SigV4-signed and sent with what every
  * bundle already carries for the DynamoDB client — the SDK's signer and SHA-256, its default credential
- * chain and Region lookup, its HTTP request and Node.js handler (node:https, which the tracer captures like
- * the SDK's own requests), and its standard retry strategy. A client registers every error class and schema
+ * chain and Region lookup, its HTTP request and Node.js handler (node:https; each attempt is traced by
+ * ../telemetry/outbound-trace.ts under the operation's name, never its path), and its standard retry strategy. A client registers every error class and schema
  * of its service's API when it is imported, which tree shaking cannot drop; a function that makes two or
  * three kinds of call to a service pays less to send them itself (lib/secrets/ssm-parameter-provider.ts,
  * lib/callbacks/durable-callbacks.ts).
@@ -13,13 +13,18 @@ import { Sha256 } from "@smithy/core/checksum";
 import { loadConfig, NODE_REGION_CONFIG_FILE_OPTIONS, NODE_REGION_CONFIG_OPTIONS } from "@smithy/core/config";
 import { HttpRequest } from "@smithy/core/protocols";
 import {
+  AdaptiveRetryStrategy,
+  DEFAULT_MAX_ATTEMPTS,
+  getRetryAfterHint,
   isServerError,
   isThrottlingError,
   isTransientError,
+  NODE_MAX_ATTEMPT_CONFIG_OPTIONS,
   StandardRetryStrategy,
 } from "@smithy/core/retry";
 import { NodeHttpHandler, streamCollector } from "@smithy/node-http-handler";
 import { SignatureV4 } from "@smithy/signature-v4";
+import { ConfigError } from "../config-error.ts";
 import { traceOutbound } from "../telemetry/outbound-trace.ts";
 
 export interface AwsRequestOptions {
@@ -29,13 +34,39 @@ export interface AwsRequestOptions {
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined;
   /**
    * The service's endpoint; absent, the environment's `AWS_ENDPOINT_URL_<SERVICE>` or `AWS_ENDPOINT_URL`
-   * (unless `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS` is true), as the SDK reads them, else the Region's own.
+   * (unless `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS` is true), as the SDK reads them, else the Region's own —
+   * its FIPS or dual-stack host when `AWS_USE_FIPS_ENDPOINT` / `AWS_USE_DUALSTACK_ENDPOINT` is true.
    */
   endpoint?: string | undefined;
-  /** Retries of throttling, 5xx and network errors; absent, the SDK's standard strategy (3 attempts). */
-  retryStrategy?: StandardRetryStrategy | undefined;
-  /** The environment the endpoint settings are read from (process.env). */
+  /**
+   * Retries of throttling, 5xx and network errors; absent, the SDK's standard strategy, or its adaptive one
+   * with `AWS_RETRY_MODE=adaptive`, of `AWS_MAX_ATTEMPTS` attempts (3 without it).
+   */
+  retryStrategy?: AwsRetryStrategy | undefined;
+  /** The environment the endpoint and retry settings are read from (process.env). */
   env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** How long one attempt may wait for a connection, then for the response; absent, AWS_TIMEOUTS. */
+  timeouts?: { connectionMs: number; requestMs: number } | undefined;
+  /** What sends each signed request; absent, Node's (NodeHttpHandler with `timeouts`). Tests record with it. */
+  httpHandler?: Pick<NodeHttpHandler, "handle"> | undefined;
+}
+
+/**
+ * One attempt's limits. Without them Node waits on a connection that is never accepted (a VPC endpoint
+ * dropping SYN) as long as the OS does, and a function's secret preload would use its whole timeout; the
+ * SDK's clients get a connection timeout only under AWS_DEFAULTS_MODE=in-region. An attempt cut off is
+ * a TimeoutError the retry strategy retries, so three attempts stay well inside a function's timeout.
+ */
+export const AWS_TIMEOUTS = { connectionMs: 2_000, requestMs: 2_500 } as const;
+
+type RetryToken = Awaited<ReturnType<AdaptiveRetryStrategy["acquireInitialRetryToken"]>>;
+type RetryErrorInfo = Parameters<AdaptiveRetryStrategy["refreshRetryTokenForRetry"]>[1];
+
+/** A retry strategy of the SDK (its standard or adaptive one). */
+export interface AwsRetryStrategy {
+  acquireInitialRetryToken(scope: string): Promise<RetryToken>;
+  refreshRetryTokenForRetry(token: RetryToken, errorInfo: RetryErrorInfo): Promise<RetryToken>;
+  recordSuccess(token: RetryToken): void;
 }
 
 /** The service: its signing name (the endpoint's first label too) and how its errors are worded. */
@@ -44,6 +75,17 @@ export interface AwsServiceId {
   signingName: string;
   /** How an error message names it when the service gave none: `SSM`, `Lambda`. */
   label: string;
+  /**
+   * The service's protocol, which decides where an error's type is read first, as the SDK reads it: the
+   * body's `__type`, then `code`, then the `x-amzn-errortype` header (`awsJson1_1`, SSM); the header first
+   * (`restJson1`, Lambda).
+   */
+  protocol: "awsJson1_1" | "restJson1";
+  /**
+   * The partitions whose FIPS endpoint is the service's regular host (SSM's in `aws-us-gov`, which is
+   * FIPS-validated already), as the service's endpoint rules in its SDK client say; elsewhere `<name>-fips`.
+   */
+  fipsIsRegularHostIn?: readonly string[] | undefined;
 }
 
 /** One call: the operation's name (for messages), its HTTP binding and its body. */
@@ -61,13 +103,17 @@ export interface AwsCall {
  * `name`), with the HTTP status the SDK's retry classification reads. Its message is the service's.
  */
 export class AwsServiceError extends Error {
-  readonly $metadata: { httpStatusCode: number };
+  /** `clockSkewCorrected`: the clock offset changed with this error, so a retry is signed right (transient). */
+  readonly $metadata: { httpStatusCode: number; clockSkewCorrected?: boolean };
   readonly $fault: "client" | "server";
-  constructor(name: string, message: string, status: number) {
+  /** When the service asked to be called again (`x-amz-retry-after`, `retry-after`), if it did. */
+  readonly retryAfterHint: Date | undefined;
+  constructor(name: string, message: string, status: number, retryAfterHint?: Date) {
     super(message);
     this.name = name;
     this.$metadata = { httpStatusCode: status };
     this.$fault = status >= 500 ? "server" : "client";
+    this.retryAfterHint = retryAfterHint;
   }
 }
 
@@ -81,36 +127,33 @@ export interface AwsRequests {
   send(call: AwsCall): Promise<Record<string, unknown> | undefined>;
 }
 
-type RetryErrorType = Parameters<StandardRetryStrategy["refreshRetryTokenForRetry"]>[1]["errorType"];
+type RetryErrorType = RetryErrorInfo["errorType"];
 
 export function createAwsRequests(service: AwsServiceId, options: AwsRequestOptions = {}): AwsRequests {
-  const retry = options.retryStrategy ?? new StandardRetryStrategy(3);
+  const retry = options.retryStrategy ?? defaultRetryStrategy(options.env ?? process.env);
   let region: Promise<string> | undefined;
   let signer: SignatureV4 | undefined;
-  let handler: NodeHttpHandler | undefined;
+  let handler: Pick<NodeHttpHandler, "handle"> | undefined = options.httpHandler;
+  /** The service's clock minus this one, from the Date of its last error, as an SDK client keeps it. */
+  let clockOffset = 0;
 
   function resolveRegion(): Promise<string> {
     const given = options.region;
-    region ??=
+    // A lookup that failed is not kept: the next call looks again, as an SDK client's does.
+    region ??= (
       given !== undefined
         ? Promise.resolve(given)
-        : loadConfig(NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS)();
+        : loadConfig(NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS)()
+    ).catch((error: unknown) => {
+      region = undefined;
+      throw error;
+    });
     return region;
-  }
-
-  function endpointOf(regionName: string): string {
-    if (options.endpoint !== undefined) return options.endpoint;
-    const env = options.env ?? process.env;
-    if (env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS?.toLowerCase() !== "true") {
-      const configured = env[`AWS_ENDPOINT_URL_${service.signingName.toUpperCase()}`] ?? env.AWS_ENDPOINT_URL;
-      if (configured !== undefined && configured !== "") return configured;
-    }
-    return `https://${service.signingName}.${regionName}.${partition(regionName).dnsSuffix}`;
   }
 
   async function sendOnce(call: AwsCall): Promise<Record<string, unknown> | undefined> {
     const regionName = await resolveRegion();
-    const endpoint = new URL(endpointOf(regionName));
+    const endpoint = new URL(awsEndpoint(service, regionName, options));
     const base = endpoint.pathname.replace(/\/$/, "");
     const body = call.body;
     const request = new HttpRequest({
@@ -133,8 +176,16 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
       sha256: Sha256,
       uriEscapePath: true,
     });
-    const signed = await signer.sign(request);
-    handler ??= new NodeHttpHandler();
+    const offsetBefore = clockOffset;
+    const sentAt = Date.now();
+    const signed = await signer.sign(request, { signingDate: new Date(sentAt + clockOffset) });
+    const timeouts = options.timeouts ?? AWS_TIMEOUTS;
+    // requestTimeout alone only logs a warning in this handler; throwOnRequestTimeout makes it an error.
+    handler ??= new NodeHttpHandler({
+      connectionTimeout: timeouts.connectionMs,
+      requestTimeout: timeouts.requestMs,
+      throwOnRequestTimeout: true,
+    });
     const { response } = await traceOutbound(
       { url: endpoint.origin, method: call.method, name: call.operation },
       handler.handle(signed as HttpRequest),
@@ -144,16 +195,28 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
     const status = response.statusCode;
     const parsed = parseJson(text);
     if (status >= 200 && status < 300) return parsed;
-    const type = response.headers["x-amzn-errortype"] ?? parsed?.__type ?? parsed?.code;
-    const name = errorName(type) ?? (status >= 500 ? "InternalServerError" : "UnknownError");
+    const name =
+      errorType(service.protocol, response.headers, parsed) ??
+      (status >= 500 ? "InternalServerError" : "UnknownError");
     const message = parsed?.message ?? parsed?.Message;
-    throw new AwsServiceError(
+    const error = new AwsServiceError(
       name,
       typeof message === "string"
         ? message
         : `${service.label} refused ${call.operation} with HTTP ${status}.`,
       status,
+      getRetryAfterHint(response),
     );
+    // As the SDK's signer does: an error's Date sets the offset, and a skew it corrects is retried.
+    const serverTime = Date.parse(response.headers.date ?? "");
+    const receivedAt = Date.now();
+    if (!Number.isNaN(serverTime) && response.headers.age === undefined && receivedAt - sentAt <= 900_000) {
+      clockOffset = serverTime - receivedAt;
+      if (Math.abs(clockOffset) >= 240_000 && clockOffset !== offsetBefore) {
+        error.$metadata.clockSkewCorrected = true;
+      }
+    }
+    throw error;
   }
 
   return {
@@ -166,7 +229,11 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
           return result;
         } catch (error) {
           try {
-            token = await retry.refreshRetryTokenForRetry(token, { errorType: retryErrorType(error) });
+            const retryAfterHint = error instanceof AwsServiceError ? error.retryAfterHint : undefined;
+            token = await retry.refreshRetryTokenForRetry(token, {
+              errorType: retryErrorType(error),
+              ...(retryAfterHint !== undefined && { retryAfterHint }),
+            });
           } catch {
             throw error;
           }
@@ -174,6 +241,65 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
       }
     },
   };
+}
+
+/**
+ * The strategy an SDK client builds from the environment: adaptive when AWS_RETRY_MODE says so, else
+ * standard, with AWS_MAX_ATTEMPTS attempts read as the SDK's config loader reads it (a value that is not a
+ * number leaves the default, with the strategy's warning). The shared config file's max_attempts and
+ * retry_mode are not read (a Lambda function has none).
+ */
+function defaultRetryStrategy(env: Readonly<Record<string, string | undefined>>): AwsRetryStrategy {
+  const maxAttempts = async () =>
+    NODE_MAX_ATTEMPT_CONFIG_OPTIONS.environmentVariableSelector({ ...env }) ?? DEFAULT_MAX_ATTEMPTS;
+  return env.AWS_RETRY_MODE === "adaptive"
+    ? new AdaptiveRetryStrategy(maxAttempts)
+    : new StandardRetryStrategy(maxAttempts);
+}
+
+/** A boolean setting as the SDK reads it from the environment: absent false, else "true" or "false". */
+function flag(env: Readonly<Record<string, string | undefined>>, name: string): boolean {
+  const value = env[name];
+  if (value === undefined || value === "false") return false;
+  if (value === "true") return true;
+  throw new ConfigError(`Invalid configuration: ${name} must be "true" or "false".`);
+}
+
+/**
+ * The service's endpoint in the Region, as the endpoint rules of its SDK client resolve it: one configured
+ * as it is, refused with FIPS or dual-stack on (no rule can make a custom host FIPS); else the Region's
+ * partition's host, its FIPS and dual-stack variants as that service names them.
+ */
+export function awsEndpoint(
+  service: AwsServiceId,
+  regionName: string,
+  options: Pick<AwsRequestOptions, "endpoint" | "env"> = {},
+): string {
+  const env = options.env ?? process.env;
+  const fips = flag(env, "AWS_USE_FIPS_ENDPOINT");
+  const dualStack = flag(env, "AWS_USE_DUALSTACK_ENDPOINT");
+  let custom = options.endpoint;
+  if (custom === undefined && env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS?.toLowerCase() !== "true") {
+    const configured = env[`AWS_ENDPOINT_URL_${service.signingName.toUpperCase()}`] ?? env.AWS_ENDPOINT_URL;
+    if (configured !== undefined && configured !== "") custom = configured;
+  }
+  if (custom !== undefined) {
+    if (fips || dualStack) {
+      throw new ConfigError(
+        `Invalid configuration: ${fips ? "AWS_USE_FIPS_ENDPOINT" : "AWS_USE_DUALSTACK_ENDPOINT"} is true with a custom ${service.label} endpoint; the SDK does not support both.`,
+      );
+    }
+    return custom;
+  }
+  const region = partition(regionName);
+  if ((fips && !region.supportsFIPS) || (dualStack && !region.supportsDualStack)) {
+    throw new ConfigError(
+      `Invalid configuration: the ${region.name} partition of ${regionName} has no ${fips && !region.supportsFIPS ? "FIPS" : "dual-stack"} endpoints.`,
+    );
+  }
+  const regularHost = !dualStack && service.fipsIsRegularHostIn?.includes(region.name) === true;
+  const name = fips && !regularHost ? `${service.signingName}-fips` : service.signingName;
+  return `https://${name}.${regionName}.${dualStack ? region.dualStackDnsSuffix : region.dnsSuffix}`;
 }
 
 /** The retry class of an error, as the SDK's retry middleware classifies it. */
@@ -186,12 +312,38 @@ function retryErrorType(error: unknown): RetryErrorType {
   return "CLIENT_ERROR";
 }
 
+/** Where each protocol's error type is read, in order, as the SDK's JSON protocols read it. */
+const ERROR_TYPE_ORDER = {
+  awsJson1_1: ["type", "code", "header"],
+  restJson1: ["header", "code", "type"],
+} as const;
+
+/** The error's type from the first place that names one; an empty value names none. */
+function errorType(
+  protocol: AwsServiceId["protocol"],
+  headers: Record<string, string | undefined>,
+  body: Record<string, unknown> | undefined,
+): string | undefined {
+  const codeKey = Object.keys(body ?? {}).find((key) => key.toLowerCase() === "code");
+  const places = {
+    header: headers["x-amzn-errortype"],
+    code: codeKey === undefined ? undefined : body?.[codeKey],
+    type: body?.__type,
+  };
+  for (const place of ERROR_TYPE_ORDER[protocol]) {
+    const name = errorName(places[place]);
+    if (name !== undefined) return name;
+  }
+  return undefined;
+}
+
 /**
- * `com.amazonaws.ssm#ParameterNotFound` or `CallbackTimeoutException:http://…` → the error's bare name.
+ * `com.amazonaws.ssm#ParameterNotFound`, `CallbackTimeoutException:http://…` or `ThrottlingException,foo`
+ * → the error's bare name; undefined for an empty one.
  */
 function errorName(type: unknown): string | undefined {
-  if (typeof type !== "string") return undefined;
-  const name = type.split(":")[0]?.split("#").pop()?.trim();
+  if (typeof type !== "string" && typeof type !== "number") return undefined;
+  const name = String(type).split(",")[0]?.split(":")[0]?.split("#").pop()?.trim();
   return name === undefined || name === "" ? undefined : name;
 }
 

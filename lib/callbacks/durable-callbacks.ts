@@ -31,7 +31,9 @@ const FINAL_ERRORS = new Set([
  * in every function that answers, where the durable path is the rarer one.
  *
  * @example
- * const durable = createDurableCallbacks(createAwsRequests({ signingName: "lambda", label: "Lambda" }));
+ * const durable = createDurableCallbacks(
+ *   createAwsRequests({ signingName: "lambda", label: "Lambda", protocol: "restJson1" }),
+ * );
  */
 export function createDurableCallbacks(lambda: AwsRequests): TaskCallbacks {
   async function send(

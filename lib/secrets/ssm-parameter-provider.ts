@@ -38,7 +38,10 @@ export class SsmParameterProvider extends BaseProvider {
 
   constructor(options: SsmParameterProviderOptions = {}) {
     super({});
-    this.#ssm = createAwsRequests({ signingName: "ssm", label: "SSM" }, options);
+    this.#ssm = createAwsRequests(
+      { signingName: "ssm", label: "SSM", protocol: "awsJson1_1", fipsIsRegularHostIn: ["aws-us-gov"] },
+      options,
+    );
   }
 
   override get(name: string, options?: SsmGetOptions): Promise<unknown> {

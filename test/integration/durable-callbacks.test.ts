@@ -51,7 +51,7 @@ const noWaitRetries = () =>
 const durable = (options: { endpoint?: string; env?: Record<string, string> } = {}) =>
   createDurableCallbacks(
     createAwsRequests(
-      { signingName: "lambda", label: "Lambda" },
+      { signingName: "lambda", label: "Lambda", protocol: "restJson1" },
       {
         region: REGION,
         credentials: CREDENTIALS,

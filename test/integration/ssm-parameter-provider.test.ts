@@ -9,7 +9,7 @@ import { Sha256 } from "@smithy/core/checksum";
 import { HttpRequest } from "@smithy/core/protocols";
 import { StandardRetryStrategy } from "@smithy/core/retry";
 import { SignatureV4 } from "@smithy/signature-v4";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { SsmParameterProvider } from "#lib/secrets/ssm-parameter-provider.ts";
 import { createSsmSecrets } from "#lib/secrets/ssm-secrets.ts";
 import { type FakeSsm, type FakeSsmCall, startFakeSsm } from "./support/fake-ssm.ts";
@@ -196,11 +196,20 @@ describe("the SSM parameter provider", () => {
   it("retries a network error, then throws it", async () => {
     const closed = await startFakeSsm();
     await closed.stop();
+    const retries = noWaitRetries();
+    const refresh = vi.spyOn(retries, "refreshRetryTokenForRetry");
     const error = await failure(
-      provider({ endpoint: closed.url }).get("/handraise/provider/any", { decrypt: true }),
+      new SsmParameterProvider({
+        region: REGION,
+        credentials: CREDENTIALS,
+        endpoint: closed.url,
+        retryStrategy: retries,
+      }).get("/handraise/provider/any", { decrypt: true }),
     );
     expect(error).toBeInstanceOf(GetParameterError);
     expect((error.cause as NodeJS.ErrnoException).code).toBe("ECONNREFUSED");
+    // Three attempts: two retries granted, the third refused.
+    expect(refresh).toHaveBeenCalledTimes(3);
   });
 
   it("refuses a response SSM's API never gives, naming the operation, never a value", async () => {

@@ -32,7 +32,7 @@ const sfn = observability.tracer.captureAWSv3Client(
 );
 const durable = createDurableCallbacks(
   createAwsRequests(
-    { signingName: "lambda", label: "Lambda" },
+    { signingName: "lambda", label: "Lambda", protocol: "restJson1" },
     { endpoint: aws, region: "us-east-1", credentials },
   ),
 );
