@@ -17,7 +17,7 @@ import { createDynamoDbPendingListing } from "./dynamodb-pending-listing.ts";
 import { createDynamoDbQuestions } from "./dynamodb-questions.ts";
 import { createDynamoDbSessionSlots } from "./dynamodb-session-slots.ts";
 import { createDynamoDbTable } from "./dynamodb-table.ts";
-import { toRecord } from "./question-item.ts";
+import { sameCopy, toRecord } from "./question-item.ts";
 import type { QuestionStore } from "./question-store.ts";
 
 export interface DynamoDbQuestionStoreOptions {
@@ -27,16 +27,6 @@ export interface DynamoDbQuestionStoreOptions {
   retentionSeconds: number;
   /** Called with the capacity each request consumed (the benchmark counts cost with it). */
   onConsumedCapacity?: (capacity: ConsumedCapacity) => void;
-}
-
-/** The same posted message: its chat and message id. */
-function sameCopy(a: Delivery, b: Delivery): boolean {
-  return (
-    a.messageId !== undefined &&
-    a.channel === b.channel &&
-    a.chatId === b.chatId &&
-    a.messageId === b.messageId
-  );
 }
 
 /** Appends of further copies tried at most, each after a race lost to other copies. */

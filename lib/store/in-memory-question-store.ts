@@ -26,6 +26,7 @@ import {
   outcomeAttributes,
   pendingIndexKeys,
   type QuestionItem,
+  sameCopy,
   toListedRecord,
   toRecord,
 } from "./question-item.ts";
@@ -421,13 +422,7 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
       const replaced = await request(() => {
         const item = questionItem(id);
         const recorded = item?.deliveries ?? [];
-        const index = recorded.findIndex(
-          (d) =>
-            d.messageId !== undefined &&
-            d.channel === previous.channel &&
-            d.chatId === previous.chatId &&
-            d.messageId === previous.messageId,
-        );
+        const index = recorded.findIndex((d) => sameCopy(d, previous));
         if (!item || index < 0) return undefined;
         write({ ...item, deliveries: recorded.map((d, i) => (i === index ? next : d)) });
         return updated(id, nowMs);
