@@ -138,9 +138,10 @@ export function createFireQuestionTimer(deps: FireQuestionTimerDeps) {
     });
     telemetry.escalated(refOf(record), posted.length);
     if (posted.length === 0) return "escalated";
-    const notRecorded = copiesNotRecorded(record.deliveries, posted.length);
+    // Room was kept for these since the question was asked: only copies beyond its targets can miss it.
+    const notRecorded = copiesNotRecorded(record, now(), posted.length, "escalation");
     if (notRecorded) telemetry.failed("recording the escalation's copies", notRecorded, idsOf(refOf(record)));
-    const current = await store.addDeliveries(record.id, posted, now());
+    const current = await store.addDeliveries(record.id, posted, now(), "escalation");
     if (current && current.status !== "pending") {
       // Ended while these were posted: the stream consumer retired the copies it knew of, not these.
       await retireDeliveries(channels, { ...current, deliveries: posted }, (error, channel) =>

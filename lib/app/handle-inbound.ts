@@ -4,7 +4,7 @@ import type { ControlAction, Inbound } from "../channels/inbound.ts";
 import { validateAnswers } from "../questions/answers.ts";
 import { InvalidAnswerError } from "../questions/errors.ts";
 import { type ActingIn, answerRefusal, asSeenBy, type QuestionRecord } from "../questions/question-record.ts";
-import { copiesRoom, draftsFit } from "../questions/record-budget.ts";
+import { copiesRoom, draftsFit, MAX_REPOSTS_IN_CHAT } from "../questions/record-budget.ts";
 import type { Answers, Question } from "../questions/schema.ts";
 import { voteOf } from "../questions/votes.ts";
 import { isItemTooLarge, type QuestionStore } from "../store/question-store.ts";
@@ -340,8 +340,13 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     const channel = deps.channels.get(inbound.platform);
     if (!channel) throw new Error(`channel "${inbound.platform}" is not configured`);
     // A question posted as often as it may be is not posted again: a copy it could not record would never
-    // be retired.
-    if (copiesRoom(record.deliveries) === 0) return { kind: "copies_full", record };
+    // be retired. Nor is it posted again into a chat that already holds it a few times: one person
+    // repeating `/question` would otherwise use up the room of everyone else's.
+    const here = record.deliveries.filter(
+      (d) => d.channel === inbound.platform && d.chatId === inbound.chatId,
+    );
+    if (here.length >= MAX_REPOSTS_IN_CHAT) return { kind: "copies_full", record, here: true };
+    if (copiesRoom(record, now()) === 0) return { kind: "copies_full", record };
     // For the person who asked for it (an answerer: checked before), in the chat they asked in.
     const target = { channel: inbound.platform, chatId: inbound.chatId };
     const delivery = await channel.deliver(record, target, inbound.actor);

@@ -72,8 +72,11 @@ export type InboundOutcome =
   | { kind: "invalid"; record: QuestionRecord; reason: InvalidReason }
   /** `/question`: the pending question was posted again here. */
   | { kind: "shown"; record: QuestionRecord }
-  /** `/question` on a question that holds as many copies as it can (MAX_COPIES): nothing was posted. */
-  | { kind: "copies_full"; record: QuestionRecord }
+  /**
+   * `/question` on a question that holds as many copies as it can (MAX_COPIES, less the escalation's room),
+   * or (`here`) in a chat that holds it MAX_REPOSTS_IN_CHAT times already: nothing was posted.
+   */
+  | { kind: "copies_full"; record: QuestionRecord; here?: true }
   /** "Other…": the owner wants to type an answer to this sub-question. */
   | { kind: "needs_text"; record: QuestionRecord; questionIndex: number }
   /** A multi-select toggle by the owner: the adapter re-renders its controls. */

@@ -1,3 +1,4 @@
+import { extendedEncodeURIComponent } from "@smithy/core/protocols";
 import type { AwsRequests } from "../aws/signed-request.ts";
 import { type CallbackOutcome, FinalCallbackError, type TaskCallbacks } from "./task-callbacks.ts";
 
@@ -46,7 +47,9 @@ export function createDurableCallbacks(lambda: AwsRequests): TaskCallbacks {
       await lambda.send({
         operation,
         method: "POST",
-        path: `/2025-12-01/durable-execution-callbacks/${encodeURIComponent(callbackId)}/${action}`,
+        // Encoded as the Lambda client encodes a path label (also `!'()*`), so the signed path is the one
+        // Lambda expects for any id.
+        path: `/2025-12-01/durable-execution-callbacks/${extendedEncodeURIComponent(callbackId)}/${action}`,
         ...(payload !== undefined && {
           headers: { "content-type": payload.contentType },
           body: payload.body,

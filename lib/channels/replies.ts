@@ -67,6 +67,8 @@ export const replies = {
   /** A re-post of a question that has been posted as often as it can be (MAX_COPIES): nothing posted. */
   copiesFull:
     "This question has been posted as often as it can be, so not here: answer it where it was posted.",
+  /** A re-post into a chat that already holds the question as often as a re-post may (MAX_REPOSTS_IN_CHAT). */
+  copiesFullHere: "This question is already posted here: answer it above.",
   unconfirmedActor: "Handraise could not confirm who you are in this channel, so nothing changed. Try again.",
   formCouldNotOpen: "The form could not be opened. Reply in the question's thread instead.",
   /** Control labels. */
@@ -313,7 +315,7 @@ export function outcomeReplyText(outcome: InboundOutcome, fits: TextFits = anySi
     case "full":
       return replies.full;
     case "copies_full":
-      return replies.copiesFull;
+      return outcome.here === true ? replies.copiesFullHere : replies.copiesFull;
     case "only_owner_cancels":
       return replies.onlyOwnerCancels;
     case "recorded_waiting":

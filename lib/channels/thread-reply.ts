@@ -21,6 +21,20 @@ export async function pointAtQuestionThread(
   const threadId = inbound.replyToMessageId;
   if (threadId === undefined) return inbound;
   if ((await store.findByMessage(inbound.platform, inbound.chatId, threadId)) !== undefined) return inbound;
+  const messageId = await ownCardInThread(store, nowMs, inbound, threadId);
+  return messageId === undefined ? inbound : { ...inbound, replyToMessageId: messageId };
+}
+
+/**
+ * The message of the sender's oldest pending question (as its owner) with a copy posted in `threadId` of
+ * the inbound's chat; undefined: none.
+ */
+export async function ownCardInThread(
+  store: QuestionStore,
+  nowMs: number,
+  inbound: TextInbound,
+  threadId: string,
+): Promise<string | undefined> {
   const postedHere = (record: QuestionRecord) =>
     record.deliveries.find(
       (d) => d.channel === inbound.platform && d.chatId === inbound.chatId && d.threadId === threadId,
@@ -31,6 +45,5 @@ export async function pointAtQuestionThread(
     nowMs,
     (r) => postedHere(r)?.messageId !== undefined,
   );
-  const messageId = record && postedHere(record)?.messageId;
-  return messageId === undefined ? inbound : { ...inbound, replyToMessageId: messageId };
+  return record && postedHere(record)?.messageId;
 }

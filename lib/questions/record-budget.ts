@@ -3,7 +3,7 @@
  * schema.ts; MAX_COPIES in question-record.ts): checked before a vote, a draft or a copy is written, so one
  * over them is refused and changes nothing. Pure.
  */
-import { type Delivery, MAX_COPIES, type QuestionRecord, type Vote } from "./question-record.ts";
+import { escalationAtMs, MAX_COPIES, type QuestionRecord, type Vote } from "./question-record.ts";
 import { MAX_DRAFTS_BYTES, MAX_VOTES_BYTES } from "./schema.ts";
 
 /** The bytes of `value` as UTF-8 JSON: how the budgets are counted. */
@@ -25,19 +25,57 @@ export function draftsFit(
   return jsonBytes({ ...drafts, [person]: own }) <= MAX_DRAFTS_BYTES;
 }
 
-/** How many more copies a question with these may record (MAX_COPIES in all). */
-export function copiesRoom(deliveries: readonly Delivery[]): number {
-  return Math.max(0, MAX_COPIES - deliveries.length);
+/**
+ * A `/question` re-post goes to a chat only while it holds fewer copies of the question than this: posting
+ * again brings the question back into view, and more copies of it in one chat would only use up the
+ * question's room (MAX_COPIES).
+ */
+export const MAX_REPOSTS_IN_CHAT = 3;
+
+/** What the copy budget reads of a question. */
+export type CopiesOf = Pick<QuestionRecord, "deliveries" | "escalate" | "createdAtMs">;
+
+/**
+ * Who adds copies: the escalation's own posting may use the room kept for it; anything else (a re-post, a
+ * step, the prompt for an own answer, a template) may not.
+ */
+export type CopiesBy = "escalation" | "other";
+
+/**
+ * Copies kept free for the escalation until it has posted, so that a question filled by re-posts and steps
+ * still records the escalation owner's copies (their typed line, their stepper, the retiring at the end read
+ * the recorded copies): every target before the escalation time, from then on those whose chat holds no copy
+ * yet. A target that refused stays kept; a target in a chat that already held a copy is not.
+ */
+export function escalationReserve(record: CopiesOf, nowMs: number): number {
+  const targets = record.escalate?.deliverTo ?? [];
+  const at = escalationAtMs(record);
+  if (at === undefined || nowMs < at) return targets.length;
+  return targets.filter(
+    (t) => !record.deliveries.some((d) => d.channel === t.channel && d.chatId === t.chatId),
+  ).length;
+}
+
+/** How many more copies a question may record (MAX_COPIES in all, less what is kept for its escalation). */
+export function copiesRoom(record: CopiesOf, nowMs: number, by: CopiesBy = "other"): number {
+  const reserved = by === "escalation" ? 0 : escalationReserve(record, nowMs);
+  return Math.max(0, MAX_COPIES - record.deliveries.length - reserved);
 }
 
 /**
- * For the log, when `count` more copies find no room beside `deliveries`: what happens to them — indexed, so
- * what is said to them still reaches the question, but not recorded, so not retired when it ends.
+ * For the log, when `count` more copies find no room beside the question's: what happens to them — indexed,
+ * so a reply to one or a tap on it still reaches the question, but not recorded, so not retired when it ends
+ * and not counted as the copy a person's typed line or stepper is found by.
  */
-export function copiesNotRecorded(deliveries: readonly Delivery[], count: number): Error | undefined {
-  const room = copiesRoom(deliveries);
+export function copiesNotRecorded(
+  record: CopiesOf,
+  nowMs: number,
+  count: number,
+  by: CopiesBy = "other",
+): Error | undefined {
+  const room = copiesRoom(record, nowMs, by);
   if (count <= room) return undefined;
   return new Error(
-    `${count - room} of ${count} copies not recorded (a question records at most ${MAX_COPIES}): they still route to the question, but are not retired when it ends`,
+    `${count - room} of ${count} copies not recorded (a question records at most ${MAX_COPIES}, some kept for its escalation): a reply to one still routes to the question, but they are not retired when it ends`,
   );
 }

@@ -17,7 +17,7 @@ import { createDynamoDbPendingListing } from "./dynamodb-pending-listing.ts";
 import { createDynamoDbQuestions } from "./dynamodb-questions.ts";
 import { createDynamoDbSessionSlots } from "./dynamodb-session-slots.ts";
 import { createDynamoDbTable } from "./dynamodb-table.ts";
-import { toRecord } from "./question-item.ts";
+import { sameCopy, toRecord } from "./question-item.ts";
 import type { QuestionStore } from "./question-store.ts";
 
 export interface DynamoDbQuestionStoreOptions {
@@ -28,6 +28,9 @@ export interface DynamoDbQuestionStoreOptions {
   /** Called with the capacity each request consumed (the benchmark counts cost with it). */
   onConsumedCapacity?: (capacity: ConsumedCapacity) => void;
 }
+
+/** Appends of further copies tried at most, each after a race lost to other copies. */
+const APPEND_ATTEMPTS = 3;
 
 export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOptions): QuestionStore {
   const table = createDynamoDbTable(options);
@@ -47,6 +50,23 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
     }
     return question;
   }
+
+  const addDeliveries: QuestionStore["addDeliveries"] = async (id, deliveries, nowMs, by = "other") => {
+    let question = await indexMessages(id, deliveries);
+    for (let attempt = 1; question; attempt++) {
+      const recorded = question.deliveries ?? [];
+      const room = copiesRoom({ ...question, deliveries: recorded }, nowMs, by);
+      const kept = deliveries.slice(0, room);
+      if (kept.length === 0) return toRecord(question, nowMs);
+      const appended = await questions.appendDeliveries(id, kept, recorded.length + room, nowMs);
+      if (appended) return appended;
+      // Copies written meanwhile took some of the room: fitted to what is left, on a fresh read. Past the
+      // attempts, the question as it now is (the caller retires what it posted if it has ended).
+      question = await questions.item(id);
+      if (attempt === APPEND_ATTEMPTS) return question && toRecord(question, nowMs);
+    }
+    return undefined;
+  };
 
   return {
     async create(question, nowMs) {
@@ -83,13 +103,17 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
       return question && questions.replaceDeliveries(id, posted, nowMs);
     },
 
-    async addDeliveries(id, deliveries, nowMs) {
-      const question = await indexMessages(id, deliveries);
+    addDeliveries,
+
+    async replaceCopy(id, previous, next, nowMs) {
+      const question = await indexMessages(id, [next]);
       if (!question) return undefined;
-      const kept = deliveries.slice(0, copiesRoom(question.deliveries ?? []));
-      if (kept.length === 0) return toRecord(question, nowMs);
-      // Refused only when copies written meanwhile took the room: the question as read, without these.
-      return (await questions.appendDeliveries(id, kept, nowMs)) ?? toRecord(question, nowMs);
+      const index = (question.deliveries ?? []).findIndex((d) => sameCopy(d, previous));
+      const replaced =
+        index >= 0 && previous.messageId !== undefined
+          ? await questions.replaceDeliveryAt(id, index, previous.messageId, next, nowMs)
+          : undefined;
+      return replaced ?? addDeliveries(id, [next], nowMs);
     },
 
     findByMessage: messages.find,

@@ -4,7 +4,7 @@
  * cannot take over another run's question.
  */
 import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
-import { MAX_COPIES, type QuestionRecord } from "../questions/question-record.ts";
+import { type Delivery, MAX_COPIES, type QuestionRecord } from "../questions/question-record.ts";
 import { CONDITION_FAILED, conditionally, type DynamoDbTable } from "./dynamodb-table.ts";
 import { INDEX, keys } from "./keys.ts";
 import {
@@ -41,10 +41,26 @@ export interface DynamoDbQuestions
    */
   replaceDeliveries: QuestionStore["recordDeliveries"];
   /**
-   * `addDeliveries`' write: further copies appended while the list stays within MAX_COPIES. Undefined when
-   * there is no such question, or no room for them.
+   * `addDeliveries`' write: further copies appended while the list stays within `limit` (at most
+   * MAX_COPIES). Undefined when there is no such question, or no room for them.
    */
-  appendDeliveries: QuestionStore["addDeliveries"];
+  /**
+   * `replaceCopy`'s write: `next` at `index`, while the copy there is still the one with `previousMessageId`.
+   * Undefined when there is no such question, or that copy is no longer there.
+   */
+  replaceDeliveryAt(
+    id: string,
+    index: number,
+    previousMessageId: string,
+    next: Delivery,
+    nowMs: number,
+  ): Promise<QuestionRecord | undefined>;
+  appendDeliveries(
+    id: string,
+    deliveries: Delivery[],
+    limit: number,
+    nowMs: number,
+  ): Promise<QuestionRecord | undefined>;
 }
 
 export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: number): DynamoDbQuestions {
@@ -274,13 +290,23 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
       return updateExisting(id, `SET ${set.join(", ")}`, values, nowMs);
     },
 
-    appendDeliveries(id, deliveries, nowMs) {
+    replaceDeliveryAt(id, index, previousMessageId, next, nowMs) {
+      return updateExisting(
+        id,
+        `SET deliveries[${index}] = :next`,
+        { ":next": next, ":previous": previousMessageId },
+        nowMs,
+        `deliveries[${index}].messageId = :previous`,
+      );
+    },
+
+    appendDeliveries(id, deliveries, limit, nowMs) {
       // The item as it is after the append: a question that ended meanwhile has these copies to retire. The
-      // list never grows past MAX_COPIES, however many appends race.
+      // list never grows past the limit (nor MAX_COPIES), however many appends race.
       return updateExisting(
         id,
         "SET deliveries = list_append(deliveries, :deliveries)",
-        { ":deliveries": deliveries, ":most": MAX_COPIES - deliveries.length },
+        { ":deliveries": deliveries, ":most": Math.min(limit, MAX_COPIES) - deliveries.length },
         nowMs,
         "size(deliveries) <= :most",
       );

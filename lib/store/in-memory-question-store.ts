@@ -14,7 +14,7 @@ import {
   DynamoDBServiceException,
 } from "@aws-sdk/client-dynamodb";
 import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
-import { type Delivery, MAX_COPIES, statusAt } from "../questions/question-record.ts";
+import { type Delivery, statusAt } from "../questions/question-record.ts";
 import { copiesRoom } from "../questions/record-budget.ts";
 import { FILTER_ATTRIBUTES, pendingIndexFor } from "./dynamodb-pending-listing.ts";
 import { ttlAfter } from "./dynamodb-table.ts";
@@ -26,6 +26,7 @@ import {
   outcomeAttributes,
   pendingIndexKeys,
   type QuestionItem,
+  sameCopy,
   toListedRecord,
   toRecord,
 } from "./question-item.ts";
@@ -240,6 +241,21 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
     };
   }
 
+  const addDeliveries: QuestionStore["addDeliveries"] = async (id, deliveries, nowMs, by = "other") => {
+    const question = await indexMessages(id, deliveries);
+    if (!question) return undefined;
+    // Read, fitted to the room and appended in one step: copies written meanwhile are counted.
+    return request(() => {
+      const item = questionItem(id);
+      if (item) {
+        const recorded = item.deliveries ?? [];
+        const kept = deliveries.slice(0, copiesRoom({ ...item, deliveries: recorded }, nowMs, by));
+        if (kept.length > 0) write({ ...item, deliveries: [...recorded, ...kept] });
+      }
+      return updated(id, nowMs);
+    });
+  };
+
   return {
     items,
 
@@ -398,19 +414,20 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
       });
     },
 
-    async addDeliveries(id, deliveries, nowMs) {
-      const question = await indexMessages(id, deliveries);
+    addDeliveries,
+
+    async replaceCopy(id, previous, next, nowMs) {
+      const question = await indexMessages(id, [next]);
       if (!question) return undefined;
-      const kept = deliveries.slice(0, copiesRoom(question.deliveries ?? []));
-      if (kept.length === 0) return toRecord(question, nowMs);
-      return request(() => {
-        updateQuestion(
-          id,
-          (item) => (item.deliveries ?? []).length + kept.length <= MAX_COPIES,
-          (item) => ({ ...item, deliveries: [...(item.deliveries ?? []), ...kept] }),
-        );
+      const replaced = await request(() => {
+        const item = questionItem(id);
+        const recorded = item?.deliveries ?? [];
+        const index = recorded.findIndex((d) => sameCopy(d, previous));
+        if (!item || index < 0) return undefined;
+        write({ ...item, deliveries: recorded.map((d, i) => (i === index ? next : d)) });
         return updated(id, nowMs);
       });
+      return replaced ?? addDeliveries(id, [next], nowMs);
     },
 
     findByMessage: (channel, chatId, messageId) =>

@@ -6,6 +6,7 @@
 import {
   type AnswererEntry,
   answerersOf,
+  type Delivery,
   type QuestionRecord,
   type StoredStatus,
   statusAt,
@@ -164,4 +165,14 @@ export function closedResult(before: QuestionItem, outcome: Outcome, nowMs: numb
     record: toRecord(closedItem(before, outcome, nowMs), nowMs),
     taskToken: before.taskToken,
   };
+}
+
+/** The same posted message: its chat and message id. */
+export function sameCopy(a: Delivery, b: Delivery): boolean {
+  return (
+    a.messageId !== undefined &&
+    a.channel === b.channel &&
+    a.chatId === b.chatId &&
+    a.messageId === b.messageId
+  );
 }

@@ -7,6 +7,7 @@ import type {
   QuestionRecord,
   Vote,
 } from "../questions/question-record.ts";
+import type { CopiesBy } from "../questions/record-budget.ts";
 import type { Answers, AskUserRequest } from "../questions/schema.ts";
 
 /** A question to register. `taskToken` is present when a Step Functions run waits on it. */
@@ -220,11 +221,31 @@ export interface QuestionStore {
   /**
    * Records further copies (a re-post, an escalation), appending, and indexes them for routing. Returns the
    * record as it now is (undefined when there is no such question): one that ended while the copies were
-   * posted has them to retire. Only as many as its room allows are recorded (`copiesRoom`, MAX_COPIES in
-   * all, held under concurrent writes); every one is still indexed, so what is said to a copy not recorded
-   * still reaches the question (it is only not retired when the question ends).
+   * posted has them to retire. Only as many as its room allows are recorded (`copiesRoom`: MAX_COPIES in
+   * all, less what is kept for the escalation unless `by` is the escalation itself, held under concurrent
+   * writes: an append that loses a race is fitted to the room left and tried again); every one is still
+   * indexed, so a reply to a copy not recorded still reaches the question (it is only not retired when the
+   * question ends, nor found as a person's own copy).
    */
-  addDeliveries(id: string, deliveries: Delivery[], nowMs: number): Promise<QuestionRecord | undefined>;
+  addDeliveries(
+    id: string,
+    deliveries: Delivery[],
+    nowMs: number,
+    by?: CopiesBy,
+  ): Promise<QuestionRecord | undefined>;
+  /**
+   * Records `next` in place of the copy `previous` (the same chat: a message that takes over from an earlier
+   * one, as a WhatsApp step does from the step before), and indexes it for routing; `previous` stays
+   * indexed, so a reply to it still reaches the question. Where `previous` is not recorded, `next` is added
+   * as `addDeliveries` adds a copy. Returns the record as it now is (undefined when there is no such
+   * question).
+   */
+  replaceCopy(
+    id: string,
+    previous: Delivery,
+    next: Delivery,
+    nowMs: number,
+  ): Promise<QuestionRecord | undefined>;
   /** The question a posted message belongs to (a reply to it, a thread under it, a tap on it). */
   findByMessage(channel: string, chatId: string, messageId: string): Promise<string | undefined>;
   /**

@@ -318,10 +318,6 @@ const REGISTRATIONS: Partial<Record<ChannelName, (context: RegistrationContext) 
   },
 };
 
-/**
- * What SES says of one identity (an address or a domain): verified for sending, absent (it has no such
- * identity), or its verification status (`PENDING`, `FAILED`, …). Any other error is thrown.
- */
 /** A domain and each parent of it down to two labels: a.b.example.com, b.example.com, example.com. */
 function domainAndParents(domain: string): string[] {
   const labels = domain.split(".");
@@ -330,6 +326,10 @@ function domainAndParents(domain: string): string[] {
     : Array.from({ length: labels.length - 1 }, (_, i) => labels.slice(i).join("."));
 }
 
+/**
+ * What SES says of one identity (an address or a domain): verified for sending, absent (it has no such
+ * identity), or its verification status (`PENDING`, `FAILED`, …). Any other error is thrown.
+ */
 async function sesIdentity(ses: SESv2Client, identity: string): Promise<"verified" | "absent" | string> {
   try {
     const found = await ses.send(new GetEmailIdentityCommand({ EmailIdentity: identity }));

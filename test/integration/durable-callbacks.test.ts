@@ -6,6 +6,12 @@
  * given) and what each answer of the service becomes — an ended callback not waiting, a refusal no retry
  * cures final, throttling retried then thrown by the service's error name.
  */
+import {
+  LambdaClient,
+  SendDurableExecutionCallbackFailureCommand,
+  SendDurableExecutionCallbackHeartbeatCommand,
+  SendDurableExecutionCallbackSuccessCommand,
+} from "@aws-sdk/client-lambda";
 import { Sha256 } from "@smithy/core/checksum";
 import { HttpRequest } from "@smithy/core/protocols";
 import { StandardRetryStrategy } from "@smithy/core/retry";
@@ -169,6 +175,71 @@ describe("durable callbacks on Lambda's callback API, without the Lambda client"
     for (const request of lambda.requests) {
       expect(await expectedAuthorization(request, CREDENTIALS)).toBe(header(request, "authorization"));
     }
+  });
+
+  it.each([
+    ["a base64 id", CALLBACK_ID],
+    ["an id with !'()*", "ab!cd'ef(gh)ij*kl"],
+    ["an id with spaces, slashes and unicode", "a b/c+d=é~_.-"],
+  ])("send what the Lambda client sends for the same call: %s", async (_, callbackId) => {
+    const client = new LambdaClient({
+      region: REGION,
+      credentials: CREDENTIALS,
+      endpoint: lambda.url,
+      maxAttempts: 1,
+    });
+    const result = { status: "answered" as const, answers: { q: ["A"] } };
+    const error = {
+      ErrorMessage: "Cancelled.",
+      ErrorType: "Handraise.Cancelled",
+      ErrorData: "Handraise.Cancelled",
+    };
+    const ours = durable();
+    const pairs: [() => Promise<unknown>, () => Promise<unknown>][] = [
+      [
+        () => ours.succeed(callbackId, result),
+        () =>
+          client.send(
+            new SendDurableExecutionCallbackSuccessCommand({
+              CallbackId: callbackId,
+              Result: new TextEncoder().encode(JSON.stringify(result)),
+            }),
+          ),
+      ],
+      [
+        () => ours.fail(callbackId, "Handraise.Cancelled", error.ErrorMessage),
+        () =>
+          client.send(
+            new SendDurableExecutionCallbackFailureCommand({ CallbackId: callbackId, Error: error }),
+          ),
+      ],
+      [
+        () => ours.heartbeat(callbackId),
+        () => client.send(new SendDurableExecutionCallbackHeartbeatCommand({ CallbackId: callbackId })),
+      ],
+    ];
+    /** What must match: the method, the path (the callback id as encoded and signed), the body and the headers
+     * the service reads (the SDK's own user-agent and invocation headers aside). */
+    const shape = (request: DurableCallbackRequest) => ({
+      method: request.method,
+      path: request.path,
+      body: request.body.toString("utf8"),
+      contentType: header(request, "content-type"),
+      contentSha256: header(request, "x-amz-content-sha256"),
+      host: header(request, "host"),
+      scope: /Credential=[^/]+\/\d{8}\/([^,]+),/.exec(header(request, "authorization"))?.[1],
+    });
+    for (const [send, sendWithClient] of pairs) {
+      attachRecorder(callbackId);
+      await send();
+      attachRecorder(callbackId);
+      await sendWithClient();
+      const [sent, expected] = lambda.requests.splice(0) as [DurableCallbackRequest, DurableCallbackRequest];
+      expect(shape(sent)).toEqual(shape(expected));
+      // Signed over that path: the signature verifies with the credentials given.
+      expect(await expectedAuthorization(sent, CREDENTIALS)).toBe(header(sent, "authorization"));
+    }
+    client.destroy();
   });
 
   it("take an ended callback as not waiting: CallbackTimeoutException, ResourceNotFoundException", async () => {

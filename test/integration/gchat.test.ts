@@ -702,6 +702,36 @@ describe("Google Chat: a typed line in a card's thread", () => {
     expect(await statusOf(stack, second.id)).toBe("pending");
   });
 
+  it("in a thread an answered card started, answers the sender's own card posted into it later", async () => {
+    const first = await ask([single]);
+    await send(typed("1", space, OWNER, first.delivery.threadId));
+    expect(await statusOf(stack, first.id)).toBe("answered");
+    const later = await ask([single], space, {
+      deliverTo: [{ channel: "gchat", chatId: space, threadId: first.delivery.threadId }],
+    });
+    expect(later.delivery.threadId).toBe(first.delivery.threadId);
+    const reply = await send(typed("2", space, OWNER, first.delivery.threadId));
+    expect(reply.body).toEqual({ text: "Got it.", privateMessageViewer: { name: OWNER } });
+    const answered = (await stack.api("GET", `/questions/${later.id}`)).body.question;
+    expect(answered).toMatchObject({ status: "answered", answers: { deploy_target: ["Production"] } });
+  });
+
+  it("in a thread another's pending card started, answers the sender's own card posted into it", async () => {
+    const theirs = await ask([single], space, {
+      owner: `gchat:${STRANGER}`,
+      answerers: [{ group: { channel: "gchat", chatId: space } }],
+    });
+    const mine = await ask([single], space, {
+      deliverTo: [{ channel: "gchat", chatId: space, threadId: theirs.delivery.threadId }],
+    });
+    await send(typed("2", space, OWNER, theirs.delivery.threadId));
+    expect(await statusOf(stack, mine.id)).toBe("answered");
+    expect(await statusOf(stack, theirs.id)).toBe("pending");
+    // Anyone else in that thread still answers the card that started it.
+    await send(typed("1", space, BOB, theirs.delivery.threadId));
+    expect(await statusOf(stack, theirs.id)).toBe("answered");
+  });
+
   it("in a listed answerer's own copy, answers that copy's question, not the oldest posted to them", async () => {
     const asked = () =>
       ask([single], space, {

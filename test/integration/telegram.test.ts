@@ -553,6 +553,68 @@ describe("Telegram: Answer in browser — a link only in its answerer's private 
   });
 });
 
+describe("Telegram: a question's copies stay within their room", () => {
+  const questionOf = async (questionId: string) =>
+    (await stack.api("GET", `/questions/${questionId}`)).body.question;
+  const copiesIn = (record: { deliveries: { chatId: string }[] }, chat: number) =>
+    record.deliveries.filter((d) => d.chatId === String(chat)).length;
+
+  it("at its cap, the escalation's copy is still recorded: its owner answers by typing in their private chat", async () => {
+    const lead = ++privateChats;
+    const { questionId, posts } = await startRun([single], {
+      input: {
+        escalate: {
+          afterSeconds: 60,
+          owner: `telegram:${lead}`,
+          deliverTo: [{ channel: "telegram", chatId: String(lead) }],
+        },
+      },
+    });
+    const messageId = await postedMessageId(questionId);
+    // Each "Other…" posts a prompt for an own answer, recorded as a copy: tapped often enough, the room
+    // runs out — all but the escalation's.
+    const other = button(posts[0] as RecordedCall, "Other…");
+    for (let n = 0; n < 60; n++) expect((await post(tap(other, messageId))).status).toBe(200);
+    expect((await questionOf(questionId)).deliveries).toHaveLength(59);
+    await stack.clock.advance(60_000);
+    const escalated = await questionOf(questionId);
+    expect(escalated.deliveries).toHaveLength(60);
+    expect(escalated.deliveries.at(-1)).toMatchObject({
+      chatId: String(lead),
+      privateTo: `telegram:${lead}`,
+    });
+    expect((await post(text("Production", { from: lead, chatId: lead, chatType: "private" }))).status).toBe(
+      200,
+    );
+    expect(await questionOf(questionId)).toMatchObject({
+      status: "answered",
+      answers: { deploy_target: ["Production"] },
+      resolvedBy: `telegram:${lead}`,
+    });
+  });
+
+  it("a person repeating /question in one chat posts it there a few times only, and is told why", async () => {
+    const me = ++privateChats;
+    const { questionId } = await startRun([single], { owner: me, chats: [me] });
+    const before = telegram.callsTo("sendMessage").length;
+    for (let n = 0; n < 6; n++) {
+      expect((await post(text("/question", { from: me, chatId: me, chatType: "private" }))).status).toBe(200);
+    }
+    const record = await questionOf(questionId);
+    expect(copiesIn(record, me)).toBe(3);
+    expect(record.deliveries).toHaveLength(3);
+    const told = telegram
+      .callsTo("sendMessage")
+      .slice(before)
+      .map((call) => call.body.text as string);
+    expect(told.filter((t) => t === "This question is already posted here: answer it above.")).toHaveLength(
+      4,
+    );
+    // The re-post is the question itself, posted again.
+    expect(told.filter((t) => t.startsWith("Question for you:"))).toHaveLength(2);
+  });
+});
+
 describe("Telegram: typed text in a group counts only as a reply or addressed to the bot", () => {
   const statusOf = async (questionId: string) =>
     (await stack.api("GET", `/questions/${questionId}`)).body.question.status as string;

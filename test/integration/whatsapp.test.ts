@@ -316,6 +316,26 @@ describe("answers", () => {
     });
   });
 
+  it("each step takes the place of the chat's copy in the record: a long prompt keeps one copy per person", async () => {
+    const owner = String(person);
+    const question = await ask(owner, [single, note, { ...single, id: "again" }]);
+    const firstId = question.deliveries[0].messageId as string;
+    await post(tapped(owner, "list_reply", rowId(messagesTo(owner)[0], "Staging (Recommended)"), firstId));
+    const second = await statusOf(question.id);
+    expect(second.deliveries).toHaveLength(1);
+    const secondId = second.deliveries[0].messageId as string;
+    expect(secondId).not.toBe(firstId);
+    await post(tapped(owner, "list_reply", rowId(messagesTo(owner)[1], "Urgent"), secondId));
+    expect(messagesTo(owner)).toHaveLength(3);
+    const third = await statusOf(question.id);
+    expect(third.deliveries).toEqual([
+      expect.objectContaining({ channel: "whatsapp", chatId: owner, privateTo: `whatsapp:${owner}` }),
+    ]);
+    expect(third.deliveries[0].messageId).not.toBe(secondId);
+    await post(typed(owner, "2"));
+    expect((await statusOf(question.id)).status).toBe("answered");
+  });
+
   it("Other… asks for the person's own answer, and the next line is it", async () => {
     const owner = String(person);
     const question = await ask(owner);

@@ -604,6 +604,96 @@ export function describeQuestionStoreContract(name: string, open: () => Promise<
       }
     });
 
+    it("an append that loses a race for the room records what still fits and returns the question as it now is", async () => {
+      const question = newQuestion({ deliverTo: [{ channel: "telegram", chatId: "1" }] });
+      await store.create(question, T0);
+      const copy = (n: number) => ({ channel: "telegram", chatId: "2", messageId: `r${n}` });
+      await store.addDeliveries(
+        question.id,
+        Array.from({ length: MAX_COPIES - 4 }, (_, n) => copy(n)),
+        T0 + 1,
+      );
+      // Three places left: two appends of two race. Whichever comes second is fitted to the one place the
+      // first left, never refused whole: the list ends full.
+      const [first, second] = await Promise.all([
+        store.addDeliveries(question.id, [copy(100), copy(101)], T0 + 2),
+        store.addDeliveries(question.id, [copy(200), copy(201)], T0 + 2),
+      ]);
+      const full = await store.get(question.id, T0 + 3);
+      expect(full?.deliveries).toHaveLength(MAX_COPIES);
+      // Each returns the question as it was after its own write or a fresh read: one of them sees it full.
+      expect(Math.max(first?.deliveries.length ?? 0, second?.deliveries.length ?? 0)).toBe(MAX_COPIES);
+    });
+
+    it("keeps room for the escalation's targets: other copies stop short of it, the escalation's own are recorded", async () => {
+      const question = newQuestion({
+        deliverTo: [{ channel: "telegram", chatId: "1" }],
+        escalate: {
+          afterSeconds: 30,
+          owner: "telegram:7",
+          deliverTo: [
+            { channel: "telegram", chatId: "7" },
+            { channel: "telegram", chatId: "8" },
+          ],
+        },
+      });
+      await store.create(question, T0);
+      const copy = (n: number) => ({ channel: "telegram", chatId: "2", messageId: `e${n}` });
+      const filled = await store.addDeliveries(
+        question.id,
+        Array.from({ length: MAX_COPIES }, (_, n) => copy(n)),
+        T0 + 1,
+      );
+      expect(filled?.deliveries).toHaveLength(MAX_COPIES - 2);
+      const escalated = await store.addDeliveries(
+        question.id,
+        [
+          { channel: "telegram", chatId: "7", messageId: "x7" },
+          { channel: "telegram", chatId: "8", messageId: "x8" },
+        ],
+        T0 + 30_000,
+        "escalation",
+      );
+      expect(escalated?.deliveries).toHaveLength(MAX_COPIES);
+      expect(escalated?.deliveries.slice(-2).map((d) => d.chatId)).toEqual(["7", "8"]);
+    });
+
+    it("replaces a copy in place, the earlier message still routing; one not recorded is added instead", async () => {
+      const question = newQuestion({ deliverTo: [{ channel: "whatsapp", chatId: "15550001" }] });
+      await store.create(question, T0);
+      await store.recordDeliveries(
+        question.id,
+        [{ index: 0, delivery: { channel: "whatsapp", chatId: "15550001", messageId: "wamid.1" } }],
+        T0 + 1,
+      );
+      await store.addDeliveries(question.id, [{ channel: "telegram", chatId: "2", messageId: "t" }], T0 + 1);
+      const step = {
+        channel: "whatsapp",
+        chatId: "15550001",
+        messageId: "wamid.2",
+        privateTo: "whatsapp:15550001",
+      };
+      const replaced = await store.replaceCopy(
+        question.id,
+        { channel: "whatsapp", chatId: "15550001", messageId: "wamid.1" },
+        step,
+        T0 + 2,
+      );
+      expect(replaced?.deliveries).toEqual([step, { channel: "telegram", chatId: "2", messageId: "t" }]);
+      expect(await store.findByMessage("whatsapp", "15550001", "wamid.1")).toBe(question.id);
+      expect(await store.findByMessage("whatsapp", "15550001", "wamid.2")).toBe(question.id);
+      // The copy it names is no longer recorded (replaced meanwhile): the new one is appended.
+      const next = { ...step, messageId: "wamid.3" };
+      const added = await store.replaceCopy(
+        question.id,
+        { channel: "whatsapp", chatId: "15550001", messageId: "wamid.1" },
+        next,
+        T0 + 3,
+      );
+      expect(added?.deliveries).toEqual([step, { channel: "telegram", chatId: "2", messageId: "t" }, next]);
+      expect(await store.replaceCopy(`ask_none_${Date.now()}`, step, next, T0 + 4)).toBeUndefined();
+    });
+
     it("routes by the thread a copy started (`startedThread`), never by a thread it was posted into", async () => {
       const question = newQuestion({ deliverTo: [{ channel: "gchat", chatId: "spaces/A" }] });
       await store.create(question, T0);

@@ -69,7 +69,8 @@ export function createGchatChannel(
       const posted = await api.send(target.chatId, message, target.threadId);
       const threadId = posted.thread ?? target.threadId;
       // A card posted outside a thread starts its own, which Chat names apart from the card: indexed with it,
-      // a line typed there finds this question whoever typed it (lib/channels/gchat/gchat-webhook.ts).
+      // a line typed there finds this question whoever typed it, unless the sender's own card was posted
+      // into that thread since (lib/channels/gchat/gchat-webhook.ts).
       const startedThread = target.threadId === undefined && posted.thread !== undefined;
       return {
         ...target,

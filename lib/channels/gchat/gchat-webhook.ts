@@ -7,7 +7,7 @@ import type { ChatWebhookDeps } from "../chat-webhook.ts";
 import type { Inbound } from "../inbound.ts";
 import { outcomeReplyText, replies } from "../replies.ts";
 import { KeySetUnavailableError } from "../signing-keys.ts";
-import { pointAtQuestionThread } from "../thread-reply.ts";
+import { ownCardInThread } from "../thread-reply.ts";
 import { type GchatMessage, THREAD_NAME } from "./gchat-api.ts";
 import { GoogleChatAuthError, type VerifyGoogleChatRequest } from "./gchat-auth.ts";
 import { eventToInbound, type GchatEvent, isDirectMessage, parseEvent, withInputs } from "./gchat-event.ts";
@@ -85,12 +85,13 @@ function typedNotice(outcome: InboundOutcome): string | undefined {
 
 /**
  * A typed line in the thread of a question's card, pointed at that card: with two questions open in one
- * space, the thread says which one it answers. A thread a card started is in the message index (the
- * delivery's `startedThread`): the line goes to that card's question whoever owns it and whatever its
- * state, and the pipeline says whether the sender may answer it — never on to another question. A card
- * posted into a thread that existed before shares it, so there the thread is matched to the sender's own
- * card in it. Chat names a thread for every message, also a line that starts a new one, so a thread that is
- * no card's leaves the line as it was (routed by its sender).
+ * space, the thread says which one it answers. Several cards can share a thread — the one that started it
+ * (the delivery's `startedThread`, in the message index under the thread's name) and any posted into it
+ * later (`deliverTo.threadId`) — so the sender's own pending card there comes first; failing that, the card
+ * that started the thread takes the line whoever owns it and whatever its state, and the pipeline says
+ * whether the sender may answer it — never on to another question. Chat names a thread for every message,
+ * also a line that starts a new one, so a thread that is no card's leaves the line as it was (routed by its
+ * sender).
  */
 async function inQuestionThread(
   deps: ChatWebhookDeps,
@@ -100,14 +101,12 @@ async function inQuestionThread(
   if (thread === undefined || !THREAD_NAME.test(thread) || !thread.startsWith(`${inbound.chatId}/`)) {
     return inbound;
   }
-  if ((await deps.store.findByMessage(inbound.platform, inbound.chatId, thread)) !== undefined) {
-    return { ...inbound, replyToMessageId: thread };
-  }
-  const pointed = await pointAtQuestionThread(deps.store, deps.now(), {
-    ...inbound,
-    replyToMessageId: thread,
-  });
-  return pointed.replyToMessageId === thread ? inbound : pointed;
+  const [own, started] = await Promise.all([
+    ownCardInThread(deps.store, deps.now(), inbound, thread),
+    deps.store.findByMessage(inbound.platform, inbound.chatId, thread),
+  ]);
+  if (own !== undefined) return { ...inbound, replyToMessageId: own };
+  return started === undefined ? inbound : { ...inbound, replyToMessageId: thread };
 }
 
 /**

@@ -52,7 +52,13 @@ const OK = json(200, {});
  * Outcomes of typed text or a command that get a reply in the chat. Typed text from someone else in a group
  * gets none (Telegram has no private notice for it); an answer needs none (the prompt is edited to it).
  */
-const TOLD_IN_CHAT = new Set<InboundOutcome["kind"]>(["ended", "incomplete", "invalid", "no_pending"]);
+const TOLD_IN_CHAT = new Set<InboundOutcome["kind"]>([
+  "ended",
+  "incomplete",
+  "invalid",
+  "no_pending",
+  "copies_full",
+]);
 /** Told only in the sender's private chat with the bot: in a group it would be a notice to everyone. */
 const TOLD_IN_PRIVATE = new Set<InboundOutcome["kind"]>([
   "requester",
@@ -230,7 +236,7 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
       reply_parameters: { message_id: question.message_id },
       reply_markup: { force_reply: true, input_field_placeholder: replies.yourAnswer, selective: true },
     });
-    const notRecorded = copiesNotRecorded(record.deliveries, 1);
+    const notRecorded = copiesNotRecorded(record, deps.now(), 1);
     if (notRecorded) deps.onError(notRecorded, "telegram prompt for an own answer");
     await deps.store.addDeliveries(
       record.id,

@@ -3,7 +3,7 @@ import type { InboundOutcome } from "../../app/handle-inbound.ts";
 import { HttpError } from "../../http/http-errors.ts";
 import { json } from "../../http/responses.ts";
 import { verifiedWebhook } from "../../http/webhook-prelude.ts";
-import type { QuestionRecord } from "../../questions/question-record.ts";
+import type { Delivery, QuestionRecord } from "../../questions/question-record.ts";
 import { copiesNotRecorded } from "../../questions/record-budget.ts";
 import type { SecretValue } from "../../secrets/secrets.ts";
 import type { Telemetry } from "../../telemetry/telemetry.ts";
@@ -113,7 +113,10 @@ export function createWhatsappWebhook(deps: WhatsappWebhookDeps) {
 
   /**
    * Posts a message that belongs to the question (its next step, the prompt for an own answer) and records it
-   * as one of its copies, so a reply to it routes to the question.
+   * as one of its copies, so a reply to it routes to the question. A WhatsApp chat is one person's, and a
+   * sent message is never edited (nothing is retired): the new message takes the place of the chat's latest
+   * recorded copy, so a person stepping through a long prompt holds one copy, not one per step; the earlier
+   * message stays indexed, so a reply to it still reaches the question.
    */
   async function post(
     record: QuestionRecord,
@@ -123,13 +126,22 @@ export function createWhatsappWebhook(deps: WhatsappWebhookDeps) {
     const privateTo = copyIn(record, "whatsapp", chatId)?.privateTo;
     try {
       const messageId = await deps.api.send(chatId, await render(privateTo));
-      const notRecorded = copiesNotRecorded(record.deliveries, 1);
-      if (notRecorded) deps.onError(notRecorded, "whatsapp post of a step");
-      await deps.store.addDeliveries(
-        record.id,
-        [{ channel: "whatsapp", chatId, messageId, ...(privateTo !== undefined && { privateTo }) }],
-        deps.now(),
+      const copy: Delivery = {
+        channel: "whatsapp",
+        chatId,
+        messageId,
+        ...(privateTo !== undefined && { privateTo }),
+      };
+      const previous = record.deliveries.findLast(
+        (d) => d.channel === "whatsapp" && d.chatId === chatId && d.messageId !== undefined,
       );
+      if (previous !== undefined) {
+        await deps.store.replaceCopy(record.id, previous, copy, deps.now());
+        return;
+      }
+      const notRecorded = copiesNotRecorded(record, deps.now(), 1);
+      if (notRecorded) deps.onError(notRecorded, "whatsapp post of a step");
+      await deps.store.addDeliveries(record.id, [copy], deps.now());
     } catch (error) {
       deps.onError(error, "whatsapp post of a step");
     }

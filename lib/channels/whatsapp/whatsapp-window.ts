@@ -172,7 +172,7 @@ export function createClosedWindowHandler(deps: ClosedWindowDeps) {
       messageId,
       ...(copy.privateTo !== undefined && { privateTo: copy.privateTo }),
     };
-    const notRecorded = copiesNotRecorded(record.deliveries, 1);
+    const notRecorded = copiesNotRecorded(record, now(), 1);
     if (notRecorded) telemetry.failed("recording the template sent for a closed window", notRecorded, ids);
     try {
       await store.addDeliveries(record.id, [template], now());

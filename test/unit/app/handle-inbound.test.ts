@@ -337,7 +337,11 @@ describe("handleInbound: /question posts the question again as it was asked", ()
   it("posts nothing for a question that holds MAX_COPIES copies, and says so", async () => {
     const full: QuestionRecord = {
       ...record,
-      deliveries: Array.from({ length: MAX_COPIES }, () => ({ channel: "telegram", chatId: "-100" })),
+      // One here, the rest in other chats: the question is full, not this chat.
+      deliveries: Array.from({ length: MAX_COPIES }, (_, n) => ({
+        channel: "telegram",
+        chatId: `-${100 + n}`,
+      })),
     };
     const added: unknown[] = [];
     const store = {

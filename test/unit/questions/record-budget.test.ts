@@ -12,6 +12,7 @@ import {
   copiesNotRecorded,
   copiesRoom,
   draftsFit,
+  escalationReserve,
   jsonBytes,
   votesFit,
 } from "#lib/questions/record-budget.ts";
@@ -22,6 +23,7 @@ import { ALPHABETS, type Alphabet, largestAnswers, largestRecord } from "../../s
 const TASK_OUTPUT_BYTES = 262_144;
 const EVENT_ENTRY_BYTES = 256_000;
 const ITEM_BYTES = 400_000;
+const T0 = 1_700_000_000_000;
 
 const person = (n: number) => `slack:T${"0".repeat(10)}:U${String(n).padStart(10, "0")}`;
 
@@ -127,11 +129,41 @@ describe("a question's votes and drafts budgets", () => {
 
   it("a question records at most MAX_COPIES copies; past them the log says what becomes of the rest", () => {
     const copies = Array.from({ length: MAX_COPIES - 1 }, (_, n) => copy(n));
-    expect(copiesRoom(copies)).toBe(1);
-    expect(copiesNotRecorded(copies, 1)).toBeUndefined();
-    expect(copiesRoom([...copies, copy(99)])).toBe(0);
-    expect(copiesNotRecorded(copies, 3)?.message).toBe(
-      `2 of 3 copies not recorded (a question records at most ${MAX_COPIES}): they still route to the question, but are not retired when it ends`,
+    const question = (deliveries: Delivery[]) => ({ deliveries, createdAtMs: T0 });
+    expect(copiesRoom(question(copies), T0)).toBe(1);
+    expect(copiesNotRecorded(question(copies), T0, 1)).toBeUndefined();
+    expect(copiesRoom(question([...copies, copy(99)]), T0)).toBe(0);
+    expect(copiesNotRecorded(question(copies), T0, 3)?.message).toBe(
+      `2 of 3 copies not recorded (a question records at most ${MAX_COPIES}, some kept for its escalation): a reply to one still routes to the question, but they are not retired when it ends`,
     );
+  });
+
+  it("keeps room for the escalation's targets until each has a copy; the escalation itself may use it", () => {
+    const escalate = {
+      afterSeconds: 60,
+      owner: "slack:T1:U_lead",
+      deliverTo: [
+        { channel: "slack", chatId: "D_lead" },
+        { channel: "telegram", chatId: "42" },
+      ],
+    };
+    const copies = Array.from({ length: MAX_COPIES - 3 }, (_, n) => copy(n));
+    const question = { deliveries: copies, createdAtMs: T0, escalate };
+    // Before the escalation time both targets are kept, whatever chats the copies are in.
+    expect(escalationReserve(question, T0 + 59_999)).toBe(2);
+    expect(copiesRoom(question, T0)).toBe(1);
+    expect(copiesRoom(question, T0, "escalation")).toBe(3);
+    expect(copiesNotRecorded(question, T0, 2)).toBeDefined();
+    expect(copiesNotRecorded(question, T0, 2, "escalation")).toBeUndefined();
+    // From then on, until a target's chat holds a copy.
+    const posted = {
+      ...question,
+      deliveries: [...copies, { channel: "slack", chatId: "D_lead", messageId: "1" }],
+    };
+    expect(escalationReserve(posted, T0 + 60_000)).toBe(1);
+    expect(copiesRoom(posted, T0 + 60_000)).toBe(1);
+    const both = { ...posted, deliveries: [...posted.deliveries, { channel: "telegram", chatId: "42" }] };
+    expect(escalationReserve(both, T0 + 60_000)).toBe(0);
+    expect(copiesRoom(both, T0 + 60_000)).toBe(1);
   });
 });
