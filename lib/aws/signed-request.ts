@@ -134,7 +134,7 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
   let region: Promise<string> | undefined;
   let signer: SignatureV4 | undefined;
   let handler: Pick<NodeHttpHandler, "handle"> | undefined = options.httpHandler;
-  /** The service's clock minus this one, from the Date of its last error, as an SDK client keeps it. */
+  /** The service's clock minus this one, from the Date of the last error that showed this one 5 minutes off. */
   let clockOffset = 0;
 
   function resolveRegion(): Promise<string> {
@@ -207,14 +207,21 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
       status,
       getRetryAfterHint(response),
     );
-    // As the SDK's signer does: an error's Date sets the offset, and a skew it corrects is retried.
+    // An error's Date corrects the offset only when the clock is 5 minutes or more off the service's, as the
+    // SDK's signer judged a skew before it re-sampled every Date: a Date has whole seconds, so re-sampling
+    // would change the offset at nearly every error and have every 4xx retried as a corrected skew.
     const serverTime = Date.parse(response.headers.date ?? "");
     const receivedAt = Date.now();
-    if (!Number.isNaN(serverTime) && response.headers.age === undefined && receivedAt - sentAt <= 900_000) {
-      clockOffset = serverTime - receivedAt;
-      if (Math.abs(clockOffset) >= 240_000 && clockOffset !== offsetBefore) {
-        error.$metadata.clockSkewCorrected = true;
-      }
+    const skewedBy = (offset: number) => Math.abs(receivedAt + offset - serverTime) >= 300_000;
+    if (
+      !Number.isNaN(serverTime) &&
+      response.headers.age === undefined &&
+      receivedAt - sentAt <= 900_000 &&
+      skewedBy(offsetBefore)
+    ) {
+      // A call that corrected the offset meanwhile is kept; this attempt, signed with the old one, is retried.
+      if (skewedBy(clockOffset)) clockOffset = serverTime - receivedAt;
+      error.$metadata.clockSkewCorrected = true;
     }
     throw error;
   }

@@ -355,7 +355,7 @@ describe("signed AWS requests", () => {
     expect(refresh).toHaveBeenCalledTimes(3);
   });
 
-  it("sign again with the service's clock after a skew error (its Date), as the SDK does", async () => {
+  it("sign again with the service's clock after a skew error (its Date)", async () => {
     const AHEAD_MS = 60 * 60 * 1000;
     /** The x-amz-date of a request, in milliseconds. */
     const signedAt = (request: Received) => {
@@ -384,5 +384,35 @@ describe("signed AWS requests", () => {
     // The offset is kept: the next call is signed with it at once.
     await expect(ssm.send(CALL)).resolves.toEqual({});
     expect(server.received).toHaveLength(3);
+  });
+
+  it("make one attempt at a refusal under a skew already corrected: a Date's whole seconds are no new skew", async () => {
+    const AHEAD_MS = 10 * 60 * 1000;
+    // A service 10 minutes ahead: the first call corrects the offset, later calls name a missing parameter.
+    let corrected = false;
+    const server = await startServer(() => {
+      const date = { date: new Date(Date.now() + AHEAD_MS).toUTCString() };
+      if (!corrected) {
+        corrected = true;
+        return {
+          status: 400,
+          headers: date,
+          body: JSON.stringify({ __type: "RequestTimeTooSkewed", message: "Signature not yet current" }),
+        };
+      }
+      return {
+        status: 400,
+        headers: date,
+        body: JSON.stringify({ __type: "ParameterNotFound", message: "No such parameter" }),
+      };
+    });
+    const ssm = requests({ endpoint: server.url, retryStrategy: noWaitRetries() });
+    // The skew error is retried once, signed with the corrected clock.
+    expect((await rejection(ssm.send(CALL))).name).toBe("ParameterNotFound");
+    expect(server.received).toHaveLength(2);
+    for (const call of [1, 2, 3]) {
+      expect((await rejection(ssm.send(CALL))).name).toBe("ParameterNotFound");
+      expect(server.received).toHaveLength(2 + call);
+    }
   });
 });
