@@ -45,8 +45,8 @@ export interface AwsRequestOptions {
   retryStrategy?: AwsRetryStrategy | undefined;
   /** The environment the endpoint and retry settings are read from (process.env). */
   env?: Readonly<Record<string, string | undefined>> | undefined;
-  /** How long one attempt may wait for a connection, then for the response; absent, AWS_TIMEOUTS. */
-  timeouts?: { connectionMs: number; requestMs: number } | undefined;
+  /** How long one attempt may wait for a connection, then for the response; absent, the service's. */
+  timeouts?: AwsTimeouts | undefined;
   /** What sends each signed request; absent, Node's (NodeHttpHandler with `timeouts`). Tests record with it. */
   httpHandler?: Pick<NodeHttpHandler, "handle"> | undefined;
 }
@@ -58,6 +58,21 @@ export interface AwsRequestOptions {
  * a TimeoutError the retry strategy retries, so three attempts stay well inside a function's timeout.
  */
 export const AWS_TIMEOUTS = { connectionMs: 2_000, requestMs: 2_500 } as const;
+
+/**
+ * Lambda's durable callbacks wait longer for their response: a success cut off after the service acted on
+ * it is resent and finds the callback ended (not_waiting), a misleading record; a function has 10 s.
+ */
+export const AWS_CALLBACK_TIMEOUTS = { connectionMs: 2_000, requestMs: 10_000 } as const;
+
+/**
+ * One attempt's limits: for a connection, then for the response. The socket may also stay idle no longer
+ * than the response may take, so that a response whose body stalls after its headers is cut off too.
+ */
+export interface AwsTimeouts {
+  connectionMs: number;
+  requestMs: number;
+}
 
 type RetryToken = Awaited<ReturnType<AdaptiveRetryStrategy["acquireInitialRetryToken"]>>;
 type RetryErrorInfo = Parameters<AdaptiveRetryStrategy["refreshRetryTokenForRetry"]>[1];
@@ -86,6 +101,8 @@ export interface AwsServiceId {
    * FIPS-validated already), as the service's endpoint rules in its SDK client say; elsewhere `<name>-fips`.
    */
   fipsIsRegularHostIn?: readonly string[] | undefined;
+  /** Its attempts' limits; absent, AWS_TIMEOUTS. */
+  timeouts?: AwsTimeouts | undefined;
 }
 
 /** One call: the operation's name (for messages), its HTTP binding and its body. */
@@ -134,7 +151,7 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
   let region: Promise<string> | undefined;
   let signer: SignatureV4 | undefined;
   let handler: Pick<NodeHttpHandler, "handle"> | undefined = options.httpHandler;
-  /** The service's clock minus this one, from the Date of its last error, as an SDK client keeps it. */
+  /** The service's clock minus this one, from the Date of the last error that showed this one 5 minutes off. */
   let clockOffset = 0;
 
   function resolveRegion(): Promise<string> {
@@ -179,11 +196,13 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
     const offsetBefore = clockOffset;
     const sentAt = Date.now();
     const signed = await signer.sign(request, { signingDate: new Date(sentAt + clockOffset) });
-    const timeouts = options.timeouts ?? AWS_TIMEOUTS;
-    // requestTimeout alone only logs a warning in this handler; throwOnRequestTimeout makes it an error.
+    const timeouts = options.timeouts ?? service.timeouts ?? AWS_TIMEOUTS;
+    // requestTimeout alone only logs a warning in this handler; throwOnRequestTimeout makes it an error. It
+    // ends at the response's headers: the socket timeout cuts off a body that stalls after them.
     handler ??= new NodeHttpHandler({
       connectionTimeout: timeouts.connectionMs,
       requestTimeout: timeouts.requestMs,
+      socketTimeout: timeouts.requestMs,
       throwOnRequestTimeout: true,
     });
     const { response } = await traceOutbound(
@@ -207,14 +226,21 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
       status,
       getRetryAfterHint(response),
     );
-    // As the SDK's signer does: an error's Date sets the offset, and a skew it corrects is retried.
+    // An error's Date corrects the offset only when the clock is 5 minutes or more off the service's, as the
+    // SDK's signer judged a skew before it re-sampled every Date: a Date has whole seconds, so re-sampling
+    // would change the offset at nearly every error and have every 4xx retried as a corrected skew.
     const serverTime = Date.parse(response.headers.date ?? "");
     const receivedAt = Date.now();
-    if (!Number.isNaN(serverTime) && response.headers.age === undefined && receivedAt - sentAt <= 900_000) {
-      clockOffset = serverTime - receivedAt;
-      if (Math.abs(clockOffset) >= 240_000 && clockOffset !== offsetBefore) {
-        error.$metadata.clockSkewCorrected = true;
-      }
+    const skewedBy = (offset: number) => Math.abs(receivedAt + offset - serverTime) >= 300_000;
+    if (
+      !Number.isNaN(serverTime) &&
+      response.headers.age === undefined &&
+      receivedAt - sentAt <= 900_000 &&
+      skewedBy(offsetBefore)
+    ) {
+      // A call that corrected the offset meanwhile is kept; this attempt, signed with the old one, is retried.
+      if (skewedBy(clockOffset)) clockOffset = serverTime - receivedAt;
+      error.$metadata.clockSkewCorrected = true;
     }
     throw error;
   }

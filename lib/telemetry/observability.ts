@@ -6,7 +6,8 @@
  *
  * The Tracer's own capture of outbound HTTP is off: it writes each request's URL path into the trace, and
  * Telegram's bot token and a durable callback's id are in theirs. Outbound calls are recorded by
- * ./outbound-trace.ts instead, without their paths.
+ * ./outbound-trace.ts instead, without their paths. A thrown error is recorded by its name, without its
+ * message or stack.
  *
  * Settings come from the environment Powertools reads itself: `POWERTOOLS_LOG_LEVEL` (or the function's
  * `AWS_LAMBDA_LOG_LEVEL`), `POWERTOOLS_DEV` (pretty, and no metrics output: the local stack in a terminal),
@@ -41,7 +42,16 @@ export async function createObservability(fn: FunctionName): Promise<Observabili
     import("@aws-lambda-powertools/tracer/middleware"),
   ]);
   const { logger, metrics, service } = createLogsAndMetrics(fn);
-  const tracer = new Tracer({ serviceName: service, captureHTTPsRequests: false });
+  /**
+   * The Tracer, recording a thrown error by its name only: its message and stack may carry a service's reply,
+   * a provider's error text or chat content (the handler's middleware and captureMethod record them).
+   */
+  class ErrorNamingTracer extends Tracer {
+    override addErrorAsMetadata(error: Error, remote?: boolean): void {
+      super.addErrorAsMetadata({ name: error.name, message: "" }, remote);
+    }
+  }
+  const tracer = new ErrorNamingTracer({ serviceName: service, captureHTTPsRequests: false });
   recordOutboundCallsWith(xrayOutboundRecorder(tracer));
   return {
     logger,

@@ -52,15 +52,37 @@ export async function traceOutbound<T>(
   sending: Promise<T>,
   statusOf: (reply: T) => number,
 ): Promise<T> {
-  const span = recorder?.(call);
+  const span = startSpan(call);
   if (span === undefined) return sending;
+  let reply: T;
   try {
-    const reply = await sending;
-    span.answered(statusOf(reply));
-    return reply;
+    reply = await sending;
   } catch (error) {
-    span.failed(networkCode(error));
+    endQuietly(() => span.failed(networkCode(error)));
     throw error;
+  }
+  endQuietly(() => span.answered(statusOf(reply)));
+  return reply;
+}
+
+/**
+ * The recorder's span for `call`, or none when recording throws (the X-Ray SDK throws outside a segment when
+ * AWS_XRAY_CONTEXT_MISSING says so): a call already on the wire must not be reported failed for its trace.
+ */
+function startSpan(call: OutboundCall): OutboundSpan | undefined {
+  try {
+    return recorder?.(call);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Ends a span; if that throws, only the call's record is lost, never its reply or its own failure. */
+function endQuietly(end: () => void): void {
+  try {
+    end();
+  } catch {
+    // The span is dropped.
   }
 }
 

@@ -58,9 +58,7 @@ describe("npm run discord:register", () => {
   it("reports Discord's refusal with the method and path, never the token; a 429 it cannot wait out fails at once", async () => {
     discord.respond(() => ({ status: 401, body: { message: "401: Unauthorized", code: 0 } }));
     const refused = await registerDiscordCommands(api(), { applicationId: APPLICATION_ID }).catch((e) => e);
-    expect(String(refused)).toContain(
-      `discord PUT /applications/${APPLICATION_ID}/commands failed: 401: Unauthorized`,
-    );
+    expect(String(refused)).toContain("discord PUT /applications/{id}/commands failed: 401: Unauthorized");
     expect(String(refused)).not.toContain(BOT_TOKEN);
     expect(refused).toMatchObject({ name: "PlatformApiError", status: 401 });
 

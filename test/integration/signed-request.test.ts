@@ -12,7 +12,13 @@ import { HttpRequest, HttpResponse } from "@smithy/core/protocols";
 import { AdaptiveRetryStrategy, StandardRetryStrategy } from "@smithy/core/retry";
 import { SignatureV4 } from "@smithy/signature-v4";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type AwsRequestOptions, AwsServiceError, createAwsRequests } from "#lib/aws/signed-request.ts";
+import {
+  AWS_CALLBACK_TIMEOUTS,
+  AWS_TIMEOUTS,
+  type AwsRequestOptions,
+  AwsServiceError,
+  createAwsRequests,
+} from "#lib/aws/signed-request.ts";
 
 const SSM = { signingName: "ssm", label: "SSM", protocol: "awsJson1_1" } as const;
 const LAMBDA = { signingName: "lambda", label: "Lambda", protocol: "restJson1" } as const;
@@ -112,6 +118,45 @@ describe("signed AWS requests", () => {
     expect(error.name).toBe("TimeoutError");
     expect(error.code).toBe("ETIMEDOUT");
     expect(silent.received).toHaveLength(3);
+  });
+
+  it("wait as long as the service's own limits say when none are given (Lambda's callbacks: longer)", async () => {
+    const silent = await startServer(() => undefined);
+    const quick = { connectionMs: 50, requestMs: 50 };
+    const error = await rejection(
+      createAwsRequests(
+        { ...LAMBDA, timeouts: quick },
+        {
+          region: "eu-west-1",
+          credentials: CREDENTIALS,
+          env: {},
+          endpoint: silent.url,
+          retryStrategy: noWaitRetries(),
+        },
+      ).send(CALL),
+    );
+    expect(error.name).toBe("TimeoutError");
+    expect(error.message).toContain("exceeded the configured 50 ms requestTimeout");
+    expect(silent.received).toHaveLength(3);
+    expect(AWS_CALLBACK_TIMEOUTS.requestMs).toBeGreaterThan(AWS_TIMEOUTS.requestMs);
+  });
+
+  it("cut off an attempt whose response stalls after its headers, and retry it", async () => {
+    const stalling = await startServer((_request, response) => {
+      response.writeHead(200, { "content-type": "application/x-amz-json-1.1", "content-length": "100" });
+      response.write("{");
+      return undefined;
+    });
+    const error = await rejection(
+      requests({
+        endpoint: stalling.url,
+        retryStrategy: noWaitRetries(),
+        timeouts: { connectionMs: 50, requestMs: 50 },
+      }).send(CALL),
+    );
+    expect(error.name).toBe("TimeoutError");
+    expect(error.message).toContain("timed out after 50 ms of inactivity");
+    expect(stalling.received).toHaveLength(3);
   });
 
   it("read the error's type where the SDK reads it: the body first for SSM, the header first for Lambda", async () => {
@@ -355,7 +400,7 @@ describe("signed AWS requests", () => {
     expect(refresh).toHaveBeenCalledTimes(3);
   });
 
-  it("sign again with the service's clock after a skew error (its Date), as the SDK does", async () => {
+  it("sign again with the service's clock after a skew error (its Date)", async () => {
     const AHEAD_MS = 60 * 60 * 1000;
     /** The x-amz-date of a request, in milliseconds. */
     const signedAt = (request: Received) => {
@@ -384,5 +429,35 @@ describe("signed AWS requests", () => {
     // The offset is kept: the next call is signed with it at once.
     await expect(ssm.send(CALL)).resolves.toEqual({});
     expect(server.received).toHaveLength(3);
+  });
+
+  it("make one attempt at a refusal under a skew already corrected: a Date's whole seconds are no new skew", async () => {
+    const AHEAD_MS = 10 * 60 * 1000;
+    // A service 10 minutes ahead: the first call corrects the offset, later calls name a missing parameter.
+    let corrected = false;
+    const server = await startServer(() => {
+      const date = { date: new Date(Date.now() + AHEAD_MS).toUTCString() };
+      if (!corrected) {
+        corrected = true;
+        return {
+          status: 400,
+          headers: date,
+          body: JSON.stringify({ __type: "RequestTimeTooSkewed", message: "Signature not yet current" }),
+        };
+      }
+      return {
+        status: 400,
+        headers: date,
+        body: JSON.stringify({ __type: "ParameterNotFound", message: "No such parameter" }),
+      };
+    });
+    const ssm = requests({ endpoint: server.url, retryStrategy: noWaitRetries() });
+    // The skew error is retried once, signed with the corrected clock.
+    expect((await rejection(ssm.send(CALL))).name).toBe("ParameterNotFound");
+    expect(server.received).toHaveLength(2);
+    for (const call of [1, 2, 3]) {
+      expect((await rejection(ssm.send(CALL))).name).toBe("ParameterNotFound");
+      expect(server.received).toHaveLength(2 + call);
+    }
   });
 });

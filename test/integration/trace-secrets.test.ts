@@ -112,7 +112,17 @@ describe("an X-Ray trace of outbound calls", () => {
       durable: "ok",
       sfn: "ok",
       model: "ok",
+      handler: "RangeError",
     });
+  });
+
+  it("records a handler's thrown error by its name only: no message, no stack", () => {
+    const handler = all(traced.segment.subsegments).find((s) => s.name.startsWith("## "));
+    expect(handler).toMatchObject({ fault: true });
+    const exceptions = (handler as { cause?: { exceptions?: unknown[] } }).cause?.exceptions;
+    expect(exceptions).toEqual([expect.objectContaining({ type: "RangeError", message: "" })]);
+    expect(JSON.stringify(handler)).not.toContain("the provider said");
+    expect(exceptions).toEqual([expect.objectContaining({ stack: [] })]);
   });
 
   it("records each attempt of each outbound call, by host, method, the caller's name for it and the status", () => {

@@ -68,7 +68,8 @@ export function createDiscordApi(options: PlatformApiOptions): DiscordApi {
     async request<T>(method: DiscordHttpMethod, path: string, body?: unknown): Promise<T> {
       const token = await options.botToken();
       const reply = await http.send({
-        name: `${method} ${path}`,
+        // Ids elided (snowflakes are numbers): the name goes into errors and the trace.
+        name: `${method} ${path.replace(/\/\d+(?=\/|$)/g, "/{id}")}`,
         method,
         url: `${base}${path}`,
         headers: { authorization: `Bot ${token}`, "user-agent": USER_AGENT },

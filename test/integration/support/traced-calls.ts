@@ -2,10 +2,12 @@
  * Run in a Node process of its own by trace-secrets.test.ts, since the X-Ray SDK patches the process it is
  * loaded in: builds a function's observability as Lambda does (tracing on), opens an X-Ray segment as the
  * handler's would be, makes one outbound call of each kind against the fakes the test started (the URLs and
- * secrets come in the environment), and prints the segment as X-Ray would receive it. The segment is never
+ * secrets come in the environment), runs a handler that throws under the function's middlewares, and prints the segment as X-Ray would receive it. The segment is never
  * closed, so nothing is sent to a daemon.
  */
 import { SendTaskSuccessCommand, SFNClient } from "@aws-sdk/client-sfn";
+import middy from "@middy/core";
+import type { Context } from "aws-lambda";
 import xray from "aws-xray-sdk-core";
 import { postJson } from "#lib/agent/provider-http.ts";
 import { createAwsRequests } from "#lib/aws/signed-request.ts";
@@ -76,6 +78,15 @@ await xray.getNamespace().runPromise(async () => {
   await attempt("model", () => postJson(fetch, completions, headers, { messages: [answer] }, 5_000));
   const nowhere = { url: `${env("TRACE_CLOSED_URL")}/v1/chat/completions`, name: "chat completions" };
   await attempt("unreachable", () => postJson(fetch, nowhere, headers, { messages: [answer] }, 5_000));
+  // A handler that throws what a provider said (its message and stack could carry anything): the trace may
+  // say that it failed and by what kind of error, never the message.
+  const failing = middy()
+    .use(observability.middlewares)
+    .handler(async () => {
+      throw new RangeError(`the provider said: ${answer} (key ${env("TRACE_API_KEY")})`);
+    });
+  const context = { functionName: "telegramWebhook", awsRequestId: "trace-request" } as Context;
+  await attempt("handler", () => failing({}, context));
 });
 
 console.log(JSON.stringify({ outcomes, segment: JSON.parse(segment.format()) }));

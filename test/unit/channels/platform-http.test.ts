@@ -263,7 +263,7 @@ describe("the platforms' own rate-limit answers", () => {
     expect(h.slept).toEqual([250]);
     // Channel 1's bucket is empty for 4.5 s: more than a call outside a scope may wait.
     await expect(api.request("POST", "/channels/1/messages", { content: "q" })).rejects.toThrow(
-      "discord POST /channels/1/messages failed: rate limited, retry after 4.5 s",
+      "discord POST /channels/{id}/messages failed: rate limited, retry after 4.5 s",
     );
     expect(h.sent).toHaveLength(2);
     // Another channel has buckets of its own.

@@ -46,4 +46,36 @@ describe("traceOutbound", () => {
     await expect(traceOutbound(call, Promise.reject(failure), () => 0)).rejects.toBe(failure);
     expect(seen).toEqual([{ started: call }, { code: "ECONNREFUSED" }]);
   });
+
+  it("hands the reply or the failure back unchanged when the recorder throws", async () => {
+    recordOutboundCallsWith(() => {
+      throw new Error("Failed to get the current sub/segment from the context.");
+    });
+    const reply = { status: 200 };
+    expect(await traceOutbound(call, Promise.resolve(reply), (r) => r.status)).toBe(reply);
+    // The failure is awaited, so it is never an unhandled rejection.
+    const failure = new Error("boom");
+    await expect(traceOutbound(call, Promise.reject(failure), () => 0)).rejects.toBe(failure);
+  });
+
+  it("hands the reply or the failure back unchanged when the span, or reading the status, throws", async () => {
+    const broken = new Error("span closed");
+    recordOutboundCallsWith(() => ({
+      answered: () => {
+        throw broken;
+      },
+      failed: () => {
+        throw broken;
+      },
+    }));
+    const reply = { status: 200 };
+    expect(await traceOutbound(call, Promise.resolve(reply), (r) => r.status)).toBe(reply);
+    const failure = new Error("boom");
+    await expect(traceOutbound(call, Promise.reject(failure), () => 0)).rejects.toBe(failure);
+    recordOutboundCallsWith(() => ({ answered: () => undefined, failed: () => undefined }));
+    const unreadable = () => {
+      throw broken;
+    };
+    expect(await traceOutbound(call, Promise.resolve(reply), unreadable)).toBe(reply);
+  });
 });
