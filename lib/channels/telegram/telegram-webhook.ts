@@ -240,7 +240,14 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
     if (notRecorded) deps.onError(notRecorded, "telegram prompt for an own answer");
     await deps.store.addDeliveries(
       record.id,
-      [{ channel: "telegram", chatId: String(question.chat.id), messageId: String(prompt.message_id) }],
+      [
+        {
+          channel: "telegram",
+          chatId: String(question.chat.id),
+          messageId: String(prompt.message_id),
+          aside: true,
+        },
+      ],
       deps.now(),
     );
   }
