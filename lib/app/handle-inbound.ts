@@ -347,7 +347,7 @@ export function createHandleInbound(deps: HandleInboundDeps) {
       (d) => d.channel === inbound.platform && d.chatId === inbound.chatId && d.aside !== true,
     );
     if (here.length >= MAX_REPOSTS_IN_CHAT) return { kind: "copies_full", record, here: true };
-    if (copiesRoom(record, now()) === 0) return { kind: "copies_full", record };
+    if (copiesRoom(record) === 0) return { kind: "copies_full", record };
     // For the person who asked for it (an answerer: checked before), in the chat they asked in.
     const target = { channel: inbound.platform, chatId: inbound.chatId };
     const delivery = await channel.deliver(record, target, inbound.actor);

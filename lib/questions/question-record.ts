@@ -47,6 +47,11 @@ export const deliverySchema = /* @__PURE__ */ (() =>
      * towards the re-posts a chat may hold (MAX_REPOSTS_IN_CHAT).
      */
     aside: z.optional(z.literal(true)),
+    /**
+     * Posted by the escalation (lib/app/fire-question-timer.ts): once such a copy is recorded, the room kept
+     * for the escalation's targets is given back (lib/questions/record-budget.ts).
+     */
+    escalation: z.optional(z.literal(true)),
   }))();
 export type Delivery = z.infer<typeof deliverySchema>;
 

@@ -55,7 +55,7 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
     let question = await indexMessages(id, deliveries);
     for (let attempt = 1; question; attempt++) {
       const recorded = question.deliveries ?? [];
-      const room = copiesRoom({ ...question, deliveries: recorded }, nowMs, by);
+      const room = copiesRoom({ ...question, deliveries: recorded }, by);
       const kept = deliveries.slice(0, room);
       if (kept.length === 0) return toRecord(question, nowMs);
       const appended = await questions.appendDeliveries(id, kept, recorded.length + room, nowMs);
