@@ -111,7 +111,13 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
       const index = (question.deliveries ?? []).findIndex((d) => sameCopy(d, previous));
       const replaced =
         index >= 0 && previous.messageId !== undefined
-          ? await questions.replaceDeliveryAt(id, index, previous.messageId, next, nowMs)
+          ? await questions.replaceDeliveryAt(
+              id,
+              index,
+              { ...previous, messageId: previous.messageId },
+              next,
+              nowMs,
+            )
           : undefined;
       return replaced ?? addDeliveries(id, [next], nowMs);
     },
