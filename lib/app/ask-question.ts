@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { TaskCallbacks } from "../callbacks/task-callbacks.ts";
+import { WAITER_PATTERN } from "../callbacks/waiter.ts";
 import { hasGroupChats } from "../channels/channel-specs.ts";
 import type { ChannelRegistry } from "../channels/chat-channel.ts";
 import { normalizeAskUserArgs, questionIdFor, type TimeoutLimits } from "../questions/index.ts";
@@ -149,6 +150,10 @@ export function createAskQuestion(deps: AskQuestionDeps) {
 
   return async function askQuestion(input: AskQuestionInput): Promise<QuestionRecord> {
     const request = normalizeAskUserArgs(input.args, limits);
+    if (input.taskToken !== undefined && !WAITER_PATTERN.test(input.taskToken)) {
+      // Stored, it would fail every call that resumes the run, long after the asking.
+      throw new InvalidArgumentError("taskToken", "taskToken must be a task token or a durable callback id.");
+    }
     checkChannels(input.deliverTo, "deliverTo");
     const remindAfterSeconds = remindersOf(input, request.timeoutSeconds);
     const escalate = input.escalate ?? undefined;

@@ -132,14 +132,15 @@ export function createFireQuestionTimer(deps: FireQuestionTimerDeps) {
     attempts.forEach((attempt, index) => {
       const target = escalation.deliverTo[index];
       if (attempt.status === "fulfilled") {
-        posted.push(attempt.value);
+        // Marked as the escalation's: recorded, they give back the room kept for its targets.
+        posted.push({ ...attempt.value, escalation: true });
         telemetry.delivered(record, attempt.value);
       } else if (target) telemetry.deliveryRefused(record, target, attempt.reason);
     });
     telemetry.escalated(refOf(record), posted.length);
     if (posted.length === 0) return "escalated";
     // Room was kept for these since the question was asked: only copies beyond its targets can miss it.
-    const notRecorded = copiesNotRecorded(record, now(), posted.length, "escalation");
+    const notRecorded = copiesNotRecorded(record, posted.length, "escalation");
     if (notRecorded) telemetry.failed("recording the escalation's copies", notRecorded, idsOf(refOf(record)));
     const current = await store.addDeliveries(record.id, posted, now(), "escalation");
     if (current && current.status !== "pending") {

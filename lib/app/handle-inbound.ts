@@ -341,12 +341,13 @@ export function createHandleInbound(deps: HandleInboundDeps) {
     if (!channel) throw new Error(`channel "${inbound.platform}" is not configured`);
     // A question posted as often as it may be is not posted again: a copy it could not record would never
     // be retired. Nor is it posted again into a chat that already holds it a few times: one person
-    // repeating `/question` would otherwise use up the room of everyone else's.
+    // repeating `/question` would otherwise use up the room of everyone else's. Messages sent beside it (a
+    // prompt for an own answer, a template) are not the question, so they do not count here.
     const here = record.deliveries.filter(
-      (d) => d.channel === inbound.platform && d.chatId === inbound.chatId,
+      (d) => d.channel === inbound.platform && d.chatId === inbound.chatId && d.aside !== true,
     );
     if (here.length >= MAX_REPOSTS_IN_CHAT) return { kind: "copies_full", record, here: true };
-    if (copiesRoom(record, now()) === 0) return { kind: "copies_full", record };
+    if (copiesRoom(record) === 0) return { kind: "copies_full", record };
     // For the person who asked for it (an answerer: checked before), in the chat they asked in.
     const target = { channel: inbound.platform, chatId: inbound.chatId };
     const delivery = await channel.deliver(record, target, inbound.actor);

@@ -19,6 +19,23 @@ const FINAL_ERRORS = new Set([
 ]);
 
 /**
+ * The callback id as a path label, encoded as the Lambda client encodes one (also `!'()*`), so the signed
+ * path is the one Lambda expects for any id. An id that cannot be encoded (a lone surrogate) is refused as
+ * Lambda refuses a malformed id: no retry could send it.
+ */
+function pathLabel(callbackId: string): string {
+  try {
+    return extendedEncodeURIComponent(callbackId);
+  } catch (error) {
+    if (!(error instanceof URIError)) throw error;
+    throw new FinalCallbackError(
+      "InvalidParameterValueException",
+      "the callback id cannot be sent in a path",
+    );
+  }
+}
+
+/**
  * TaskCallbacks on Lambda's durable-execution callback API, for questions a durable function waits on with
  * `context.waitForCallback` (lib/durable/ask-user.ts): SendDurableExecutionCallbackSuccess / Failure /
  * Heartbeat, taking the callback id where the Step Functions adapter takes a task token. An ended callback
@@ -43,13 +60,12 @@ export function createDurableCallbacks(lambda: AwsRequests): TaskCallbacks {
     action: "succeed" | "fail" | "heartbeat",
     payload?: { contentType: string; body: string | Uint8Array },
   ): Promise<CallbackOutcome> {
+    const label = pathLabel(callbackId);
     try {
       await lambda.send({
         operation,
         method: "POST",
-        // Encoded as the Lambda client encodes a path label (also `!'()*`), so the signed path is the one
-        // Lambda expects for any id.
-        path: `/2025-12-01/durable-execution-callbacks/${extendedEncodeURIComponent(callbackId)}/${action}`,
+        path: `/2025-12-01/durable-execution-callbacks/${label}/${action}`,
         ...(payload !== undefined && {
           headers: { "content-type": payload.contentType },
           body: payload.body,

@@ -7,6 +7,13 @@
  * Unambiguous: task tokens and callback ids are base64 (`[A-Za-z0-9+/=]`), which has no `:`.
  */
 
+/**
+ * What a waiter may be made of where it enters (the AskUser task's input, a durable callback's
+ * registration): base64, its URL-safe form (`-`, `_`) and the `durable:` prefix's `:`. Anything else (a
+ * lone surrogate, a space) is no token either service hands out, and could not be sent back in a request.
+ */
+export const WAITER_PATTERN = /^[A-Za-z0-9+/=_:-]+$/;
+
 export type Waiter = { kind: "task"; taskToken: string } | { kind: "durable"; callbackId: string };
 
 const DURABLE_PREFIX = "durable:";

@@ -2,6 +2,7 @@
 import middy from "@middy/core";
 import type { Context } from "aws-lambda";
 import { DeliveryFailedError, parseInput } from "../app/errors.ts";
+import { WAITER_PATTERN } from "../callbacks/waiter.ts";
 import { functionDeadline, withPlatformDeadline } from "../channels/platform-http.ts";
 import type { Config } from "../config.ts";
 import {
@@ -13,12 +14,19 @@ import {
   quorumSchema,
   remindAfterSecondsSchema,
 } from "../questions/question-record.ts";
+import { ruleMessage } from "../validation-messages.ts";
 import { createAsker, createServices } from "../wiring.ts";
 import * as z from "../zod.ts";
 import type { DeliveringHandlerDeps } from "./handler-deps.ts";
 
 const askTaskEventSchema = z.object({
-  taskToken: z.string().check(z.minLength(1), z.maxLength(4096)),
+  taskToken: z
+    .string()
+    .check(
+      z.minLength(1),
+      z.maxLength(4096),
+      z.regex(WAITER_PATTERN, { error: ruleMessage("must be a task token (base64)") }),
+    ),
   runId: z.string().check(z.minLength(1)),
   toolCallId: z.string().check(z.minLength(1), z.maxLength(128)),
   owner: ownerSchema,

@@ -41,6 +41,17 @@ export const deliverySchema = /* @__PURE__ */ (() =>
      * Absent: no thread, one named by the message itself, or one that existed before (`deliverTo.threadId`).
      */
     startedThread: z.optional(z.literal(true)),
+    /**
+     * A message sent beside the question, not the question itself (Telegram's prompt for an own answer,
+     * WhatsApp's template for a closed window): recorded to be retired with it, but not a copy that counts
+     * towards the re-posts a chat may hold (MAX_REPOSTS_IN_CHAT).
+     */
+    aside: z.optional(z.literal(true)),
+    /**
+     * Posted by the escalation (lib/app/fire-question-timer.ts): once such a copy is recorded, the room kept
+     * for the escalation's targets is given back (lib/questions/record-budget.ts).
+     */
+    escalation: z.optional(z.literal(true)),
   }))();
 export type Delivery = z.infer<typeof deliverySchema>;
 

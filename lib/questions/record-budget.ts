@@ -3,7 +3,7 @@
  * schema.ts; MAX_COPIES in question-record.ts): checked before a vote, a draft or a copy is written, so one
  * over them is refused and changes nothing. Pure.
  */
-import { escalationAtMs, MAX_COPIES, type QuestionRecord, type Vote } from "./question-record.ts";
+import { MAX_COPIES, type QuestionRecord, type Vote } from "./question-record.ts";
 import { MAX_DRAFTS_BYTES, MAX_VOTES_BYTES } from "./schema.ts";
 
 /** The bytes of `value` as UTF-8 JSON: how the budgets are counted. */
@@ -33,7 +33,7 @@ export function draftsFit(
 export const MAX_REPOSTS_IN_CHAT = 3;
 
 /** What the copy budget reads of a question. */
-export type CopiesOf = Pick<QuestionRecord, "deliveries" | "escalate" | "createdAtMs">;
+export type CopiesOf = Pick<QuestionRecord, "deliveries" | "escalate">;
 
 /**
  * Who adds copies: the escalation's own posting may use the room kept for it; anything else (a re-post, a
@@ -44,21 +44,21 @@ export type CopiesBy = "escalation" | "other";
 /**
  * Copies kept free for the escalation until it has posted, so that a question filled by re-posts and steps
  * still records the escalation owner's copies (their typed line, their stepper, the retiring at the end read
- * the recorded copies): every target before the escalation time, from then on those whose chat holds no copy
- * yet. A target that refused stays kept; a target in a chat that already held a copy is not.
+ * the recorded copies): every target until the escalation's own copies are recorded (it posts to every
+ * target, whatever its chat holds, and a re-post between its time and its write must not take that room),
+ * from then on those whose chat holds no copy. A target that refused stays kept.
  */
-export function escalationReserve(record: CopiesOf, nowMs: number): number {
+export function escalationReserve(record: CopiesOf): number {
   const targets = record.escalate?.deliverTo ?? [];
-  const at = escalationAtMs(record);
-  if (at === undefined || nowMs < at) return targets.length;
+  if (!record.deliveries.some((d) => d.escalation === true)) return targets.length;
   return targets.filter(
     (t) => !record.deliveries.some((d) => d.channel === t.channel && d.chatId === t.chatId),
   ).length;
 }
 
 /** How many more copies a question may record (MAX_COPIES in all, less what is kept for its escalation). */
-export function copiesRoom(record: CopiesOf, nowMs: number, by: CopiesBy = "other"): number {
-  const reserved = by === "escalation" ? 0 : escalationReserve(record, nowMs);
+export function copiesRoom(record: CopiesOf, by: CopiesBy = "other"): number {
+  const reserved = by === "escalation" ? 0 : escalationReserve(record);
   return Math.max(0, MAX_COPIES - record.deliveries.length - reserved);
 }
 
@@ -69,11 +69,10 @@ export function copiesRoom(record: CopiesOf, nowMs: number, by: CopiesBy = "othe
  */
 export function copiesNotRecorded(
   record: CopiesOf,
-  nowMs: number,
   count: number,
   by: CopiesBy = "other",
 ): Error | undefined {
-  const room = copiesRoom(record, nowMs, by);
+  const room = copiesRoom(record, by);
   if (count <= room) return undefined;
   return new Error(
     `${count - room} of ${count} copies not recorded (a question records at most ${MAX_COPIES}, some kept for its escalation): a reply to one still routes to the question, but they are not retired when it ends`,

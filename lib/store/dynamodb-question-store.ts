@@ -55,7 +55,7 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
     let question = await indexMessages(id, deliveries);
     for (let attempt = 1; question; attempt++) {
       const recorded = question.deliveries ?? [];
-      const room = copiesRoom({ ...question, deliveries: recorded }, nowMs, by);
+      const room = copiesRoom({ ...question, deliveries: recorded }, by);
       const kept = deliveries.slice(0, room);
       if (kept.length === 0) return toRecord(question, nowMs);
       const appended = await questions.appendDeliveries(id, kept, recorded.length + room, nowMs);
@@ -111,7 +111,13 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
       const index = (question.deliveries ?? []).findIndex((d) => sameCopy(d, previous));
       const replaced =
         index >= 0 && previous.messageId !== undefined
-          ? await questions.replaceDeliveryAt(id, index, previous.messageId, next, nowMs)
+          ? await questions.replaceDeliveryAt(
+              id,
+              index,
+              { ...previous, messageId: previous.messageId },
+              next,
+              nowMs,
+            )
           : undefined;
       return replaced ?? addDeliveries(id, [next], nowMs);
     },

@@ -45,13 +45,14 @@ export interface DynamoDbQuestions
    * MAX_COPIES). Undefined when there is no such question, or no room for them.
    */
   /**
-   * `replaceCopy`'s write: `next` at `index`, while the copy there is still the one with `previousMessageId`.
-   * Undefined when there is no such question, or that copy is no longer there.
+   * `replaceCopy`'s write: `next` at `index`, while the copy there is still `previous` (its channel, chat and
+   * message id: a platform may number messages per chat, as Telegram does). Undefined when there is no such
+   * question, or that copy is no longer there.
    */
   replaceDeliveryAt(
     id: string,
     index: number,
-    previousMessageId: string,
+    previous: Delivery & { messageId: string },
     next: Delivery,
     nowMs: number,
   ): Promise<QuestionRecord | undefined>;
@@ -290,13 +291,19 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
       return updateExisting(id, `SET ${set.join(", ")}`, values, nowMs);
     },
 
-    replaceDeliveryAt(id, index, previousMessageId, next, nowMs) {
+    replaceDeliveryAt(id, index, previous, next, nowMs) {
+      const at = `deliveries[${index}]`;
       return updateExisting(
         id,
-        `SET deliveries[${index}] = :next`,
-        { ":next": next, ":previous": previousMessageId },
+        `SET ${at} = :next`,
+        {
+          ":next": next,
+          ":channel": previous.channel,
+          ":chat": previous.chatId,
+          ":previous": previous.messageId,
+        },
         nowMs,
-        `deliveries[${index}].messageId = :previous`,
+        `${at}.channel = :channel AND ${at}.chatId = :chat AND ${at}.messageId = :previous`,
       );
     },
 

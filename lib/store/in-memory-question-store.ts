@@ -249,7 +249,7 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
       const item = questionItem(id);
       if (item) {
         const recorded = item.deliveries ?? [];
-        const kept = deliveries.slice(0, copiesRoom({ ...item, deliveries: recorded }, nowMs, by));
+        const kept = deliveries.slice(0, copiesRoom({ ...item, deliveries: recorded }, by));
         if (kept.length > 0) write({ ...item, deliveries: [...recorded, ...kept] });
       }
       return updated(id, nowMs);

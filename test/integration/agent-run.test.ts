@@ -286,6 +286,31 @@ describe("the agent state machine", () => {
     ]);
   });
 
+  it("an AskUser task token no service hands out (a lone surrogate, a space) is refused at taskToken, storing nothing", async () => {
+    for (const taskToken of ["durable:\ud800", "AAAA KgAA=="]) {
+      const sessionKey = unique("bad-token");
+      const event = {
+        taskToken,
+        runId: "r",
+        toolCallId: "c",
+        owner: "web:alice",
+        sessionKey,
+        deliverTo: [{ channel: "console", chatId: "t" }],
+        questions: [singleQuestion],
+      };
+      const refused = await stack.invoke("ask", event).then(
+        () => undefined,
+        (error: Error) => error,
+      );
+      expect(refused?.name).toBe("Handraise.InvalidInput");
+      expect((refused as Error & { issues?: unknown }).issues).toEqual([
+        { path: "taskToken", message: "taskToken must be a task token (base64)" },
+      ]);
+      const listed = await stack.api("GET", `/questions?sessionKey=${encodeURIComponent(sessionKey)}`);
+      expect(listed.body.questions).toEqual([]);
+    }
+  });
+
   it("SendTaskSuccess with a reused token → TaskTimedOut; unknown → TaskDoesNotExist; garbage → InvalidToken", async () => {
     const sessionKey = unique("tokens");
     const executionArn = await start(

@@ -268,6 +268,19 @@ describe("durable callbacks on Lambda's callback API, without the Lambda client"
     expect(lambda.requests).toHaveLength(1);
   });
 
+  it("refuse an id no path can carry (a lone surrogate) as final, sending nothing", async () => {
+    for (const call of [
+      () => durable().succeed("eyJ4\ud800", { status: "answered", answers: {} }),
+      () => durable().fail("\udc00", "Handraise.Cancelled", "cancelled"),
+      () => durable().heartbeat("ab\ud800cd"),
+    ]) {
+      const error = await failure(call());
+      expect(error).toBeInstanceOf(FinalCallbackError);
+      expect((error as FinalCallbackError).code).toBe("InvalidParameterValueException");
+    }
+    expect(lambda.requests).toEqual([]);
+  });
+
   it("retry throttling as the SDK's standard strategy does, then throw it by the service's error name", async () => {
     const received = attachRecorder(CALLBACK_ID);
     const throttled = { status: 429, errorType: "TooManyRequestsException", message: "Rate exceeded" };

@@ -141,6 +141,54 @@ describe("DynamoDB question store: the table", () => {
     expect(out.Items?.[0]?.questions).toBeDefined();
   });
 
+  it("replaces a copy only while the entry it read is still that copy: channel and chat too, not the message id alone", async () => {
+    const question = newQuestion({ deliverTo: [{ channel: "telegram", chatId: "-100" }] });
+    await store.create(question, T0);
+    const copy = { channel: "telegram", chatId: "-100", messageId: "5" };
+    await store.recordDeliveries(question.id, [{ index: 0, delivery: copy }], T0 + 1);
+    // Between replaceCopy's read and its write, the entry becomes another chat's message of the same number
+    // (Telegram numbers messages per chat).
+    const other = { channel: "telegram", chatId: "-200", messageId: "5" };
+    let armed = true;
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as { UpdateExpression?: string };
+        if (
+          armed &&
+          context.commandName === "UpdateItemCommand" &&
+          input.UpdateExpression?.includes("deliveries[0]")
+        ) {
+          armed = false;
+          const item = unmarshall(
+            (
+              await client.send(
+                new GetItemCommand({
+                  TableName: TABLE,
+                  Key: { pk: { S: keys.question(question.id) } },
+                  ConsistentRead: true,
+                }),
+              )
+            ).Item ?? {},
+          );
+          await client.send(
+            new PutItemCommand({ TableName: TABLE, Item: marshall({ ...item, deliveries: [other] }) }),
+          );
+        }
+        return next(args);
+      },
+      { step: "initialize", name: "interleaveReplace" },
+    );
+    try {
+      const step = { ...copy, messageId: "6" };
+      const after = await store.replaceCopy(question.id, copy, step, T0 + 2);
+      expect(armed).toBe(false);
+      // The other chat's copy stays; the step is recorded beside it.
+      expect(after?.deliveries).toEqual([other, step]);
+    } finally {
+      client.middlewareStack.remove("interleaveReplace");
+    }
+  });
+
   /*
    * Each call's requests, in order: a request is a round trip, and the benchmark (bench/answer-paths.ts)
    * judges the answer paths by how many come before a response. A refactor of the store must keep these.

@@ -613,6 +613,25 @@ describe("Telegram: a question's copies stay within their room", () => {
     // The re-post is the question itself, posted again.
     expect(told.filter((t) => t.startsWith("Question for you:"))).toHaveLength(2);
   });
+
+  it("the prompts for an own answer are not copies of the question: /question after two Other… still shows it", async () => {
+    const me = ++privateChats;
+    const { questionId, posts } = await startRun([single], { owner: me, chats: [me] });
+    const messageId = await postedMessageId(questionId, me);
+    const other = button(posts[0] as RecordedCall, "Other…");
+    for (let n = 0; n < 2; n++) {
+      expect((await post(tap(other, messageId, { from: me, chatId: me }))).status).toBe(200);
+    }
+    expect(copiesIn(await questionOf(questionId), me)).toBe(3);
+    const before = telegram.callsTo("sendMessage").length;
+    expect((await post(text("/question", { from: me, chatId: me, chatType: "private" }))).status).toBe(200);
+    const told = telegram
+      .callsTo("sendMessage")
+      .slice(before)
+      .map((call) => call.body.text as string);
+    expect(told).toEqual([expect.stringMatching(/^Question for you:/)]);
+    expect(copiesIn(await questionOf(questionId), me)).toBe(4);
+  });
 });
 
 describe("Telegram: typed text in a group counts only as a reply or addressed to the bot", () => {

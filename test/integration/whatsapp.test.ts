@@ -552,6 +552,21 @@ describe("outside the 24-hour window, reported later in a failed status (131047)
     ]);
   });
 
+  it("the template is not a copy of the question: /question still posts it twice after it", async () => {
+    const owner = String(person);
+    const question = await ask(owner);
+    expect((await post(copyFailed(question))).status).toBe(200);
+    expect(templatesTo(owner)).toHaveLength(1);
+    for (let n = 0; n < 2; n++) expect((await post(typed(owner, "/question"))).status).toBe(200);
+    expect(messagesTo(owner).map((call) => call.body.type)).toEqual([
+      "interactive",
+      "template",
+      "interactive",
+      "interactive",
+    ]);
+    expect((await statusOf(question.id)).deliveries).toHaveLength(4);
+  });
+
   it("a template the Graph API failed to take (5xx) is sent when Meta sends the status again", async () => {
     const owner = String(person);
     const question = await ask(owner);

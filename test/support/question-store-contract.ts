@@ -658,6 +658,55 @@ export function describeQuestionStoreContract(name: string, open: () => Promise<
       expect(escalated?.deliveries.slice(-2).map((d) => d.chatId)).toEqual(["7", "8"]);
     });
 
+    it("keeps every escalation target's room until its own copies are recorded, a re-post in a target's chat too", async () => {
+      const question = newQuestion({
+        deliverTo: [{ channel: "telegram", chatId: "1" }],
+        escalate: {
+          afterSeconds: 30,
+          owner: "telegram:7",
+          deliverTo: [
+            { channel: "telegram", chatId: "7" },
+            { channel: "telegram", chatId: "8" },
+          ],
+        },
+      });
+      await store.create(question, T0);
+      const copy = (n: number) => ({ channel: "telegram", chatId: "2", messageId: `e${n}` });
+      await store.addDeliveries(
+        question.id,
+        Array.from({ length: MAX_COPIES - 4 }, (_, n) => copy(n)),
+        T0 + 1,
+      );
+      // Past the escalation time, before its copies are written: a re-post in target 7's chat takes the one
+      // free copy, and the next (there or anywhere) finds none.
+      const reposted = await store.addDeliveries(
+        question.id,
+        [{ channel: "telegram", chatId: "7", messageId: "r1" }],
+        T0 + 30_001,
+      );
+      expect(reposted?.deliveries).toHaveLength(MAX_COPIES - 2);
+      const more = await store.addDeliveries(
+        question.id,
+        [{ channel: "telegram", chatId: "7", messageId: "r2" }],
+        T0 + 30_002,
+      );
+      expect(more?.deliveries).toHaveLength(MAX_COPIES - 2);
+      const escalated = await store.addDeliveries(
+        question.id,
+        [
+          { channel: "telegram", chatId: "7", messageId: "x7", escalation: true },
+          { channel: "telegram", chatId: "8", messageId: "x8", escalation: true },
+        ],
+        T0 + 30_003,
+        "escalation",
+      );
+      expect(escalated?.deliveries).toHaveLength(MAX_COPIES);
+      expect(escalated?.deliveries.slice(-2)).toEqual([
+        { channel: "telegram", chatId: "7", messageId: "x7", escalation: true },
+        { channel: "telegram", chatId: "8", messageId: "x8", escalation: true },
+      ]);
+    });
+
     it("replaces a copy in place, the earlier message still routing; one not recorded is added instead", async () => {
       const question = newQuestion({ deliverTo: [{ channel: "whatsapp", chatId: "15550001" }] });
       await store.create(question, T0);

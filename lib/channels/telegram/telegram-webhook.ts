@@ -236,11 +236,18 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
       reply_parameters: { message_id: question.message_id },
       reply_markup: { force_reply: true, input_field_placeholder: replies.yourAnswer, selective: true },
     });
-    const notRecorded = copiesNotRecorded(record, deps.now(), 1);
+    const notRecorded = copiesNotRecorded(record, 1);
     if (notRecorded) deps.onError(notRecorded, "telegram prompt for an own answer");
     await deps.store.addDeliveries(
       record.id,
-      [{ channel: "telegram", chatId: String(question.chat.id), messageId: String(prompt.message_id) }],
+      [
+        {
+          channel: "telegram",
+          chatId: String(question.chat.id),
+          messageId: String(prompt.message_id),
+          aside: true,
+        },
+      ],
       deps.now(),
     );
   }

@@ -139,7 +139,7 @@ export function createWhatsappWebhook(deps: WhatsappWebhookDeps) {
         await deps.store.replaceCopy(record.id, previous, copy, deps.now());
         return;
       }
-      const notRecorded = copiesNotRecorded(record, deps.now(), 1);
+      const notRecorded = copiesNotRecorded(record, 1);
       if (notRecorded) deps.onError(notRecorded, "whatsapp post of a step");
       await deps.store.addDeliveries(record.id, [copy], deps.now());
     } catch (error) {

@@ -171,8 +171,9 @@ export function createClosedWindowHandler(deps: ClosedWindowDeps) {
       chatId: copy.chatId,
       messageId,
       ...(copy.privateTo !== undefined && { privateTo: copy.privateTo }),
+      aside: true,
     };
-    const notRecorded = copiesNotRecorded(record, now(), 1);
+    const notRecorded = copiesNotRecorded(record, 1);
     if (notRecorded) telemetry.failed("recording the template sent for a closed window", notRecorded, ids);
     try {
       await store.addDeliveries(record.id, [template], now());

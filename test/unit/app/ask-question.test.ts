@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { type AskQuestionInput, createAskQuestion } from "#lib/app/ask-question.ts";
 import { InvalidArgumentError, SessionBusyError } from "#lib/app/errors.ts";
 import type { CallbackOutcome, TaskCallbacks } from "#lib/callbacks/task-callbacks.ts";
+import { durableWaiter } from "#lib/callbacks/waiter.ts";
 import type { ChatChannel } from "#lib/channels/chat-channel.ts";
 import { MAX_COPIES, type QuestionRecord } from "#lib/questions/question-record.ts";
 import type { CreateResult, NewQuestion, Outcome, QuestionStore } from "#lib/store/question-store.ts";
@@ -108,6 +109,31 @@ describe("askQuestion delivery targets", () => {
     await expect(refused).rejects.toMatchObject({
       issues: [{ path: "deliverTo.1.channel", message: expect.stringContaining('"slack" is not enabled') }],
     });
+  });
+});
+
+describe("askQuestion and the waiting run's token", () => {
+  it("refuses a token no service hands out (a lone surrogate, a space) at taskToken, storing nothing", async () => {
+    for (const taskToken of [durableWaiter("eyJ4\ud800"), "AAAA KgAA==", "tok\u00e9n"]) {
+      const { ask, created } = setup("resumed");
+      const refused = ask({ args, owner: "web:a", deliverTo: [], taskToken });
+      await expect(refused).rejects.toBeInstanceOf(InvalidArgumentError);
+      await expect(refused).rejects.toMatchObject({ issues: [{ path: "taskToken" }] });
+      expect(created).toEqual([]);
+    }
+  });
+
+  it("takes a Step Functions task token and a durable callback id as the services issue them", async () => {
+    for (const taskToken of [
+      "AQCEAAAAKgAAAAMAAAAAAAAAAc+/9xK0ZyVw==",
+      durableWaiter("eyJleGVjdXRpb25JZCI6ImFiYyJ9"),
+      "task-1-0b6f3c1e-5d0a-4c1e-9d0f-6b2f1e0a9c3d",
+      "AbC_d-Ef",
+    ]) {
+      const { ask, created } = setup("resumed");
+      expect((await ask({ args, owner: "web:a", deliverTo: [], taskToken })).status).toBe("pending");
+      expect(created.map((question) => question.taskToken)).toEqual([taskToken]);
+    }
   });
 });
 

@@ -234,7 +234,7 @@ describe("an escalation timer", () => {
     const { fire, did, added } = setup(escalated, T0 + 5_000);
     expect(await fire(escalate)).toBe("escalated");
     expect(did).toEqual(["deliver telegram 7 at 20000"]);
-    expect(added).toEqual([[{ channel: "telegram", chatId: "7", messageId: "99" }]]);
+    expect(added).toEqual([[{ channel: "telegram", chatId: "7", messageId: "99", escalation: true }]]);
   });
 
   it("retires the copies at once if the question ended while they were posted", async () => {
@@ -257,7 +257,7 @@ describe("an escalation timer", () => {
     const { fire, did, added } = setup(record, T0 + 20_000);
     expect(await fire(escalate)).toBe("escalated");
     expect(did).toEqual(["deliver telegram 7 at 20000"]);
-    expect(added).toEqual([[{ channel: "telegram", chatId: "7", messageId: "99" }]]);
+    expect(added).toEqual([[{ channel: "telegram", chatId: "7", messageId: "99", escalation: true }]]);
   });
 
   it("invoked early, changes nothing and claims nothing: the invocation at its time still escalates", async () => {

@@ -23,7 +23,6 @@ import { ALPHABETS, type Alphabet, largestAnswers, largestRecord } from "../../s
 const TASK_OUTPUT_BYTES = 262_144;
 const EVENT_ENTRY_BYTES = 256_000;
 const ITEM_BYTES = 400_000;
-const T0 = 1_700_000_000_000;
 
 const person = (n: number) => `slack:T${"0".repeat(10)}:U${String(n).padStart(10, "0")}`;
 
@@ -129,16 +128,16 @@ describe("a question's votes and drafts budgets", () => {
 
   it("a question records at most MAX_COPIES copies; past them the log says what becomes of the rest", () => {
     const copies = Array.from({ length: MAX_COPIES - 1 }, (_, n) => copy(n));
-    const question = (deliveries: Delivery[]) => ({ deliveries, createdAtMs: T0 });
-    expect(copiesRoom(question(copies), T0)).toBe(1);
-    expect(copiesNotRecorded(question(copies), T0, 1)).toBeUndefined();
-    expect(copiesRoom(question([...copies, copy(99)]), T0)).toBe(0);
-    expect(copiesNotRecorded(question(copies), T0, 3)?.message).toBe(
+    const question = (deliveries: Delivery[]) => ({ deliveries });
+    expect(copiesRoom(question(copies))).toBe(1);
+    expect(copiesNotRecorded(question(copies), 1)).toBeUndefined();
+    expect(copiesRoom(question([...copies, copy(99)]))).toBe(0);
+    expect(copiesNotRecorded(question(copies), 3)?.message).toBe(
       `2 of 3 copies not recorded (a question records at most ${MAX_COPIES}, some kept for its escalation): a reply to one still routes to the question, but they are not retired when it ends`,
     );
   });
 
-  it("keeps room for the escalation's targets until each has a copy; the escalation itself may use it", () => {
+  it("keeps room for the escalation's targets until its own copies are recorded; the escalation itself may use it", () => {
     const escalate = {
       afterSeconds: 60,
       owner: "slack:T1:U_lead",
@@ -148,22 +147,35 @@ describe("a question's votes and drafts budgets", () => {
       ],
     };
     const copies = Array.from({ length: MAX_COPIES - 3 }, (_, n) => copy(n));
-    const question = { deliveries: copies, createdAtMs: T0, escalate };
-    // Before the escalation time both targets are kept, whatever chats the copies are in.
-    expect(escalationReserve(question, T0 + 59_999)).toBe(2);
-    expect(copiesRoom(question, T0)).toBe(1);
-    expect(copiesRoom(question, T0, "escalation")).toBe(3);
-    expect(copiesNotRecorded(question, T0, 2)).toBeDefined();
-    expect(copiesNotRecorded(question, T0, 2, "escalation")).toBeUndefined();
-    // From then on, until a target's chat holds a copy.
-    const posted = {
+    const question = { deliveries: copies, escalate };
+    expect(escalationReserve(question)).toBe(2);
+    expect(copiesRoom(question)).toBe(1);
+    expect(copiesRoom(question, "escalation")).toBe(3);
+    expect(copiesNotRecorded(question, 2)).toBeDefined();
+    expect(copiesNotRecorded(question, 2, "escalation")).toBeUndefined();
+    // A re-post into a target's chat (its time come or not) is no escalation copy: both targets stay kept,
+    // for the escalation posts to each of them.
+    const reposted = {
       ...question,
       deliveries: [...copies, { channel: "slack", chatId: "D_lead", messageId: "1" }],
     };
-    expect(escalationReserve(posted, T0 + 60_000)).toBe(1);
-    expect(copiesRoom(posted, T0 + 60_000)).toBe(1);
-    const both = { ...posted, deliveries: [...posted.deliveries, { channel: "telegram", chatId: "42" }] };
-    expect(escalationReserve(both, T0 + 60_000)).toBe(0);
-    expect(copiesRoom(both, T0 + 60_000)).toBe(1);
+    expect(escalationReserve(reposted)).toBe(2);
+    expect(copiesRoom(reposted)).toBe(0);
+    // Once the escalation's own copies are recorded, a target whose chat holds no copy (it refused) stays kept.
+    const escalated = {
+      ...question,
+      deliveries: [
+        ...copies,
+        { channel: "slack", chatId: "D_lead", messageId: "2", escalation: true as const },
+      ],
+    };
+    expect(escalationReserve(escalated)).toBe(1);
+    expect(copiesRoom(escalated)).toBe(1);
+    const both = {
+      ...escalated,
+      deliveries: [...escalated.deliveries, { channel: "telegram", chatId: "42", escalation: true as const }],
+    };
+    expect(escalationReserve(both)).toBe(0);
+    expect(copiesRoom(both)).toBe(1);
   });
 });
