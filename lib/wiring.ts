@@ -13,7 +13,7 @@ import { createAskQuestion } from "./app/ask-question.ts";
 import { createResolveQuestion } from "./app/resolve-question.ts";
 import { createWaitForQuestion } from "./app/wait-for-question.ts";
 import { createApiKeyring } from "./auth/api-keys.ts";
-import { AWS_CALLBACK_TIMEOUTS, createAwsRequests } from "./aws/signed-request.ts";
+import { createAwsRequests } from "./aws/signed-request.ts";
 import {
   type AwsClientSettings,
   type AwsService,
@@ -218,7 +218,7 @@ export function createCoreServices(
       // Lambda's callback API spoken with the SDK pieces the DynamoDB client already brings, not its client.
       durable: createDurableCallbacks(
         createAwsRequests(
-          { signingName: "lambda", label: "Lambda", protocol: "restJson1", timeouts: AWS_CALLBACK_TIMEOUTS },
+          { signingName: "lambda", label: "Lambda", protocol: "restJson1" },
           awsClientConfig(aws, "lambda"),
         ),
       ),

@@ -55,15 +55,12 @@ export interface AwsRequestOptions {
  * One attempt's limits. Without them Node waits on a connection that is never accepted (a VPC endpoint
  * dropping SYN) as long as the OS does, and a function's secret preload would use its whole timeout; the
  * SDK's clients get a connection timeout only under AWS_DEFAULTS_MODE=in-region. An attempt cut off is
- * a TimeoutError the retry strategy retries, so three attempts stay well inside a function's timeout.
+ * a TimeoutError the retry strategy retries, so three attempts stay well inside a function's timeout. The
+ * same for durable callbacks, which a webhook sends inline: a success cut off after Lambda acted on it is
+ * resent and finds the callback ended (recorded not_waiting, the run resumed all the same) — better than a
+ * webhook outliving its 10 s.
  */
 export const AWS_TIMEOUTS = { connectionMs: 2_000, requestMs: 2_500 } as const;
-
-/**
- * Lambda's durable callbacks wait longer for their response: a success cut off after the service acted on
- * it is resent and finds the callback ended (not_waiting), a misleading record; a function has 10 s.
- */
-export const AWS_CALLBACK_TIMEOUTS = { connectionMs: 2_000, requestMs: 10_000 } as const;
 
 /**
  * One attempt's limits: for a connection, then for the response. The socket may also stay idle no longer
