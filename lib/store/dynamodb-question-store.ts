@@ -17,7 +17,7 @@ import { createDynamoDbPendingListing } from "./dynamodb-pending-listing.ts";
 import { createDynamoDbQuestions } from "./dynamodb-questions.ts";
 import { createDynamoDbSessionSlots } from "./dynamodb-session-slots.ts";
 import { createDynamoDbTable } from "./dynamodb-table.ts";
-import { sameCopy, toRecord } from "./question-item.ts";
+import { sameCopy, takingOver, toRecord } from "./question-item.ts";
 import type { QuestionStore } from "./question-store.ts";
 
 export interface DynamoDbQuestionStoreOptions {
@@ -108,14 +108,15 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
     async replaceCopy(id, previous, next, nowMs) {
       const question = await indexMessages(id, [next]);
       if (!question) return undefined;
-      const index = (question.deliveries ?? []).findIndex((d) => sameCopy(d, previous));
+      const recorded = question.deliveries ?? [];
+      const index = recorded.findIndex((d) => sameCopy(d, previous));
       const replaced =
         index >= 0 && previous.messageId !== undefined
           ? await questions.replaceDeliveryAt(
               id,
               index,
               { ...previous, messageId: previous.messageId },
-              next,
+              takingOver(recorded[index] ?? previous, next),
               nowMs,
             )
           : undefined;

@@ -27,6 +27,7 @@ import {
   pendingIndexKeys,
   type QuestionItem,
   sameCopy,
+  takingOver,
   toListedRecord,
   toRecord,
 } from "./question-item.ts";
@@ -424,7 +425,12 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
         const recorded = item?.deliveries ?? [];
         const index = recorded.findIndex((d) => sameCopy(d, previous));
         if (!item || index < 0) return undefined;
-        write({ ...item, deliveries: recorded.map((d, i) => (i === index ? next : d)) });
+        write({
+          ...item,
+          deliveries: recorded.map((d, i) =>
+            i === index ? takingOver(recorded[index] as Delivery, next) : d,
+          ),
+        });
         return updated(id, nowMs);
       });
       return replaced ?? addDeliveries(id, [next], nowMs);

@@ -168,6 +168,15 @@ export function closedResult(before: QuestionItem, outcome: Outcome, nowMs: numb
 }
 
 /** The same posted message: its chat and message id. */
+/**
+ * The copy `next` as it is recorded in place of `previous`: it keeps the escalation's mark, which the room kept
+ * for the escalation's targets is read from (lib/questions/record-budget.ts) — a WhatsApp step taking over the
+ * escalation owner's copy must not make the escalation look unposted again.
+ */
+export function takingOver(previous: Delivery, next: Delivery): Delivery {
+  return previous.escalation ? { ...next, escalation: true } : next;
+}
+
 export function sameCopy(a: Delivery, b: Delivery): boolean {
   return (
     a.messageId !== undefined &&

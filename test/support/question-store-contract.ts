@@ -743,6 +743,27 @@ export function describeQuestionStoreContract(name: string, open: () => Promise<
       expect(await store.replaceCopy(`ask_none_${Date.now()}`, step, next, T0 + 4)).toBeUndefined();
     });
 
+    it("a copy that takes over the escalation's keeps its mark, so the escalation's room stays given back", async () => {
+      const question = newQuestion({ deliverTo: [{ channel: "telegram", chatId: "1" }] });
+      await store.create(question, T0);
+      const escalated = {
+        channel: "whatsapp",
+        chatId: "15550009",
+        messageId: "wamid.e1",
+        privateTo: "whatsapp:15550009",
+        escalation: true as const,
+      };
+      await store.addDeliveries(question.id, [escalated], T0 + 1, "escalation");
+      const step = {
+        channel: "whatsapp",
+        chatId: "15550009",
+        messageId: "wamid.e2",
+        privateTo: "whatsapp:15550009",
+      };
+      const replaced = await store.replaceCopy(question.id, escalated, step, T0 + 2);
+      expect(replaced?.deliveries?.at(-1)).toEqual({ ...step, escalation: true });
+    });
+
     it("routes by the thread a copy started (`startedThread`), never by a thread it was posted into", async () => {
       const question = newQuestion({ deliverTo: [{ channel: "gchat", chatId: "spaces/A" }] });
       await store.create(question, T0);
