@@ -48,7 +48,9 @@ export async function createObservability(fn: FunctionName): Promise<Observabili
    */
   class ErrorNamingTracer extends Tracer {
     override addErrorAsMetadata(error: Error, remote?: boolean): void {
-      super.addErrorAsMetadata({ name: error.name, message: "" }, remote);
+      // Anything may be thrown (undefined, a string): its name, or its type, and never a TypeError of ours.
+      const name = error instanceof Error ? error.name : typeof error;
+      super.addErrorAsMetadata({ name, message: "" }, remote);
     }
   }
   const tracer = new ErrorNamingTracer({ serviceName: service, captureHTTPsRequests: false });
