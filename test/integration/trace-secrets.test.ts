@@ -125,6 +125,15 @@ describe("an X-Ray trace of outbound calls", () => {
     expect(exceptions).toEqual([expect.objectContaining({ stack: [] })]);
   });
 
+  it("passes on a rejection with no reason as it is, traced by its type", () => {
+    expect(traced.outcomes.reasonless).toBe("undefined");
+    const handlers = all(traced.segment.subsegments).filter((s) => s.name.startsWith("## "));
+    const types = handlers.map(
+      (h) => (h as { cause?: { exceptions?: { type?: string }[] } }).cause?.exceptions?.[0]?.type,
+    );
+    expect(types).toEqual(["RangeError", "undefined"]);
+  });
+
   it("records each attempt of each outbound call, by host, method, the caller's name for it and the status", () => {
     const host = (url: string) => new URL(url).host;
     expect(

@@ -87,6 +87,18 @@ await xray.getNamespace().runPromise(async () => {
     });
   const context = { functionName: "telegramWebhook", awsRequestId: "trace-request" } as Context;
   await attempt("handler", () => failing({}, context));
+  // A rejection with no reason at all: traced by its type, never turned into an error of the tracer's own.
+  const reasonless = middy()
+    .use(observability.middlewares)
+    .handler(() => Promise.reject(undefined));
+  await reasonless({}, context).then(
+    () => {
+      outcomes.reasonless = "ok";
+    },
+    (reason: unknown) => {
+      outcomes.reasonless = reason === undefined ? "undefined" : String(reason);
+    },
+  );
 });
 
 console.log(JSON.stringify({ outcomes, segment: JSON.parse(segment.format()) }));
