@@ -12,10 +12,7 @@ import {
   SendDurableExecutionCallbackHeartbeatCommand,
   SendDurableExecutionCallbackSuccessCommand,
 } from "@aws-sdk/client-lambda";
-import { Sha256 } from "@smithy/core/checksum";
-import { HttpRequest } from "@smithy/core/protocols";
 import { StandardRetryStrategy } from "@smithy/core/retry";
-import { SignatureV4 } from "@smithy/signature-v4";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   type DurableCallbackRequest,
@@ -25,6 +22,7 @@ import {
 import { AwsServiceError, createAwsRequests } from "#lib/aws/signed-request.ts";
 import { createDurableCallbacks } from "#lib/callbacks/durable-callbacks.ts";
 import { FinalCallbackError } from "#lib/callbacks/task-callbacks.ts";
+import { resignedAuthorization } from "#test/support/sigv4.ts";
 
 const REGION = "eu-west-1";
 const CREDENTIALS = { accessKeyId: "AKIDTESTDURABLECB", secretAccessKey: "test-secret-access-key" };
@@ -82,38 +80,8 @@ function attachRecorder(callbackId: string) {
 const header = (request: DurableCallbackRequest, name: string) => String(request.headers[name] ?? "");
 
 /** The Authorization header the SDK's signer gives the same request at the same time with `credentials`. */
-async function expectedAuthorization(
-  request: DurableCallbackRequest,
-  credentials: typeof CREDENTIALS,
-): Promise<string> {
-  const signed = /SignedHeaders=([^,]+)/.exec(header(request, "authorization"))?.[1]?.split(";") ?? [];
-  const amzDate = header(request, "x-amz-date");
-  const signingDate = new Date(
-    `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
-  );
-  const url = new URL(lambda.url);
-  const resigned = await new SignatureV4({
-    service: "lambda",
-    region: REGION,
-    credentials,
-    sha256: Sha256,
-    uriEscapePath: true,
-  }).sign(
-    new HttpRequest({
-      method: request.method,
-      protocol: url.protocol,
-      hostname: url.hostname,
-      port: Number(url.port),
-      path: request.path,
-      headers: Object.fromEntries(
-        signed.filter((name) => name !== "x-amz-date").map((name) => [name, header(request, name)]),
-      ),
-      body: request.body,
-    }),
-    { signingDate },
-  );
-  return String(resigned.headers.authorization);
-}
+const expectedAuthorization = (request: DurableCallbackRequest, credentials: typeof CREDENTIALS) =>
+  resignedAuthorization(request, { url: lambda.url, service: "lambda", region: REGION, credentials });
 
 /** The error a call fails with. */
 const failure = (call: Promise<unknown>) =>

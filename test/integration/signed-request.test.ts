@@ -7,12 +7,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
-import { Sha256 } from "@smithy/core/checksum";
-import { HttpRequest, HttpResponse } from "@smithy/core/protocols";
+import { type HttpRequest, HttpResponse } from "@smithy/core/protocols";
 import { AdaptiveRetryStrategy, StandardRetryStrategy } from "@smithy/core/retry";
-import { SignatureV4 } from "@smithy/signature-v4";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type AwsRequestOptions, AwsServiceError, createAwsRequests } from "#lib/aws/signed-request.ts";
+import { resignedAuthorization } from "#test/support/sigv4.ts";
 
 const SSM = { signingName: "ssm", label: "SSM", protocol: "awsJson1_1" } as const;
 const LAMBDA = { signingName: "lambda", label: "Lambda", protocol: "restJson1" } as const;
@@ -309,38 +308,13 @@ describe("signed AWS requests", () => {
     const signedHeaders = /SignedHeaders=([^,]+)/.exec(authorization)?.[1]?.split(";") ?? [];
     expect(signedHeaders).toContain("x-amz-security-token");
     // The signature covers the token: it verifies with it and not with another.
-    const resign = async (sessionToken: string) => {
-      const url = new URL(server.url);
-      const amzDate = String(request.headers["x-amz-date"]);
-      const signer = new SignatureV4({
+    const resign = (sessionToken: string) =>
+      resignedAuthorization(request, {
+        url: server.url,
         service: "ssm",
         region: "eu-west-1",
         credentials: { ...credentials, sessionToken },
-        sha256: Sha256,
-        uriEscapePath: true,
       });
-      const signed = await signer.sign(
-        new HttpRequest({
-          method: request.method,
-          protocol: url.protocol,
-          hostname: url.hostname,
-          port: Number(url.port),
-          path: request.path,
-          headers: Object.fromEntries(
-            signedHeaders
-              .filter((name) => name !== "x-amz-date" && name !== "x-amz-security-token")
-              .map((name) => [name, String(request.headers[name])]),
-          ),
-          body: request.body,
-        }),
-        {
-          signingDate: new Date(
-            `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
-          ),
-        },
-      );
-      return String(signed.headers.authorization);
-    };
     expect(await resign(credentials.sessionToken)).toBe(authorization);
     expect(await resign("another-session-token")).not.toBe(authorization);
   });

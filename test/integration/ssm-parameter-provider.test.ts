@@ -5,13 +5,11 @@
  * retried then thrown by its SSM name, and a response SSM's API never gives refused clearly.
  */
 import { GetParameterError, ParameterNotFoundError } from "@aws-lambda-powertools/parameters/errors";
-import { Sha256 } from "@smithy/core/checksum";
-import { HttpRequest } from "@smithy/core/protocols";
 import { StandardRetryStrategy } from "@smithy/core/retry";
-import { SignatureV4 } from "@smithy/signature-v4";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { SsmParameterProvider } from "#lib/secrets/ssm-parameter-provider.ts";
 import { createSsmSecrets } from "#lib/secrets/ssm-secrets.ts";
+import { resignedAuthorization } from "#test/support/sigv4.ts";
 import { type FakeSsm, type FakeSsmCall, startFakeSsm } from "./support/fake-ssm.ts";
 
 const REGION = "eu-west-1";
@@ -59,34 +57,11 @@ const failure = (read: Promise<unknown>) =>
 const header = (call: FakeSsmCall, name: string) => String(call.headers[name] ?? "");
 
 /** The Authorization header the SDK's signer gives the same request at the same time with `credentials`. */
-async function expectedAuthorization(call: FakeSsmCall, credentials: typeof CREDENTIALS): Promise<string> {
-  const signed = /SignedHeaders=([^,]+)/.exec(header(call, "authorization"))?.[1]?.split(";") ?? [];
-  const amzDate = header(call, "x-amz-date");
-  const signingDate = new Date(
-    `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
+const expectedAuthorization = (call: FakeSsmCall, credentials: typeof CREDENTIALS) =>
+  resignedAuthorization(
+    { ...call, body: call.rawBody },
+    { url: ssm.url, service: "ssm", region: REGION, credentials },
   );
-  const url = new URL(ssm.url);
-  const request = new HttpRequest({
-    method: call.method,
-    protocol: url.protocol,
-    hostname: url.hostname,
-    port: Number(url.port),
-    path: call.path,
-    headers: Object.fromEntries(
-      signed.filter((name) => name !== "x-amz-date").map((name) => [name, header(call, name)]),
-    ),
-    body: call.rawBody,
-  });
-  const signer = new SignatureV4({
-    service: "ssm",
-    region: REGION,
-    credentials,
-    sha256: Sha256,
-    uriEscapePath: true,
-  });
-  const resigned = await signer.sign(request, { signingDate });
-  return String(resigned.headers.authorization);
-}
 
 describe("the SSM parameter provider", () => {
   it("reads a parameter with GetParameter: POST /, AWS JSON 1.1, decrypted, SigV4-signed for ssm", async () => {
