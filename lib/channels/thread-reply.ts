@@ -6,9 +6,10 @@ import type { Inbound } from "./inbound.ts";
 type TextInbound = Extract<Inbound, { kind: "text" }>;
 
 /**
- * Points a reply in a thread at the question that thread belongs to, for platforms with reply threads (Slack,
- * Mattermost, Google Chat — whose messages name only their thread, never the card they follow). A reply under the question's own message needs nothing: the store finds the question by that
- * message. A question posted into an existing thread (`deliverTo.threadId`) shares the thread root with the
+ * Points a reply in a thread at the question that thread belongs to, for platforms whose replies name the
+ * message they follow (Slack, Mattermost; Google Chat's name only their thread, and its webhook asks
+ * `ownCardInThread` itself). A reply under the question's own message needs nothing: the store finds the
+ * question by that message. A question posted into an existing thread (`deliverTo.threadId`) shares the thread root with the
  * person's other messages there, so the root is not one of ours: such a reply is pointed at the copy posted
  * in that thread. Anything else is left as it is — replies in other threads route to no question, and
  * `handle-inbound` counts them only when they address the bot.
