@@ -97,6 +97,14 @@ export const replies = {
   submitForm: "Submit",
   /** Slack's modals: the close button. */
   closeForm: "Cancel",
+  /** The bot's command menus (Telegram's setMyCommands, Discord's application commands): `/question`. */
+  questionCommandAbout: "Show the question waiting for you here again",
+  /** Discord's `/question`, which also takes a typed answer (plain messages never reach its bot). */
+  questionOrAnswerCommandAbout: "Show the question waiting for you here again, or answer it",
+  /** Discord's `/question answer:` option. */
+  answerOptionAbout: "Your answer: an option number, an option, or your own words",
+  /** The command menus' `/cancel`. */
+  cancelCommandAbout: "Cancel the question waiting for you here",
   /** Slack's and Mattermost's `/handraise` without a subcommand it knows. */
   handraiseCommandHelp:
     "/handraise cancel — cancel your waiting question here. /handraise question — post it again here.",

@@ -7,6 +7,7 @@ import {
   interactionsEndpointUrl,
   registerDiscordCommands,
 } from "#lib/channels/discord/discord-commands.ts";
+import { replies } from "#lib/channels/replies.ts";
 import { type FakePlatform, startFakePlatform } from "./support/fake-platform.ts";
 
 const BOT_TOKEN = "MTA5.register-test-token";
@@ -40,6 +41,17 @@ describe("npm run discord:register", () => {
     expect(call?.body[0].options).toEqual([
       expect.objectContaining({ name: "answer", type: 3, required: false }),
     ]);
+    // Discord takes a command's or an option's description of 1–100 characters.
+    const descriptions = DISCORD_COMMANDS.flatMap((c) => [
+      c.description,
+      ...(c.options ?? []).map((o) => o.description),
+    ]);
+    expect(descriptions).toEqual([
+      replies.questionOrAnswerCommandAbout,
+      replies.answerOptionAbout,
+      replies.cancelCommandAbout,
+    ]);
+    for (const description of descriptions) expect(description.length).toBeLessThanOrEqual(100);
   });
 
   it("registers for one guild when asked, and refuses ids that are not snowflakes, calling nothing", async () => {

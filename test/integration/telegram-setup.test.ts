@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { replies } from "#lib/channels/replies.ts";
 import { createTelegramApi } from "#lib/channels/telegram/telegram-api.ts";
 import { setUpTelegramBot } from "#lib/channels/telegram/telegram-setup.ts";
 import { type FakePlatform, startFakePlatform } from "./support/fake-platform.ts";
@@ -26,10 +27,13 @@ describe("npm run telegram:setup", () => {
       secret_token: "tg_Secret-123",
       allowed_updates: ["message", "callback_query"],
     });
-    expect(telegram.calls[1]?.body.commands.map((c: { command: string }) => c.command)).toEqual([
-      "question",
-      "cancel",
+    // Bot API setMyCommands: a description of 1–256 characters, worded in the reply catalog.
+    expect(telegram.calls[1]?.body.commands).toEqual([
+      { command: "question", description: replies.questionCommandAbout },
+      { command: "cancel", description: replies.cancelCommandAbout },
     ]);
+    for (const { description } of telegram.calls[1]?.body.commands ?? [])
+      expect(description.length).toBeLessThanOrEqual(256);
   });
 
   it("refuses a secret Telegram would reject and a non-https URL, calling nothing", async () => {

@@ -1,3 +1,4 @@
+import { replies } from "../replies.ts";
 import type { DiscordApi } from "./discord-api.ts";
 
 const CHAT_INPUT = 1;
@@ -12,18 +13,18 @@ export const DISCORD_COMMANDS = [
   {
     name: "question",
     type: CHAT_INPUT,
-    description: "Show the question waiting for you here again, or answer it",
+    description: replies.questionOrAnswerCommandAbout,
     options: [
       {
         name: "answer",
         type: STRING,
-        description: "Your answer: an option number, an option, or your own words",
+        description: replies.answerOptionAbout,
         required: false,
         max_length: 2000,
       },
     ],
   },
-  { name: "cancel", type: CHAT_INPUT, description: "Cancel the question waiting for you here" },
+  { name: "cancel", type: CHAT_INPUT, description: replies.cancelCommandAbout },
 ];
 
 /**

@@ -1,11 +1,12 @@
+import { replies } from "../replies.ts";
 import type { TelegramApi } from "./telegram-api.ts";
 
 /** The secret token Telegram accepts: 1–256 of A-Z a-z 0-9 _ - (Bot API setWebhook). */
 export const TELEGRAM_SECRET_PATTERN = /^[A-Za-z0-9_-]{1,256}$/;
 
 export const TELEGRAM_COMMANDS = [
-  { command: "question", description: "Show the question waiting for you again" },
-  { command: "cancel", description: "Cancel the question waiting for you" },
+  { command: "question", description: replies.questionCommandAbout },
+  { command: "cancel", description: replies.cancelCommandAbout },
 ];
 
 /**
