@@ -13,7 +13,7 @@ import { createAskQuestion } from "./app/ask-question.ts";
 import { createResolveQuestion } from "./app/resolve-question.ts";
 import { createWaitForQuestion } from "./app/wait-for-question.ts";
 import { createApiKeyring } from "./auth/api-keys.ts";
-import { createAwsRequests } from "./aws/signed-request.ts";
+import { AWS_CALLBACK_TIMEOUTS, createAwsRequests } from "./aws/signed-request.ts";
 import {
   type AwsClientSettings,
   type AwsService,
@@ -219,7 +219,7 @@ export function createCoreServices(
       durable: createDurableCallbacks(
         createAwsRequests(
           { signingName: "lambda", label: "Lambda", protocol: "restJson1" },
-          awsClientConfig(aws, "lambda"),
+          { ...awsClientConfig(aws, "lambda"), timeouts: AWS_CALLBACK_TIMEOUTS },
         ),
       ),
     });

@@ -45,9 +45,12 @@ export interface AwsRequestOptions {
   retryStrategy?: AwsRetryStrategy | undefined;
   /** The environment the endpoint and retry settings are read from (process.env). */
   env?: Readonly<Record<string, string | undefined>> | undefined;
-  /** How long one attempt may wait for a connection, then for the response; absent, the service's. */
+  /** How long one attempt may wait for a connection, then for the response; absent, AWS_TIMEOUTS. */
   timeouts?: AwsTimeouts | undefined;
-  /** What sends each signed request; absent, Node's (NodeHttpHandler with `timeouts`). Tests record with it. */
+  /**
+   * What sends each signed request; absent, Node's (NodeHttpHandler with `timeouts`). Tests record with it.
+   * Each attempt passes it its own `requestTimeout` (less than `timeouts.requestMs` near `callMs`'s end).
+   */
   httpHandler?: Pick<NodeHttpHandler, "handle"> | undefined;
 }
 
@@ -55,20 +58,44 @@ export interface AwsRequestOptions {
  * One attempt's limits. Without them Node waits on a connection that is never accepted (a VPC endpoint
  * dropping SYN) as long as the OS does, and a function's secret preload would use its whole timeout; the
  * SDK's clients get a connection timeout only under AWS_DEFAULTS_MODE=in-region. An attempt cut off is
- * a TimeoutError the retry strategy retries, so three attempts stay well inside a function's timeout. The
- * same for durable callbacks, which a webhook sends inline: a success cut off after Lambda acted on it is
- * resent and finds the callback ended (recorded not_waiting, the run resumed all the same) — better than a
- * webhook outliving its 10 s.
+ * a TimeoutError the retry strategy retries, so three attempts stay well inside a function's timeout.
  */
 export const AWS_TIMEOUTS = { connectionMs: 2_000, requestMs: 2_500 } as const;
 
 /**
- * One attempt's limits: for a connection, then for the response. The socket may also stay idle no longer
- * than the response may take, so that a response whose body stalls after its headers is cut off too.
+ * A durable callback's: a connection not opened in 2 s is retried (nothing was sent), but a sent callback
+ * waits up to 7 s for Lambda's answer, as one cut off after Lambda applied it finds the callback ended when
+ * resent. A fixed 7 s for the whole call, retries included, since the use cases send it where the
+ * invocation's remaining time is not at hand: it leaves 3 s of a webhook's 10 s (the shortest timeout of a
+ * function that answers) for the work around it.
+ */
+export const AWS_CALLBACK_TIMEOUTS = { connectionMs: 2_000, requestMs: 7_000, callMs: 7_000 } as const;
+
+/**
+ * One attempt's limits: for a connection, then for the response (from the attempt's start). The socket may
+ * also stay idle no longer than the response may take, so that a response whose body stalls after its
+ * headers is cut off too. With `callMs`, every attempt of one call, the waits between them included, ends
+ * within it: an attempt gets only what is left of it, and none is started with less than MIN_ATTEMPT_MS.
  */
 export interface AwsTimeouts {
   connectionMs: number;
   requestMs: number;
+  callMs?: number | undefined;
+}
+
+/** An attempt with less of its call's time left than this is not started: it could not be answered. */
+const MIN_ATTEMPT_MS = 250;
+
+/** What Node's handler is built with for `timeouts`. Exported for tests that build one with their own agent. */
+export function attemptHandlerOptions(timeouts: AwsTimeouts) {
+  // requestTimeout alone only logs a warning in this handler; throwOnRequestTimeout makes it an error. It
+  // ends at the response's headers: the socket timeout cuts off a body that stalls after them.
+  return {
+    connectionTimeout: timeouts.connectionMs,
+    requestTimeout: timeouts.requestMs,
+    socketTimeout: timeouts.requestMs,
+    throwOnRequestTimeout: true,
+  };
 }
 
 type RetryToken = Awaited<ReturnType<AdaptiveRetryStrategy["acquireInitialRetryToken"]>>;
@@ -98,8 +125,6 @@ export interface AwsServiceId {
    * FIPS-validated already), as the service's endpoint rules in its SDK client say; elsewhere `<name>-fips`.
    */
   fipsIsRegularHostIn?: readonly string[] | undefined;
-  /** Its attempts' limits; absent, AWS_TIMEOUTS. */
-  timeouts?: AwsTimeouts | undefined;
 }
 
 /** One call: the operation's name (for messages), its HTTP binding and its body. */
@@ -122,6 +147,11 @@ export class AwsServiceError extends Error {
   readonly $fault: "client" | "server";
   /** When the service asked to be called again (`x-amz-retry-after`, `retry-after`), if it did. */
   readonly retryAfterHint: Date | undefined;
+  /**
+   * An earlier attempt of the same call may have reached the service without an answer that says what it
+   * did (cut off after its request was sent, its connection lost, a 5xx): this answer may follow from it.
+   */
+  afterUnansweredAttempt = false;
   constructor(name: string, message: string, status: number, retryAfterHint?: Date) {
     super(message);
     this.name = name;
@@ -145,6 +175,7 @@ type RetryErrorType = RetryErrorInfo["errorType"];
 
 export function createAwsRequests(service: AwsServiceId, options: AwsRequestOptions = {}): AwsRequests {
   const retry = options.retryStrategy ?? defaultRetryStrategy(options.env ?? process.env);
+  const timeouts: AwsTimeouts = options.timeouts ?? AWS_TIMEOUTS;
   let region: Promise<string> | undefined;
   let signer: SignatureV4 | undefined;
   let handler: Pick<NodeHttpHandler, "handle"> | undefined = options.httpHandler;
@@ -165,7 +196,12 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
     return region;
   }
 
-  async function sendOnce(call: AwsCall): Promise<Record<string, unknown> | undefined> {
+  /** One attempt; `attempt.handed` once its request is given to the handler (before that, nothing is sent). */
+  async function sendOnce(
+    call: AwsCall,
+    attemptMs: number,
+    attempt: { handed: boolean },
+  ): Promise<Record<string, unknown> | undefined> {
     const regionName = await resolveRegion();
     const endpoint = new URL(awsEndpoint(service, regionName, options));
     const base = endpoint.pathname.replace(/\/$/, "");
@@ -193,18 +229,11 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
     const offsetBefore = clockOffset;
     const sentAt = Date.now();
     const signed = await signer.sign(request, { signingDate: new Date(sentAt + clockOffset) });
-    const timeouts = options.timeouts ?? service.timeouts ?? AWS_TIMEOUTS;
-    // requestTimeout alone only logs a warning in this handler; throwOnRequestTimeout makes it an error. It
-    // ends at the response's headers: the socket timeout cuts off a body that stalls after them.
-    handler ??= new NodeHttpHandler({
-      connectionTimeout: timeouts.connectionMs,
-      requestTimeout: timeouts.requestMs,
-      socketTimeout: timeouts.requestMs,
-      throwOnRequestTimeout: true,
-    });
+    handler ??= new NodeHttpHandler(attemptHandlerOptions(timeouts));
+    attempt.handed = true;
     const { response } = await traceOutbound(
       { url: endpoint.origin, method: call.method, name: call.operation },
-      handler.handle(signed as HttpRequest),
+      handler.handle(signed as HttpRequest, { requestTimeout: attemptMs }),
       (reply) => reply.response.statusCode,
     );
     const text = new TextDecoder().decode(await streamCollector(response.body));
@@ -244,13 +273,21 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
 
   return {
     async send(call) {
+      const endsAt = timeouts.callMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeouts.callMs;
+      const timeLeft = () => endsAt - Date.now() >= MIN_ATTEMPT_MS;
       let token = await retry.acquireInitialRetryToken(service.signingName);
+      /** Whether an attempt of this call may have reached the service without an answer saying what it did. */
+      let unanswered = false;
       for (;;) {
+        const attempt = { handed: false };
         try {
-          const result = await sendOnce(call);
+          const result = await sendOnce(call, Math.min(timeouts.requestMs, endsAt - Date.now()), attempt);
           retry.recordSuccess(token);
           return result;
         } catch (error) {
+          if (error instanceof AwsServiceError) error.afterUnansweredAttempt = unanswered;
+          unanswered ||= attempt.handed && mayHaveReachedService(error);
+          if (!timeLeft()) throw error;
           try {
             const retryAfterHint = error instanceof AwsServiceError ? error.retryAfterHint : undefined;
             token = await retry.refreshRetryTokenForRetry(token, {
@@ -260,10 +297,29 @@ export function createAwsRequests(service: AwsServiceId, options: AwsRequestOpti
           } catch {
             throw error;
           }
+          if (!timeLeft()) throw error;
         }
       }
     },
   };
+}
+
+/** Network failures before a request is sent (no connection): the service cannot have read it. */
+const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ENETUNREACH", "EHOSTUNREACH"]);
+
+/**
+ * Whether an attempt that failed once its request was handed to the handler may have been read and acted
+ * on: a 5xx, or any failure without a response but one before a connection was made (refused, unresolved,
+ * not opened within its timeout: NodeHttpHandler's TimeoutError for it says so).
+ */
+function mayHaveReachedService(error: unknown): boolean {
+  if (error instanceof AwsServiceError) {
+    return error.$fault === "server" && retryErrorType(error) !== "THROTTLING";
+  }
+  if (!(error instanceof Error)) return true;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && NOT_SENT_CODES.has(code)) return false;
+  return !(error.name === "TimeoutError" && error.message.includes("did not establish a connection"));
 }
 
 /**

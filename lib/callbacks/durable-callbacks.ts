@@ -1,5 +1,5 @@
 import { extendedEncodeURIComponent } from "@smithy/core/protocols";
-import type { AwsRequests } from "../aws/signed-request.ts";
+import { type AwsRequests, AwsServiceError } from "../aws/signed-request.ts";
 import { type CallbackOutcome, FinalCallbackError, type TaskCallbacks } from "./task-callbacks.ts";
 
 /** The callback has ended: it timed out or was completed (CallbackTimeoutException), or its execution is gone. */
@@ -17,6 +17,21 @@ const FINAL_ERRORS = new Set([
   "KMSInvalidStateException",
   "KMSNotFoundException",
 ]);
+
+/**
+ * Lambda answered that the callback has ended after an earlier attempt of this completion went unanswered
+ * (cut off after it was sent, its connection lost, a 5xx): that attempt may be what completed it. Thrown, as
+ * a failure to reach Lambda is, rather than `not_waiting`: nothing then records that the run missed the
+ * outcome, and the table stream's own send reports what Lambda says of the callback.
+ */
+export class UnconfirmedCallbackError extends Error {
+  override readonly name = "UnconfirmedCallbackError";
+  constructor(operation: string) {
+    super(
+      `${operation}: an attempt went unanswered and the callback has since ended; the run may have taken it.`,
+    );
+  }
+}
 
 /**
  * The callback id as a path label, encoded as the Lambda client encodes one (also `!'()*`), so the signed
@@ -40,7 +55,8 @@ function pathLabel(callbackId: string): string {
  * `context.waitForCallback` (lib/durable/ask-user.ts): SendDurableExecutionCallbackSuccess / Failure /
  * Heartbeat, taking the callback id where the Step Functions adapter takes a task token. An ended callback
  * (CallbackTimeoutException: it timed out, or was already completed; ResourceNotFoundException: its
- * execution is gone) is `not_waiting`, as an ended task token is.
+ * execution is gone) is `not_waiting`, as an ended task token is — unless an unanswered attempt of the same
+ * success or failure may have ended it (UnconfirmedCallbackError). Sent with AWS_CALLBACK_TIMEOUTS.
  *
  * The three calls are sent as Lambda's REST API binds them (`POST /2025-12-01/durable-execution-callbacks/
  * {CallbackId}/succeed | fail | heartbeat`: the result's bytes as the body of a success, the error object as
@@ -50,7 +66,10 @@ function pathLabel(callbackId: string): string {
  *
  * @example
  * const durable = createDurableCallbacks(
- *   createAwsRequests({ signingName: "lambda", label: "Lambda", protocol: "restJson1" }),
+ *   createAwsRequests(
+ *     { signingName: "lambda", label: "Lambda", protocol: "restJson1" },
+ *     { timeouts: AWS_CALLBACK_TIMEOUTS },
+ *   ),
  * );
  */
 export function createDurableCallbacks(lambda: AwsRequests): TaskCallbacks {
@@ -73,7 +92,12 @@ export function createDurableCallbacks(lambda: AwsRequests): TaskCallbacks {
       });
       return "resumed";
     } catch (error) {
-      if (error instanceof Error && ENDED_ERRORS.has(error.name)) return "not_waiting";
+      if (error instanceof Error && ENDED_ERRORS.has(error.name)) {
+        // A heartbeat ends nothing: the callback's end cannot be its own doing.
+        const mayBeOurs = error instanceof AwsServiceError && error.afterUnansweredAttempt;
+        if (mayBeOurs && action !== "heartbeat") throw new UnconfirmedCallbackError(operation);
+        return "not_waiting";
+      }
       if (error instanceof Error && FINAL_ERRORS.has(error.name)) {
         throw new FinalCallbackError(error.name, error.message);
       }

@@ -6,6 +6,8 @@
  * given) and what each answer of the service becomes — an ended callback not waiting, a refusal no retry
  * cures final, throttling retried then thrown by the service's error name.
  */
+import { Agent } from "node:http";
+import { Socket } from "node:net";
 import {
   LambdaClient,
   SendDurableExecutionCallbackFailureCommand,
@@ -13,14 +15,22 @@ import {
   SendDurableExecutionCallbackSuccessCommand,
 } from "@aws-sdk/client-lambda";
 import { StandardRetryStrategy } from "@smithy/core/retry";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { NodeHttpHandler } from "@smithy/node-http-handler";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   type DurableCallbackRequest,
   type LocalDurableCallbacks,
   startLocalDurableCallbacks,
 } from "#infra/local/durable-callbacks.ts";
-import { AwsServiceError, createAwsRequests } from "#lib/aws/signed-request.ts";
-import { createDurableCallbacks } from "#lib/callbacks/durable-callbacks.ts";
+import {
+  AWS_CALLBACK_TIMEOUTS,
+  AWS_TIMEOUTS,
+  type AwsRequestOptions,
+  AwsServiceError,
+  attemptHandlerOptions,
+  createAwsRequests,
+} from "#lib/aws/signed-request.ts";
+import { createDurableCallbacks, UnconfirmedCallbackError } from "#lib/callbacks/durable-callbacks.ts";
 import { FinalCallbackError } from "#lib/callbacks/task-callbacks.ts";
 import { resignedAuthorization } from "#test/support/sigv4.ts";
 
@@ -52,7 +62,12 @@ const noWaitRetries = () =>
     backoff: { computeNextBackoffDelay: () => 0, setDelayBase: () => undefined },
   });
 
-const durable = (options: { endpoint?: string; env?: Record<string, string> } = {}) =>
+const durable = (
+  options: { endpoint?: string; env?: Record<string, string> } & Pick<
+    AwsRequestOptions,
+    "timeouts" | "httpHandler"
+  > = {},
+) =>
   createDurableCallbacks(
     createAwsRequests(
       { signingName: "lambda", label: "Lambda", protocol: "restJson1" },
@@ -62,6 +77,8 @@ const durable = (options: { endpoint?: string; env?: Record<string, string> } = 
         ...(options.env === undefined && { endpoint: options.endpoint ?? lambda.url }),
         ...(options.env !== undefined && { env: options.env }),
         retryStrategy: noWaitRetries(),
+        timeouts: options.timeouts,
+        httpHandler: options.httpHandler,
       },
     ),
   );
@@ -274,5 +291,163 @@ describe("durable callbacks on Lambda's callback API, without the Lambda client"
     });
     await expect(fromEnv.heartbeat(CALLBACK_ID)).resolves.toBe("resumed");
     expect(received).toEqual(["heartbeat"]);
+  });
+
+  describe("how long a callback waits for Lambda (AWS_CALLBACK_TIMEOUTS), on a fake clock", () => {
+    beforeEach(() => {
+      // Sockets stay real; the timers of the handler, the retries and the slow Lambda below are fake.
+      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    });
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    /**
+     * Lets the sockets move (real I/O) until `done` holds, the clock 1 ms further at each turn that did not
+     * get there: a retry's backoff of 0 is a timer of 1 ms.
+     */
+    const settled = async (done: () => boolean) => {
+      for (let turn = 0; turn < 10_000 && !done(); turn++) {
+        await new Promise((resolve) => setImmediate(resolve));
+        if (!done()) await vi.advanceTimersByTimeAsync(1);
+      }
+      expect(done()).toBe(true);
+    };
+
+    /** A callback Lambda completes at once but answers for only after `answerAfterMs` (fake time). */
+    function slowToAnswer(answerAfterMs: number) {
+      const received: unknown[] = [];
+      lambda.attach(CALLBACK_ID, {
+        sendCallbackSuccess: async (result) => {
+          received.push({ success: result });
+          await new Promise((resolve) => setTimeout(resolve, answerAfterMs));
+        },
+        sendCallbackFailure: async (error) => {
+          received.push({ failure: error });
+          await new Promise((resolve) => setTimeout(resolve, answerAfterMs));
+        },
+        sendCallbackHeartbeat: async () => received.push("heartbeat"),
+      });
+      return received;
+    }
+
+    const ANSWERED = { status: "answered" as const, answers: { q: ["A"] } };
+    const outcome = (call: Promise<unknown>) =>
+      call.then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      );
+
+    /** How `call` ends, the clock moved on as `settled` moves it. */
+    async function finished(call: Promise<unknown>) {
+      let ended = false;
+      const ending = outcome(call).finally(() => {
+        ended = true;
+      });
+      await settled(() => ended);
+      return ending;
+    }
+
+    it("a success Lambda answers after 3 s is resumed, sent once", async () => {
+      const received = slowToAnswer(3_000);
+      const sending = outcome(durable({ timeouts: AWS_CALLBACK_TIMEOUTS }).succeed(CALLBACK_ID, ANSWERED));
+      await settled(() => received.length === 1);
+      await vi.advanceTimersByTimeAsync(3_000);
+      expect(await sending).toEqual({ value: "resumed" });
+      expect(lambda.requests).toHaveLength(1);
+      expect(lambda.calls).toEqual([{ action: "succeed", callbackId: CALLBACK_ID, outcome: "completed" }]);
+    });
+
+    it("a success cut off after it was sent, then found ended, is not taken as not waiting", async () => {
+      // The common limits cut the attempt off at 2.5 s; its retry finds the callback it completed ended.
+      const received = slowToAnswer(3_000);
+      const callbacks = durable({ timeouts: AWS_TIMEOUTS });
+      const sending = outcome(callbacks.succeed(CALLBACK_ID, ANSWERED));
+      await settled(() => received.length === 1);
+      await vi.advanceTimersByTimeAsync(2_500);
+      await settled(() => lambda.requests.length === 2);
+      const { error } = (await sending) as { error: Error };
+      expect(error).toBeInstanceOf(UnconfirmedCallbackError);
+      expect(error.message).toContain("SendDurableExecutionCallbackSuccess");
+      expect(lambda.calls.map((call) => call.outcome)).toEqual(["CallbackTimeoutException"]);
+      expect(received).toHaveLength(1);
+      // The same answer to a first attempt is the callback's own end; so is it to a heartbeat, which ends nothing.
+      await expect(callbacks.succeed(CALLBACK_ID, ANSWERED)).resolves.toBe("not_waiting");
+      lambda.requests.length = 0;
+      let cutOff = true;
+      lambda.interject = () => {
+        if (!cutOff) return undefined;
+        cutOff = false;
+        return { status: 500, errorType: "ServiceException", message: "Internal failure" };
+      };
+      expect(await finished(callbacks.heartbeat(CALLBACK_ID))).toEqual({ value: "not_waiting" });
+      expect(lambda.requests).toHaveLength(2);
+    });
+
+    it("a callback never answered is cut off within 7 s, thrown and not taken as not waiting", async () => {
+      const received = slowToAnswer(60_000);
+      const startedAt = Date.now();
+      let endedAt: number | undefined;
+      const sending = outcome(
+        durable({ timeouts: AWS_CALLBACK_TIMEOUTS })
+          .succeed(CALLBACK_ID, ANSWERED)
+          .finally(() => {
+            endedAt = Date.now();
+          }),
+      );
+      await settled(() => received.length === 1);
+      await vi.advanceTimersByTimeAsync(6_000);
+      expect(endedAt).toBeUndefined();
+      await settled(() => endedAt !== undefined);
+      expect(endedAt).toBe(startedAt + AWS_CALLBACK_TIMEOUTS.callMs);
+      const { error } = (await sending) as { error: Error & { code?: string } };
+      expect(error.name).toBe("TimeoutError");
+      expect(error.code).toBe("ETIMEDOUT");
+      // The call's 7 s are spent: no second attempt is sent.
+      expect(lambda.requests).toHaveLength(1);
+    });
+
+    it("a connection that never opens is cut off after 2 s and retried, inside the call's 7 s", async () => {
+      /** Every socket it opens stays connecting for ever (a VPC endpoint dropping SYN); when each opened. */
+      class NeverConnecting extends Agent {
+        openedAt: number[] = [];
+        override createConnection() {
+          this.openedAt.push(Date.now());
+          // Writes are queued while a socket connects; this one never stops.
+          return Object.defineProperty(new Socket(), "connecting", { value: true });
+        }
+      }
+      const agent = new NeverConnecting();
+      const httpHandler = new NodeHttpHandler({
+        ...attemptHandlerOptions(AWS_CALLBACK_TIMEOUTS),
+        httpAgent: agent,
+      });
+      const startedAt = Date.now();
+      let endedAt: number | undefined;
+      const sending = outcome(
+        durable({ timeouts: AWS_CALLBACK_TIMEOUTS, httpHandler })
+          .succeed(CALLBACK_ID, ANSWERED)
+          .finally(() => {
+            endedAt = Date.now();
+          }),
+      );
+      await settled(() => agent.openedAt.length === 1);
+      await vi.advanceTimersByTimeAsync(1_999);
+      expect(agent.openedAt).toHaveLength(1);
+      await settled(() => endedAt !== undefined);
+      const { error } = (await sending) as { error: Error };
+      expect(error.name).toBe("TimeoutError");
+      expect(error.message).toContain("did not establish a connection");
+      expect(error.message).toContain("2000 ms");
+      // Three attempts, each cut off at its connection timeout (and a retry's backoff of 1 fake ms).
+      const [first, second, third] = agent.openedAt as [number, number, number];
+      expect(second - first).toBeGreaterThanOrEqual(2_000);
+      expect(second - first).toBeLessThan(2_050);
+      expect(third - second).toBeGreaterThanOrEqual(2_000);
+      expect(third - second).toBeLessThan(2_050);
+      expect(agent.openedAt).toHaveLength(3);
+      expect((endedAt ?? 0) - startedAt).toBeLessThanOrEqual(AWS_CALLBACK_TIMEOUTS.callMs);
+      expect(lambda.requests).toEqual([]);
+    });
   });
 });

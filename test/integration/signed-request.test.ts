@@ -113,20 +113,18 @@ describe("signed AWS requests", () => {
     expect(silent.received).toHaveLength(3);
   });
 
-  it("wait as long as the service's own limits say when none are given (Lambda's callbacks: longer)", async () => {
+  it("cut each attempt off at the limits the requests were given (durable callbacks get their own)", async () => {
     const silent = await startServer(() => undefined);
     const quick = { connectionMs: 50, requestMs: 50 };
     const error = await rejection(
-      createAwsRequests(
-        { ...LAMBDA, timeouts: quick },
-        {
-          region: "eu-west-1",
-          credentials: CREDENTIALS,
-          env: {},
-          endpoint: silent.url,
-          retryStrategy: noWaitRetries(),
-        },
-      ).send(CALL),
+      createAwsRequests(LAMBDA, {
+        region: "eu-west-1",
+        credentials: CREDENTIALS,
+        env: {},
+        endpoint: silent.url,
+        retryStrategy: noWaitRetries(),
+        timeouts: quick,
+      }).send(CALL),
     );
     expect(error.name).toBe("TimeoutError");
     expect(error.message).toContain("exceeded the configured 50 ms requestTimeout");
