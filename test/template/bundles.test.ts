@@ -125,6 +125,8 @@ describe("Lambda bundles", () => {
         sources: string[];
       };
       expect(wholeLambdaClient(map.sources)).toEqual([]);
+      // Its tool's JSON Schema is data (npm run generate:schemas), not converted by zod at init.
+      expect(map.sources.filter((s) => s.endsWith("node_modules/zod/v4/core/to-json-schema.js"))).toEqual([]);
     },
     PACKAGE_TIMEOUT_MS,
   );
@@ -246,6 +248,12 @@ describe("Lambda bundles", () => {
       ).toBe(askers.has(fn.key));
       // The stored record's schema, with its descriptions, is read by the OpenAPI description alone.
       expect(code.includes("Who may answer, platform-qualified"), fn.key).toBe(fn.key === "openApi");
+      // The tools' JSON Schemas are data (npm run generate:schemas): zod's converter comes only with the OpenAPI
+      // description, which converts at init, and with the MCP SDK, which imports it.
+      expect(
+        sources.some((s) => s.endsWith("node_modules/zod/v4/core/to-json-schema.js")),
+        fn.key,
+      ).toBe(fn.key === "openApi" || fn.key === "mcp");
     }
   });
 
