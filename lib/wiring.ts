@@ -180,15 +180,15 @@ export function createChannels(
 }
 
 /**
- * What every function builds on: the clients, its secrets, the question store, the run callbacks and the
- * answer / cancel use case. The answer page is composed from this alone (functions/answer-page.ts), so its
- * bundle carries no chat channel, model step or question API — and theirs carry no page.
+ * What every function builds on: the DynamoDB client, its secrets and the question store. The model step and
+ * the notifier, which never complete a run's waiter, are composed from this alone, so they neither build a
+ * Step Functions client at start nor carry one.
  *
  * @example
- * const observability = await createObservability("answerPage");
- * const { store, resolve, secrets, ready } = createCoreServices(loadConfig(), "answerPage", observability);
+ * const observability = await createObservability("notifier");
+ * const { dynamodb, secrets, ready } = createBaseServices(loadConfig(), "notifier", observability);
  */
-export function createCoreServices(
+export function createBaseServices(
   config: Config,
   fn: FunctionName,
   observability: Observability,
@@ -200,7 +200,6 @@ export function createCoreServices(
   const capture: CaptureClient = (client) => tracer.captureAWSv3Client(client);
   const dynamodb = capture(new DynamoDBClient(sdkConfig(aws, "dynamodb")));
   aws?.observeDynamoDbClient?.(dynamodb);
-  const sfn = capture(new SFNClient(sdkConfig(aws, "sfn")));
   const secrets = createSecrets(config, fn, aws);
   const secretNames = functionSecrets(fn, config.enabledChannels);
   const store =
@@ -210,20 +209,6 @@ export function createCoreServices(
       tableName: config.tableName,
       retentionSeconds: config.retentionSeconds,
     });
-  // A question's waiter is a Step Functions task token or a durable execution's callback id (per record).
-  const callbacks =
-    ports.callbacks ??
-    createWaiterCallbacks({
-      stepFunctions: createSfnTaskCallbacks(sfn),
-      // Lambda's callback API spoken with the SDK pieces the DynamoDB client already brings, not its client.
-      durable: createDurableCallbacks(
-        createAwsRequests(
-          { signingName: "lambda", label: "Lambda", protocol: "restJson1" },
-          { ...awsClientConfig(aws, "lambda"), timeouts: AWS_CALLBACK_TIMEOUTS },
-        ),
-      ),
-    });
-  const resolve = createResolveQuestion({ store, callbacks, now: clock, telemetry });
   return {
     config,
     telemetry,
@@ -232,8 +217,6 @@ export function createCoreServices(
     secrets,
     secretNames,
     store,
-    callbacks,
-    resolve,
     now: clock,
     /**
      * Resolves once every secret this function reads is there and well-formed (functions await it at
@@ -263,6 +246,41 @@ export function createCoreServices(
       }
     },
   };
+}
+
+/**
+ * The base services, the run callbacks and the answer / cancel use case. The answer page is composed from this
+ * alone (functions/answer-page.ts), so its bundle carries no chat channel, model step or question API — and
+ * theirs carry no page.
+ *
+ * @example
+ * const observability = await createObservability("answerPage");
+ * const { store, resolve, secrets, ready } = createCoreServices(loadConfig(), "answerPage", observability);
+ */
+export function createCoreServices(
+  config: Config,
+  fn: FunctionName,
+  observability: Observability,
+  aws?: AwsClientSettings,
+  ports: ServicePorts = {},
+) {
+  const base = createBaseServices(config, fn, observability, aws, ports);
+  const { store, telemetry, capture, now: clock } = base;
+  // A question's waiter is a Step Functions task token or a durable execution's callback id (per record).
+  const callbacks =
+    ports.callbacks ??
+    createWaiterCallbacks({
+      stepFunctions: createSfnTaskCallbacks(capture(new SFNClient(sdkConfig(aws, "sfn")))),
+      // Lambda's callback API spoken with the SDK pieces the DynamoDB client already brings, not its client.
+      durable: createDurableCallbacks(
+        createAwsRequests(
+          { signingName: "lambda", label: "Lambda", protocol: "restJson1" },
+          { ...awsClientConfig(aws, "lambda"), timeouts: AWS_CALLBACK_TIMEOUTS },
+        ),
+      ),
+    });
+  const resolve = createResolveQuestion({ store, callbacks, now: clock, telemetry });
+  return { ...base, callbacks, resolve };
 }
 
 /**
@@ -344,7 +362,7 @@ export function createModelStepService(
   observability: Observability,
   aws?: AwsClientSettings,
 ) {
-  const { dynamodb, secrets, store, telemetry } = createCoreServices(config, "modelStep", observability, aws);
+  const { dynamodb, secrets, store, telemetry } = createBaseServices(config, "modelStep", observability, aws);
   const providerFor = createProviderFor(secrets, observability);
   return createModelStep({
     transcripts: createDynamoDbTranscriptStore({

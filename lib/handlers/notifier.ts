@@ -11,11 +11,11 @@ import { createSqsNotificationQueue } from "../notify/sqs-notification-queue.ts"
 import { requireSecret } from "../secrets/secrets.ts";
 import { createDynamoDbNotificationLog } from "../store/dynamodb-notification-log.ts";
 import { questionChangeFrom } from "../store/question-stream.ts";
-import { createCoreServices } from "../wiring.ts";
+import { createBaseServices } from "../wiring.ts";
 import type { HandlerDeps } from "./handler-deps.ts";
 
 export async function createNotifierHandler(config: Config, { observability, aws }: HandlerDeps) {
-  const { dynamodb, secrets, now, ready } = createCoreServices(config, "notifier", observability, aws);
+  const { dynamodb, secrets, now, ready } = createBaseServices(config, "notifier", observability, aws);
   await ready();
   const { telemetry, tracer } = observability;
   const queueUrl = config.notify.queueUrl;

@@ -24,7 +24,7 @@ import type { Telemetry } from "../telemetry/telemetry.ts";
 import { issuesOf, summarize } from "../validation-messages.ts";
 import * as z from "../zod.ts";
 import type { Asker } from "./asker.ts";
-import { cancelResultSchema, outputSchemaOf, questionResultSchema } from "./tool-results.ts";
+import outputSchemas from "./tool-output-schemas.json" with { type: "json" };
 
 /** The most a tool call waits for the answer, whatever it asks for: under API Gateway's 30 s. */
 export const MAX_MCP_WAIT_SECONDS = 25;
@@ -66,9 +66,12 @@ const waitSecondsProperty = {
   description: `How long to wait for the answer before returning pending again (at most ${MAX_MCP_WAIT_SECONDS}).`,
 };
 
-/** The schemas of what each tool returns (tool errors included), computed once. */
-const questionOutputSchema = outputSchemaOf(questionResultSchema);
-const cancelOutputSchema = outputSchemaOf(cancelResultSchema);
+/**
+ * The schemas of what each tool returns (tool errors included), generated from lib/mcp/tool-results.ts by
+ * `npm run generate:schemas`.
+ */
+const questionOutputSchema = outputSchemas.questionResult;
+const cancelOutputSchema = outputSchemas.cancelResult;
 
 /**
  * The tools as `tools/list` returns them, each with its `outputSchema` and MCP's behaviour hints: ask_user

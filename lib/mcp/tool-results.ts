@@ -1,8 +1,9 @@
 /**
- * What the MCP tools return, as zod schemas and as the JSON Schemas the tools declare as `outputSchema`
- * (an MCP client checks each result's `structuredContent` against it: the official SDK's client refuses a
- * result that does not fit). A tool error is a result too (`isError`), with its body as `structuredContent`,
- * so every output schema allows the error body beside the tool's own results.
+ * What the MCP tools return, as zod schemas: the source of the JSON Schemas the tools declare as
+ * `outputSchema` (lib/mcp/tool-output-schemas.json, written by `npm run generate:schemas`). An MCP client
+ * checks each result's `structuredContent` against it: the official SDK's client refuses a result that does
+ * not fit. A tool error is a result too (`isError`), with its body as `structuredContent`, so every output
+ * schema allows the error body beside the tool's own results.
  *
  * The schemas name every field Handraise sends; an error body may gain fields (a code's own detail), so
  * `error` alone allows more. No `type` is an array (some clients and model providers refuse one).
@@ -47,12 +48,3 @@ export const cancelResultSchema = z.union([
   }),
   toolErrorBodySchema,
 ]);
-
-/**
- * An MCP `outputSchema`: JSON Schema of the structuredContent, an object at its root (as MCP requires of
- * `outputSchema`), without the `$schema` dialect line (clients validate with their own draft).
- */
-export function outputSchemaOf(schema: z.ZodMiniType): Record<string, unknown> & { type: "object" } {
-  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: "output" });
-  return { ...json, type: "object" };
-}

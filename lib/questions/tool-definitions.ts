@@ -1,5 +1,5 @@
-import * as z from "../zod.ts";
-import { ASK_USER_TOOL_NAME, askUserArgsSchema } from "./schema.ts";
+import argumentsSchema from "./ask-user-arguments.schema.json" with { type: "json" };
+import { ASK_USER_TOOL_NAME } from "./schema.ts";
 
 /** The model guidance (docs/ask-user.md, "What the model is told"), shipped in every tool definition. */
 export const ASK_USER_TOOL_DESCRIPTION = [
@@ -13,29 +13,10 @@ export const ASK_USER_TOOL_DESCRIPTION = [
 ].join(" ");
 
 /**
- * JSON Schema of the arguments, generated from the zod schema (per-value rules included as patterns).
- *
- * Lenient input, strict schema: the validator reads `null` for an optional field as absent (some models send
- * it), but the schema says only the field's own type (`multiSelect: {type: "boolean"}`, not
- * `["boolean", "null"]`), because some model providers refuse a type array or a `null` branch in a tool's
- * schema. So each nullable field's `anyOf: [<type>, {type: "null"}]` becomes just `<type>`.
+ * JSON Schema of the arguments, generated from `askUserArgsSchema` by `npm run generate:schemas` (per-value
+ * rules included as patterns; why each optional field has no `null` type: scripts/lib/generated-schemas.ts).
  */
-function argumentsJsonSchema(): Record<string, unknown> {
-  const { $schema: _dialect, ...schema } = z.toJSONSchema(askUserArgsSchema, {
-    io: "input",
-    override: ({ zodSchema, jsonSchema }) => {
-      if (zodSchema._zod.def.type !== "nullable" || !Array.isArray(jsonSchema.anyOf)) return;
-      const branches = jsonSchema.anyOf.filter(
-        (branch) => !(typeof branch === "object" && branch.type === "null"),
-      );
-      delete jsonSchema.anyOf;
-      Object.assign(jsonSchema, ...branches);
-    },
-  });
-  return schema;
-}
-
-const parameters = argumentsJsonSchema();
+const parameters: Record<string, unknown> = argumentsSchema;
 
 /**
  * ask_user in the three formats agents use: OpenAI Chat Completions function tool, Anthropic Messages API

@@ -44,6 +44,8 @@ const BUNDLE_BUDGET_BYTES = 1024 * 1024;
 
 /** Functions that call no AWS service (the API's description is built from schemas): no SDK client at all. */
 const NO_AWS_CLIENT = new Set(["openApi"]);
+/** The functions that build no Step Functions client. */
+const NO_STEP_FUNCTIONS = new Set([...NO_AWS_CLIENT, "modelStep", "notifier"]);
 
 const isJs = (name: string) => /\.(m?js|cjs)$/.test(name);
 
@@ -125,6 +127,8 @@ describe("Lambda bundles", () => {
         sources: string[];
       };
       expect(wholeLambdaClient(map.sources)).toEqual([]);
+      // Its tool's JSON Schema is data (npm run generate:schemas), not converted by zod at init.
+      expect(map.sources.filter((s) => s.endsWith("node_modules/zod/v4/core/to-json-schema.js"))).toEqual([]);
     },
     PACKAGE_TIMEOUT_MS,
   );
@@ -246,6 +250,18 @@ describe("Lambda bundles", () => {
       ).toBe(askers.has(fn.key));
       // The stored record's schema, with its descriptions, is read by the OpenAPI description alone.
       expect(code.includes("Who may answer, platform-qualified"), fn.key).toBe(fn.key === "openApi");
+      // The model step and the notifier never complete a run's waiter (createBaseServices): no Step Functions
+      // client is built at their start, nor bundled.
+      expect(
+        sources.some((s) => s.includes("node_modules/@aws-sdk/client-sfn/")),
+        fn.key,
+      ).toBe(!NO_STEP_FUNCTIONS.has(fn.key));
+      // The tools' JSON Schemas are data (npm run generate:schemas): zod's converter comes only with the OpenAPI
+      // description, which converts at init, and with the MCP SDK, which imports it.
+      expect(
+        sources.some((s) => s.endsWith("node_modules/zod/v4/core/to-json-schema.js")),
+        fn.key,
+      ).toBe(fn.key === "openApi" || fn.key === "mcp");
     }
   });
 
