@@ -567,6 +567,26 @@ describe("outside the 24-hour window, reported later in a failed status (131047)
     expect((await statusOf(question.id)).deliveries).toHaveLength(4);
   });
 
+  it("a step tapped after a template was recorded takes the place of the question's copy; the template stays", async () => {
+    const owner = String(person);
+    const question = await ask(owner, [single, note]);
+    expect((await post(copyFailed(question))).status).toBe(200);
+    const template = templatesTo(owner)[0] as RecordedCall;
+    const first = messagesTo(owner)[0] as RecordedCall;
+    const firstId = question.deliveries[0].messageId as string;
+    expect((await post(tapped(owner, "list_reply", rowId(first, "Production"), firstId))).status).toBe(200);
+    const step = messagesTo(owner).at(-1) as RecordedCall;
+    expect(step.body.interactive.body.text).toContain("Release note (2 of 2)");
+    const after = await statusOf(question.id);
+    expect(after.deliveries).toHaveLength(2);
+    expect(after.deliveries.filter((d: { aside?: boolean }) => !d.aside)).toEqual([
+      expect.objectContaining({ messageId: wamidOf.get(step) }),
+    ]);
+    expect(after.deliveries.filter((d: { aside?: boolean }) => d.aside)).toEqual([
+      expect.objectContaining({ messageId: wamidOf.get(template) }),
+    ]);
+  });
+
   it("a template the Graph API failed to take (5xx) is sent when Meta sends the status again", async () => {
     const owner = String(person);
     const question = await ask(owner);

@@ -132,8 +132,9 @@ export function createWhatsappWebhook(deps: WhatsappWebhookDeps) {
         messageId,
         ...(privateTo !== undefined && { privateTo }),
       };
+      // A template sent for a closed window is not the question's copy: it stays recorded beside it.
       const previous = record.deliveries.findLast(
-        (d) => d.channel === "whatsapp" && d.chatId === chatId && d.messageId !== undefined,
+        (d) => d.channel === "whatsapp" && d.chatId === chatId && d.messageId !== undefined && !d.aside,
       );
       if (previous !== undefined) {
         await deps.store.replaceCopy(record.id, previous, copy, deps.now());
