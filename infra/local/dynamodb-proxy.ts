@@ -2,7 +2,8 @@
  * The DynamoDB endpoint of the local stack: a thin HTTP proxy in front of dynalite. It forwards every request
  * unchanged and adds the two things dynalite lacks:
  * - fault injection (`faults.failNext`): the next N matching calls answer with DynamoDB's own error body
- *   and status, before reaching dynalite, so nothing is written — as when DynamoDB throttles a request;
+ *   and status, before reaching dynalite, so nothing is written — as when DynamoDB throttles a request —
+ *   or, with `applied`, after dynalite has served them (a write applied and its response lost);
  * - change capture for the DynamoDB Streams emulation (dynamodb-streams.ts): around each write it reads the
  *   item before and after (consistent GetItem straight against dynalite) and reports what changed.
  * It hands each request to dynalite in process (`LocalDynamoDb.serve`, dynamodb.ts), not over a second
@@ -17,7 +18,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import type { DynamoDbWireRequest, DynamoDbWireResponse, LocalDynamoDb } from "./dynamodb.ts";
-import { createFaultSwitch, type FaultSwitch } from "./faults.ts";
+import { createFaultSwitch, type FaultSwitch, type InjectedFault } from "./faults.ts";
 import { createServer } from "./local-server.ts";
 
 const TARGET_PREFIX = "DynamoDB_20120810.";
@@ -152,14 +153,14 @@ export async function startDynamoDbProxy(options: DynamoDbProxyOptions): Promise
         ? targetHeader.slice(TARGET_PREFIX.length)
         : "";
     const fault = faults.take(operation);
-    if (fault) {
-      const text = JSON.stringify({ __type: `${ERROR_NAMESPACE}${fault.code}`, message: fault.message });
-      return {
-        status: fault.status,
-        headers: { "Content-Type": "application/x-amz-json-1.0", "x-amzn-RequestId": randomUUID() },
-        body: Buffer.from(text),
-      };
-    }
+    const failure = (injected: InjectedFault): DynamoDbWireResponse => ({
+      status: injected.status,
+      headers: { "Content-Type": "application/x-amz-json-1.0", "x-amzn-RequestId": randomUUID() },
+      body: Buffer.from(
+        JSON.stringify({ __type: `${ERROR_NAMESPACE}${injected.code}`, message: injected.message }),
+      ),
+    });
+    if (fault && !fault.applied) return failure(fault);
     const onChange = options.onChange;
     let forwarded: DynamoDbWireResponse;
     if (!onChange || !WRITES.has(operation)) {
@@ -192,7 +193,7 @@ export async function startDynamoDbProxy(options: DynamoDbProxyOptions): Promise
         return result;
       });
     }
-    return forwarded;
+    return fault ? failure(fault) : forwarded;
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {

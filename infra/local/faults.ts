@@ -20,12 +20,18 @@ export interface FaultSpec {
   /** X-Amz-Target operation names (e.g. `UpdateItem`, `SendTaskSuccess`); every operation when absent. */
   operations?: string[];
   message?: string;
+  /**
+   * The call is served first (a write is applied) and only its response is the error: a response lost after
+   * the service acted (AWS says a 500 may have succeeded). Only where the server supports it (DynamoDB).
+   */
+  applied?: boolean;
 }
 
 export interface InjectedFault {
   code: FaultCode;
   status: number;
   message: string;
+  applied: boolean;
 }
 
 export interface FaultSwitch {
@@ -69,8 +75,8 @@ export function createFaultSwitch(): FaultSwitch & { take(operation: string): In
       entry.remaining -= 1;
       if (entry.remaining === 0) pending.splice(pending.indexOf(entry), 1);
       injected += 1;
-      const { code, status, message } = entry.spec;
-      return { code, status, message: message ?? DEFAULT_MESSAGES[code] };
+      const { code, status, message, applied = false } = entry.spec;
+      return { code, status, message: message ?? DEFAULT_MESSAGES[code], applied };
     },
   };
 }

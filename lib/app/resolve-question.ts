@@ -150,6 +150,9 @@ export function createResolveQuestion(deps: ResolveDeps) {
     // The session slot is not freed here: a slot whose question has ended is free by definition (the next
     // ask in the session takes it over), which keeps a write off the path a person waits on.
     let run: Resolution["run"] = "no_run";
+    // Our write landed on an attempt whose response was lost: the token left with it, and the table's
+    // stream resumes the run that waits.
+    if (closed.responseLost && closed.record.runId !== undefined) run = "pending_retry";
     if (closed.taskToken !== undefined) {
       try {
         run = await resumeRun(callbacks, closed.taskToken, closed.record);

@@ -1,9 +1,18 @@
 /**
  * The dedupe claim (`EVENT#<key>`): a platform delivers an event again when it saw no acknowledgement in
  * time, so the first delivery claims the event with a conditional put and a repeat finds it claimed. The
- * claim expires by TTL after the platform's retry horizon.
+ * claim expires by TTL after the platform's retry horizon. The put carries its own `writeId`: the SDK's
+ * retry of a claim whose response was lost finds it and still claims, rather than calling the first delivery
+ * a duplicate (and dropping it).
  */
-import { CONDITION_FAILED, conditionally, type DynamoDbTable, ttlAfter } from "./dynamodb-table.ts";
+import {
+  CONDITION_FAILED,
+  conditionally,
+  type DynamoDbTable,
+  newWriteId,
+  OWN_WRITE,
+  ttlAfter,
+} from "./dynamodb-table.ts";
 import { keys } from "./keys.ts";
 
 export interface DynamoDbEventClaims {
@@ -16,14 +25,17 @@ export interface DynamoDbEventClaims {
 export function createDynamoDbEventClaims(table: DynamoDbTable): DynamoDbEventClaims {
   return {
     async claim(dedupeKey, ttlSeconds, nowMs) {
+      const writeId = newWriteId();
       const out = await conditionally(() =>
         table.put({
           Item: {
             pk: { S: keys.inboundEvent(dedupeKey) },
             entity: { S: "inboundEvent" },
             expiresAt: { N: String(ttlAfter(nowMs, ttlSeconds)) },
+            writeId: { S: writeId },
           },
-          ConditionExpression: "attribute_not_exists(pk)",
+          ConditionExpression: `attribute_not_exists(pk) OR ${OWN_WRITE}`,
+          ExpressionAttributeValues: { ":writeId": { S: writeId } },
         }),
       );
       return out !== CONDITION_FAILED;

@@ -5,7 +5,14 @@
  * question: the delete's condition checks the deadline, TTL removes what was never taken.
  */
 import { marshall } from "@aws-sdk/util-dynamodb";
-import { CONDITION_FAILED, conditionally, type DynamoDbTable, ttlAfter } from "./dynamodb-table.ts";
+import {
+  CONDITION_FAILED,
+  conditionally,
+  type DynamoDbTable,
+  newWriteId,
+  OWN_WRITE,
+  ttlAfter,
+} from "./dynamodb-table.ts";
 import { keys } from "./keys.ts";
 import type { LinkToken } from "./question-store.ts";
 
@@ -16,6 +23,8 @@ interface LinkTokenItem {
   answerer: string;
   expiresAtMs: number;
   expiresAt: number;
+  /** The put's own id: its retry after a lost response finds it, and is no clash. */
+  writeId: string;
 }
 
 export interface DynamoDbLinkTokens {
@@ -35,9 +44,15 @@ export function createDynamoDbLinkTokens(table: DynamoDbTable): DynamoDbLinkToke
         expiresAtMs: token.expiresAtMs,
         // Nothing to keep after the question's deadline: a token is no use once its question has ended.
         expiresAt: ttlAfter(token.expiresAtMs, 0),
+        writeId: newWriteId(),
       };
-      // A token is random: one already there is a clash to fail on, never an item to overwrite.
-      await table.put({ Item: marshall(item), ConditionExpression: "attribute_not_exists(pk)" });
+      // A token is random: one already there is a clash to fail on, never an item to overwrite (but this
+      // put's own earlier attempt, whose response was lost).
+      await table.put({
+        Item: marshall(item),
+        ConditionExpression: `attribute_not_exists(pk) OR ${OWN_WRITE}`,
+        ExpressionAttributeValues: marshall({ ":writeId": item.writeId }),
+      });
     },
 
     async take(token, answerer, nowMs) {

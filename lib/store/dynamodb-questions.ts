@@ -1,11 +1,18 @@
 /**
  * The question item (`Q#<id>`, lib/store/question-item.ts): its every write is one conditional request, so
  * the first answer wins, a draft or a late delivery never revives an ended question, and a retried task
- * cannot take over another run's question.
+ * cannot take over another run's question. A put, vote or close carries its own `writeId`, so the SDK's
+ * retry of one whose response was lost holds over its own earlier attempt instead of reading as beaten.
  */
 import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import { type Delivery, MAX_COPIES, type QuestionRecord } from "../questions/question-record.ts";
-import { CONDITION_FAILED, conditionally, type DynamoDbTable } from "./dynamodb-table.ts";
+import {
+  CONDITION_FAILED,
+  conditionally,
+  type DynamoDbTable,
+  newWriteId,
+  OWN_WRITE,
+} from "./dynamodb-table.ts";
 import { INDEX, keys } from "./keys.ts";
 import {
   closedResult,
@@ -85,24 +92,25 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
   }
 
   /**
-   * The closing write: the outcome set, on `condition` (at least STILL_PENDING). The item before the write,
-   * or undefined when the condition failed.
+   * The closing write: the outcome set, on `condition` (at least STILL_PENDING) or over its own earlier
+   * attempt (OWN_WRITE). The item before the write, or undefined when the condition failed.
    */
   async function closeWhere(
     id: string,
     outcome: Outcome,
     nowMs: number,
+    writeId: string,
     condition: string,
     more: Record<string, unknown> = {},
   ): Promise<QuestionItem | undefined> {
-    const { set, values } = closingUpdate(outcome, nowMs);
+    const { set, values } = closingUpdate(outcome, nowMs, writeId);
     const out = await conditionally(() =>
       table.update(keys.question(id), {
         // Leaving the sparse indexes is what makes the question stop being listed as pending; the
         // token leaves the item here (the stream's old image still has it for the durable resume).
         // The stepper's draft goes too: once closed, only `answers` says what was answered.
         UpdateExpression: `SET ${set.join(", ")} REMOVE ${LEAVE_PENDING_INDEXES}, taskToken, draft, #step, drafts`,
-        ConditionExpression: condition,
+        ConditionExpression: `(${condition}) OR ${OWN_WRITE}`,
         ExpressionAttributeNames: { "#status": "status", "#step": "step" },
         ExpressionAttributeValues: marshall({ ...values, ...more }, { removeUndefinedValues: true }),
         // The item before the write: its token is what resumes the run.
@@ -143,11 +151,13 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
 
   return {
     async put(question) {
-      const written = newQuestionItem(question, retentionSeconds);
+      const writeId = newWriteId();
+      const written = { ...newQuestionItem(question, retentionSeconds), writeId };
       const out = await conditionally(() =>
         table.put({
           Item: marshall({ ...written, ...pendingIndexKeys(question) }, { removeUndefinedValues: true }),
-          ConditionExpression: "attribute_not_exists(pk)",
+          ConditionExpression: `attribute_not_exists(pk) OR ${OWN_WRITE}`,
+          ExpressionAttributeValues: marshall({ ":writeId": writeId }),
         }),
       );
       return out === CONDITION_FAILED ? { kind: "id_taken" } : { kind: "written", item: written };
@@ -178,8 +188,9 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
     get,
 
     async close(id, outcome, nowMs) {
-      const before = await closeWhere(id, outcome, nowMs, STILL_PENDING);
-      return before ? closedResult(before, outcome, nowMs) : notPending(id, nowMs);
+      const writeId = newWriteId();
+      const before = await closeWhere(id, outcome, nowMs, writeId, STILL_PENDING);
+      return before ? closedResult(before, outcome, nowMs, writeId) : notPending(id, nowMs);
     },
 
     async saveDraft(id, draft, step, nowMs, person) {
@@ -224,15 +235,16 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
       const counted =
         seen === 0 ? "(attribute_not_exists(votes) OR size(votes) = :seen)" : "size(votes) = :seen";
       const condition = `${STILL_PENDING} AND ${counted}`;
+      const writeId = newWriteId();
       if (outcome === undefined) {
         const out = await conditionally(() =>
           table.update(keys.question(id), {
             // votedAtMs: what lets the table's stream pass this change to its consumer (question-item.ts).
-            UpdateExpression: "SET votes = :votes, votedAtMs = :now",
-            ConditionExpression: condition,
+            UpdateExpression: "SET votes = :votes, votedAtMs = :now, writeId = :writeId",
+            ConditionExpression: `(${condition}) OR ${OWN_WRITE}`,
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: marshall(
-              { ":votes": votes, ":seen": seen, ":pending": "pending", ":now": nowMs },
+              { ":votes": votes, ":seen": seen, ":pending": "pending", ":now": nowMs, ":writeId": writeId },
               { removeUndefinedValues: true },
             ),
             ReturnValues: "ALL_NEW",
@@ -242,21 +254,22 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
         return after ? { kind: "recorded", record: toRecord(after, nowMs) } : notCounted(id, nowMs);
       }
       const closing = { ...outcome, votes };
-      const before = await closeWhere(id, closing, nowMs, condition, { ":seen": seen });
-      return before ? closedResult(before, closing, nowMs) : notCounted(id, nowMs);
+      const before = await closeWhere(id, closing, nowMs, writeId, condition, { ":seen": seen });
+      return before ? closedResult(before, closing, nowMs, writeId) : notCounted(id, nowMs);
     },
 
     async release(id, outcome, nowMs, options = {}) {
-      const { set, values } = closingUpdate(outcome, nowMs);
+      const { set, values } = closingUpdate(outcome, nowMs, newWriteId());
       if (options.taskToken !== undefined) values[":token"] = options.taskToken;
       const out = await conditionally(() =>
         table.update(keys.question(id), {
           // No ReturnValues and the token untouched: the model step's role may write these attributes of
-          // question items and read none (serverless.yml, ModelStepRole). The dead token stays on the
-          // item until TTL removes it; nothing can use it.
+          // question items (writeId among them) and read none (serverless.yml, ModelStepRole). The dead
+          // token stays on the item until TTL removes it; nothing can use it.
           UpdateExpression: `SET ${set.join(", ")} REMOVE ${LEAVE_PENDING_INDEXES}`,
-          ConditionExpression:
-            options.taskToken === undefined ? STILL_PENDING : `${STILL_PENDING} AND taskToken = :token`,
+          ConditionExpression: `(${
+            options.taskToken === undefined ? STILL_PENDING : `${STILL_PENDING} AND taskToken = :token`
+          }) OR ${OWN_WRITE}`,
           ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: marshall(values, { removeUndefinedValues: true }),
         }),
@@ -269,14 +282,15 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
         table.update(keys.question(id), {
           // Like `release`: nothing returned and the token untouched, so the model step's role (which
           // may write only these attributes and read none) can close the question of a timed-out task.
-          UpdateExpression: `SET #status = :expired, resolvedAtMs = :now REMOVE ${LEAVE_PENDING_INDEXES}`,
+          UpdateExpression: `SET #status = :expired, resolvedAtMs = :now, writeId = :writeId REMOVE ${LEAVE_PENDING_INDEXES}`,
           // The mirror of STILL_PENDING: exactly one of an answer and the expiry can win.
-          ConditionExpression: "#status = :pending AND expiresAtMs <= :now",
+          ConditionExpression: `(#status = :pending AND expiresAtMs <= :now) OR ${OWN_WRITE}`,
           ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: marshall({
             ":expired": "expired",
             ":pending": "pending",
             ":now": nowMs,
+            ":writeId": newWriteId(),
           }),
         }),
       );
@@ -345,10 +359,15 @@ const LEAVE_PENDING_INDEXES = [
 /** First answer wins: only a pending question whose deadline has not passed can be closed (`expire` mirrors it). */
 const STILL_PENDING = "#status = :pending AND expiresAtMs > :now";
 
-/** The SET clauses and values that record an outcome. */
-function closingUpdate(outcome: Outcome, nowMs: number) {
-  const set = ["#status = :status", "resolvedAtMs = :now"];
-  const values: Record<string, unknown> = { ":status": outcome.status, ":pending": "pending", ":now": nowMs };
+/** The SET clauses and values that record an outcome, by the write `writeId`. */
+function closingUpdate(outcome: Outcome, nowMs: number, writeId: string) {
+  const set = ["#status = :status", "resolvedAtMs = :now", "writeId = :writeId"];
+  const values: Record<string, unknown> = {
+    ":status": outcome.status,
+    ":pending": "pending",
+    ":now": nowMs,
+    ":writeId": writeId,
+  };
   if (outcome.status === "answered") {
     set.push("answers = :answers");
     values[":answers"] = outcome.answers;

@@ -61,8 +61,8 @@ export function createDynamoDbSessionSlots(
         if (put !== CONDITION_FAILED) return { claimed: true };
         const holder = await table.get<SessionSlotItem>(slot.pk);
         if (!holder) {
-          condition = "attribute_not_exists(pk)";
-          values = {};
+          condition = "attribute_not_exists(pk) OR questionId = :id";
+          values = { ":id": questionId };
           continue;
         }
         const held = await questionItem(holder.questionId);
@@ -70,9 +70,10 @@ export function createDynamoDbSessionSlots(
           return { claimed: false, pendingId: holder.questionId, pendingTaskToken: held.taskToken };
         }
         // The holder has ended but its slot was not released (a crash between two writes): take it over,
-        // unless someone else does first.
-        condition = "questionId = :holder";
-        values = { ":holder": holder.questionId };
+        // unless someone else does first. Every condition also holds over a slot this question already
+        // has: the SDK's retry of a put whose response was lost must not find its own write in the way.
+        condition = "questionId = :holder OR questionId = :id";
+        values = { ":holder": holder.questionId, ":id": questionId };
       }
       return { claimed: false };
     },

@@ -4,6 +4,8 @@
  * writes that say whether their condition held instead of throwing. Each call here is exactly one request,
  * so an item module's round trips are the calls it makes.
  */
+
+import { randomBytes } from "node:crypto";
 import {
   BatchWriteItemCommand,
   ConditionalCheckFailedException,
@@ -121,6 +123,20 @@ export async function conditionally<T>(write: () => Promise<T>): Promise<T | typ
     throw error;
   }
 }
+
+/**
+ * A new id for one conditional write whose refusal means "someone else won" (a question's put, vote or
+ * close, an event claim): the write stores it in `writeId` and holds on `<condition> OR writeId = :writeId`
+ * (OWN_WRITE). DynamoDB may apply a write whose response is then lost (a 500, a reset connection); the SDK
+ * sends the same request again, and without the id that retry would fail its own condition and report the
+ * write as lost to another. With it the retry finds its own id, holds again and changes nothing.
+ */
+export function newWriteId(): string {
+  return randomBytes(12).toString("base64url");
+}
+
+/** The condition clause that lets a retried write hold over what its own earlier attempt stored. */
+export const OWN_WRITE = "writeId = :writeId";
 
 /** The TTL (epoch seconds) of an item that is kept `retentionSeconds` after its deadline. */
 export function ttlAfter(expiresAtMs: number, retentionSeconds: number): number {

@@ -17,7 +17,7 @@ import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import { type Delivery, statusAt } from "../questions/question-record.ts";
 import { copiesRoom } from "../questions/record-budget.ts";
 import { FILTER_ATTRIBUTES, pendingIndexFor } from "./dynamodb-pending-listing.ts";
-import { ttlAfter } from "./dynamodb-table.ts";
+import { newWriteId, ttlAfter } from "./dynamodb-table.ts";
 import { CREATED_ORDER, INDEX, keys, PENDING_INDEX_PROJECTION } from "./keys.ts";
 import {
   closedItem,
@@ -61,6 +61,12 @@ export interface InMemoryQuestionStoreOptions {
    * (NEW_AND_OLD_IMAGES; lib/store/question-stream.ts reads them): what feeds the stream consumer in process.
    */
   onChange?: (change: ItemImages) => void;
+  /**
+   * Asked after each request has been applied: true loses its response, and the request is sent again, as
+   * the SDK retries a DynamoDB request answered with a 500 or a reset connection (a test's fault injection;
+   * the DynamoDB store's tests do the same with a client middleware).
+   */
+  loseResponse?: () => boolean;
 }
 
 /** An item before and after a write, marshalled (undefined: there was none, or there is none now). */
@@ -78,8 +84,14 @@ const PENDING_PARTITIONS = Object.values(INDEX).map((index) => index.partitionKe
 export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOptions): InMemoryQuestionStore {
   const items = new Map<string, StoredItem>();
 
-  /** One request: never answered in the caller's own turn, as a round trip to the table never is. */
+  /**
+   * One request: never answered in the caller's own turn, as a round trip to the table never is. A lost
+   * response (`loseResponse`) runs the same request again, as the SDK's retry sends the same one.
+   */
   async function request<T>(operation: () => T): Promise<T> {
+    await Promise.resolve();
+    const answer = operation();
+    if (!options.loseResponse?.()) return answer;
     await Promise.resolve();
     return operation();
   }
@@ -113,8 +125,10 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
     replace(item.pk, copy(item) as StoredItem);
   };
   const remove = (pk: string) => replace(pk, undefined);
-  const putIfAbsent = (item: { pk: string; [attribute: string]: unknown }) => {
-    if (items.has(item.pk)) return false;
+  /** Puts the item if there is none under its key, or only its own earlier attempt (the same `writeId`). */
+  const putIfAbsent = (item: { pk: string; writeId?: string; [attribute: string]: unknown }) => {
+    const held = items.get(item.pk);
+    if (held && (item.writeId === undefined || held.writeId !== item.writeId)) return false;
     write(item);
     return true;
   };
@@ -129,15 +143,21 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
     for (const key of PENDING_PARTITIONS) delete rest[key];
     return rest as unknown as QuestionItem;
   };
-  /** Writes `change(item)` over the question when `condition(item)` holds; the item before, or undefined. */
+  /**
+   * Writes `change(item)` over the question when `condition(item)` holds, or, with `writeId`, over its own
+   * earlier attempt (the item already carries it; the change then sets it again); the item before, or
+   * undefined.
+   */
   const updateQuestion = (
     id: string,
     condition: (item: QuestionItem) => boolean,
     change: (item: QuestionItem) => QuestionItem,
+    writeId?: string,
   ) => {
     const before = questionItem(id);
-    if (!before || !condition(before)) return undefined;
-    write(change(before));
+    const own = writeId !== undefined && before?.writeId === writeId;
+    if (!before || !(own || condition(before))) return undefined;
+    write(writeId === undefined ? change(before) : { ...change(before), writeId });
     return before;
   };
   const get = (id: string, nowMs: number) =>
@@ -174,7 +194,7 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
       if (claimed) return { claimed: true } as const;
       const holder = await request(() => read<Slot>(slot.pk));
       if (!holder) {
-        free = (held) => !held;
+        free = (held) => !held || held.questionId === questionId;
         continue;
       }
       const held = await request(() => questionItem(holder.questionId));
@@ -182,7 +202,7 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
         return { claimed: false, pendingId: holder.questionId, pendingTaskToken: held.taskToken } as const;
       }
       // The holder has ended but its slot was not released: take it over, unless someone else does first.
-      free = (current) => current?.questionId === holder.questionId;
+      free = (current) => current?.questionId === holder.questionId || current?.questionId === questionId;
     }
     return { claimed: false } as const;
   }
@@ -261,7 +281,7 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
     items,
 
     async create(question, nowMs) {
-      const item = newQuestionItem(question, options.retentionSeconds);
+      const item = { ...newQuestionItem(question, options.retentionSeconds), writeId: newWriteId() };
       const written = await request(() => putIfAbsent({ ...item, ...pendingIndexKeys(question) }));
       if (!written) {
         const { runId, taskToken } = question;
@@ -322,15 +342,17 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
       }),
 
     async close(id, outcome, nowMs) {
+      const writeId = newWriteId();
       const before = await request(() =>
         updateQuestion(
           id,
           (item) => stillPending(item, nowMs),
           (item) => closedItem(withoutPendingPartitions(item), outcome, nowMs),
+          writeId,
         ),
       );
       if (!before) return notPending(id, nowMs);
-      return closedResult(before, outcome, nowMs);
+      return closedResult(before, outcome, nowMs, writeId);
     },
 
     async saveDraft(id, draft, step, nowMs, person) {
@@ -350,6 +372,7 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
 
     async vote(id, votes, seen, nowMs, outcome) {
       const closing = outcome && { ...outcome, votes };
+      const writeId = newWriteId();
       const before = await request(() =>
         updateQuestion(
           id,
@@ -358,9 +381,10 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
             closing
               ? closedItem(withoutPendingPartitions(item), closing, nowMs)
               : { ...item, votes, votedAtMs: nowMs },
+          writeId,
         ),
       );
-      if (before && closing) return closedResult(before, closing, nowMs);
+      if (before && closing) return closedResult(before, closing, nowMs, writeId);
       if (before) return { kind: "recorded", record: updated(id, nowMs) ?? toRecord(before, nowMs) };
       const current = await get(id, nowMs);
       if (!current) return { kind: "not_found" };
@@ -368,27 +392,33 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
       return { kind: "stale", record: current };
     },
 
-    release: (id, outcome, nowMs, releaseOptions = {}) =>
-      request(() => {
+    release(id, outcome, nowMs, releaseOptions = {}) {
+      const writeId = newWriteId();
+      return request(() => {
         const { taskToken } = releaseOptions;
         const before = updateQuestion(
           id,
           (item) => stillPending(item, nowMs) && (taskToken === undefined || item.taskToken === taskToken),
           // The token and the draft stay, as the DynamoDB store's `release` leaves them.
           (item) => ({ ...withoutPendingPartitions(item), ...outcomeAttributes(outcome, nowMs) }),
+          writeId,
         );
         return before !== undefined;
-      }),
+      });
+    },
 
-    expire: (id, nowMs) =>
-      request(() => {
+    expire(id, nowMs) {
+      const writeId = newWriteId();
+      return request(() => {
         const before = updateQuestion(
           id,
           (item) => item.status === "pending" && item.expiresAtMs <= nowMs,
           (item) => ({ ...withoutPendingPartitions(item), status: "expired", resolvedAtMs: nowMs }),
+          writeId,
         );
         return before !== undefined;
-      }),
+      });
+    },
 
     async recordDeliveries(id, posted, nowMs) {
       const question = await indexMessages(
@@ -446,22 +476,26 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
         ),
       ),
 
-    claimEvent: (dedupeKey, ttlSeconds, nowMs) =>
-      request(() =>
+    claimEvent(dedupeKey, ttlSeconds, nowMs) {
+      const writeId = newWriteId();
+      return request(() =>
         putIfAbsent({
           pk: keys.inboundEvent(dedupeKey),
           entity: "inboundEvent",
           expiresAt: ttlAfter(nowMs, ttlSeconds),
+          writeId,
         }),
-      ),
+      );
+    },
 
     releaseEvent: (dedupeKey) =>
       request(() => {
         remove(keys.inboundEvent(dedupeKey));
       }),
 
-    saveLinkToken: (token) =>
-      request(() => {
+    saveLinkToken(token) {
+      const writeId = newWriteId();
+      return request(() => {
         const saved = putIfAbsent({
           pk: keys.linkToken(token.token),
           entity: "linkToken",
@@ -469,6 +503,7 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
           answerer: token.answerer,
           expiresAtMs: token.expiresAtMs,
           expiresAt: ttlAfter(token.expiresAtMs, 0),
+          writeId,
         });
         // A token is random: one already there is a clash, failed on as the table fails the conditional put.
         if (!saved) {
@@ -477,7 +512,8 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
             $metadata: {},
           });
         }
-      }),
+      });
+    },
 
     takeLinkToken: (token, answerer, nowMs) =>
       request((): LinkToken | undefined => {

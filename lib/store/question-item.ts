@@ -32,6 +32,12 @@ export interface QuestionItem extends Omit<QuestionRecord, "status" | "answerers
    * this is there (serverless.yml), so a question nobody has voted on wakes it at no step or draft.
    */
   votedAtMs?: number;
+  /**
+   * The id of the last write that decided the question's state (its put, a vote, the close): a write the SDK
+   * retries after its response was lost finds its own id here and holds (lib/store/dynamodb-table.ts,
+   * `writeId`). Never part of the record.
+   */
+  writeId?: string;
 }
 
 /** The API-visible record: storage attributes (keys, TTL, the task token) never leave the store. */
@@ -158,12 +164,22 @@ export function closedItem(before: QuestionItem, outcome: Outcome, nowMs: number
   return { ...rest, ...outcomeAttributes(outcome, nowMs) };
 }
 
-/** What closing gives its caller, from the item before the write: the closed record and the token to resume. */
-export function closedResult(before: QuestionItem, outcome: Outcome, nowMs: number): CloseResult {
+/**
+ * What closing gives its caller, from the item before the write: the closed record and the token to resume.
+ * `writeId`: the closing write's; when the item before it already carries it, an earlier attempt of the same
+ * write closed the question and its response was lost (the token left the item then).
+ */
+export function closedResult(
+  before: QuestionItem,
+  outcome: Outcome,
+  nowMs: number,
+  writeId: string,
+): CloseResult {
   return {
     kind: "closed",
     record: toRecord(closedItem(before, outcome, nowMs), nowMs),
     taskToken: before.taskToken,
+    ...(before.writeId === writeId && { responseLost: true as const }),
   };
 }
 

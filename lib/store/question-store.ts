@@ -90,8 +90,12 @@ export type VoteResult =
   | CloseResult;
 
 export type CloseResult =
-  /** This call closed it; `taskToken` is the run to resume, if one waits. */
-  | { kind: "closed"; record: QuestionRecord; taskToken: string | undefined }
+  /**
+   * This call closed it; `taskToken` is the run to resume, if one waits. `responseLost`: the write landed on
+   * an attempt whose response was lost and the SDK's retry found it done — the token left the item with
+   * that attempt, so the table's stream resumes the run (lib/app/settle-closed-question.ts).
+   */
+  | { kind: "closed"; record: QuestionRecord; taskToken: string | undefined; responseLost?: true }
   /** It had already ended (answered, cancelled, expired, …): nothing changed. */
   | { kind: "not_pending"; record: QuestionRecord }
   | { kind: "not_found" };

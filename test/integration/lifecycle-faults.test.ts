@@ -206,6 +206,40 @@ describe("no lost answers (a closed question's run is resumed durably)", () => {
   });
 });
 
+describe("a write DynamoDB applied, whose response was lost", () => {
+  it("the answer's UpdateItem applied, its 500 retried by the SDK: the answer is told it won, the stream resumes the run once", async () => {
+    const { executionArn, questionId } = await startAskingRun();
+    // DynamoDB closes the question, then the response is lost (a 500 may have succeeded): the SDK sends the
+    // same UpdateItem again.
+    stack.faults.dynamodb.failNext(1, {
+      code: "InternalServerError",
+      status: 500,
+      operations: ["UpdateItem"],
+      applied: true,
+    });
+
+    const answered = await stack.api("POST", `/questions/${questionId}/answer`, {
+      answers: { deploy_target: ["Production"] },
+    });
+
+    expect(stack.faults.dynamodb.injected).toBeGreaterThan(0);
+    expect(stack.faults.dynamodb.clear()).toBe(0);
+    expect(answered.status).toBe(200);
+    expect(answered.body).toEqual({ status: "answered", answers: { deploy_target: ["Production"] } });
+    expect(await storedItem(questionId)).not.toHaveProperty("taskToken");
+    // The token left the item with the first attempt: the stream's old image has it, and resumes the run.
+    const execution = await waitForExecutionEnd(stack, executionArn);
+    expect(execution.status).toBe("SUCCEEDED");
+    expect(JSON.parse(execution.output ?? "{}")).toEqual({ reply: "answered  deploy=Production" });
+    expect(count(await historyTypes(executionArn), "TaskSucceeded")).toBe(1);
+    // A later answer is told the question has ended.
+    const again = await stack.api("POST", `/questions/${questionId}/answer`, {
+      answers: { deploy_target: ["Staging"] },
+    });
+    expect(again.status).toBe(409);
+  });
+});
+
 describe("a throttled write changes nothing", () => {
   it("DynamoDB throttles the answer's UpdateItem beyond the SDK's retries: 5xx, still pending, a retry succeeds", async () => {
     const { executionArn, questionId } = await startAskingRun();

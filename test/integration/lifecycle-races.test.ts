@@ -457,6 +457,42 @@ describe("self-healing writes", () => {
 
 // ── 5. Late and expired ───────────────────────────────────────────────────────────────────────────────
 
+describe("writes DynamoDB applied, whose response was lost (a 500 the SDK retries)", () => {
+  const lostResponse = (operation: string) =>
+    stack.faults.dynamodb.failNext(1, {
+      code: "InternalServerError",
+      status: 500,
+      operations: [operation],
+      applied: true,
+    });
+
+  it("a tap whose event claim landed: the first delivery is still handled, not dropped as a duplicate", async () => {
+    const run = await startRun(TG_OWNER);
+    lostResponse("PutItem");
+    const tap = telegramTap(telegramButton(run.tgPost, "Production"), run.tgMessageId);
+    expect((await tap.send()).status).toBe(200);
+    expect(stack.faults.dynamodb.clear()).toBe(0);
+    const ack = telegram
+      .callsTo("answerCallbackQuery")
+      .find((a) => a.body.callback_query_id === tap.callbackId);
+    expect(ack?.body.text).toBe("Got it.");
+    const execution = await waitForExecutionEnd(stack, run.executionArn);
+    expect(execution.output).toBe(JSON.stringify({ reply: "answered||Production" }));
+  });
+
+  it("an ask over the API whose put landed: created (201), not refused as an id in use", async () => {
+    lostResponse("PutItem");
+    const created = await stack.api("POST", "/questions", {
+      questions: [single],
+      owner: TG_OWNER,
+      sessionKey: unique("lost-put"),
+    });
+    expect(stack.faults.dynamodb.clear()).toBe(0);
+    expect(created.status).toBe(201);
+    expect((await stack.api("GET", `/questions/${created.body.id}`)).body.question.status).toBe("pending");
+  });
+});
+
 describe("late and expired", () => {
   async function expiredQuestion(extra: Record<string, unknown> = {}, options = { stored: true }) {
     const agentId = unique("agent");

@@ -88,6 +88,29 @@ describe("DynamoDB fault injection", () => {
     expect(error).toMatchObject({ name: "InternalServerError", $metadata: { httpStatusCode: 500 } });
   });
 
+  it("with `applied`, serves the call first: the write is made (and captured), only its response is the error", async () => {
+    changes.length = 0;
+    proxy.faults.failNext(1, {
+      code: "InternalServerError",
+      status: 500,
+      operations: ["PutItem"],
+      applied: true,
+    });
+    const error = await client
+      .send(new PutItemCommand({ TableName, Item: { pk: { S: "applied" }, n: { N: "1" } } }))
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: "InternalServerError", $metadata: { httpStatusCode: 500 } });
+    expect(changes).toEqual([
+      {
+        tableName: TableName,
+        keys: { pk: { S: "applied" } },
+        oldImage: undefined,
+        newImage: { pk: { S: "applied" }, n: { N: "1" } },
+      },
+    ]);
+    expect(proxy.faults.clear()).toBe(0);
+  });
+
   it("captures each write's before and after images, and nothing for a write that changed nothing", async () => {
     changes.length = 0;
     const set = (n: string) =>

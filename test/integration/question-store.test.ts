@@ -25,10 +25,41 @@ let dynamodb: LocalDynamoDb;
 let client: ReturnType<typeof localDynamoDbClient>;
 let store: QuestionStore;
 const capacity: number[] = [];
+/** Requests to come before the one whose response is lost (loseResponse); undefined: none is. */
+let losing: number | undefined;
 
 beforeAll(async () => {
   dynamodb = await startLocalDynamoDb({ port: 0 });
   client = localDynamoDbClient(dynamodb.url);
+  // A lost response: the request reaches the table and is applied, then its answer is a 500, which the
+  // SDK's retry strategy retries with the same request (the retry runs the steps after `initialize` again).
+  const lost = Symbol("lose this request's first response");
+  client.middlewareStack.add(
+    (next, context) => (args) => {
+      if (losing !== undefined && --losing === 0) {
+        losing = undefined;
+        (context as Record<symbol, boolean>)[lost] = true;
+      }
+      return next(args);
+    },
+    { step: "initialize", name: "pickLostResponse" },
+  );
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const out = await next(args);
+      const marks = context as Record<symbol, boolean>;
+      if (marks[lost]) {
+        marks[lost] = false;
+        throw Object.assign(new Error("We encountered an internal error. Please try again."), {
+          name: "InternalServerError",
+          $fault: "server",
+          $metadata: { httpStatusCode: 500 },
+        });
+      }
+      return out;
+    },
+    { step: "deserialize", name: "loseResponse" },
+  );
   await ensureTable(client, TABLE);
   store = createDynamoDbQuestionStore({
     client,
@@ -56,10 +87,21 @@ describeQuestionStoreContract("DynamoDB question store", async () => ({
   async deleteItem(pk) {
     await client.send(new DeleteItemCommand({ TableName: TABLE, Key: { pk: { S: pk } } }));
   },
+  loseResponse(nth = 1) {
+    losing = nth;
+  },
 }));
 
 describeQuestionStoreContract("in-memory question store", async () => {
-  const memory = createInMemoryQuestionStore({ retentionSeconds: 3600 });
+  let losing: number | undefined;
+  const memory = createInMemoryQuestionStore({
+    retentionSeconds: 3600,
+    loseResponse: () => {
+      if (losing === undefined || --losing > 0) return false;
+      losing = undefined;
+      return true;
+    },
+  });
   return {
     store: memory,
     storedItem: async (pk) => {
@@ -71,6 +113,9 @@ describeQuestionStoreContract("in-memory question store", async () => {
     },
     deleteItem: async (pk) => {
       memory.items.delete(pk);
+    },
+    loseResponse(nth = 1) {
+      losing = nth;
     },
   };
 });

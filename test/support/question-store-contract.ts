@@ -10,6 +10,7 @@ import { MAX_COPIES } from "#lib/questions/question-record.ts";
 import { keys } from "#lib/store/keys.ts";
 import {
   type NewQuestion,
+  type Outcome,
   PRIVATE_CHAT_KEPT,
   PRIVATE_CHAT_LOOKUP,
   type QuestionStore,
@@ -26,6 +27,11 @@ export interface StoreUnderTest {
   putItem(item: Record<string, unknown> & { pk: string }): Promise<void>;
   /** Deletes an item past the store: what TTL does. */
   deleteItem(pk: string): Promise<void>;
+  /**
+   * The `nth` request from now (1: the next) is applied and its response lost (a 500 after the write), so it
+   * is sent again as the SDK retries it.
+   */
+  loseResponse(nth?: number): void;
 }
 
 export const T0 = 1_800_000_000_000;
@@ -423,6 +429,7 @@ export function describeQuestionStoreContract(name: string, open: () => Promise<
           answerer: "telegram:42",
           expiresAtMs: DEADLINE,
           expiresAt: DEADLINE / 1000,
+          writeId: expect.any(String),
         });
       });
 
@@ -959,6 +966,122 @@ export function describeQuestionStoreContract(name: string, open: () => Promise<
         pk: keys.inboundEvent(key),
         entity: "inboundEvent",
         expiresAt: Math.ceil((T0 + 2) / 1000) + 60,
+        writeId: expect.any(String),
+      });
+    });
+
+    describe("a write applied, its response lost, then retried (the SDK sends the same request again)", () => {
+      const answered: Outcome = { status: "answered", answers: { q: ["A"] }, resolvedBy: "api" };
+
+      it("close: the retry is told it closed the question, never that it had already ended", async () => {
+        const question = newQuestion({ runId: "run-lost", taskToken: "tok-lost" });
+        await store.create(question, T0);
+        subject.loseResponse();
+        const closed = await store.close(question.id, answered, T0 + 1);
+        expect(closed).toMatchObject({
+          kind: "closed",
+          // The token left the item with the attempt whose response was lost: the stream resumes the run.
+          responseLost: true,
+          taskToken: undefined,
+          record: { status: "answered", answers: { q: ["A"] }, resolvedBy: "api", resolvedAtMs: T0 + 1 },
+        });
+        expect(JSON.stringify(closed)).not.toContain("writeId");
+        expect(JSON.stringify(await store.get(question.id, T0 + 2))).not.toContain("writeId");
+        const later = await store.close(question.id, { status: "cancelled", reason: "skipped" }, T0 + 2);
+        expect(later).toMatchObject({ kind: "not_pending", record: { status: "answered" } });
+        expect(await storedItem(question.id)).not.toHaveProperty("taskToken");
+      });
+
+      it("a close whose response came back is not marked as lost", async () => {
+        const question = newQuestion({ taskToken: "tok-kept" });
+        await store.create(question, T0);
+        const closed = await store.close(question.id, answered, T0 + 1);
+        expect(closed).toMatchObject({ kind: "closed", taskToken: "tok-kept" });
+        expect(closed).not.toHaveProperty("responseLost");
+      });
+
+      it("vote: a kept vote is told recorded, never stale; a closing vote is told it closed", async () => {
+        const question = newQuestion({ quorum: 2 });
+        await store.create(question, T0);
+        const bob = { by: "web:bob", answers: { q: ["A"] }, atMs: T0 + 1 };
+        const carol = { by: "web:carol", answers: { q: ["A"] }, atMs: T0 + 2 };
+        subject.loseResponse();
+        expect(await store.vote(question.id, [bob], 0, T0 + 1)).toMatchObject({
+          kind: "recorded",
+          record: { status: "pending", votes: [bob] },
+        });
+        const closing: VoteOutcome = { status: "answered", answers: { q: ["A"] } };
+        subject.loseResponse();
+        expect(await store.vote(question.id, [bob, carol], 1, T0 + 2, closing)).toMatchObject({
+          kind: "closed",
+          responseLost: true,
+          record: { status: "answered", votes: [bob, carol] },
+        });
+      });
+
+      it("release and expire: the retry reports the close it made", async () => {
+        const released = newQuestion({ taskToken: "tok-release" });
+        await store.create(released, T0);
+        subject.loseResponse();
+        expect(
+          await store.release(
+            released.id,
+            { status: "cancelled", reason: "cancelled", resolvedBy: "wait-ended" },
+            T0 + 1,
+            { taskToken: "tok-release" },
+          ),
+        ).toBe(true);
+        expect(await store.get(released.id, T0 + 2)).toMatchObject({ status: "cancelled" });
+
+        const expired = newQuestion();
+        await store.create(expired, T0);
+        subject.loseResponse();
+        expect(await store.expire(expired.id, T0 + 60_000)).toBe(true);
+        expect(await store.expire(expired.id, T0 + 60_001)).toBe(false);
+      });
+
+      it("event claim: the first delivery keeps its claim; a repeat is still a duplicate", async () => {
+        const key = `event-lost-${++counter}-${Date.now()}`;
+        subject.loseResponse();
+        expect(await store.claimEvent(key, 60, T0)).toBe(true);
+        expect(await store.claimEvent(key, 60, T0 + 1)).toBe(false);
+      });
+
+      it("ask: the question is created (not a retried task's, not an id in use), its session slot taken", async () => {
+        const question = newQuestion({
+          runId: "run-ask-lost",
+          taskToken: "tok-ask",
+          sessionKey: `s-${++counter}`,
+        });
+        subject.loseResponse();
+        expect(await store.create(question, T0)).toMatchObject({ kind: "created" });
+        const bare = newQuestion();
+        subject.loseResponse();
+        expect(await store.create(bare, T0)).toMatchObject({ kind: "created" });
+      });
+
+      it("ask: a session slot taken over from an ended question stays taken by the retry", async () => {
+        const sessionKey = `s-takeover-${++counter}`;
+        const ended = newQuestion({ sessionKey });
+        await store.create(ended, T0);
+        await store.close(ended.id, answered, T0 + 1);
+        const next = newQuestion({ sessionKey });
+        // Put the question, try the slot (held), read the slot and its question, take it over: that put is lost.
+        subject.loseResponse(5);
+        expect(await store.create(next, T0 + 2)).toMatchObject({ kind: "created" });
+        expect(await subject.storedItem(keys.sessionSlot(sessionKey))).toMatchObject({ questionId: next.id });
+      });
+
+      it("link token: the retried put of a new token is no clash", async () => {
+        const token = {
+          token: `lost_${++counter}`,
+          questionId: "ask_l",
+          answerer: "telegram:1",
+          expiresAtMs: T0 + 60_000,
+        };
+        subject.loseResponse();
+        await store.saveLinkToken(token);
+        expect(await store.takeLinkToken(token.token, "telegram:1", T0)).toEqual(token);
       });
     });
 

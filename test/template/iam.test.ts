@@ -437,6 +437,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
             "sessionIndexKey",
             "agentKey",
             "askerKey",
+            "writeId",
           ],
         },
         StringEqualsIfExists: { "dynamodb:ReturnValues": ["NONE"] },
