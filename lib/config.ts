@@ -176,6 +176,19 @@ const envSchema = z
     HANDRAISE_MCP_CONTEXT: z.optional(z.string()),
     /** How long an MCP tool call waits for the answer before it returns `pending` (under clients' timeouts). */
     HANDRAISE_MCP_WAIT_SECONDS: seconds(20, 25),
+    /**
+     * The durable agent's execution timeout (serverless.yml durableExecutionTimeout; at most 366 days, Lambda's
+     * limit): its questions are capped to end before the execution does.
+     */
+    HANDRAISE_DURABLE_EXECUTION_TIMEOUT_SECONDS: z.optional(
+      z.coerce
+        .number()
+        .check(
+          z.int({ error: ruleMessage("must be a whole number of seconds") }),
+          z.gte(1, { error: ruleMessage("must be at least 1") }),
+          z.lte(31_622_400, { error: ruleMessage("must be at most 366 days (31622400), Lambda's limit") }),
+        ),
+    ),
   })
   .check(
     z.refine((env) => env.HANDRAISE_MIN_TIMEOUT_SECONDS <= env.HANDRAISE_MAX_TIMEOUT_SECONDS, {
@@ -238,6 +251,8 @@ export interface Config {
   secrets: SecretSource;
   notify: NotifySettings;
   mcp: McpSettings;
+  /** The durable agent's execution timeout, where it runs: a question it asks ends before the execution. */
+  durableExecutionTimeoutSeconds?: number | undefined;
 }
 
 /** Signed notifications (lib/notify): the queue, the retry schedule, and whether loopback receivers are allowed. */
@@ -360,6 +375,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       context: e.HANDRAISE_MCP_CONTEXT,
       waitSeconds: e.HANDRAISE_MCP_WAIT_SECONDS,
     },
+    ...(e.HANDRAISE_DURABLE_EXECUTION_TIMEOUT_SECONDS !== undefined && {
+      durableExecutionTimeoutSeconds: e.HANDRAISE_DURABLE_EXECUTION_TIMEOUT_SECONDS,
+    }),
   };
 }
 

@@ -12,12 +12,45 @@ const { onOff } = require("./deployment.cjs");
 
 const sub = (text) => ({ "Fn::Sub": text });
 
+/** The AskUser task's and a durable ask's grace after a question's timeout (TIMEOUT_GRACE_SECONDS, lib/questions/schema.ts). */
+const TIMEOUT_GRACE_SECONDS = 10;
+
 /**
- * The resources and outputs for one deployment: none unless `durable` is on.
- * @param {{durable: boolean, functionName: string, resumableStateMachines: string, resumableDurableFunctions: string}} settings
+ * The longest question and its grace must fit in one durable execution: the durable ask caps a question at
+ * the time its execution has left (lib/durable/ask-user.ts), and a deployment whose every long question would
+ * be cut short is refused when it is packaged rather than found out in a run.
+ * @param {number} maxTimeoutSeconds
+ * @param {number} executionTimeoutSeconds
  */
-function durableAgent({ durable, functionName, resumableStateMachines, resumableDurableFunctions }) {
+function checkQuestionsFit(maxTimeoutSeconds, executionTimeoutSeconds) {
+  const longest = maxTimeoutSeconds + TIMEOUT_GRACE_SECONDS;
+  if (
+    Number.isInteger(maxTimeoutSeconds) &&
+    Number.isInteger(executionTimeoutSeconds) &&
+    longest <= executionTimeoutSeconds
+  ) {
+    return;
+  }
+  throw new Error(
+    `params.maxTimeoutSeconds (${maxTimeoutSeconds}) plus ${TIMEOUT_GRACE_SECONDS} s of grace must fit in params.durableExecutionTimeout (${executionTimeoutSeconds}) with durable=on: raise durableExecutionTimeout or lower maxTimeoutSeconds.`,
+  );
+}
+
+/**
+ * The resources and outputs for one deployment: none unless `durable` is on (then its questions must fit
+ * in its executions: checkQuestionsFit).
+ * @param {{durable: boolean, functionName: string, resumableStateMachines: string, resumableDurableFunctions: string, maxTimeoutSeconds: number, executionTimeoutSeconds: number}} settings
+ */
+function durableAgent({
+  durable,
+  functionName,
+  resumableStateMachines,
+  resumableDurableFunctions,
+  maxTimeoutSeconds,
+  executionTimeoutSeconds,
+}) {
   if (!durable) return { Resources: {}, Outputs: {} };
+  checkQuestionsFit(maxTimeoutSeconds, executionTimeoutSeconds);
   const stateMachines = sub(
     `arn:\${AWS::Partition}:states:\${AWS::Region}:\${AWS::AccountId}:stateMachine:${resumableStateMachines}`,
   );
@@ -117,6 +150,9 @@ module.exports = async ({ resolveVariable }) => {
     functionName: `${service}-${stage}-durableAgent`,
     resumableStateMachines: await resolveVariable("param:resumableStateMachines"),
     resumableDurableFunctions: await resolveVariable("param:resumableDurableFunctions"),
+    maxTimeoutSeconds: Number(await resolveVariable("param:maxTimeoutSeconds")),
+    executionTimeoutSeconds: Number(await resolveVariable("param:durableExecutionTimeout")),
   });
 };
 module.exports.durableAgent = durableAgent;
+module.exports.TIMEOUT_GRACE_SECONDS = TIMEOUT_GRACE_SECONDS;

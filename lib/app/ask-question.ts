@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { TaskCallbacks } from "../callbacks/task-callbacks.ts";
-import { WAITER_PATTERN } from "../callbacks/waiter.ts";
+import { WAITER_PATTERN, waiterOf } from "../callbacks/waiter.ts";
 import { hasGroupChats } from "../channels/channel-specs.ts";
 import type { ChannelRegistry } from "../channels/chat-channel.ts";
 import { normalizeAskUserArgs, questionIdFor, type TimeoutLimits } from "../questions/index.ts";
@@ -20,7 +20,7 @@ import type { CreateResult, NewQuestion, QuestionStore } from "../store/question
 import { closedOf, idsOf, refOf, type Telemetry } from "../telemetry/telemetry.ts";
 import { IdInUseError, InvalidArgumentError, SessionBusyError } from "./errors.ts";
 import { retireDeliveries } from "./retire-deliveries.ts";
-import { WAIT_ENDED } from "./wait-ended.ts";
+import { RUN_STOPPED, WAIT_ENDED } from "./wait-ended.ts";
 
 export interface AskQuestionInput {
   /** The raw ask_user arguments (`questions`, `timeoutSeconds?`), normalized here. */
@@ -80,7 +80,10 @@ export interface AskQuestionDeps {
   store: QuestionStore;
   /** The channels this function delivers to: every enabled one. */
   channels: ChannelRegistry;
-  /** Asks Step Functions whether the run holding a session's slot still waits (SendTaskHeartbeat). */
+  /**
+   * Asks Step Functions whether a run still waits (SendTaskHeartbeat): the run holding a session's slot, and
+   * the run that asked, once its question is stored.
+   */
   callbacks: TaskCallbacks;
   limits: TimeoutLimits;
   /** The deployment's default reminders (HANDRAISE_REMIND_AFTER_SECONDS), for requests that name none. */
@@ -96,7 +99,8 @@ export interface AskQuestionDeps {
  *
  * The outcome is the record: `pending` once at least one target has the question; `delivery_failed` (closed,
  * so the session is free and nothing can answer it) when no target took it, or when the posted copies could
- * not be recorded — those copies are then retired here, since nothing else knows where they are.
+ * not be recorded — those copies are then retired here, since nothing else knows where they are;
+ * `cancelled` (`resolvedBy: "run-abort"`) when the Step Functions run that asked no longer waits on it.
  *
  * @example
  * const ask = createAskQuestion({ store, channels, callbacks, limits, now: Date.now });
@@ -148,7 +152,35 @@ export function createAskQuestion(deps: AskQuestionDeps) {
     return store.create(question, now());
   }
 
+  /**
+   * A run stopped while its AskUser task was in flight may have been handled before this question was
+   * stored: the run-status consumer found nothing to cancel. So, once the record is durable (and posted), the
+   * run is asked whether it still waits on the token (SendTaskHeartbeat); if not, the question is cancelled
+   * as a stopped run's is, and the stream consumer retires its copies. Between the two paths one sees it.
+   * Only Step Functions tokens: a durable execution's question cannot outlive it (lib/durable/ask-user.ts).
+   */
+  async function closeIfRunStopped(record: QuestionRecord, taskToken: string): Promise<QuestionRecord> {
+    if (record.status !== "pending" || waiterOf(taskToken).kind !== "task") return record;
+    const alive = await deps.callbacks.heartbeat(taskToken).catch((error: unknown) => {
+      // The run-status consumer still cancels a stopped run's question it finds; the deadline ends the rest.
+      telemetry.failed("asking whether the run still waits", error, idsOf(record));
+      return "unknown" as const;
+    });
+    if (alive !== "not_waiting") return record;
+    // Only while it waits on the token probed: answered meanwhile, or a retried task's live token, it stays.
+    const resolvedAtMs = now();
+    if (!(await store.release(record.id, RUN_STOPPED, resolvedAtMs, { taskToken }))) return record;
+    const closed = { ...record, ...RUN_STOPPED, resolvedAtMs };
+    telemetry.closed(closedOf(closed));
+    return closed;
+  }
+
   return async function askQuestion(input: AskQuestionInput): Promise<QuestionRecord> {
+    const record = await registerAndDeliver(input);
+    return input.taskToken === undefined ? record : closeIfRunStopped(record, input.taskToken);
+  };
+
+  async function registerAndDeliver(input: AskQuestionInput): Promise<QuestionRecord> {
     const request = normalizeAskUserArgs(input.args, limits);
     if (input.taskToken !== undefined && !WAITER_PATTERN.test(input.taskToken)) {
       // Stored, it would fail every call that resumes the run, long after the asking.
@@ -228,7 +260,7 @@ export function createAskQuestion(deps: AskQuestionDeps) {
       await retireDeliveries(channels, { ...current, deliveries: delivered }, retireFailed(record));
     }
     return current ?? { ...record, deliveries: delivered };
-  };
+  }
 
   /** The question holding a busy session, if the caller may know it (one read, on this refusal only). */
   async function nameable(

@@ -1,6 +1,7 @@
 import type { QuestionStore } from "../store/question-store.ts";
 import { AlreadyResolvedError } from "./errors.ts";
 import type { ResolveQuestion } from "./resolve-question.ts";
+import { RUN_STOPPED } from "./wait-ended.ts";
 
 /** The fields of EventBridge's "Step Functions Execution Status Change" detail this use case reads. */
 export interface StoppedRun {
@@ -14,7 +15,9 @@ export interface StoppedRun {
  * A run that stopped (StopExecution, failure, timeout) no longer waits: its pending question is cancelled
  * with `resolvedBy: "run-abort"` (the table's stream then retires its chat copies), so nobody answers into
  * the void. The run's
- * question is found through its session (the agent's input has `sessionKey`): a Query, never a Scan.
+ * question is found through its session (the agent's input has `sessionKey`): a Query, never a Scan. A
+ * question stored after this ran (the ask still in flight when the run stopped) is closed by the ask itself,
+ * which probes the run once the record is stored (lib/app/ask-question.ts).
  *
  * @example
  * await cancelStoppedRun({ executionArn, status: "ABORTED", input: '{"sessionKey":"s1",…}' });
@@ -32,7 +35,7 @@ export function createCancelStoppedRun(deps: {
     const cancelled: string[] = [];
     for (const record of pending.filter((r) => r.runId === run.executionArn)) {
       try {
-        await deps.resolve.cancel(record.id, "cancelled", { resolvedBy: "run-abort" });
+        await deps.resolve.cancel(record.id, RUN_STOPPED.reason, { resolvedBy: RUN_STOPPED.resolvedBy });
         cancelled.push(record.id);
       } catch (error) {
         // Answered a moment before the run stopped: the answer stands.

@@ -6,3 +6,9 @@ import type { Outcome } from "../store/question-store.ts";
  * `resolvedBy` says why, so nobody can answer into a run that no longer listens.
  */
 export const WAIT_ENDED: Outcome = { status: "cancelled", reason: "cancelled", resolvedBy: "wait-ended" };
+
+/**
+ * How the question of a run that stopped (StopExecution, failure, timeout) is closed, whichever path finds
+ * it: the run-status consumer (lib/app/cancel-stopped-run.ts) or the ask that stored it after the stop.
+ */
+export const RUN_STOPPED = { status: "cancelled", reason: "cancelled", resolvedBy: "run-abort" } as const;

@@ -17,6 +17,7 @@ import { DeliveryFailedError } from "../app/errors.ts";
 import { TASK_ERRORS } from "../callbacks/task-callbacks.ts";
 import { durableWaiter } from "../callbacks/waiter.ts";
 import { normalizeAskUserArgs, type TimeoutLimits } from "../questions/index.ts";
+import { clampTimeout } from "../questions/normalize.ts";
 import type { AnswererEntry, DeliveryTarget, Escalation } from "../questions/question-record.ts";
 import { type AskUserResult, askUserResultSchema, TIMEOUT_GRACE_SECONDS } from "../questions/schema.ts";
 
@@ -51,23 +52,57 @@ const FINAL_REGISTRATION_ERRORS = new Set([
 ]);
 
 /**
+ * The execution a question is asked in: its timeout (serverless.yml durableExecutionTimeout) and, when the
+ * SDK reported it, its start (lib/durable/execution-starts.ts).
+ */
+export interface DurableExecutionBounds {
+  timeoutSeconds: number;
+  startedAtMs: (executionArn: string) => number | undefined;
+  now: () => number;
+}
+
+/**
+ * A question never outlives its execution: with the execution's bounds, its timeout is capped so that it and
+ * the callback's grace end within the time the execution has left (all of its timeout when its start is
+ * unknown), but never below the deployment's minimum. Nothing else would close it when the execution ends:
+ * the run-status rule watches Step Functions runs only.
+ *
  * @example
- * const askUser = createDurableAskUser({ askQuestion, limits });
+ * const askUser = createDurableAskUser({ askQuestion, limits, execution: { timeoutSeconds: 86400, startedAtMs, now } });
  * export const handler = withDurableExecution(async (event, context) => {
  *   const result = await askUser(context, { questions: [...] }, { owner: "telegram:42", deliverTo });
  *   // → {status: "answered", answers, resolvedBy} | {status: "no_answer", reason} | {status: "delivery_failed"}
  * });
  * @throws ToolInputError (bad arguments: nothing stored, nothing waited), SessionBusyError.
  */
-export function createDurableAskUser(deps: { askQuestion: AskQuestion; limits: TimeoutLimits }) {
+export function createDurableAskUser(deps: {
+  askQuestion: AskQuestion;
+  limits: TimeoutLimits;
+  execution?: DurableExecutionBounds | undefined;
+}) {
+  /** The question's timeout within what is left of the execution `runId`. */
+  function withinExecution(timeoutSeconds: number, runId: string): number {
+    const { execution } = deps;
+    if (execution === undefined) return timeoutSeconds;
+    const startedAtMs = execution.startedAtMs(runId);
+    const elapsed =
+      startedAtMs === undefined ? 0 : Math.max(0, Math.ceil((execution.now() - startedAtMs) / 1000));
+    const left = execution.timeoutSeconds - elapsed - TIMEOUT_GRACE_SECONDS;
+    return clampTimeout(Math.min(timeoutSeconds, left), deps.limits);
+  }
+
   return async function askUser(
     context: DurableContext,
     args: unknown,
     options: DurableAskOptions,
   ): Promise<AskUserResult> {
     // Checked before any durable operation: invalid arguments go back to the model, the run never waits.
-    const { timeoutSeconds } = normalizeAskUserArgs(args, deps.limits);
+    const asked = normalizeAskUserArgs(args, deps.limits);
     const runId = context.executionContext.durableExecutionArn;
+    const timeoutSeconds = withinExecution(asked.timeoutSeconds, runId);
+    // Valid arguments are an object: only the timeout changes, and only when it was capped.
+    const registered =
+      timeoutSeconds === asked.timeoutSeconds ? args : { ...(args as object), timeoutSeconds };
     try {
       const text = await context.waitForCallback(
         ASK_USER_OPERATION,
@@ -75,7 +110,7 @@ export function createDurableAskUser(deps: { askQuestion: AskQuestion; limits: T
           try {
             // The id derives from the execution and the callback, so a retried registration finds its record.
             const record = await deps.askQuestion({
-              args,
+              args: registered,
               owner: options.owner,
               deliverTo: options.deliverTo,
               sessionKey: options.sessionKey,

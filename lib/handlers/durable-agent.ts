@@ -11,6 +11,7 @@ import middy from "@middy/core";
 import type { Config } from "../config.ts";
 import { createDurableAskUser } from "../durable/ask-user.ts";
 import { createDurableAgent } from "../durable/durable-agent.ts";
+import { createExecutionStarts } from "../durable/execution-starts.ts";
 import { createAsker, createProviderFor, createServices } from "../wiring.ts";
 import type { DeliveringHandlerDeps } from "./handler-deps.ts";
 
@@ -19,8 +20,17 @@ export async function createDurableAgentHandler(
   { observability, channels, aws }: DeliveringHandlerDeps,
 ) {
   const services = createServices(config, "durableAgent", observability, channels, aws);
+  const starts = createExecutionStarts();
+  const timeoutSeconds = config.durableExecutionTimeoutSeconds;
   const agent = createDurableAgent({
-    askUser: createDurableAskUser({ askQuestion: createAsker(services), limits: config.limits }),
+    askUser: createDurableAskUser({
+      askQuestion: createAsker(services),
+      limits: config.limits,
+      execution:
+        timeoutSeconds === undefined
+          ? undefined
+          : { timeoutSeconds, startedAtMs: starts.startedAtMs, now: services.now },
+    }),
     limits: config.limits,
     providerFor: createProviderFor(services.secrets, observability),
     now: services.now,
@@ -28,5 +38,5 @@ export async function createDurableAgentHandler(
   await services.ready();
   return middy()
     .use(observability.middlewares)
-    .handler(withDurableExecution(agent) as never);
+    .handler(withDurableExecution(agent, { plugins: [starts.plugin] }) as never);
 }

@@ -12,6 +12,7 @@ import { singleQuestion, unique } from "./support/sample-questions.ts";
 import {
   allItems,
   startTestStack,
+  statusOf,
   type TestStack,
   waitFor,
   waitForExecutionEnd,
@@ -365,6 +366,38 @@ describe("the agent state machine", () => {
       sessionKey,
     });
     expect(next.status).toBe(201);
+  });
+
+  it("an ask stored after its run's stop was handled cancels its own question: nobody can answer it", async () => {
+    const sessionKey = unique("stopped-in-flight");
+    const executionArn = await start(
+      scriptedInput(sessionKey, { questions: [singleQuestion] }, "{{call_1.status}}"),
+    );
+    const first = await pendingQuestionOf(sessionKey);
+    const token = await taskTokenOf(first.id);
+    await stack.sfn.send(new StopExecutionCommand({ executionArn, error: "Stopped", cause: "by the test" }));
+    await waitFor(async () => ((await statusOf(stack, first.id)) === "pending" ? undefined : true), {
+      what: "the stop to be handled",
+    });
+    // The AskUser task's Lambda of that run, landing after the run-status consumer looked for its question.
+    const { questionId } = (await stack.invoke("ask", {
+      taskToken: token,
+      runId: executionArn,
+      toolCallId: "call_late",
+      owner: "web:alice",
+      sessionKey,
+      deliverTo: [{ channel: "console", chatId: "terminal" }],
+      questions: [singleQuestion],
+    })) as { questionId: string };
+    expect(questionId).not.toBe(first.id);
+    const late = (await stack.api("GET", `/questions/${questionId}`)).body.question;
+    expect(late).toMatchObject({ status: "cancelled", reason: "cancelled", resolvedBy: "run-abort" });
+    const answered = await stack.api("POST", `/questions/${questionId}/answer`, {
+      answers: { deploy_target: ["1"] },
+    });
+    expect(answered.status).toBe(409);
+    const listed = await stack.api("GET", `/questions?sessionKey=${encodeURIComponent(sessionKey)}`);
+    expect(listed.body.questions).toEqual([]);
   });
 
   it("no response body of the API ever contains a task token", async () => {

@@ -35,6 +35,8 @@ beforeAll(async () => {
     TELEGRAM_WEBHOOK_SECRET: SECRET,
     TELEGRAM_API_BASE: telegram.url,
     HANDRAISE_PUBLIC_URL: "https://handraise.test",
+    // As serverless.yml gives the durable agent its durableExecutionTimeout: half an hour here.
+    HANDRAISE_DURABLE_EXECUTION_TIMEOUT_SECONDS: "1810",
   });
   // The handler the local stack built: its services point at this stack.
   handler = stack.handler("durableAgent");
@@ -173,6 +175,17 @@ describe("the durable agent", () => {
     const cancelled = await startRun();
     expect((await stack.api("POST", `/questions/${cancelled.questionId}/cancel`, {})).status).toBe(200);
     expect(await reply(cancelled.execution)).toBe("no_answer|cancelled|");
+  });
+
+  it("a question longer than its execution could wait is cut to the time the execution has left", async () => {
+    const run = await startRun({ timeoutSeconds: 3600 });
+    const question = await statusOf(run.questionId);
+    // 1810 s of execution, less the grace and the moment since it started.
+    const waits = (question.expiresAtMs - question.createdAtMs) / 1000;
+    expect(waits).toBeLessThanOrEqual(1800);
+    expect(waits).toBeGreaterThanOrEqual(1790);
+    expect((await stack.api("POST", `/questions/${run.questionId}/cancel`, {})).status).toBe(200);
+    expect(await reply(run.execution)).toBe("no_answer|cancelled|");
   });
 
   it("a question nobody answers ends the wait as expired (its timeout and the grace period)", {

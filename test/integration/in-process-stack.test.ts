@@ -34,8 +34,9 @@ describe("the in-process stack", () => {
       resolvedBy: expect.any(String),
     });
     const sent = stack.taskCalls.filter((call) => call.input.taskToken === run.taskToken);
-    // The answer path's resume, then the stream's (told the task is gone, which is not an error).
-    expect(sent.map((call) => call.command)).toEqual(["success", "success"]);
+    // The ask's probe that the run still waits once its question is stored, the answer path's resume, then
+    // the stream's (told the task is gone, which is not an error).
+    expect(sent.map((call) => call.command)).toEqual(["heartbeat", "success", "success"]);
   });
 
   it("a cancel reaches the run as the Catch's no_answer result", async () => {

@@ -438,6 +438,13 @@ describe("self-healing writes", () => {
         },
         lambdaContext("ask", 10_000),
       );
+    // A made-up token stands in for a retried attempt's live one: Step Functions cannot tell whether its run
+    // waits (the ask's probe is refused once), so the question stays, as it would for a live token.
+    stack.faults.stepFunctions.failNext(1, {
+      code: "AccessDeniedException",
+      status: 400,
+      operations: ["SendTaskHeartbeat"],
+    });
     expect(await retry("a-retry-token")).toEqual({ questionId: run.id });
     expect((await itemsOf()).map((item) => item.taskToken)).toEqual(["a-retry-token"]);
     // The retry of the real attempt: the run's own token is back, still one record, no new posts.

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { TIMEOUT_GRACE_SECONDS } from "#lib/questions/schema.ts";
 import { alarmMetrics } from "../../scripts/lib/idle-cost.ts";
 import { functionKey, render, resource, resourcesOfType } from "./cfn.ts";
 import {
@@ -217,6 +218,24 @@ describe("the durable agent", () => {
     expect(render(alias?.Properties?.FunctionName)).toBe("DurableAgentLambdaFunction");
     expect(render(allOn.Outputs?.DurableAgentAliasArn?.Value)).toBe(aliasId);
     // Its role and permissions are the IAM table's row (test/template/iam.test.ts).
+  });
+
+  it("with durable=on: its questions fit in its executions, and it knows its execution timeout to cap them", () => {
+    const variablesOf = (id: string) =>
+      ((resource(allOn, id).Properties?.Environment as { Variables?: Record<string, string> } | undefined)
+        ?.Variables ?? {}) as Record<string, string | undefined>;
+    const fn = resource(allOn, "DurableAgentLambdaFunction").Properties ?? {};
+    const executionTimeout = (fn.DurableConfig as { ExecutionTimeout: number }).ExecutionTimeout;
+    const variables = variablesOf("DurableAgentLambdaFunction");
+    expect(Number(variables.HANDRAISE_DURABLE_EXECUTION_TIMEOUT_SECONDS)).toBe(executionTimeout);
+    expect(Number(variables.HANDRAISE_MAX_TIMEOUT_SECONDS) + TIMEOUT_GRACE_SECONDS).toBeLessThanOrEqual(
+      executionTimeout,
+    );
+    // Only the durable agent is told: no other function runs a durable execution.
+    for (const [id] of lambdas(allOn)) {
+      if (id === "DurableAgentLambdaFunction") continue;
+      expect(variablesOf(id).HANDRAISE_DURABLE_EXECUTION_TIMEOUT_SECONDS, id).toBeUndefined();
+    }
   });
 });
 

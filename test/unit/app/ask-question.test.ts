@@ -94,6 +94,40 @@ describe("askQuestion and a busy session", () => {
   });
 });
 
+describe("askQuestion and a run that stopped while it asked", () => {
+  const taskToken = "AQCEAAAAKgAAAAMAAAAAAAAAAc+/9xK0ZyVw==";
+
+  it("cancels the stored question as a stopped run's when the run no longer waits on the token", async () => {
+    const { ask, released, probed } = setup("not_waiting");
+    const record = await ask({ args, owner: "web:a", deliverTo: [], taskToken });
+    expect(probed).toEqual([taskToken]);
+    expect(released).toEqual([
+      { id: record.id, outcome: { status: "cancelled", reason: "cancelled", resolvedBy: "run-abort" } },
+    ]);
+    expect(record).toMatchObject({ status: "cancelled", reason: "cancelled", resolvedBy: "run-abort" });
+  });
+
+  it("keeps it while the run waits, or when Step Functions cannot tell", async () => {
+    for (const alive of ["resumed", new Error("ThrottlingException")] as const) {
+      const { ask, released, probed } = setup(alive);
+      const record = await ask({ args, owner: "web:a", deliverTo: [], taskToken });
+      expect(record.status).toBe("pending");
+      expect(probed).toEqual([taskToken]);
+      expect(released).toEqual([]);
+    }
+  });
+
+  it("asks no one without a Step Functions token (the API's questions, a durable execution's)", async () => {
+    for (const token of [undefined, durableWaiter("eyJleGVjdXRpb25JZCI6ImFiYyJ9")]) {
+      const { ask, released, probed } = setup("not_waiting");
+      const record = await ask({ args, owner: "web:a", deliverTo: [], taskToken: token });
+      expect(record.status).toBe("pending");
+      expect(probed).toEqual([]);
+      expect(released).toEqual([]);
+    }
+  });
+});
+
 describe("askQuestion delivery targets", () => {
   it("refuses a target on a channel that is not enabled before storing anything", async () => {
     const { ask } = setup("resumed");

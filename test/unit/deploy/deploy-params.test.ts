@@ -6,6 +6,7 @@
  */
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
+import { TIMEOUT_GRACE_SECONDS } from "#lib/questions/schema.ts";
 
 const require = createRequire(import.meta.url);
 
@@ -20,14 +21,18 @@ const { onOff, alarmSet, deployedFunctions } = require("../../../infra/deploy/de
 const { capacity } = require("../../../infra/deploy/capacity.cjs") as {
   capacity: (settings: { reserve: boolean; reservations: string; durable: boolean }) => Extensions;
 };
-const { durableAgent } = require("../../../infra/deploy/durable-agent.cjs") as {
-  durableAgent: (settings: {
-    durable: boolean;
-    functionName: string;
-    resumableStateMachines: string;
-    resumableDurableFunctions: string;
-  }) => { Resources: Record<string, unknown>; Outputs: Record<string, unknown> };
-};
+const { durableAgent, TIMEOUT_GRACE_SECONDS: PACKAGED_GRACE } =
+  require("../../../infra/deploy/durable-agent.cjs") as {
+    durableAgent: (settings: {
+      durable: boolean;
+      functionName: string;
+      resumableStateMachines: string;
+      resumableDurableFunctions: string;
+      maxTimeoutSeconds: number;
+      executionTimeoutSeconds: number;
+    }) => { Resources: Record<string, unknown>; Outputs: Record<string, unknown> };
+    TIMEOUT_GRACE_SECONDS: number;
+  };
 const OptionalFunctions = require("../../../scripts/serverless-optional-functions.cjs") as new (
   serverless: unknown,
 ) => { hooks: { initialize: () => void } };
@@ -72,6 +77,8 @@ describe("deploy switches", () => {
       functionName: "handraise-dev-durableAgent",
       resumableStateMachines: "handraise-dev-*",
       resumableDurableFunctions: "handraise-dev-*",
+      maxTimeoutSeconds: 3600,
+      executionTimeoutSeconds: 86400,
     };
     expect(durableAgent({ ...settings, durable: false })).toEqual({ Resources: {}, Outputs: {} });
     const on = durableAgent({ ...settings, durable: true });
@@ -80,6 +87,30 @@ describe("deploy switches", () => {
     expect(JSON.stringify(on.Resources)).toContain(
       "function:handraise-dev-durableAgent:*/durable-execution/*/*",
     );
+  });
+
+  it("refuse a durable deployment whose longest question and its grace would not fit in an execution", () => {
+    const settings = {
+      functionName: "handraise-dev-durableAgent",
+      resumableStateMachines: "handraise-dev-*",
+      resumableDurableFunctions: "handraise-dev-*",
+      durable: true,
+    };
+    expect(PACKAGED_GRACE).toBe(TIMEOUT_GRACE_SECONDS);
+    const fits = { maxTimeoutSeconds: 3600, executionTimeoutSeconds: 3600 + TIMEOUT_GRACE_SECONDS };
+    expect(Object.keys(durableAgent({ ...settings, ...fits }).Resources)).toEqual(["DurableAgentRole"]);
+    for (const [maxTimeoutSeconds, executionTimeoutSeconds] of [
+      [3600, 3600 + TIMEOUT_GRACE_SECONDS - 1],
+      [31_536_000, 86_400],
+      [Number.NaN, 86_400],
+    ] as const) {
+      expect(() => durableAgent({ ...settings, maxTimeoutSeconds, executionTimeoutSeconds })).toThrow(
+        /params\.maxTimeoutSeconds .* must fit in params\.durableExecutionTimeout/,
+      );
+    }
+    // Off, nothing is deployed and nothing is checked.
+    const off = { ...settings, durable: false, maxTimeoutSeconds: 31_536_000, executionTimeoutSeconds: 60 };
+    expect(durableAgent(off)).toEqual({ Resources: {}, Outputs: {} });
   });
 });
 

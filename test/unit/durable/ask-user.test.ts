@@ -8,7 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AskQuestionInput } from "#lib/app/ask-question.ts";
 import { SessionBusyError } from "#lib/app/errors.ts";
 import { waiterOf } from "#lib/callbacks/waiter.ts";
-import { ASK_USER_OPERATION, createDurableAskUser } from "#lib/durable/ask-user.ts";
+import {
+  ASK_USER_OPERATION,
+  createDurableAskUser,
+  type DurableExecutionBounds,
+} from "#lib/durable/ask-user.ts";
+import { createExecutionStarts } from "#lib/durable/execution-starts.ts";
 import { questionIdFor, ToolInputError } from "#lib/questions/index.ts";
 import type { QuestionRecord } from "#lib/questions/question-record.ts";
 
@@ -21,10 +26,11 @@ beforeAll(() => LocalDurableTestRunner.setupTestEnvironment({ skipTime: true }))
 afterAll(() => LocalDurableTestRunner.teardownTestEnvironment());
 
 /** A durable handler asking once through a stand-in ask use case; what it returned or threw. */
-function harness(status: QuestionRecord["status"] | Error = "pending") {
+function harness(status: QuestionRecord["status"] | Error = "pending", execution?: DurableExecutionBounds) {
   const asked: AskQuestionInput[] = [];
   const askUser = createDurableAskUser({
     limits,
+    execution,
     askQuestion: async (input) => {
       asked.push(input);
       if (status instanceof Error) throw status;
@@ -115,5 +121,57 @@ describe("askUser (durable)", () => {
     const { runner, asked } = harness(new SessionBusyError("ask_other"));
     expect((await runner.run({ payload: { args } })).getResult()).toEqual({ thrown: "SessionBusyError" });
     expect(asked).toHaveLength(1);
+  });
+});
+
+describe("askUser (durable) within its execution", () => {
+  const T0 = Date.UTC(2030, 0, 1);
+  /** An execution of `timeoutSeconds` that started `elapsedSeconds` ago (its start unknown: undefined). */
+  const execution = (timeoutSeconds: number, elapsedSeconds: number | undefined): DurableExecutionBounds => ({
+    timeoutSeconds,
+    startedAtMs: () => (elapsedSeconds === undefined ? undefined : T0),
+    now: () => T0 + (elapsedSeconds ?? 0) * 1000,
+  });
+  const askedTimeout = async (bounds: DurableExecutionBounds, timeoutSeconds: number) => {
+    const { runner, asked } = harness("delivery_failed", bounds);
+    await runner.run({ payload: { args: { ...args, timeoutSeconds } } });
+    return asked[0]?.args as { timeoutSeconds: number; questions: unknown };
+  };
+
+  it("caps the question at the time its execution has left, the grace included", async () => {
+    const registered = await askedTimeout(execution(600, 100), 3600);
+    expect(registered).toEqual({ ...args, timeoutSeconds: 600 - 100 - 10 });
+  });
+
+  it("caps it at the whole execution when the execution's start is unknown", async () => {
+    expect((await askedTimeout(execution(300, undefined), 3600)).timeoutSeconds).toBe(290);
+  });
+
+  it("leaves a question that fits as it was asked, and never goes below the deployment's minimum", async () => {
+    expect((await askedTimeout(execution(86_400, 100), 900)).timeoutSeconds).toBe(900);
+    expect((await askedTimeout(execution(600, 595), 900)).timeoutSeconds).toBe(limits.minTimeoutSeconds);
+  });
+
+  it("learns each execution's start from the durable SDK, for that invocation only", async () => {
+    const starts = createExecutionStarts();
+    const seen: (number | undefined)[] = [];
+    const arns: string[] = [];
+    const handler = withDurableExecution(
+      async (_event: unknown, context) => {
+        arns.push(context.executionContext.durableExecutionArn);
+        seen.push(starts.startedAtMs(context.executionContext.durableExecutionArn));
+        return {};
+      },
+      { plugins: [starts.plugin] },
+    );
+    const result = await new LocalDurableTestRunner({ handlerFunction: handler as never }).run({
+      payload: {},
+    });
+    expect(result.getStatus()).toBe("SUCCEEDED");
+    expect(seen).toHaveLength(1);
+    // The test environment skips time, so its clock is not this process's: a start is all there is to check.
+    expect(Number.isFinite(seen[0])).toBe(true);
+    // Forgotten once the invocation ended.
+    expect(starts.startedAtMs(arns[0] ?? "")).toBeUndefined();
   });
 });
