@@ -48,8 +48,8 @@ export class IdInUseError extends Error {
 }
 
 /**
- * A second answer or skip from a person whose vote a question with a quorum already holds: each person
- * votes once, and nothing changes.
+ * A second answer or skip from a person (or an API key) whose vote a question with a quorum already holds:
+ * each person, and each key, votes once, and nothing changes.
  */
 export class AlreadyAnsweredError extends Error {
   override readonly name = "AlreadyAnsweredError";
@@ -57,8 +57,14 @@ export class AlreadyAnsweredError extends Error {
   constructor(
     readonly questionId: string,
     readonly by: string,
+    /** The key that voted already, when the vote came over the API. */
+    readonly key?: string | undefined,
   ) {
-    super(`${by} has already answered question "${questionId}": each person answers once.`);
+    super(
+      key === undefined
+        ? `${by} has already answered question "${questionId}": each person answers once.`
+        : `The key "${key}" has already voted on question "${questionId}": a key is one voter, whatever resolvedBy says.`,
+    );
   }
 }
 

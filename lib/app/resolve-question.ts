@@ -177,11 +177,16 @@ export function createResolveQuestion(deps: ResolveDeps) {
     options: ResolveOptions,
   ): Promise<Resolution> {
     const by = options.actor ?? options.resolvedBy ?? "api";
+    const key = options.resolvedByKey;
+    // A key's vote is the key's own, whatever person its `resolvedBy` names: one key is one voter, so it
+    // cannot cast several people's votes and close a question alone.
+    const keyVote = options.actor === undefined && key !== undefined;
     let record = loaded;
     for (let attempt = 0; attempt < MAX_VOTE_ATTEMPTS; attempt++) {
       const votes = record.votes ?? [];
-      if (hasVoted(votes, by)) throw new AlreadyAnsweredError(record.id, by);
-      const key = options.resolvedByKey;
+      if (keyVote ? votes.some((vote) => vote.key === key) : hasVoted(votes, by)) {
+        throw new AlreadyAnsweredError(record.id, by, keyVote ? key : undefined);
+      }
       const counted = [...votes, { by, ...cast, atMs: now(), ...(key !== undefined && { key }) }];
       // The whole list is written on the condition that it still holds the votes read, so the list stored is
       // the one measured here: this check keeps the budget under races too.

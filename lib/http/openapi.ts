@@ -268,8 +268,8 @@ listing leave out \`answerers\`, \`askedBy\` and \`requestedBy\`.`,
           description: `Every answer an array of values, also for a single-select question. A value equal to an option's
 label (ignoring case) is recorded as that label; anything else is kept as the person's own answer. First
 answer wins. Recorded with \`resolvedBy\` \`api:<resolvedBy>\` (or \`api\`) and the key's name as
-\`resolvedByKey\`. With a \`quorum\` above 1 the answer is a vote, of \`resolvedBy\` (the person it is given for,
-each once): 202 while the question waits for more agreeing answers; 200 \`answered\` when this vote makes
+\`resolvedByKey\`. With a \`quorum\` above 1 the answer is the key's vote, recorded the same way (one per key,
+whatever \`resolvedBy\` names): 202 while the question waits for more agreeing answers; 200 \`answered\` when this vote makes
 \`quorum\` agree, or \`no_quorum\` when no answer can reach it any more.`,
           security: scope("answer"),
           requestBody: bodyOf("AnswerRequest", {
@@ -291,8 +291,8 @@ each once): 202 while the question waits for more agreeing answers; 200 \`answer
             ),
             "401": unauthorized,
             "403": documentedError(
-              "The key's scope is ask (INSUFFICIENT_SCOPE), the key asked this question itself (SELF_ANSWER), resolvedBy is the question's requestedBy (REQUESTER_CANNOT_ANSWER), or, with a quorum, resolvedBy is not one of the question's person answerers (NOT_ANSWERER). Nothing changes.",
-              ["INSUFFICIENT_SCOPE", "SELF_ANSWER", "REQUESTER_CANNOT_ANSWER", "NOT_ANSWERER"],
+              "The key's scope is ask (INSUFFICIENT_SCOPE), the key asked this question itself (SELF_ANSWER), resolvedBy is the question's requestedBy (REQUESTER_CANNOT_ANSWER). Nothing changes.",
+              ["INSUFFICIENT_SCOPE", "SELF_ANSWER", "REQUESTER_CANNOT_ANSWER"],
               {
                 "WWW-Authenticate": {
                   description:
@@ -303,7 +303,7 @@ each once): 202 while the question waits for more agreeing answers; 200 \`answer
             ),
             "404": notFound,
             "409": documentedError(
-              "The question has already ended: `status` says how (ALREADY_RESOLVED); or, with a quorum, this person has already answered it (ALREADY_ANSWERED). Nothing changes.",
+              "The question has already ended: `status` says how (ALREADY_RESOLVED); or, with a quorum, this key has already voted on it (ALREADY_ANSWERED). Nothing changes.",
               ["ALREADY_RESOLVED", "ALREADY_ANSWERED"],
             ),
             "413": documentedError(

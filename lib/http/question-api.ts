@@ -8,7 +8,6 @@ import { type ApiKey, askedByOf, keyAnswerRefusal, maySee } from "../auth/api-ke
 import { type NotifyUrlPolicy, notifyUrlProblem } from "../notify/notify-url.ts";
 import {
   answerersSchema,
-  answerRefusal,
   contextSchema,
   deliveryTargetSchema,
   escalationSchema,
@@ -212,10 +211,9 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
         );
       }
       refuseRequester(question, body.resolvedBy);
+      // With a quorum this is the key's vote, one per key, recorded as every API answer is (`api:…`).
       const { record, more } = await deps.resolve.answer(id, body.answers, {
-        ...((question.quorum ?? 1) > 1
-          ? asVoter(question, body.resolvedBy, deps.now())
-          : { resolvedBy: apiResolvedBy(body.resolvedBy) }),
+        resolvedBy: apiResolvedBy(body.resolvedBy),
         resolvedByKey: key.name,
         loaded: question,
       });
@@ -307,38 +305,12 @@ function parseQuery<T extends z.ZodMiniType>(schema: T, event: APIGatewayProxyEv
 }
 
 /**
- * The audit value recorded for a question closed over the API. The caller's own `resolvedBy` is kept, but
- * under `api:`: chat webhooks record the platform-qualified user who answered (`telegram:42`), and an API
- * caller must not be able to write a value that reads like one.
+ * The audit value recorded for a question closed, or a vote cast, over the API. The caller's own
+ * `resolvedBy` is kept, but under `api:`: chat webhooks record the platform-qualified user who answered
+ * (`telegram:42`), and an API caller must not be able to write a value that reads like one.
  */
 function apiResolvedBy(given: string | undefined): string {
   return given === undefined ? "api" : `api:${given}`;
-}
-
-/**
- * An answer over the API to a question decided by several votes is one person's vote, so it must name that
- * person: one of the question's person answerers in owner form (the owner, a listed person, the escalation
- * owner from its time), never the person it was asked for. The vote is recorded as theirs, exactly as
- * their chat or page vote would be, so a key cannot make up voters and a person cannot vote twice.
- */
-function asVoter(record: QuestionRecord, resolvedBy: string | undefined, nowMs: number) {
-  if (resolvedBy === undefined) {
-    throw new InvalidArgumentError(
-      "resolvedBy",
-      `resolvedBy is required: this question needs ${record.quorum} agreeing answers, so an answer over the API is one person's vote and must name that person, one of its answerers in owner form (e.g. ${record.owner}).`,
-    );
-  }
-  // Checked without a chat: a group's members are not known in advance, so only a named person qualifies.
-  const refusal = answerRefusal(record, resolvedBy, nowMs);
-  if (refusal === "requester") throw new RequesterCannotAnswerError(record.id);
-  if (refusal === "not_answerer") {
-    throw new HttpError(
-      403,
-      "NOT_ANSWERER",
-      `${resolvedBy} is not one of this question's answerers: resolvedBy must name its owner, a person listed in its answerers, or (from the escalation time) its escalation owner, in owner form.`,
-    );
-  }
-  return { actor: resolvedBy, resolvedBy };
 }
 
 /** The ask_user arguments from the body, with `timeoutSeconds` left out when absent. */

@@ -236,9 +236,10 @@ export const answersSchema = /* @__PURE__ */ (() => z.record(z.string(), z.array
 export type Answers = z.infer<typeof answersSchema>;
 
 /**
- * One person's vote on a question that needs several agreeing answers (a quorum above 1): their answers, or
- * their abstention (`skipped`, with no answers). `by` names the person in owner form (`telegram:42`,
- * `web:bob`) whatever the surface they voted through; `key`: the API key a vote over the API came with.
+ * One person's (or one API key's) vote on a question that needs several agreeing answers (a quorum above 1):
+ * their answers, or their abstention (`skipped`, with no answers). `by` names the person in owner form
+ * (`telegram:42`, `web:bob`), whether they voted in a chat or on the page; a vote over the API is its key's,
+ * `by` `api:<resolvedBy>` or `api`, and `key` the key's name (one vote per key).
  */
 export const voteSchema = /* @__PURE__ */ (() =>
   z.object({

@@ -38,8 +38,8 @@ export function answersKey(answers: Answers, questions: VotedQuestions = []): st
 }
 
 /**
- * Whether `identity` has voted already. A vote over the API names its person in owner form too
- * (lib/http/question-api.ts), so a person votes once whichever surface they use.
+ * Whether `identity` has voted already: a person votes once, in a chat or on the page. A vote over the API is
+ * its key's (`api:…`, one per key: lib/app/resolve-question.ts), never a person's.
  */
 export function hasVoted(votes: readonly Vote[] | undefined, identity: string): boolean {
   return voteOf(votes, identity) !== undefined;

@@ -736,6 +736,36 @@ describe("Mattermost identity: only what Mattermost's API confirms counts", () =
     expect((await slash("cancel")).body.text).toBe("Cancelled\\.");
     expect(await replyOf(run)).toBe("no_answer|cancelled||");
   });
+
+  it("a dialog submitted from another channel than its tap, or after 15 minutes, is refused and changes nothing; a fresh one answers", async () => {
+    // The question itself outlives the form.
+    const { post, questionId, run } = await startRun([single], { input: { timeoutSeconds: 3600 } });
+    await tap(post, "Other…");
+    const opened = lastDialog();
+    const before = await allItems();
+    // The owner is a member there too: only the state's own channel says where the form was opened.
+    const elsewhere = await submitDialog(
+      opened,
+      { "deploy_target:other": "blue-green" },
+      OWNER,
+      `x${channel}`,
+    );
+    expect(elsewhere).toEqual({ status: 200, body: { error: expect.stringMatching(UNCONFIRMED) } });
+    await expectUnchanged(before, questionId, run);
+
+    await stack.clock.advance(15 * 60_000 + 1_000);
+    const late = await allItems();
+    mattermost.calls.length = 0;
+    expect(await submitDialog(opened, { "deploy_target:other": "blue-green" })).toEqual({
+      status: 200,
+      body: { error: "This form is no longer valid." },
+    });
+    await expectUnchanged(late, questionId, run);
+
+    await tap(post, "Other…");
+    expect((await submitDialog(lastDialog(), { "deploy_target:other": "blue-green" })).body).toEqual({});
+    expect(await replyOf(run)).toBe("answered||blue-green|");
+  });
 });
 
 describe("Mattermost: typed text in a channel counts only in the question's thread or addressed to the bot", () => {
@@ -1087,6 +1117,27 @@ describe("Mattermost: several people decide (quorum)", () => {
       body: { ephemeral_text: escaped("You have already answered.") },
     });
     expect((await stack.api("GET", `/questions/${id}`)).body.question).toEqual(before);
+  });
+
+  it("a dialog's state read by the one who opened it and resent as the owner is refused and records nothing", async () => {
+    const { id, owner, bob: bobs } = await askBoth(2);
+    await tap(bobs.post, "Other…", { user: BOB });
+    const opened = lastDialog();
+    expect(await submitDialog(opened, { "deploy_target:other": "blue-green" }, BOB, bobs.dm)).toEqual({
+      status: 200,
+      body: { error: "Your answer is recorded — waiting for 1 more." },
+    });
+    await stack.settled();
+    const before = (await stack.api("GET", `/questions/${id}`)).body.question;
+    expect(before.votes).toMatchObject([{ by: bob }]);
+    // Mattermost delivered the state to Bob's client; he posts it as the owner, where the owner is a member.
+    for (const dm of [bobs.dm, owner.dm]) {
+      const replayed = await submitDialog(opened, { "deploy_target:other": "blue-green" }, OWNER, dm);
+      expect(replayed, dm).toEqual({ status: 200, body: { error: expect.stringMatching(UNCONFIRMED) } });
+    }
+    await stack.settled();
+    expect((await stack.api("GET", `/questions/${id}`)).body.question).toEqual(before);
+    expect(await statusOf(id)).toBe("pending");
   });
 
   it("a non-owner's /handraise cancel is refused with the sentence and changes nothing, at any quorum", async () => {

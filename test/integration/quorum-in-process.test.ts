@@ -399,18 +399,25 @@ describe("a person answerer typing in their own chat with the bot", () => {
   });
 });
 
-describe("one vote per person whatever the surface", () => {
-  it("a person who voted in their chat cannot vote again over the API under any key's say-so", async () => {
+describe("one vote per person, one per key", () => {
+  it("a key's vote naming a person who voted in their chat is the key's own, and the key votes once", async () => {
     const { id, bob } = await askBoth();
     await send(tapUpdate(firstOption(bob.post), bob.messageId, { chatId: BOB, from: BOB }));
-    const again = await stack.api("POST", `/questions/${id}/answer`, {
-      answers: { [singleQuestion.id]: ["Production"] },
-      resolvedBy: `telegram:${BOB}`,
-    });
+    const answer = (resolvedBy: string) =>
+      stack.api("POST", `/questions/${id}/answer`, {
+        answers: { [singleQuestion.id]: ["Production"] },
+        resolvedBy,
+      });
+    // Never recorded as Bob: a key's vote reads `api:…`, so it can neither pass for nor replace his.
+    expect((await answer(`telegram:${BOB}`)).status).toBe(202);
+    const again = await answer("telegram:77");
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe("ALREADY_ANSWERED");
-    expect(await read(id)).toMatchObject({ status: "pending", votes: [{ by: `telegram:${BOB}` }] });
-    expect((await read(id)).votes).toHaveLength(1);
+    expect(await read(id)).toMatchObject({
+      status: "pending",
+      votes: [{ by: `telegram:${BOB}` }, { by: `api:telegram:${BOB}`, key: "default" }],
+    });
+    expect((await read(id)).votes).toHaveLength(2);
   });
 });
 

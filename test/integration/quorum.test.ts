@@ -12,6 +12,14 @@ import { allItems, replyOf, startTestStack, type TestStack, waitFor } from "./su
 /** The answer page's key here, so a test can make a person answerer's own link as the stack does. */
 const LINK_SECRET = "quorum-test-link-secret-6Zq1t0mWc8yHf4kP2sXv";
 
+/**
+ * Each person's own `answer` key, so a test can have several keys vote: a key is one voter, whoever its
+ * `resolvedBy` names, so one key could not cast the votes a quorum needs.
+ */
+const PEOPLE = ["alice", "bob", "carol", "dave", ...Array.from({ length: 9 }, (_, i) => `member${i}`)];
+const keyOf = (person: string) => `${person.replace(":", "-")}-key-0123456789abcdef`;
+const API_KEYS = PEOPLE.map((name) => `web-${name}:answer:${keyOf(`web:${name}`)}`).join(",");
+
 let stack: TestStack;
 /** Telegram, for a group whose chats can be shared; e-mail, a channel whose chats cannot. */
 let telegram: FakePlatform;
@@ -28,6 +36,7 @@ beforeAll(async () => {
     TELEGRAM_WEBHOOK_SECRET: "quorum-test-webhook-secret",
     TELEGRAM_API_BASE: telegram.url,
     HANDRAISE_EMAIL_FROM: "handraise@example.com",
+    HANDRAISE_API_KEYS: API_KEYS,
   });
 });
 afterAll(async () => {
@@ -188,21 +197,64 @@ async function twoOfThree(overrides: Record<string, unknown> = {}) {
   return body.id as string;
 }
 
-/** An answer over the API on a person's behalf: their vote. */
-const vote = (id: string, person: string, label: string) =>
-  stack.api("POST", `/questions/${id}/answer`, { answers: { deploy_target: [label] }, resolvedBy: person });
+/**
+ * An answer over the API with `person`'s own key, naming them: the key's vote, recorded as `api:<person>`.
+ * `key` "default": the test stack's admin key instead.
+ */
+const vote = (id: string, person: string, label: string, key: "own" | "default" = "own") =>
+  stack.api(
+    "POST",
+    `/questions/${id}/answer`,
+    { answers: { deploy_target: [label] }, resolvedBy: person },
+    key === "own" ? { auth: `Bearer ${keyOf(person)}` } : {},
+  );
+
+/** `person`'s own link to question `id`, as a chat hands it to them. */
+async function linkOf(id: string, person: string): Promise<string> {
+  const { question } = (await stack.api("GET", `/questions/${id}`)).body;
+  const sig = signAnswerLink(LINK_SECRET, { id, answerer: person, expiresAtMs: question.expiresAtMs });
+  return `${stack.httpUrl}${answerPath(question, person, sig)}`;
+}
+
+/** Skips on the page as `person`, through their own link; the question as it then reads. */
+async function skipAs(id: string, person: string) {
+  const link = await linkOf(id, person);
+  const sig = new URL(link).searchParams.get("sig") ?? "";
+  const skipped = await fetch(link, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ sig, action: "skip" }),
+    redirect: "manual",
+  });
+  expect(skipped.status).toBe(303);
+  return (await stack.api("GET", `/questions/${id}`)).body.question;
+}
+
+/** `person`'s own vote through their link: option `index` of the one question. */
+async function voteInPerson(id: string, person: string, index: number) {
+  const voted = await answerThroughLink(await linkOf(id, person), { deploy_target: String(index) });
+  expect(voted.status).toBe(303);
+}
 
 describe("quorum 2 of 3 over the question API", () => {
   it("pending after one vote (202), answered after two agreeing ones, the votes on the record", async () => {
     const id = await twoOfThree();
-    const first = await vote(id, "web:bob", "production");
+    const first = await vote(id, "web:bob", "production", "default");
     expect(first.status).toBe(202);
     expect(first.body).toMatchObject({
       status: "pending",
       waitingFor: 1,
-      votes: [{ by: "web:bob", answers: { deploy_target: ["Production"] }, key: "default" }],
+      votes: [{ by: "api:web:bob", answers: { deploy_target: ["Production"] }, key: "default" }],
     });
     expect((await stack.api("GET", `/questions/${id}`)).body.question.status).toBe("pending");
+
+    // The same key naming another person is refused: one key is one voter, and cannot close it alone.
+    const sameKey = await vote(id, "web:carol", "Production", "default");
+    expect(sameKey.status).toBe(409);
+    expect(sameKey.body.error.code).toBe("ALREADY_ANSWERED");
+    const waiting = (await stack.api("GET", `/questions/${id}`)).body.question;
+    expect(waiting.status).toBe("pending");
+    expect(waiting.votes).toHaveLength(1);
 
     // Own text and labels are compared trimmed and case aside: " PRODUCTION " agrees with "Production".
     const second = await vote(id, "web:carol", " PRODUCTION ");
@@ -212,13 +264,14 @@ describe("quorum 2 of 3 over the question API", () => {
     expect(question).toMatchObject({
       status: "answered",
       answers: { deploy_target: ["Production"] },
-      resolvedBy: "web:carol",
-      resolvedByKey: "default",
+      resolvedBy: "api:web:carol",
+      resolvedByKey: "web-carol",
     });
-    expect(question.votes.map((v: { by: string }) => v.by)).toEqual(["web:bob", "web:carol"]);
+    expect(question.votes.map((v: { by: string }) => v.by)).toEqual(["api:web:bob", "api:web:carol"]);
+    expect(question.votes.map((v: { key: string }) => v.key)).toEqual(["default", "web-carol"]);
   });
 
-  it("a second answer from the same person → 409 ALREADY_ANSWERED, nothing changes", async () => {
+  it("a second answer from the same key → 409 ALREADY_ANSWERED, nothing changes", async () => {
     const id = await twoOfThree();
     expect((await vote(id, "web:bob", "Staging")).status).toBe(202);
     const again = await vote(id, "web:bob", "Production");
@@ -231,16 +284,15 @@ describe("quorum 2 of 3 over the question API", () => {
 
   it("no_quorum when a split leaves no answer able to reach two, with the votes in the result", async () => {
     const id = await twoOfThree();
-    expect((await vote(id, "web:alice", "Staging")).status).toBe(202);
+    // A key's vote is no person's: only people who may still vote keep an answer able to reach two.
+    expect((await vote(id, "web:dave", "Tomorrow", "default")).status).toBe(202);
+    await voteInPerson(id, "web:alice", 0);
     // One each: carol could still agree with either.
-    expect((await vote(id, "web:bob", "Production")).status).toBe(202);
-    const last = await vote(id, "web:carol", "Tomorrow");
-    expect(last.status).toBe(200);
-    expect(last.body.status).toBe("no_quorum");
-    expect(last.body.votes).toHaveLength(3);
+    await voteInPerson(id, "web:bob", 1);
+    expect((await skipAs(id, "web:carol")).status).toBe("no_quorum");
     const waited = await stack.api("GET", `/questions/${id}/wait?timeoutMs=0`);
     expect(waited.body).toMatchObject({ status: "no_quorum" });
-    expect(waited.body.votes).toHaveLength(3);
+    expect(waited.body.votes).toHaveLength(4);
   });
 
   it("a key still cancels the whole question after votes", async () => {
@@ -272,71 +324,59 @@ describe("quorum 2 of 3 over the question API", () => {
   });
 });
 
-describe("an API answer on a question with a quorum is one named answerer's vote", () => {
+describe("an API answer on a question with a quorum is its key's vote", () => {
   /** The question's votes and status, to show a refusal changed nothing. */
   const stateOf = async (id: string) => {
     const { question } = (await stack.api("GET", `/questions/${id}`)).body;
     return { status: question.status, votes: question.votes };
   };
 
-  it("without resolvedBy → 400 INVALID_ARGUMENT at resolvedBy, nothing changes", async () => {
+  it("without resolvedBy it is recorded as api, with the key's name", async () => {
     const id = await twoOfThree();
-    const refused = await stack.api("POST", `/questions/${id}/answer`, {
+    const voted = await stack.api("POST", `/questions/${id}/answer`, {
       answers: { deploy_target: ["Staging"] },
     });
-    expect(refused.status).toBe(400);
-    expect(refused.body.error.code).toBe("INVALID_ARGUMENT");
-    expect(refused.body.error.issues).toEqual([
-      {
-        path: "resolvedBy",
-        message: expect.stringContaining("resolvedBy is required: this question needs 2 agreeing answers"),
-      },
-    ]);
-    expect(await stateOf(id)).toEqual({ status: "pending", votes: [] });
+    expect(voted.status).toBe(202);
+    expect(await stateOf(id)).toMatchObject({ status: "pending", votes: [{ by: "api", key: "default" }] });
   });
 
-  it("one key cannot make up voters: a resolvedBy that is no person answerer → 403 NOT_ANSWERER", async () => {
+  it("one key cannot make up voters: its second vote, naming anyone, → 409 ALREADY_ANSWERED, nothing changes", async () => {
     const id = await twoOfThree({
       answerers: [{ owner: "web:bob" }, { group: { channel: "telegram", chatId: "-100" } }],
     });
-    expect((await vote(id, "web:bob", "Staging")).status).toBe(202);
-    // Neither a made-up name, nor the API's own form of a listed person, nor a member of the group (its
-    // members are known only by acting in its chat) counts as a second voter.
-    for (const madeUp of ["web:mallory", "api:web:bob", "telegram:77", "WEB:BOB"]) {
-      const refused = await vote(id, madeUp, "Staging");
-      expect(refused.status, madeUp).toBe(403);
-      expect(refused.body.error.code).toBe("NOT_ANSWERER");
+    expect((await vote(id, "web:bob", "Staging", "default")).status).toBe(202);
+    // Neither a made-up name, nor a listed person, nor a member of the group counts as a second voter.
+    for (const madeUp of ["web:mallory", "web:alice", "api:web:bob", "telegram:77", "WEB:BOB"]) {
+      const refused = await vote(id, madeUp, "Staging", "default");
+      expect(refused.status, madeUp).toBe(409);
+      expect(refused.body.error.code).toBe("ALREADY_ANSWERED");
     }
-    expect(await stateOf(id)).toMatchObject({ status: "pending", votes: [{ by: "web:bob" }] });
-  });
-
-  it("the escalation owner votes only from the escalation time", async () => {
-    const id = await twoOfThree({
-      escalate: { afterSeconds: 3000, owner: "web:dave", deliverTo: [{ channel: "console", chatId: "ops" }] },
-      timeoutSeconds: 3600,
+    // Never a bare identity: an API vote cannot read like one a person cast in a chat or on the page.
+    expect(await stateOf(id)).toEqual({
+      status: "pending",
+      votes: [expect.objectContaining({ by: "api:web:bob", key: "default" })],
     });
-    const early = await vote(id, "web:dave", "Staging");
-    expect(early.status).toBe(403);
-    expect(early.body.error.code).toBe("NOT_ANSWERER");
-    expect(await stateOf(id)).toEqual({ status: "pending", votes: [] });
   });
 
-  it("a person who voted through their own link cannot vote again over the API (one vote, any surface)", async () => {
+  it("a person's own vote and a key's naming them are two voters, each once", async () => {
     const id = await twoOfThree();
     const { question } = (await stack.api("GET", `/questions/${id}`)).body;
     const sig = signAnswerLink(LINK_SECRET, { id, answerer: "web:bob", expiresAtMs: question.expiresAtMs });
     const bob = `${stack.httpUrl}${answerPath(question, "web:bob", sig)}`;
-    expect((await answerThroughLink(bob, { deploy_target: "1" })).status).toBe(303);
-    const again = await vote(id, "web:bob", "Production");
-    expect(again.status).toBe(409);
-    expect(again.body.error.code).toBe("ALREADY_ANSWERED");
-    expect(await stateOf(id)).toMatchObject({ status: "pending", votes: [{ by: "web:bob" }] });
-    expect((await stateOf(id)).votes[0].key).toBeUndefined();
+    expect((await answerThroughLink(bob, { deploy_target: "0" })).status).toBe(303);
+    expect((await vote(id, "web:bob", "Production", "default")).status).toBe(202);
+    expect((await vote(id, "web:bob", "Staging", "default")).status).toBe(409);
+    expect((await answerThroughLink(bob, { deploy_target: "1" })).status).toBe(409);
+    const { votes } = await stateOf(id);
+    expect(votes.map((v: { by: string; key?: string }) => [v.by, v.key])).toEqual([
+      ["web:bob", undefined],
+      ["api:web:bob", "default"],
+    ]);
   });
 });
 
 describe("simultaneous votes on the local stack's DynamoDB", () => {
-  it("ten people voting twice each, all at once: each counted once, exactly one closes", async () => {
+  it("ten keys voting twice each, all at once: each counted once, exactly one closes", async () => {
     // The owner and nine listed people, all ten needed: the most people and the highest quorum allowed.
     const people = ["web:alice", ...Array.from({ length: 9 }, (_, i) => `web:member${i}`)];
     const body = askBody({ answerers: people.slice(1).map((owner) => ({ owner })), quorum: 10 });
@@ -353,7 +393,7 @@ describe("simultaneous votes on the local stack's DynamoDB", () => {
     expect(question.status).toBe("answered");
     const voters = question.votes.map((v: { by: string }) => v.by);
     expect(voters).toHaveLength(10);
-    expect(new Set(voters)).toEqual(new Set(people));
+    expect(new Set(voters)).toEqual(new Set(people.map((person) => `api:${person}`)));
     expect(question.resolvedBy).toBe(voters.at(-1));
   });
 });
@@ -392,8 +432,9 @@ describe("a run of the agent state machine", () => {
       votes: [],
       answerers: [{ owner: "web:alice" }, { owner: "web:bob" }],
     });
-    expect((await vote(id, "web:alice", "Staging")).status).toBe(202);
-    expect((await vote(id, "web:bob", "Production")).body.status).toBe("no_quorum");
+    await voteInPerson(id, "web:alice", 0);
+    await voteInPerson(id, "web:bob", 1);
+    expect((await stack.api("GET", `/questions/${id}`)).body.question.status).toBe("no_quorum");
     expect(await replyOf(stack, executionArn)).toBe("no_answer|no_quorum");
   });
 });
@@ -401,9 +442,9 @@ describe("a run of the agent state machine", () => {
 describe("events", () => {
   it("Question Resolved of a no_quorum question carries its status and votes", async () => {
     const id = await twoOfThree();
-    await vote(id, "web:alice", "Staging");
-    await vote(id, "web:bob", "Production");
-    expect((await vote(id, "web:carol", "Later")).body.status).toBe("no_quorum");
+    await voteInPerson(id, "web:alice", 0);
+    await voteInPerson(id, "web:bob", 1);
+    expect((await skipAs(id, "web:carol")).status).toBe("no_quorum");
     await stack.streamsDrained();
     const resolved = stack.events.filter(
       (event) => event.detail.id === id && event["detail-type"] === "Question Resolved",
@@ -417,13 +458,6 @@ describe("events", () => {
 });
 
 describe("the answer page with a quorum", () => {
-  /** `person`'s own link to question `id`, as a chat hands it to them. */
-  async function linkOf(id: string, person: string): Promise<string> {
-    const { question } = (await stack.api("GET", `/questions/${id}`)).body;
-    const sig = signAnswerLink(LINK_SECRET, { id, answerer: person, expiresAtMs: question.expiresAtMs });
-    return `${stack.httpUrl}${answerPath(question, person, sig)}`;
-  }
-
   it("a person's vote through their link: recorded, shown as waiting, refused a second time", async () => {
     const id = await twoOfThree();
     const bob = await linkOf(id, "web:bob");
@@ -449,20 +483,6 @@ describe("the answer page with a quorum", () => {
     });
     expect(question.votes.map((v: { by: string }) => v.by)).toEqual(["web:bob", "web:carol"]);
   });
-
-  /** Skips on the page as `person`, through their own link; the question as it then reads. */
-  async function skipAs(id: string, person: string) {
-    const link = await linkOf(id, person);
-    const sig = new URL(link).searchParams.get("sig") ?? "";
-    const skipped = await fetch(link, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ sig, action: "skip" }),
-      redirect: "manual",
-    });
-    expect(skipped.status).toBe(303);
-    return (await stack.api("GET", `/questions/${id}`)).body.question;
-  }
 
   it("Skip on the page is the person's abstention", async () => {
     const question = await skipAs(await twoOfThree(), "web:bob");

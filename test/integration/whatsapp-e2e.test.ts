@@ -76,7 +76,10 @@ function notification(from: string, message: Record<string, unknown>) {
   return whatsappNotification(
     {
       contacts: [{ profile: { name: "Sheena Nelson" }, wa_id: from }],
-      messages: [{ from, timestamp: "1749416383", id: `wamid.IN${++inboundIds}`, ...message }],
+      // Sent just now: the stack's handlers run on the wall clock, and ignore a message days old.
+      messages: [
+        { from, timestamp: String(Math.floor(Date.now() / 1000)), id: `wamid.IN${++inboundIds}`, ...message },
+      ],
     },
     PHONE_NUMBER_ID,
   );

@@ -112,6 +112,10 @@ async function ask(
   return question;
 }
 
+const DAY_MS = 86_400_000;
+/** A message's `timestamp` as Meta sends it (Unix seconds, a string): `ms` before the test's clock. */
+const sentAgo = (ms: number) => String(Math.floor((stack.clock.now() - ms) / 1000));
+
 let inboundIds = 0;
 /** A message id Meta gives an inbound message. */
 const nextWamid = () => `wamid.IN${++inboundIds}`;
@@ -121,7 +125,7 @@ function notification(from: string, message: Record<string, unknown>, phoneNumbe
   return whatsappNotification(
     {
       contacts: [{ profile: { name: "Sheena Nelson" }, wa_id: from }],
-      messages: [{ from, timestamp: "1749416383", ...message, id: message.id ?? nextWamid() }],
+      messages: [{ from, timestamp: sentAgo(0), ...message, id: message.id ?? nextWamid() }],
     },
     phoneNumberId,
   );
@@ -382,6 +386,45 @@ describe("answers", () => {
     expect((await post(line)).status).toBe(200);
     expect(await statusOf(question.id)).toMatchObject({ status: "answered" });
     expect(textsTo(owner)).toEqual(["Got it."]);
+  });
+
+  it("a message sent over 6 days ago, or with no time, is acknowledged and does nothing; a newer one answers", async () => {
+    const owner = String(person);
+    const question = await ask(owner);
+    const row = rowId(messagesTo(owner)[0], "Production");
+    const copy = question.deliveries[0].messageId;
+    const tooOld = sentAgo(6 * DAY_MS + 2_000);
+    const calls = graph.calls.length;
+    // A signed notification captured once and sent again after its dedupe claim is gone: typed, a tapped
+    // row, a reply button — or one that names no time at all.
+    for (const message of [
+      { type: "text", text: { body: "2" }, timestamp: tooOld },
+      {
+        ...tapped(owner, "list_reply", row, copy).entry[0]?.changes[0]?.value.messages[0],
+        timestamp: tooOld,
+      },
+      {
+        ...tapped(owner, "button_reply", row, copy).entry[0]?.changes[0]?.value.messages[0],
+        timestamp: tooOld,
+      },
+      { type: "text", text: { body: "2" }, timestamp: undefined },
+    ]) {
+      expect((await post(notification(owner, { ...message, id: nextWamid() }))).status).toBe(200);
+    }
+    expect(graph.calls.length).toBe(calls);
+    expect(await statusOf(question.id)).toMatchObject({ status: "pending" });
+
+    expect(
+      (
+        await post(
+          notification(owner, { type: "text", text: { body: "2" }, timestamp: sentAgo(6 * DAY_MS - 60_000) }),
+        )
+      ).status,
+    ).toBe(200);
+    expect(await statusOf(question.id)).toMatchObject({
+      status: "answered",
+      answers: { deploy_target: ["Production"] },
+    });
   });
 
   it("status updates and other numbers' notifications are acknowledged and change nothing", async () => {
@@ -758,7 +801,7 @@ describe("outside the 24-hour window, reported later in a failed status (131047)
             {
               from: owner,
               id: nextWamid(),
-              timestamp: "1749416383",
+              timestamp: sentAgo(0),
               type: "interactive",
               interactive: { type: "list_reply", list_reply: { id: "not-a-control", title: "Old row" } },
               context: { from: "15550783881", id: wamid },

@@ -15,7 +15,7 @@ import { codePoints, PLATFORM_LIMITS } from "../platform-limits.ts";
 import { promptView, type StepView } from "../prompt-view.ts";
 import { replies, type TextFits, withCancelCommand } from "../replies.ts";
 import type { Dialog, DialogElement, PostAction, PostContent } from "./mattermost-api.ts";
-import { signControl, signDialogState } from "./mattermost-signature.ts";
+import { type DialogState, signControl, signDialogState } from "./mattermost-signature.ts";
 
 /** Where Mattermost sends taps and dialog submissions, and the key their contexts are signed with. */
 export interface ActionTarget {
@@ -170,14 +170,10 @@ export const otherElementName = (questionId: string) => `${questionId}:other`;
 /**
  * The dialog Other… or Choose… opens for the question its control names. Choose…: a select named after the
  * question id, offering its labels as values, and an optional own-answer field; Other…: the own-answer field
- * alone, `<id>:other`. The state is signed with the control and the post it was opened from, so a
- * submission is verified like a tap and the stepper can redraw that post.
+ * alone, `<id>:other`. The state is signed with the control, the post it was opened from and the tap that
+ * opened it, so a submission is verified like a tap, only by its tapper, and the stepper can redraw that post.
  */
-export function renderDialog(
-  record: QuestionRecord,
-  opened: { control: Control; postId: string },
-  target: ActionTarget,
-): Dialog {
+export function renderDialog(record: QuestionRecord, opened: DialogState, target: ActionTarget): Dialog {
   const question = record.questions[opened.control.questionIndex] ?? record.questions[0];
   if (!question) throw new Error(`question ${record.id} has no questions`);
   const elements: DialogElement[] =

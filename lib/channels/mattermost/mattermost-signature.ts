@@ -3,8 +3,10 @@
  * own controls. Every button's private `integration.context` (stripped from posts before they reach clients)
  * carries a control of the one codec (lib/channels/control-codec.ts) and
  * `sig = hex(HMAC-SHA256(MATTERMOST_ACTION_SECRET, "action|<control>"))`; every dialog's `state` carries the
- * control that opened it, the post it was opened from and `sig` over `"dialog|<control>|<post id>"`, so a
- * button's context never passes for a dialog's state. Slash commands and outgoing webhooks present a token
+ * control that opened it, the post it was opened from, who tapped, in which channel, and when, with `sig` over
+ * `"dialog|<control>|<post id>|<user id>|<channel id>|<issued at ms>"`, so a button's context never passes for
+ * a dialog's state. Unlike a button's context, a dialog's state reaches the tapper's client, so it is bound to
+ * that tapper and channel and expires (`dialogStateProblem`). Slash commands and outgoing webhooks present a token
  * Mattermost generated, compared timing-safely against the tokens of their own kind only. Pure functions of
  * their inputs.
  */
@@ -19,17 +21,33 @@ export interface SignedControl {
   sig: string;
 }
 
-/** An opened dialog's state: the control that opened it (Other…, Choose…) and the post it was opened from. */
+/**
+ * An opened dialog's state: the control that opened it (Other…, Choose…), the post it was opened from, the
+ * user whose tap opened it, the channel of that tap, and when (epoch ms).
+ */
 export interface DialogState {
   control: Control;
   postId: string;
+  userId: string;
+  channelId: string;
+  issuedAtMs: number;
 }
+
+/**
+ * How long a dialog's state is accepted after its tap. A dialog is filled in at once; its state stays
+ * readable in the tapper's client, so an old one is more likely a copy replayed than a form still open.
+ */
+export const MAX_DIALOG_AGE_MS = 15 * 60_000;
 
 const sig = z.string().check(z.maxLength(128));
 const controlSchema = z.object({ control: z.string().check(z.maxLength(64)), sig });
+const mattermostId = z.string().check(z.regex(/^[A-Za-z0-9]{1,64}$/));
 const stateSchema = z.object({
   control: z.string().check(z.maxLength(64)),
-  postId: z.string().check(z.regex(/^[A-Za-z0-9]{1,64}$/)),
+  postId: mattermostId,
+  userId: mattermostId,
+  channelId: mattermostId,
+  issuedAtMs: z.int().check(z.gte(0)),
   sig,
 });
 
@@ -59,17 +77,27 @@ export function verifyControl(secret: string | undefined, context: unknown): Con
   return decodeControl(parsed.data.control);
 }
 
+const dialogMessage = (control: string, state: Omit<DialogState, "control">) =>
+  `dialog|${control}|${state.postId}|${state.userId}|${state.channelId}|${state.issuedAtMs}`;
+
 /** A dialog's `state` (Mattermost hands it back with the submission as the string it was given). */
 export function signDialogState(secret: string, state: DialogState): string {
   const control = encodeControl(state.control);
+  const { postId, userId, channelId, issuedAtMs } = state;
   return JSON.stringify({
     control,
-    postId: state.postId,
-    sig: hmac(secret, `dialog|${control}|${state.postId}`),
+    postId,
+    userId,
+    channelId,
+    issuedAtMs,
+    sig: hmac(secret, dialogMessage(control, state)),
   });
 }
 
-/** A submitted dialog's state, checked like a button's context; undefined when it is not one we signed. */
+/**
+ * A submitted dialog's state, checked like a button's context; undefined when it is not one we signed. Whether
+ * it may be used by this submission is `dialogStateProblem`'s to say.
+ */
 export function verifyDialogState(secret: string | undefined, state: unknown): DialogState | undefined {
   if (secret === undefined || typeof state !== "string") return undefined;
   let value: unknown;
@@ -80,10 +108,27 @@ export function verifyDialogState(secret: string | undefined, state: unknown): D
   }
   const parsed = stateSchema.safeParse(value);
   if (!parsed.success) return undefined;
-  const { control, postId } = parsed.data;
-  if (!safeEqual(parsed.data.sig, hmac(secret, `dialog|${control}|${postId}`))) return undefined;
+  const { control, sig: presented, ...rest } = parsed.data;
+  if (!safeEqual(presented, hmac(secret, dialogMessage(control, rest)))) return undefined;
   const decoded = decodeControl(control);
-  return decoded && { control: decoded, postId };
+  return decoded && { control: decoded, ...rest };
+}
+
+/**
+ * Why a signed dialog state may not be used by a submission; undefined when it may. Mattermost sets a form
+ * submission's `user_id` from the session and sends it from the channel of the tap, so a genuine submission
+ * matches its state; anyone else who read the state in their client and posts it as another user, or from
+ * another channel, does not.
+ */
+export function dialogStateProblem(
+  state: DialogState,
+  submission: { userId: string; channelId: string },
+  nowMs: number,
+): "another user" | "another channel" | "expired" | undefined {
+  if (state.userId !== submission.userId) return "another user";
+  if (state.channelId !== submission.channelId) return "another channel";
+  if (nowMs - state.issuedAtMs > MAX_DIALOG_AGE_MS) return "expired";
+  return undefined;
 }
 
 /**

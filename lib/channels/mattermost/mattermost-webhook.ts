@@ -32,7 +32,7 @@ import {
   type Verification,
   withoutLeadingMention,
 } from "./mattermost-request.ts";
-import { parseTokenList } from "./mattermost-signature.ts";
+import { type DialogState, dialogStateProblem, parseTokenList } from "./mattermost-signature.ts";
 
 export interface MattermostWebhookDeps extends ChatWebhookDeps {
   /** MATTERMOST_ACTION_SECRET: verifies taps and dialog submissions, and signs the buttons and dialogs drawn here. */
@@ -98,9 +98,11 @@ const tapAction = (control: Control): ControlAction =>
  * and `channel_id` beside a signed button context are not covered by its signature. So, with the bot token
  * and before anything is handled: a message's post is read back (its author, channel, thread and text are
  * the post's, never the body's); the sender of a command, tap or dialog must be a member of the channel; a
- * tapped post must be in that channel. (Membership is the most the API can confirm for those: nothing proves
- * which member sent a command, so a leaked command token still lets its holder act as a member of a channel
- * the bot can read — rotate it. A tap or dialog also needs a context only Mattermost and Handraise hold.)
+ * tapped post, or a dialog's post, must be in that channel, and a dialog is submitted only by the user who
+ * tapped, in the channel of the tap, soon after (its signed state says so). (Membership is the most the API
+ * can confirm for those: nothing proves which member sent a command, so a leaked command token still lets its
+ * holder act as a member of a channel the bot can read — rotate it. A tap or dialog also needs a context only
+ * Mattermost and Handraise hold.)
  * Anything the API does not confirm — an error, a timeout, a mismatch — changes nothing (fail closed). The
  * body itself passed verification, so the refusal is a 200 in the request's own format (an ephemeral text,
  * a dialog error) that tells a real user why nothing happened, rather than a 401 Mattermost would show as a
@@ -228,7 +230,17 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
           ephemeral_text: `${escapeMarkdown(replies.yourOwnLink)}\n\n${answerLinkMarkdown(outcome.url)}`,
         });
       case "needs_text":
-        return openDialog(outcome.record, { control, postId: request.postId }, request.triggerId);
+        return openDialog(
+          outcome.record,
+          {
+            control,
+            postId: request.postId,
+            userId: request.userId,
+            channelId: request.channelId,
+            issuedAtMs: deps.now(),
+          },
+          request.triggerId,
+        );
       default: {
         // A duplicate was answered the first time; the rest are told privately.
         const text = outcomeReplyText(outcome, fitsPost);
@@ -237,11 +249,7 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
     }
   }
 
-  async function openDialog(
-    record: QuestionRecord,
-    opened: { control: Control; postId: string },
-    triggerId: string | undefined,
-  ) {
+  async function openDialog(record: QuestionRecord, opened: DialogState, triggerId: string | undefined) {
     if (triggerId === undefined) return ephemeral(replies.formCouldNotOpen);
     try {
       const actionTarget = await target();
@@ -260,10 +268,25 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
 
   async function onDialog(request: Extract<MattermostRequest, { kind: "dialog" }>) {
     if (request.cancelled) return ok();
+    // The state reached the tapper's client: used by anyone else, elsewhere or late, it changes nothing.
+    const problem = dialogStateProblem(request.state, request, deps.now());
+    if (problem === "expired") return ok({ error: replies.formNoLongerValid });
+    if (problem !== undefined) {
+      refused("dialog submission", `the dialog's state is for ${problem}`);
+      return ok({ error: replies.unconfirmedActor });
+    }
     // Every field is optional (a choice or an own answer): an empty form is asked again, and nothing read.
     if (Object.keys(request.answers).length === 0) return ok({ error: replies.stillNeededShort });
-    if (!(await isMember(request, "dialog submission"))) return ok({ error: replies.unconfirmedActor });
     const { control, postId } = request.state;
+    const [member, post] = await Promise.all([
+      isMember(request, "dialog submission"),
+      confirm("reading a Mattermost dialog's post", () => deps.api.getPost(postId)),
+    ]);
+    if (!member || !post) return ok({ error: replies.unconfirmedActor });
+    if (post.id !== postId || post.channel_id !== request.channelId) {
+      refused("dialog submission", "the dialog's post is not in the channel the request names");
+      return ok({ error: replies.unconfirmedActor });
+    }
     const outcome = await deps.handleInbound({
       ...from(request),
       kind: "form",

@@ -5,6 +5,7 @@
  * reactions, locations) are not errors: Meta must get its 200 for them, or it sends them again for days.
  */
 import * as z from "../../zod.ts";
+import { eventClaimSeconds } from "../channel-specs.ts";
 import { controlAction, decodeControl } from "../control-codec.ts";
 import type { Inbound } from "../inbound.ts";
 import { OUTSIDE_SERVICE_WINDOW } from "./whatsapp-api.ts";
@@ -14,6 +15,8 @@ const messageSchema = z.object({
   /** The sender's wa_id. Absent for a person known only by a business-scoped user id: not served. */
   from: z.optional(z.string()),
   id: z.string().check(z.minLength(1), z.maxLength(256)),
+  /** When the person sent it: Unix seconds, as a string. */
+  timestamp: z.optional(z.string().check(z.maxLength(20))),
   type: z.string(),
   // No length of its own here: a body is at most the prelude's limit, and the pipeline names the answer's.
   text: z.optional(z.object({ body: z.string() })),
@@ -64,11 +67,25 @@ const statusSchema = z.object({
 });
 type WhatsappMessage = z.infer<typeof messageSchema>;
 
-/** A message of the notification, as inbound: what the pipeline takes, or a control no longer valid. */
+/**
+ * A message of the notification, as inbound: what the pipeline takes, a control no longer valid, or a message
+ * too old to be a delivery.
+ */
 export type ParsedMessage =
   | { kind: "inbound"; inbound: Inbound; messageId: string }
   /** A row or button whose id is no control of Handraise's (a reply to someone else's message). */
-  | { kind: "unknown_control"; chatId: string; messageId: string };
+  | { kind: "unknown_control"; chatId: string; messageId: string }
+  /** Sent longer ago than MAX_MESSAGE_AGE_MS, or with no time: ignored. */
+  | { kind: "stale" };
+
+/**
+ * How old a message may be. Meta signs the body but no time, so a captured notification verifies for ever; the
+ * only other guard against its replay is the message's dedupe claim, which lives as long as Meta sends a
+ * notification again (`redeliversForDays`). A day short of that, a message is refused by its age before its
+ * claim can have gone, whatever the skew between Meta's clock and ours; a genuine delivery that late has been
+ * failing for most of a week, and an answer that old is better asked again.
+ */
+export const MAX_MESSAGE_AGE_MS = eventClaimSeconds("whatsapp") * 1000 - 86_400_000;
 
 const WA_ID = /^\d{1,20}$/;
 /** `/question`: post the waiting question again here (after a template, say). */
@@ -77,20 +94,31 @@ const SHOW = /^\/question\s*$/i;
 /**
  * The messages sent to the business number `phoneNumberId`, in order: typed text and taps on a list row or
  * reply button, each from one person in their own chat with the business (groups are not served). A
- * notification for another number of the same app, and any other kind of message, gives nothing.
+ * notification for another number of the same app, and any other kind of message, gives nothing; a message
+ * of any kind sent more than MAX_MESSAGE_AGE_MS before `nowMs` (or with no time) is `stale`.
  */
-export function messagesOf(notification: WhatsappNotification, phoneNumberId: string): ParsedMessage[] {
+export function messagesOf(
+  notification: WhatsappNotification,
+  phoneNumberId: string,
+  nowMs: number,
+): ParsedMessage[] {
   const out: ParsedMessage[] = [];
   for (const entry of notification.entry) {
     for (const change of entry.changes) {
       if (change.field !== "messages" || change.value?.metadata?.phone_number_id !== phoneNumberId) continue;
       for (const message of change.value.messages ?? []) {
-        const parsed = parse(message);
+        const parsed = isStale(message.timestamp, nowMs) ? { kind: "stale" as const } : parse(message);
         if (parsed) out.push(parsed);
       }
     }
   }
   return out;
+}
+
+/** Whether a message sent at `timestamp` (Unix seconds) is too old to act on; no readable time fails closed. */
+function isStale(timestamp: string | undefined, nowMs: number): boolean {
+  if (timestamp === undefined || !/^\d{1,15}$/.test(timestamp)) return true;
+  return nowMs - Number(timestamp) * 1000 > MAX_MESSAGE_AGE_MS;
 }
 
 function parse(message: WhatsappMessage): ParsedMessage | undefined {

@@ -66,7 +66,12 @@ export function createWhatsappWebhook(deps: WhatsappWebhookDeps) {
     } catch {
       throw new HttpError(400, "INVALID_REQUEST", "The body is not a WhatsApp webhook notification.");
     }
-    for (const message of messagesOf(notification, deps.phoneNumberId)) {
+    for (const message of messagesOf(notification, deps.phoneNumberId, deps.now())) {
+      if (message.kind === "stale") {
+        // A replay of a captured notification, most likely: nothing is done, and nothing of it is logged.
+        deps.onError(new Error("ignored a message too old to be a delivery"), "reading a WhatsApp message");
+        continue;
+      }
       if (message.kind === "unknown_control") {
         // Claimed as the pipeline claims a message: when a status of the same notification has Meta send it
         // again (a 503), the tap is not told twice.

@@ -124,7 +124,8 @@ describe("Mattermost rendering", () => {
       multiSelect: true as const,
     };
     const control = { kind: "choose" as const, questionId: "ask_1", questionIndex: 1, optionIndex: 0 };
-    const dialog = renderDialog(record([deploy, long]), { control, postId: "p1" }, target);
+    const opened = { control, postId: "p1", userId: "u1", channelId: "c1", issuedAtMs: 1_700_000_000_000 };
+    const dialog = renderDialog(record([deploy, long]), opened, target);
     expect(Buffer.byteLength(dialog.title)).toBeLessThanOrEqual(24);
     expect(dialog.elements.map((e) => [e.name, e.type, e.multiselect])).toEqual([
       ["checks", "select", true],
@@ -135,7 +136,7 @@ describe("Mattermost rendering", () => {
     for (const element of dialog.elements) {
       expect(Buffer.byteLength(element.display_name)).toBeLessThanOrEqual(24);
     }
-    expect(verifyDialogState(target.secret, dialog.state)).toEqual({ control, postId: "p1" });
+    expect(verifyDialogState(target.secret, dialog.state)).toEqual(opened);
   });
 
   it("a submission becomes answers: chosen labels first, then the own answer; blanks and odd names dropped", () => {

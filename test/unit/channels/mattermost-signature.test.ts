@@ -1,8 +1,8 @@
 /**
  * Mattermost signs nothing, so Handraise signs its buttons and dialogs (docs/channels.md, "Mattermost"): a
  * button's context carries a control of the one codec and `hex(HMAC-SHA256(MATTERMOST_ACTION_SECRET,
- * "action|<control>"))`; a dialog's state the control that opened it, its post and the HMAC of
- * `"dialog|<control>|<post id>"`. The expected values below were computed independently with
+ * "action|<control>"))`; a dialog's state the control that opened it, its post, the tapper, the tap's channel,
+ * when, and the HMAC of `"dialog|<control>|<post id>|<user id>|<channel id>|<issued at ms>"`. The expected values below were computed independently with
  * `openssl dgst -sha256 -hmac`.
  */
 import { createHmac } from "node:crypto";
@@ -15,6 +15,8 @@ import {
   withoutLeadingMention,
 } from "#lib/channels/mattermost/mattermost-request.ts";
 import {
+  dialogStateProblem,
+  MAX_DIALOG_AGE_MS,
   parseTokenList,
   signControl,
   signDialogState,
@@ -31,8 +33,13 @@ const CONTROL = `o|0|1|${QUESTION_ID}`;
 /** printf '%s' 'action|o|0|1|ask_0123…cdef' | openssl dgst -sha256 -hmac 'mm-action-secret-0123456789' */
 const EXPECTED_SIG = "8fe3319e61fa008a600997fc9e81b06d6530fb4656ffc817c58e7dded909a91a";
 const other: Control = { kind: "other", questionId: QUESTION_ID, questionIndex: 0, optionIndex: 0 };
-/** printf '%s' 'dialog|x|0|0|ask_0123…cdef|p1' | openssl dgst -sha256 -hmac 'mm-action-secret-0123456789' */
-const EXPECTED_DIALOG_SIG = "843c2cbc0969b26882089e6919fc1e9350b40731035a8bcff37bd99b12833ef1";
+const ISSUED = 1_700_000_000_000;
+const opened = { control: other, postId: "p1", userId: "u1", channelId: "c1", issuedAtMs: ISSUED };
+/**
+ * printf '%s' 'dialog|x|0|0|ask_0123…cdef|p1|u1|c1|1700000000000' |
+ *   openssl dgst -sha256 -hmac 'mm-action-secret-0123456789'
+ */
+const EXPECTED_DIALOG_SIG = "d1effbcfc1b63e125cab848f83d780bd3b02b42cd648a359f50185e8a0afb76c";
 
 describe("the action signature (M1)", () => {
   it("a button's context is the codec's control and HMAC-SHA256 of action|<control>, lowercase hex", () => {
@@ -60,20 +67,44 @@ describe("the action signature (M1)", () => {
     expect(verifyControl(KEY, { control: odd, sig })).toBeUndefined();
   });
 
-  it("a dialog's state names its control and post under its own signature; a button's does not pass for one", () => {
-    const state = signDialogState(KEY, { control: other, postId: "p1" });
+  it("a dialog's state names its control, post, tapper, channel and time under its own signature; a button's does not pass for one", () => {
+    const state = signDialogState(KEY, opened);
     expect(JSON.parse(state)).toEqual({
       control: `x|0|0|${QUESTION_ID}`,
       postId: "p1",
+      userId: "u1",
+      channelId: "c1",
+      issuedAtMs: ISSUED,
       sig: EXPECTED_DIALOG_SIG,
     });
-    expect(verifyDialogState(KEY, state)).toEqual({ control: other, postId: "p1" });
-    // Another post under the same signature, or a button's context as a state.
-    expect(verifyDialogState(KEY, state.replace('"p1"', '"p2"'))).toBeUndefined();
+    expect(verifyDialogState(KEY, state)).toEqual(opened);
+    // Another post, user, channel or time under the same signature, or a button's context as a state.
+    for (const [from, to] of [
+      ['"p1"', '"p2"'],
+      ['"u1"', '"u2"'],
+      ['"c1"', '"c2"'],
+      [String(ISSUED), String(ISSUED + 1)],
+    ]) {
+      expect(verifyDialogState(KEY, state.replace(from as string, to as string))).toBeUndefined();
+    }
+    // The old shape (control and post only) signs nothing a submission could be checked against.
+    const unbound = createHmac("sha256", KEY).update(`dialog|x|0|0|${QUESTION_ID}|p1`).digest("hex");
+    const old = JSON.stringify({ control: `x|0|0|${QUESTION_ID}`, postId: "p1", sig: unbound });
+    expect(verifyDialogState(KEY, old)).toBeUndefined();
     const button = signControl(KEY, other);
     expect(verifyDialogState(KEY, JSON.stringify({ ...button, postId: "p1" }))).toBeUndefined();
     expect(verifyDialogState(KEY, "{not json")).toBeUndefined();
     expect(verifyDialogState(undefined, state)).toBeUndefined();
+  });
+
+  it("a dialog's state serves only its tapper, in the tap's channel, for 15 minutes", () => {
+    const by = { userId: "u1", channelId: "c1" };
+    expect(dialogStateProblem(opened, by, ISSUED)).toBeUndefined();
+    expect(dialogStateProblem(opened, by, ISSUED + MAX_DIALOG_AGE_MS)).toBeUndefined();
+    expect(MAX_DIALOG_AGE_MS).toBe(15 * 60_000);
+    expect(dialogStateProblem(opened, by, ISSUED + MAX_DIALOG_AGE_MS + 1)).toBe("expired");
+    expect(dialogStateProblem(opened, { ...by, userId: "u2" }, ISSUED)).toBe("another user");
+    expect(dialogStateProblem(opened, { ...by, channelId: "c2" }, ISSUED)).toBe("another channel");
   });
 });
 
@@ -145,9 +176,9 @@ describe("verification of a request, before anything is parsed", () => {
           submission: { deploy_target: "Production", "deploy_target:other": "" },
         }),
       );
-    expect(read(json, submission(signDialogState(KEY, { control: other, postId: "p1" })))).toMatchObject({
+    expect(read(json, submission(signDialogState(KEY, opened)))).toMatchObject({
       kind: "dialog",
-      state: { control: other, postId: "p1" },
+      state: opened,
       answers: { deploy_target: ["Production"] },
     });
     expect(read(json, submission(JSON.stringify(signControl(KEY, other))))).toBeUndefined();

@@ -362,6 +362,9 @@ describe.each(ALPHABET_NAMES)("the largest question, in %s characters", (alphabe
         {
           control: { kind, questionId: "r".repeat(48), questionIndex, optionIndex: 0 },
           postId: "p".repeat(26),
+          userId: "u".repeat(26),
+          channelId: "c".repeat(26),
+          issuedAtMs: 1_700_000_000_000,
         },
         target,
       );
