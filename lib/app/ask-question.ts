@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { TaskCallbacks } from "../callbacks/task-callbacks.ts";
-import { WAITER_PATTERN } from "../callbacks/waiter.ts";
+import { WAITER_PATTERN, waiterOf } from "../callbacks/waiter.ts";
 import { hasGroupChats } from "../channels/channel-specs.ts";
 import type { ChannelRegistry } from "../channels/chat-channel.ts";
 import { normalizeAskUserArgs, questionIdFor, type TimeoutLimits } from "../questions/index.ts";
@@ -20,6 +20,7 @@ import type { CreateResult, NewQuestion, QuestionStore } from "../store/question
 import { closedOf, idsOf, refOf, type Telemetry } from "../telemetry/telemetry.ts";
 import { IdInUseError, InvalidArgumentError, SessionBusyError } from "./errors.ts";
 import { retireDeliveries } from "./retire-deliveries.ts";
+import { resumeRun } from "./run-outcome.ts";
 import { WAIT_ENDED } from "./wait-ended.ts";
 
 export interface AskQuestionInput {
@@ -203,6 +204,7 @@ export function createAskQuestion(deps: AskQuestionDeps) {
       quorum,
     });
     if (created.kind === "id_in_use") throw new IdInUseError(id);
+    if (created.kind === "closed_for_run") return resumeRetriedTask(created.record, input.taskToken);
     if (created.kind === "session_busy") throw new SessionBusyError(await nameable(created.pendingId, input));
     const record = created.record;
     if (created.kind === "created") telemetry.asked(record);
@@ -229,6 +231,19 @@ export function createAskQuestion(deps: AskQuestionDeps) {
     }
     return current ?? { ...record, deliveries: delivered };
   };
+
+  /**
+   * A retried AskUser task (same run, new token) whose question was answered (or cancelled) within the
+   * retry's back-off: the earlier token no longer waits, so the new one is sent the stored outcome — else the
+   * run would wait for an answer already given. A failed send throws, and the task is retried again. A
+   * durable execution's retried registration keeps its callback, which the close (or the stream) resumes.
+   */
+  async function resumeRetriedTask(record: QuestionRecord, taskToken: string | undefined) {
+    if (taskToken === undefined || waiterOf(taskToken).kind !== "task") return record;
+    const outcome = await resumeRun(deps.callbacks, taskToken, record);
+    telemetry.resumed(refOf(record), "retried_ask", outcome);
+    return record;
+  }
 
   /** The question holding a busy session, if the caller may know it (one read, on this refusal only). */
   async function nameable(

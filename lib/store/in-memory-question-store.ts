@@ -40,6 +40,7 @@ import {
   PRIVATE_CHAT_KEPT,
   privateChatEntries,
   type QuestionStore,
+  takenIdResult,
 } from "./question-store.ts";
 
 /** DynamoDB's largest item, in bytes. */
@@ -275,7 +276,8 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
           );
           return before && updated(question.id, nowMs);
         });
-        return replaced ? { kind: "token_replaced", record: replaced } : { kind: "id_in_use" };
+        if (replaced) return { kind: "token_replaced", record: replaced };
+        return takenIdResult(question, await get(question.id, nowMs));
       }
       if (question.sessionKey !== undefined) {
         const slot = await claimSlot(question.sessionKey, question.id, item.expiresAtMs, nowMs);

@@ -453,6 +453,41 @@ describe("self-healing writes", () => {
     expect(JSON.parse(execution.output ?? "{}").reply).toBe("answered||Production");
     expect(await askUserEndings(run.executionArn)).toEqual(["TaskSucceeded"]);
   });
+
+  it("a retried ask whose question was answered meanwhile resumes the run with that answer (not delivery_failed)", async () => {
+    const run = await startRun(TG_OWNER);
+    const [stored] = (await allItems(stack)).filter((item) => item.pk === `Q#${run.id}`);
+    const posts = telegram.callsTo("sendMessage").length + slack.callsTo("chat.postMessage").length;
+    const retry = (taskToken: string) =>
+      stack.handler("ask")(
+        {
+          taskToken,
+          runId: run.executionArn,
+          toolCallId: "c1",
+          owner: TG_OWNER,
+          sessionKey: stored?.sessionKey,
+          deliverTo: [
+            { channel: "telegram", chatId: String(TG_CHAT) },
+            { channel: "slack", chatId: SLACK_CHANNEL },
+          ],
+          questions: [single],
+        },
+        lambdaContext("ask", 10_000),
+      );
+    // An attempt whose token the run no longer waits on holds the question when the person answers…
+    expect(await retry("an-earlier-attempt")).toEqual({ questionId: run.id });
+    const answered = await stack.api("POST", `/questions/${run.id}/answer`, {
+      answers: { deploy_target: ["Production"] },
+    });
+    expect(answered.body).toMatchObject({ status: "answered", run: "not_waiting" });
+    // …then the task is retried with the token the run waits on: it is sent the answer already given.
+    expect(await retry(stored?.taskToken)).toEqual({ questionId: run.id });
+    const execution = await waitForExecutionEnd(stack, run.executionArn);
+    expect(JSON.parse(execution.output ?? "{}").reply).toBe("answered||Production");
+    expect(await askUserEndings(run.executionArn)).toEqual(["TaskSucceeded"]);
+    expect((await stack.api("GET", `/questions/${run.id}`)).body.question.status).toBe("answered");
+    expect(telegram.callsTo("sendMessage").length + slack.callsTo("chat.postMessage").length).toBe(posts);
+  });
 });
 
 // ── 5. Late and expired ───────────────────────────────────────────────────────────────────────────────
