@@ -134,5 +134,7 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
     saveLinkToken: linkTokens.save,
     takeLinkToken: linkTokens.take,
     recordResumeFailure: questions.recordResumeFailure,
+    markStreamResume: questions.markStreamResume,
+    streamResumeStarted: questions.streamResumeStarted,
   };
 }

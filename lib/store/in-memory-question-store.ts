@@ -498,5 +498,20 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
           (item) => ({ ...item, resumeFailure: failure }),
         );
       }),
+
+    markStreamResume: (id, atMs) =>
+      request(() => {
+        updateQuestion(
+          id,
+          (item) => item.status !== "pending",
+          (item) => ({ ...item, streamResumeAtMs: atMs }),
+        );
+      }),
+
+    streamResumeStarted: (id) =>
+      request(() => {
+        const item = items.get(keys.question(id)) as { streamResumeAtMs?: number } | undefined;
+        return item?.streamResumeAtMs !== undefined;
+      }),
   };
 }

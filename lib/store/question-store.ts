@@ -297,6 +297,10 @@ export interface QuestionStore {
    * when): the stream consumer gives up on it, and whoever investigates finds why on the record.
    */
   recordResumeFailure(id: string, failure: { code: string; atMs: number }): Promise<void>;
+  /** Notes on a closed question that the stream consumer is about to resume its run (before it sends). */
+  markStreamResume(id: string, atMs: number): Promise<void>;
+  /** Whether the stream consumer has begun resuming a closed question's run (a strongly consistent read). */
+  streamResumeStarted(id: string): Promise<boolean>;
 }
 
 /**

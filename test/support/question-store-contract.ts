@@ -295,6 +295,19 @@ export function describeQuestionStoreContract(name: string, open: () => Promise<
       expect(closed.kind === "closed" && closed.taskToken).toBe("second");
     });
 
+    it("markStreamResume notes a closed question's resume (streamResumeStarted), never a pending one's", async () => {
+      const question = newQuestion({ runId: "run-12", taskToken: "t" });
+      await store.create(question, T0);
+      await store.markStreamResume(question.id, T0 + 1);
+      expect(await store.streamResumeStarted(question.id)).toBe(false);
+      await store.close(question.id, { status: "answered", answers: { q: ["A"] } }, T0 + 2);
+      expect(await store.streamResumeStarted(question.id)).toBe(false);
+      await store.markStreamResume(question.id, T0 + 3);
+      expect(await store.streamResumeStarted(question.id)).toBe(true);
+      await store.markStreamResume("no-such-question", T0 + 3);
+      expect(await store.streamResumeStarted("no-such-question")).toBe(false);
+    });
+
     it("the same run re-registering a question that closed meanwhile → closed_for_run with its outcome", async () => {
       const question = newQuestion({ runId: "run-10", taskToken: "first" });
       await store.create(question, T0);
