@@ -46,6 +46,34 @@ async function ask(extra: Record<string, unknown> = {}): Promise<string> {
   return created.body.id as string;
 }
 
+/** A run of the agent that asks one question (replying with its answer), and that question once stored. */
+async function startAskingRun(prefix: string) {
+  const sessionKey = unique(prefix);
+  const { executionArn } = await stack.sfn.send(
+    new StartExecutionCommand({
+      stateMachineArn: stack.stateMachineArns.agent,
+      input: JSON.stringify({
+        sessionKey,
+        owner: "web:alice",
+        deliverTo: [],
+        prompt: "test",
+        model: {
+          provider: "scripted",
+          steps: [
+            { toolCalls: [{ id: "c1", name: "ask_user", arguments: { questions: [singleQuestion] } }] },
+            { reply: "{{c1.deploy_target}}" },
+          ],
+        },
+      }),
+    }),
+  );
+  const question = await waitFor(
+    async () => (await stack.api("GET", `/questions?sessionKey=${sessionKey}`)).body.questions[0],
+    { what: "the run's question" },
+  );
+  return { executionArn: executionArn as string, question };
+}
+
 describe("question events", () => {
   it("one Requested and one Resolved per question, with the record, an eventId and the printed line", async () => {
     logs = captureLogs();
@@ -91,33 +119,11 @@ describe("question events", () => {
   });
 
   it("a run's question: its events never carry the task token", async () => {
-    const sessionKey = unique("events-run");
-    const { executionArn } = await stack.sfn.send(
-      new StartExecutionCommand({
-        stateMachineArn: stack.stateMachineArns.agent,
-        input: JSON.stringify({
-          sessionKey,
-          owner: "web:alice",
-          deliverTo: [],
-          prompt: "test",
-          model: {
-            provider: "scripted",
-            steps: [
-              { toolCalls: [{ id: "c1", name: "ask_user", arguments: { questions: [singleQuestion] } }] },
-              { reply: "{{c1.deploy_target}}" },
-            ],
-          },
-        }),
-      }),
-    );
-    const question = await waitFor(
-      async () => (await stack.api("GET", `/questions?sessionKey=${sessionKey}`)).body.questions[0],
-      { what: "the run's question" },
-    );
+    const { executionArn, question } = await startAskingRun("events-run");
     const token = (await allItems(stack)).find((item) => item.id === question.id)?.taskToken as string;
     expect(token).toEqual(expect.any(String));
     await stack.api("POST", `/questions/${question.id}/answer`, { answers: { deploy_target: ["Staging"] } });
-    expect((await waitForExecutionEnd(stack, executionArn as string)).status).toBe("SUCCEEDED");
+    expect((await waitForExecutionEnd(stack, executionArn)).status).toBe("SUCCEEDED");
     await stack.streamsDrained();
     const events = eventsOf(question.id);
     expect(events).toHaveLength(2);
@@ -162,29 +168,7 @@ describe("a bus that refuses every event", () => {
   it("the run is resumed all the same; the record fails every retry and goes to the on-failure queue", async () => {
     logs = captureLogs();
     stack.setStreamRetryDelay(1);
-    const sessionKey = unique("events-bus-down");
-    const { executionArn } = await stack.sfn.send(
-      new StartExecutionCommand({
-        stateMachineArn: stack.stateMachineArns.agent,
-        input: JSON.stringify({
-          sessionKey,
-          owner: "web:alice",
-          deliverTo: [],
-          prompt: "test",
-          model: {
-            provider: "scripted",
-            steps: [
-              { toolCalls: [{ id: "c1", name: "ask_user", arguments: { questions: [singleQuestion] } }] },
-              { reply: "{{c1.deploy_target}}" },
-            ],
-          },
-        }),
-      }),
-    );
-    const question = await waitFor(
-      async () => (await stack.api("GET", `/questions?sessionKey=${sessionKey}`)).body.questions[0],
-      { what: "the run's question" },
-    );
+    const { executionArn, question } = await startAskingRun("events-bus-down");
     await stack.streamsDrained();
     stack.faults.eventBridge.failNext(10_000, {
       code: "ServiceUnavailable",
@@ -205,7 +189,7 @@ describe("a bus that refuses every event", () => {
     );
     expect(closed.kind).toBe("closed");
 
-    const execution = await waitForExecutionEnd(stack, executionArn as string);
+    const execution = await waitForExecutionEnd(stack, executionArn);
     expect(execution.status).toBe("SUCCEEDED");
     expect(JSON.parse(execution.output ?? "{}")).toEqual({ reply: "Staging" });
     await stack.streamsDrained();

@@ -416,28 +416,30 @@ describe("self-healing writes", () => {
     expect((await ask(sessionKey)).status).toBe(201);
   });
 
+  /** The AskUser task of `startRun` run again with `taskToken`, as Step Functions retries it. */
+  const retryAsk = (runId: string, sessionKey: unknown, taskToken: string) =>
+    stack.handler("ask")(
+      {
+        taskToken,
+        runId,
+        toolCallId: "c1",
+        owner: TG_OWNER,
+        sessionKey,
+        deliverTo: [
+          { channel: "telegram", chatId: String(TG_CHAT) },
+          { channel: "slack", chatId: SLACK_CHANNEL },
+        ],
+        questions: [single],
+      },
+      lambdaContext("ask", 10_000),
+    );
+
   it("a retried ask (same run, same tool call) replaces the task token, never duplicates the question or its posts", async () => {
     const run = await startRun(TG_OWNER);
     const itemsOf = async () => (await allItems(stack)).filter((item) => item.pk === `Q#${run.id}`);
     const [stored] = await itemsOf();
     const posts = telegram.callsTo("sendMessage").length + slack.callsTo("chat.postMessage").length;
-    const handler = stack.handler("ask");
-    const retry = (taskToken: string) =>
-      handler(
-        {
-          taskToken,
-          runId: run.executionArn,
-          toolCallId: "c1",
-          owner: TG_OWNER,
-          sessionKey: stored?.sessionKey,
-          deliverTo: [
-            { channel: "telegram", chatId: String(TG_CHAT) },
-            { channel: "slack", chatId: SLACK_CHANNEL },
-          ],
-          questions: [single],
-        },
-        lambdaContext("ask", 10_000),
-      );
+    const retry = (taskToken: string) => retryAsk(run.executionArn, stored?.sessionKey, taskToken);
     expect(await retry("a-retry-token")).toEqual({ questionId: run.id });
     expect((await itemsOf()).map((item) => item.taskToken)).toEqual(["a-retry-token"]);
     // The retry of the real attempt: the run's own token is back, still one record, no new posts.
@@ -458,22 +460,7 @@ describe("self-healing writes", () => {
     const run = await startRun(TG_OWNER);
     const [stored] = (await allItems(stack)).filter((item) => item.pk === `Q#${run.id}`);
     const posts = telegram.callsTo("sendMessage").length + slack.callsTo("chat.postMessage").length;
-    const retry = (taskToken: string) =>
-      stack.handler("ask")(
-        {
-          taskToken,
-          runId: run.executionArn,
-          toolCallId: "c1",
-          owner: TG_OWNER,
-          sessionKey: stored?.sessionKey,
-          deliverTo: [
-            { channel: "telegram", chatId: String(TG_CHAT) },
-            { channel: "slack", chatId: SLACK_CHANNEL },
-          ],
-          questions: [single],
-        },
-        lambdaContext("ask", 10_000),
-      );
+    const retry = (taskToken: string) => retryAsk(run.executionArn, stored?.sessionKey, taskToken);
     // An attempt whose token the run no longer waits on holds the question when the person answers…
     expect(await retry("an-earlier-attempt")).toEqual({ questionId: run.id });
     const answered = await stack.api("POST", `/questions/${run.id}/answer`, {
