@@ -20,6 +20,7 @@ import type { CreateResult, NewQuestion, QuestionStore } from "../store/question
 import { closedOf, idsOf, refOf, type Telemetry } from "../telemetry/telemetry.ts";
 import { IdInUseError, InvalidArgumentError, SessionBusyError } from "./errors.ts";
 import { retireDeliveries } from "./retire-deliveries.ts";
+import { resumeRun } from "./run-outcome.ts";
 import { RUN_STOPPED, WAIT_ENDED } from "./wait-ended.ts";
 
 export interface AskQuestionInput {
@@ -235,6 +236,7 @@ export function createAskQuestion(deps: AskQuestionDeps) {
       quorum,
     });
     if (created.kind === "id_in_use") throw new IdInUseError(id);
+    if (created.kind === "closed_for_run") return resumeRetriedTask(created.record, input.taskToken);
     if (created.kind === "session_busy") throw new SessionBusyError(await nameable(created.pendingId, input));
     const record = created.record;
     if (created.kind === "created") telemetry.asked(record);
@@ -260,6 +262,19 @@ export function createAskQuestion(deps: AskQuestionDeps) {
       await retireDeliveries(channels, { ...current, deliveries: delivered }, retireFailed(record));
     }
     return current ?? { ...record, deliveries: delivered };
+  }
+
+  /**
+   * A retried AskUser task (same run, new token) whose question was answered (or cancelled) within the
+   * retry's back-off: the earlier token no longer waits, so the new one is sent the stored outcome — else the
+   * run would wait for an answer already given. A failed send throws, and the task is retried again. A
+   * durable execution's retried registration keeps its callback, which the close (or the stream) resumes.
+   */
+  async function resumeRetriedTask(record: QuestionRecord, taskToken: string | undefined) {
+    if (taskToken === undefined || waiterOf(taskToken).kind !== "task") return record;
+    const outcome = await resumeRun(deps.callbacks, taskToken, record);
+    telemetry.resumed(refOf(record), "retried_ask", outcome);
+    return record;
   }
 
   /** The question holding a busy session, if the caller may know it (one read, on this refusal only). */

@@ -101,13 +101,14 @@ export function createHandleInbound(deps: HandleInboundDeps) {
    */
   async function settle(id: string, run: () => Promise<Resolution>): Promise<InboundOutcome> {
     try {
-      const { record, more, abstained } = await run();
+      const { record, more, abstained, run: resumed } = await run();
       if (more !== undefined && record.status === "pending") {
         return abstained === true
           ? { kind: "abstained", record }
           : { kind: "recorded_waiting", record, more };
       }
-      return { kind: "resolved", record };
+      // Only the run's own word: a resume that failed for a passing reason is the stream's to retry.
+      return { kind: "resolved", record, ...(resumed === "not_waiting" && { notWaiting: true as const }) };
     } catch (error) {
       const kind = refusalKind(error);
       if (kind === undefined) throw error;

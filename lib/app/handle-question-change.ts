@@ -10,10 +10,12 @@ import type { SettleClosedQuestion } from "./settle-closed-question.ts";
 /**
  * What the table's stream consumer does with a question's change: a stored question is announced
  * (`Question Requested`) and its timers set (expiry, reminders, escalation: lib/app/question-timers.ts); a
- * closed one is announced (`Question Resolved`), then settled — its run resumed and its chat copies retired
- * (lib/app/settle-closed-question.ts) — and its timers cleared. Announcing first means a failure to
- * publish retries the record before anything else was done; the events are at least once either way, and
- * their `eventId` lets subscribers drop a repeat. A pending question that kept new votes has its new voters'
+ * closed one is settled — its run resumed and its chat copies retired (lib/app/settle-closed-question.ts) —
+ * its timers cleared, and then announced (`Question Resolved`). Resuming first means a bus that keeps
+ * refusing the event never keeps the answer from the run: the failed publish still fails the record, whose
+ * retries settle again (a second resume is answered "no longer waiting", a retired copy is edited the same)
+ * and publish again, and a record that fails every retry goes to the failure queue with its run resumed.
+ * The events are at least once either way, and their `eventId` lets subscribers drop a repeat. A pending question that kept new votes has its new voters'
  * own copies edited without controls on every platform, whatever surface they voted through (a webhook holds
  * only its own platform's credentials; this function holds them all); a group's shared copy keeps them.
  *
@@ -44,9 +46,9 @@ export function createHandleQuestionChange(deps: {
       await deps.timers.start(change.record);
       return;
     }
-    await deps.events.publish([questionEvent("Question Resolved", change.record)]);
     await deps.settle(change);
     await deps.timers.stop(change.record);
+    await deps.events.publish([questionEvent("Question Resolved", change.record)]);
   };
 }
 

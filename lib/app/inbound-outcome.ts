@@ -61,8 +61,11 @@ export type InboundOutcome =
   | { kind: "abstained"; record: QuestionRecord }
   /** It had already ended (answered, cancelled, expired): a late tap is told so. */
   | { kind: "ended"; record: QuestionRecord }
-  /** This event answered, skipped or cancelled it; the run has been resumed. */
-  | { kind: "resolved"; record: QuestionRecord }
+  /**
+   * This event answered, skipped or cancelled it; the run has been resumed — or, with `notWaiting`, the run
+   * that asked said it no longer waits (stopped, timed out): recorded, and the person is told so.
+   */
+  | { kind: "resolved"; record: QuestionRecord; notWaiting?: true }
   /**
    * Answers to some questions but not all: `recorded` (what this event gave, now kept as the draft; empty when
    * it kept nothing) and the questions still `missing`, which the person is told.

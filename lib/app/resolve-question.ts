@@ -68,8 +68,10 @@ export interface Resolution {
   record: QuestionRecord;
   /**
    * Whether the waiting run took the result; `no_run` for questions nothing waits on; `pending_retry` when
-   * Step Functions could not be reached (throttled, 5xx): the record is closed all the same, and the table's
-   * stream resumes the run (lib/app/settle-closed-question.ts).
+   * Step Functions could not be reached (throttled, 5xx), or when the table's stream had begun its own resume
+   * (which may have delivered it first): the record is closed all the same, and the stream resumes the run
+   * (lib/app/settle-closed-question.ts). `not_waiting`: the run said it no longer waits, and the stream had
+   * not begun resuming it.
    */
   run: "resumed" | "not_waiting" | "no_run" | "pending_retry";
   /**
@@ -157,6 +159,10 @@ export function createResolveQuestion(deps: ResolveDeps) {
       try {
         run = await resumeRun(callbacks, closed.taskToken, closed.record);
         deps.telemetry.resumed(refOf(closed.record), "answer", run);
+        // "No longer waiting" may only mean the table's stream delivered this very outcome first: that
+        // consumer notes its resume before it sends, so a note here means the run is the stream's to tell.
+        if (run === "not_waiting" && (await store.streamResumeStarted(closed.record.id)))
+          run = "pending_retry";
       } catch (error) {
         // The answer is accepted (the write won): the stream consumer delivers it to the run.
         deps.telemetry.failed("resuming the run (the stream will retry)", error, idsOf(closed.record));

@@ -11,7 +11,7 @@ export interface SettleDeps {
   /** Every enabled channel: a question's copies may be on any platform. */
   channels: ChannelRegistry;
   /** Records a resume that failed for good on the question, for whoever looks into it. */
-  store: Pick<QuestionStore, "recordResumeFailure">;
+  store: Pick<QuestionStore, "recordResumeFailure" | "markStreamResume">;
   telemetry: Telemetry;
   now: () => number;
 }
@@ -42,6 +42,9 @@ export function createSettleClosedQuestion(deps: SettleDeps) {
     // plus a grace period), which is the agent's guarantee whether or not a timer closed the question.
     if (closed.taskToken === undefined || closed.record.status === "expired") return "no_run";
     const question = refOf(closed.record);
+    // Noted before the send: a closing function that loses the race to it then knows not to say the run
+    // stopped (lib/app/resolve-question.ts).
+    await deps.store.markStreamResume(closed.record.id, deps.now());
     try {
       const outcome = await resumeRun(deps.callbacks, closed.taskToken, closed.record);
       telemetry.resumed(question, "stream", outcome);

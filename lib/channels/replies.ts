@@ -54,6 +54,11 @@ export const replies = {
   gone: "This question no longer exists.",
   nothingWaiting: "No question is waiting for you here.",
   gotIt: "Got it.",
+  /**
+   * An answer, vote, skip or cancel that closed the question, when the run that asked said it no longer
+   * waits (stopped, timed out): kept, but nothing acts on it — also the answer page's done page.
+   */
+  recordedNotWaiting: "Recorded, but the run that asked no longer waits for it.",
   skipped: "Skipped.",
   cancelled: "Cancelled.",
   controlNoLongerValid: "This control is no longer valid.",
@@ -301,6 +306,13 @@ export type TextFits = (text: string) => boolean;
 const anySize: TextFits = () => true;
 
 /**
+ * Whether an outcome is told by the question's copies alone — edited to the outcome everywhere — so a
+ * platform whose copies show it sends no reply: a close the run took, not one it no longer waits for.
+ */
+export const toldByCopies = (outcome: InboundOutcome): boolean =>
+  outcome.kind === "resolved" && outcome.notWaiting !== true;
+
+/**
  * What the person who tapped a control, submitted a form or typed a reply is told about its outcome, the
  * same on every platform; undefined where the outcome shows itself (the prompt redrawn at a step, a modal
  * opened) or was told the first time (a duplicate). `fits`: where it is sent — what it repeats of the
@@ -333,6 +345,7 @@ export function outcomeReplyText(outcome: InboundOutcome, fits: TextFits = anySi
     case "ended":
       return fitToLimit(outcome.record, endedText, fits);
     case "resolved":
+      if (outcome.notWaiting === true) return replies.recordedNotWaiting;
       if (outcome.record.status === "no_quorum") return outcomeText(outcome.record);
       return outcome.record.status === "answered"
         ? replies.gotIt

@@ -31,7 +31,7 @@ import {
   VotesBusyError,
   VotesFullError,
 } from "../app/errors.ts";
-import type { ResolveOptions, ResolveQuestion } from "../app/resolve-question.ts";
+import type { Resolution, ResolveOptions, ResolveQuestion } from "../app/resolve-question.ts";
 import { InvalidAnswerError } from "../questions/errors.ts";
 import {
   isRequester,
@@ -106,6 +106,9 @@ interface LinkQuery {
 }
 
 /** The query string the page links back to itself with (the redirect after an answer). */
+/** `run=not_waiting`, added to the done page's link when the run that asked no longer waited for this post. */
+const NOT_WAITING: Resolution["run"] = "not_waiting";
+
 function linkQueryString(link: LinkQuery): string {
   return `?${link.as === undefined ? "" : `as=${encodeURIComponent(link.as)}&`}sig=${link.sig}`;
 }
@@ -167,22 +170,27 @@ export function createAnswerPage(deps: AnswerPageDeps) {
       loaded: record,
     };
     // After the write, the page is fetched again (303): a reload shows the outcome, it does not post again.
-    const done = (): Result => ({
+    // A run that said it no longer waits is carried to that page in the link (the record does not keep it);
+    // the flag holds nothing secret, and only ever adds that sentence to an ended question's page.
+    const done = ({ run }: Resolution): Result => ({
       statusCode: 303,
-      headers: { ...PAGE_HEADERS, location: linkQueryString(link) },
+      headers: {
+        ...PAGE_HEADERS,
+        location: `${linkQueryString(link)}${run === NOT_WAITING ? `&run=${NOT_WAITING}` : ""}`,
+      },
       body: "",
     });
     try {
       if (fields.get("action") === "skip") {
-        await deps.resolve.cancel(record.id, "skipped", options);
-        return done();
+        return done(await deps.resolve.cancel(record.id, "skipped", options));
       }
       const reading = readAnswerForm(record.questions, fields);
       if (reading.kind === "problems") {
         return formPage(400, record, link, { state: reading.state, fields: reading.problems });
       }
+      let resolution: Resolution;
       try {
-        await deps.resolve.answer(record.id, reading.answers, options);
+        resolution = await deps.resolve.answer(record.id, reading.answers, options);
       } catch (error) {
         if (!(error instanceof InvalidAnswerError)) throw error;
         // Only a whole envelope over the size limit has no question id (the form makes every other shape).
@@ -193,7 +201,7 @@ export function createAnswerPage(deps: AnswerPageDeps) {
             : { fields: { [error.questionId]: problemOf(error) } }),
         });
       }
-      return done();
+      return done(resolution);
     } catch (error) {
       if (error instanceof AlreadyResolvedError) return tooLate(record);
       if (error instanceof NotFoundError) return invalidLink();
@@ -229,7 +237,10 @@ export function createAnswerPage(deps: AnswerPageDeps) {
       return messagePage(403, MESSAGE_PAGES.notYours);
     const link = { as, sig };
     if (event.requestContext.http.method === "POST") return post(event, record, link, answerer);
-    if (record.status !== "pending") return page(200, renderOutcomePage(record));
+    if (record.status !== "pending") {
+      const notWaiting = event.queryStringParameters?.run === NOT_WAITING;
+      return page(200, renderOutcomePage(record, { notWaiting }));
+    }
     // A person who has voted is shown their vote's standing, not the form again; one who skipped, that the
     // others can still answer.
     const own = record.votes?.find((vote) => vote.by === answerer);

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import { $ZodError } from "zod/v4/core";
 import type { AskQuestion } from "../app/ask-question.ts";
 import { InvalidArgumentError, RequesterCannotAnswerError } from "../app/errors.ts";
-import type { ResolveQuestion } from "../app/resolve-question.ts";
+import type { Resolution, ResolveQuestion } from "../app/resolve-question.ts";
 import { MAX_WAIT_MS, type WaitForQuestion } from "../app/wait-for-question.ts";
 import { type ApiKey, askedByOf, keyAnswerRefusal, maySee } from "../auth/api-keys.ts";
 import { type NotifyUrlPolicy, notifyUrlProblem } from "../notify/notify-url.ts";
@@ -212,7 +212,7 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
       }
       refuseRequester(question, body.resolvedBy);
       // With a quorum this is the key's vote, one per key, recorded as every API answer is (`api:…`).
-      const { record, more } = await deps.resolve.answer(id, body.answers, {
+      const { record, more, run } = await deps.resolve.answer(id, body.answers, {
         resolvedBy: apiResolvedBy(body.resolvedBy),
         resolvedByKey: key.name,
         loaded: question,
@@ -229,12 +229,14 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
         return json(200, {
           status: "no_quorum",
           votes: record.votes ?? [],
+          ...runNotWaiting(run),
         } satisfies z.output<typeof noQuorumSchema>);
       }
       return json(200, {
         status: "answered",
         answers: record.answers ?? {},
         ...(record.votes !== undefined && { votes: record.votes }),
+        ...runNotWaiting(run),
       } satisfies z.output<typeof answeredSchema>);
     },
     "POST /questions/{id}/cancel": async (event) => {
@@ -250,12 +252,12 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
       }
       const question = await visibleTo(key, id);
       refuseRequester(question, body.resolvedBy);
-      const { record } = await deps.resolve.cancel(id, body.reason, {
+      const { record, run } = await deps.resolve.cancel(id, body.reason, {
         resolvedBy: apiResolvedBy(body.resolvedBy),
         resolvedByKey: key.name,
         loaded: question,
       });
-      return json(200, { status: "cancelled", reason: record.reason });
+      return json(200, { status: "cancelled", reason: record.reason, ...runNotWaiting(run) });
     },
     "GET /questions/{id}/wait": async (event) => {
       const key = apiKeyOf(event);
@@ -276,6 +278,14 @@ export function createQuestionApi(deps: QuestionApiDeps): Route {
     if (!route) throw new HttpError(404, "NOT_FOUND", `No route ${event.routeKey}.`);
     return route(event);
   };
+}
+
+/**
+ * `run: "not_waiting"` when the run that asked said so; nothing otherwise — a resume that failed for a
+ * passing reason is the stream's to retry, and the answer stands either way.
+ */
+function runNotWaiting(run: Resolution["run"]): { run?: "not_waiting" } {
+  return run === "not_waiting" ? { run } : {};
 }
 
 /** The listing's filters; without one it would have to read the whole table, which Handraise never does. */

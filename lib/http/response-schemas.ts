@@ -40,15 +40,30 @@ export const questionPageSchema = z.object({
 
 const votesSchema = z.array(voteSchema).check(z.describe("With a quorum: every vote counted, in order."));
 
+/**
+ * Present only when this request closed the question and the run that asked said it no longer waits
+ * (stopped, timed out): the outcome is recorded, but nothing acts on it. A resume left to a retry is not it.
+ */
+const runSchema = z.exactOptional(
+  z
+    .literal("not_waiting")
+    .check(z.describe("Recorded, but the run that asked no longer waits for it (stopped or timed out).")),
+);
+
 /** 200 of POST /questions/{id}/answer: the answers as recorded (canonical); with a quorum, the votes. */
 export const answeredSchema = z.object({
   status: z.literal("answered"),
   answers: answersSchema,
   votes: z.exactOptional(votesSchema),
+  run: runSchema,
 });
 
 /** 200 of POST /questions/{id}/answer whose vote left no answer able to reach the quorum. */
-export const noQuorumSchema = z.object({ status: z.literal("no_quorum"), votes: votesSchema });
+export const noQuorumSchema = z.object({
+  status: z.literal("no_quorum"),
+  votes: votesSchema,
+  run: runSchema,
+});
 
 /** 202 of POST /questions/{id}/answer: the vote is kept, the question waits for more agreeing answers. */
 export const voteRecordedSchema = z.object({
@@ -58,7 +73,11 @@ export const voteRecordedSchema = z.object({
 });
 
 /** 200 of POST /questions/{id}/cancel. */
-export const cancelledSchema = z.object({ status: z.literal("cancelled"), reason: cancelReasonSchema });
+export const cancelledSchema = z.object({
+  status: z.literal("cancelled"),
+  reason: cancelReasonSchema,
+  run: runSchema,
+});
 
 /** 200 of GET /questions/{id}/wait: `pending` when the wait ran out first. */
 export const waitResultSchema = z.object({

@@ -18,7 +18,7 @@ import { createDynamoDbQuestions } from "./dynamodb-questions.ts";
 import { createDynamoDbSessionSlots } from "./dynamodb-session-slots.ts";
 import { createDynamoDbTable } from "./dynamodb-table.ts";
 import { sameCopy, takingOver, toRecord } from "./question-item.ts";
-import type { QuestionStore } from "./question-store.ts";
+import { type QuestionStore, takenIdResult } from "./question-store.ts";
 
 export interface DynamoDbQuestionStoreOptions {
   client: DynamoDBClient;
@@ -73,7 +73,11 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
       const written = await questions.put(question);
       if (written.kind === "id_taken") {
         const record = await questions.replaceToken(question, nowMs);
-        return record ? { kind: "token_replaced", record } : { kind: "id_in_use" };
+        if (record) return { kind: "token_replaced", record };
+        // Read only on this refusal: a retried task whose question was answered meanwhile.
+        return question.taskToken === undefined
+          ? { kind: "id_in_use" }
+          : takenIdResult(question, await questions.get(question.id, nowMs));
       }
       if (question.sessionKey !== undefined) {
         const slot = await slots.claim(question.sessionKey, question.id, written.item.expiresAtMs, nowMs);
@@ -130,5 +134,7 @@ export function createDynamoDbQuestionStore(options: DynamoDbQuestionStoreOption
     saveLinkToken: linkTokens.save,
     takeLinkToken: linkTokens.take,
     recordResumeFailure: questions.recordResumeFailure,
+    markStreamResume: questions.markStreamResume,
+    streamResumeStarted: questions.streamResumeStarted,
   };
 }

@@ -29,7 +29,15 @@ export type PutQuestionResult = { kind: "written"; item: QuestionItem } | { kind
 export interface DynamoDbQuestions
   extends Pick<
     QuestionStore,
-    "get" | "close" | "saveDraft" | "vote" | "release" | "expire" | "recordResumeFailure"
+    | "get"
+    | "close"
+    | "saveDraft"
+    | "vote"
+    | "release"
+    | "expire"
+    | "recordResumeFailure"
+    | "markStreamResume"
+    | "streamResumeStarted"
   > {
   /** Writes a new pending question; `id_taken` when an item with its id exists. */
   put(question: NewQuestion): Promise<PutQuestionResult>;
@@ -344,6 +352,22 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
           ExpressionAttributeValues: marshall({ ":failure": failure, ":pending": "pending" }),
         }),
       );
+    },
+
+    async markStreamResume(id, atMs) {
+      // As recordResumeFailure: only a question that exists and has ended.
+      await conditionally(() =>
+        table.update(keys.question(id), {
+          UpdateExpression: "SET streamResumeAtMs = :at",
+          ConditionExpression: "attribute_exists(pk) AND #status <> :pending",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: marshall({ ":at": atMs, ":pending": "pending" }),
+        }),
+      );
+    },
+
+    async streamResumeStarted(id) {
+      return (await item(id))?.streamResumeAtMs !== undefined;
     },
   };
 }

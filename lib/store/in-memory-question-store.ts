@@ -40,6 +40,7 @@ import {
   PRIVATE_CHAT_KEPT,
   privateChatEntries,
   type QuestionStore,
+  takenIdResult,
 } from "./question-store.ts";
 
 /** DynamoDB's largest item, in bytes. */
@@ -295,7 +296,8 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
           );
           return before && updated(question.id, nowMs);
         });
-        return replaced ? { kind: "token_replaced", record: replaced } : { kind: "id_in_use" };
+        if (replaced) return { kind: "token_replaced", record: replaced };
+        return takenIdResult(question, await get(question.id, nowMs));
       }
       if (question.sessionKey !== undefined) {
         const slot = await claimSlot(question.sessionKey, question.id, item.expiresAtMs, nowMs);
@@ -531,6 +533,21 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
           (item) => item.status !== "pending",
           (item) => ({ ...item, resumeFailure: failure }),
         );
+      }),
+
+    markStreamResume: (id, atMs) =>
+      request(() => {
+        updateQuestion(
+          id,
+          (item) => item.status !== "pending",
+          (item) => ({ ...item, streamResumeAtMs: atMs }),
+        );
+      }),
+
+    streamResumeStarted: (id) =>
+      request(() => {
+        const item = items.get(keys.question(id)) as { streamResumeAtMs?: number } | undefined;
+        return item?.streamResumeAtMs !== undefined;
       }),
   };
 }

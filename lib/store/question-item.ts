@@ -27,6 +27,12 @@ export interface QuestionItem extends Omit<QuestionRecord, "status" | "answerers
   /** Set when the stream consumer gave up resuming the run (lib/app/settle-closed-question.ts). */
   resumeFailure?: { code: string; atMs: number };
   /**
+   * When the stream consumer began resuming the run, written before its send: a closing function whose own
+   * resume then hears "no longer waiting" may have lost to that send, so it does not tell the person the
+   * run stopped (lib/app/resolve-question.ts).
+   */
+  streamResumeAtMs?: number;
+  /**
    * When the latest vote was kept on the pending question, at any quorum (a quorum-1 question keeps one only
    * for an abstention): the table's stream passes a pending question's change to its consumer only once
    * this is there (serverless.yml), so a question nobody has voted on wakes it at no step or draft.

@@ -47,10 +47,33 @@ export interface NewQuestion extends AskUserRequest {
   quorum?: number | undefined;
 }
 
+/** The statuses a run is resumed with (lib/app/run-outcome.ts); expired and delivery_failed send nothing. */
+const RUN_OUTCOMES = new Set<QuestionRecord["status"]>(["answered", "cancelled", "no_quorum"]);
+
+/**
+ * A create whose id was taken and whose token could not be replaced: the same run's question, closed with an
+ * outcome for it, or an id in use.
+ */
+export function takenIdResult(
+  question: NewQuestion,
+  stored: QuestionRecord | undefined,
+): Extract<CreateResult, { kind: "closed_for_run" | "id_in_use" }> {
+  const sameRun = question.runId !== undefined && stored?.runId === question.runId;
+  return stored && sameRun && RUN_OUTCOMES.has(stored.status)
+    ? { kind: "closed_for_run", record: stored }
+    : { kind: "id_in_use" };
+}
+
 export type CreateResult =
   | { kind: "created"; record: QuestionRecord }
   /** The same run registered this question before (a retried task): its token was replaced. */
   | { kind: "token_replaced"; record: QuestionRecord }
+  /**
+   * The same run registered this question before and it has since closed with an outcome for the run
+   * (answered, cancelled, no_quorum): a task retried after a quick answer, whose new token is to be resumed
+   * with it.
+   */
+  | { kind: "closed_for_run"; record: QuestionRecord }
   | { kind: "id_in_use" }
   /**
    * Another question of the session is pending. `pendingTaskToken`: the run that waits on it, so the caller
@@ -278,6 +301,10 @@ export interface QuestionStore {
    * when): the stream consumer gives up on it, and whoever investigates finds why on the record.
    */
   recordResumeFailure(id: string, failure: { code: string; atMs: number }): Promise<void>;
+  /** Notes on a closed question that the stream consumer is about to resume its run (before it sends). */
+  markStreamResume(id: string, atMs: number): Promise<void>;
+  /** Whether the stream consumer has begun resuming a closed question's run (a strongly consistent read). */
+  streamResumeStarted(id: string): Promise<boolean>;
 }
 
 /**

@@ -31,7 +31,7 @@ export interface ClosedQuestion extends QuestionRef {
 }
 
 /** Who made the run take its outcome: the closing request itself, or the table's stream retrying it. */
-export type ResumeVia = "answer" | "stream";
+export type ResumeVia = "answer" | "stream" | "retried_ask";
 
 /**
  * @example

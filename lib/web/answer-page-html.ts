@@ -13,6 +13,7 @@
  */
 
 import { DEFAULT_API_KEY_NAME } from "../auth/api-keys.ts";
+import { replies } from "../channels/replies.ts";
 import { type QuestionRecord, votersOf } from "../questions/question-record.ts";
 import { MAX_ANSWER_VALUE_UNITS, type Question } from "../questions/schema.ts";
 import { tally } from "../questions/votes.ts";
@@ -39,6 +40,8 @@ export const PAGE_TEXT = {
   checkAnswers: "Some answers need your attention.",
   tooLongTogether: "Your answers are too long together. Shorten your own answers, then submit again.",
   notSent: "Your answer was not sent: this question had already ended.",
+  /** This person's answer or skip closed the question, but the run that asked had stopped: as in a chat. */
+  notWaiting: replies.recordedNotWaiting,
   /** Shown (by the script) when Skip is pressed after some questions were answered; a second Skip skips. */
   skipConfirm:
     "Skip the whole prompt? The answers you chose here will not be sent. Press Skip again to skip.",
@@ -292,9 +295,13 @@ export function outcomeOf(record: QuestionRecord): MessagePage {
 
 /**
  * An ended question: how it ended and, when answered, each question with its answers. `notSent`: this
- * request's own answer or skip came too late.
+ * request's own answer or skip came too late; `notWaiting`: it closed the question, but the run that asked no
+ * longer waited for it.
  */
-export function renderOutcomePage(record: QuestionRecord, options: { notSent?: boolean } = {}): string {
+export function renderOutcomePage(
+  record: QuestionRecord,
+  options: { notSent?: boolean; notWaiting?: boolean } = {},
+): string {
   const outcome = outcomeOf(record);
   const answers = record.status === "answered" ? (record.answers ?? {}) : undefined;
   const summary = answers
@@ -310,6 +317,7 @@ export function renderOutcomePage(record: QuestionRecord, options: { notSent?: b
     : "";
   const body = [
     options.notSent ? `<p class="alert" role="alert">${escapeHtml(PAGE_TEXT.notSent)}</p>` : "",
+    options.notWaiting ? `<p class="alert" role="status">${escapeHtml(PAGE_TEXT.notWaiting)}</p>` : "",
     `<h1>${escapeHtml(outcome.title)}</h1>`,
     `<p>${escapeHtml(outcome.text)}</p>`,
     askedAbove(record),

@@ -1,11 +1,13 @@
 /**
  * Question events on the local stack's EventBridge bus: one `Question Requested` and one `Question Resolved`
  * per question, source `handraise`, the API record with an `eventId` and never a task token, each printed as
- * an `event {…}` line; a bus that refuses an event gets it again (at least once, same eventId).
+ * an `event {…}` line; a bus that refuses an event gets it again (at least once, same eventId), and a bus
+ * that refuses it for good never keeps an answer from its run.
  */
-import { StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { GetExecutionHistoryCommand, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { PublishedEvent } from "#infra/local/event-bus.ts";
+import { createDynamoDbQuestionStore } from "#lib/store/dynamodb-question-store.ts";
 import { type CapturedLogs, captureLogs } from "./support/captured-logs.ts";
 import { singleQuestion, unique } from "./support/sample-questions.ts";
 import {
@@ -42,6 +44,34 @@ async function ask(extra: Record<string, unknown> = {}): Promise<string> {
   });
   expect(created.status).toBe(201);
   return created.body.id as string;
+}
+
+/** A run of the agent that asks one question (replying with its answer), and that question once stored. */
+async function startAskingRun(prefix: string) {
+  const sessionKey = unique(prefix);
+  const { executionArn } = await stack.sfn.send(
+    new StartExecutionCommand({
+      stateMachineArn: stack.stateMachineArns.agent,
+      input: JSON.stringify({
+        sessionKey,
+        owner: "web:alice",
+        deliverTo: [],
+        prompt: "test",
+        model: {
+          provider: "scripted",
+          steps: [
+            { toolCalls: [{ id: "c1", name: "ask_user", arguments: { questions: [singleQuestion] } }] },
+            { reply: "{{c1.deploy_target}}" },
+          ],
+        },
+      }),
+    }),
+  );
+  const question = await waitFor(
+    async () => (await stack.api("GET", `/questions?sessionKey=${sessionKey}`)).body.questions[0],
+    { what: "the run's question" },
+  );
+  return { executionArn: executionArn as string, question };
 }
 
 describe("question events", () => {
@@ -89,33 +119,11 @@ describe("question events", () => {
   });
 
   it("a run's question: its events never carry the task token", async () => {
-    const sessionKey = unique("events-run");
-    const { executionArn } = await stack.sfn.send(
-      new StartExecutionCommand({
-        stateMachineArn: stack.stateMachineArns.agent,
-        input: JSON.stringify({
-          sessionKey,
-          owner: "web:alice",
-          deliverTo: [],
-          prompt: "test",
-          model: {
-            provider: "scripted",
-            steps: [
-              { toolCalls: [{ id: "c1", name: "ask_user", arguments: { questions: [singleQuestion] } }] },
-              { reply: "{{c1.deploy_target}}" },
-            ],
-          },
-        }),
-      }),
-    );
-    const question = await waitFor(
-      async () => (await stack.api("GET", `/questions?sessionKey=${sessionKey}`)).body.questions[0],
-      { what: "the run's question" },
-    );
+    const { executionArn, question } = await startAskingRun("events-run");
     const token = (await allItems(stack)).find((item) => item.id === question.id)?.taskToken as string;
     expect(token).toEqual(expect.any(String));
     await stack.api("POST", `/questions/${question.id}/answer`, { answers: { deploy_target: ["Staging"] } });
-    expect((await waitForExecutionEnd(stack, executionArn as string)).status).toBe("SUCCEEDED");
+    expect((await waitForExecutionEnd(stack, executionArn)).status).toBe("SUCCEEDED");
     await stack.streamsDrained();
     const events = eventsOf(question.id);
     expect(events).toHaveLength(2);
@@ -154,4 +162,44 @@ describe("question events carry the context", () => {
       "Release agent:\nv1.4 is green.",
     ]);
   });
+});
+
+describe("a bus that refuses every event", () => {
+  it("the run is resumed all the same; the record fails every retry and goes to the on-failure queue", async () => {
+    logs = captureLogs();
+    stack.setStreamRetryDelay(1);
+    const { executionArn, question } = await startAskingRun("events-bus-down");
+    await stack.streamsDrained();
+    stack.faults.eventBridge.failNext(10_000, {
+      code: "ServiceUnavailable",
+      status: 503,
+      operations: ["PutEvents"],
+    });
+    // Only the closing write, as if the answering Lambda died before its own resume: the stream is the
+    // run's one way to hear the answer, and the bus is down for every one of its attempts.
+    const store = createDynamoDbQuestionStore({
+      client: stack.dynamodb,
+      tableName: stack.tableName,
+      retentionSeconds: 60,
+    });
+    const closed = await store.close(
+      question.id,
+      { status: "answered", answers: { deploy_target: ["Staging"] }, resolvedBy: "test" },
+      Date.now(),
+    );
+    expect(closed.kind).toBe("closed");
+
+    const execution = await waitForExecutionEnd(stack, executionArn);
+    expect(execution.status).toBe("SUCCEEDED");
+    expect(JSON.parse(execution.output ?? "{}")).toEqual({ reply: "Staging" });
+    await stack.streamsDrained();
+    // Each retry resumed again and was told the run no longer waits: the run took the answer once.
+    const history = await stack.sfn.send(new GetExecutionHistoryCommand({ executionArn, maxResults: 1000 }));
+    expect(history.events?.filter((event) => event.type === "TaskSucceeded")).toHaveLength(1);
+    expect(eventsOf(question.id).map((event) => event.detail.eventId)).toEqual([`${question.id}:requested`]);
+    expect(stack.streamFailures.splice(0)).toEqual([
+      expect.objectContaining({ consumer: expect.stringContaining("questionEvents"), attempts: 11 }),
+    ]);
+    stack.setStreamRetryDelay(undefined);
+  }, 60_000);
 });

@@ -416,28 +416,30 @@ describe("self-healing writes", () => {
     expect((await ask(sessionKey)).status).toBe(201);
   });
 
+  /** The AskUser task of `startRun` run again with `taskToken`, as Step Functions retries it. */
+  const retryAsk = (runId: string, sessionKey: unknown, taskToken: string) =>
+    stack.handler("ask")(
+      {
+        taskToken,
+        runId,
+        toolCallId: "c1",
+        owner: TG_OWNER,
+        sessionKey,
+        deliverTo: [
+          { channel: "telegram", chatId: String(TG_CHAT) },
+          { channel: "slack", chatId: SLACK_CHANNEL },
+        ],
+        questions: [single],
+      },
+      lambdaContext("ask", 10_000),
+    );
+
   it("a retried ask (same run, same tool call) replaces the task token, never duplicates the question or its posts", async () => {
     const run = await startRun(TG_OWNER);
     const itemsOf = async () => (await allItems(stack)).filter((item) => item.pk === `Q#${run.id}`);
     const [stored] = await itemsOf();
     const posts = telegram.callsTo("sendMessage").length + slack.callsTo("chat.postMessage").length;
-    const handler = stack.handler("ask");
-    const retry = (taskToken: string) =>
-      handler(
-        {
-          taskToken,
-          runId: run.executionArn,
-          toolCallId: "c1",
-          owner: TG_OWNER,
-          sessionKey: stored?.sessionKey,
-          deliverTo: [
-            { channel: "telegram", chatId: String(TG_CHAT) },
-            { channel: "slack", chatId: SLACK_CHANNEL },
-          ],
-          questions: [single],
-        },
-        lambdaContext("ask", 10_000),
-      );
+    const retry = (taskToken: string) => retryAsk(run.executionArn, stored?.sessionKey, taskToken);
     // A made-up token stands in for a retried attempt's live one: Step Functions cannot tell whether its run
     // waits (the ask's probe is refused once), so the question stays, as it would for a live token.
     stack.faults.stepFunctions.failNext(1, {
@@ -459,6 +461,26 @@ describe("self-healing writes", () => {
     const execution = await waitForExecutionEnd(stack, run.executionArn);
     expect(JSON.parse(execution.output ?? "{}").reply).toBe("answered||Production");
     expect(await askUserEndings(run.executionArn)).toEqual(["TaskSucceeded"]);
+  });
+
+  it("a retried ask whose question was answered meanwhile resumes the run with that answer (not delivery_failed)", async () => {
+    const run = await startRun(TG_OWNER);
+    const [stored] = (await allItems(stack)).filter((item) => item.pk === `Q#${run.id}`);
+    const posts = telegram.callsTo("sendMessage").length + slack.callsTo("chat.postMessage").length;
+    const retry = (taskToken: string) => retryAsk(run.executionArn, stored?.sessionKey, taskToken);
+    // An attempt whose token the run no longer waits on holds the question when the person answers…
+    expect(await retry("an-earlier-attempt")).toEqual({ questionId: run.id });
+    const answered = await stack.api("POST", `/questions/${run.id}/answer`, {
+      answers: { deploy_target: ["Production"] },
+    });
+    expect(answered.body).toMatchObject({ status: "answered", run: "not_waiting" });
+    // …then the task is retried with the token the run waits on: it is sent the answer already given.
+    expect(await retry(stored?.taskToken)).toEqual({ questionId: run.id });
+    const execution = await waitForExecutionEnd(stack, run.executionArn);
+    expect(JSON.parse(execution.output ?? "{}").reply).toBe("answered||Production");
+    expect(await askUserEndings(run.executionArn)).toEqual(["TaskSucceeded"]);
+    expect((await stack.api("GET", `/questions/${run.id}`)).body.question.status).toBe("answered");
+    expect(telegram.callsTo("sendMessage").length + slack.callsTo("chat.postMessage").length).toBe(posts);
   });
 });
 

@@ -329,6 +329,109 @@ describe("Telegram end to end", () => {
   });
 });
 
+describe("Telegram: a run that no longer waits is told so", () => {
+  const NOT_WAITING = "Recorded, but the run that asked no longer waits for it.";
+  // The table's stream is held while each closes: its own resume would also hear "no longer waiting", and
+  // one begun before the closing function's would leave the telling to it (as in AWS, the stream lags).
+
+  it('a tap that answers it: recorded, and an alert says the run no longer waits (not "Got it.")', async () => {
+    const { posts, questionId, run } = await startRun([single]);
+    const messageId = await postedMessageId(questionId);
+    run.timeOut();
+    const release = stack.holdStream();
+    await post(tap(button(posts[0] as RecordedCall, "Production"), messageId));
+    release();
+    expect(telegram.callsTo("answerCallbackQuery").at(-1)?.body).toMatchObject({
+      text: NOT_WAITING,
+      show_alert: true,
+    });
+    expect((await stack.api("GET", `/questions/${questionId}`)).body.question).toMatchObject({
+      status: "answered",
+      answers: { deploy_target: ["Production"] },
+    });
+  });
+
+  it("a typed answer: told in the chat", async () => {
+    const answered = await startRun([single]);
+    answered.run.timeOut();
+    const before = telegram.callsTo("sendMessage").length;
+    const release = stack.holdStream();
+    await post(text("2", { replyTo: await postedMessageId(answered.questionId) }));
+    release();
+    expect(
+      telegram
+        .callsTo("sendMessage")
+        .slice(before)
+        .map((call) => call.body.text),
+    ).toEqual([NOT_WAITING]);
+
+    // The run that still waits: an answer shows itself (the prompt is edited), nothing is sent.
+    const waiting = await startRun([single]);
+    const after = telegram.callsTo("sendMessage").length;
+    await post(text("1", { replyTo: await postedMessageId(waiting.questionId) }));
+    expect(await replyOf(waiting.run)).toBe("answered||Staging (Recommended)");
+    expect(telegram.callsTo("sendMessage").slice(after)).toEqual([]);
+  });
+
+  it("the question API answers with run: not_waiting, only when the run said so", async () => {
+    const gone = await startRun([single]);
+    gone.run.timeOut();
+    let release = stack.holdStream();
+    const answered = await stack.api("POST", `/questions/${gone.questionId}/answer`, {
+      answers: { deploy_target: ["Production"] },
+    });
+    release();
+    expect(answered).toMatchObject({ status: 200 });
+    expect(answered.body).toEqual({
+      status: "answered",
+      answers: { deploy_target: ["Production"] },
+      run: "not_waiting",
+    });
+    const cancelledRun = await startRun([single]);
+    cancelledRun.run.timeOut();
+    release = stack.holdStream();
+    const cancelled = await stack.api("POST", `/questions/${cancelledRun.questionId}/cancel`, {});
+    release();
+    expect(cancelled.body).toEqual({ status: "cancelled", reason: "cancelled", run: "not_waiting" });
+
+    const waiting = await startRun([single]);
+    const resumed = await stack.api("POST", `/questions/${waiting.questionId}/answer`, {
+      answers: { deploy_target: ["Production"] },
+    });
+    expect(resumed.body).toEqual({ status: "answered", answers: { deploy_target: ["Production"] } });
+    expect(await replyOf(waiting.run)).toBe("answered||Production");
+  });
+
+  it("the answer page: the done page says the run no longer waits, and only then", async () => {
+    for (const gone of [true, false]) {
+      const me = ++privateChats;
+      const { run, posts, questionId } = await startRun([single], { owner: me, chats: [me] });
+      if (gone) run.timeOut();
+      const link = new URL(linkButton(posts[0] as RecordedCall)?.url ?? "");
+      const page = `${link.pathname}${link.search}`;
+      const release = stack.holdStream();
+      const answered = await stack.request("POST", page, {
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams([
+          ["sig", link.searchParams.get("sig") ?? ""],
+          ["a.deploy_target", "1"],
+          ["action", "submit"],
+        ]).toString(),
+      });
+      release();
+      expect(answered.status).toBe(303);
+      const location = answered.headers.location ?? "";
+      expect(location).toBe(gone ? `${link.search}&run=not_waiting` : link.search);
+      const done = await stack.request("GET", `${link.pathname}${location}`);
+      expect(done.status).toBe(200);
+      expect(done.text).toContain("Production");
+      if (gone) expect(done.text).toContain(NOT_WAITING);
+      else expect(done.text).not.toContain(NOT_WAITING);
+      expect((await stack.api("GET", `/questions/${questionId}`)).body.question.status).toBe("answered");
+    }
+  });
+});
+
 describe("Telegram: Answer in browser — a link only in its answerer's private chat", () => {
   const START_URL = new RegExp(`^https://t\\.me/${BOT_USERNAME}\\?start=([A-Za-z0-9_-]{32})$`);
   const OWN_LINK = "Your own link to answer in a browser. It works for you alone: do not share it.";

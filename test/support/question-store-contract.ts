@@ -301,6 +301,44 @@ export function describeQuestionStoreContract(name: string, open: () => Promise<
       expect(closed.kind === "closed" && closed.taskToken).toBe("second");
     });
 
+    it("markStreamResume notes a closed question's resume (streamResumeStarted), never a pending one's", async () => {
+      const question = newQuestion({ runId: "run-12", taskToken: "t" });
+      await store.create(question, T0);
+      await store.markStreamResume(question.id, T0 + 1);
+      expect(await store.streamResumeStarted(question.id)).toBe(false);
+      await store.close(question.id, { status: "answered", answers: { q: ["A"] } }, T0 + 2);
+      expect(await store.streamResumeStarted(question.id)).toBe(false);
+      await store.markStreamResume(question.id, T0 + 3);
+      expect(await store.streamResumeStarted(question.id)).toBe(true);
+      await store.markStreamResume("no-such-question", T0 + 3);
+      expect(await store.streamResumeStarted("no-such-question")).toBe(false);
+    });
+
+    it("the same run re-registering a question that closed meanwhile → closed_for_run with its outcome", async () => {
+      const question = newQuestion({ runId: "run-10", taskToken: "first" });
+      await store.create(question, T0);
+      await store.close(question.id, { status: "answered", answers: { q: ["A"] } }, T0 + 500);
+      const retried = await store.create({ ...question, taskToken: "second" }, T0 + 2000);
+      expect(retried.kind).toBe("closed_for_run");
+      expect(retried.kind === "closed_for_run" && retried.record).toMatchObject({
+        id: question.id,
+        status: "answered",
+        answers: { q: ["A"] },
+      });
+      // Another run, or a question that ended with nothing for the run (expired, delivery_failed): in use.
+      expect(await store.create({ ...question, runId: "other-run", taskToken: "x" }, T0 + 2000)).toEqual({
+        kind: "id_in_use",
+      });
+      const expired = newQuestion({ runId: "run-11", taskToken: "first" });
+      await store.create(expired, T0);
+      await store.expire(expired.id, T0 + expired.timeoutSeconds * 1000);
+      expect(
+        await store.create({ ...expired, taskToken: "second" }, T0 + expired.timeoutSeconds * 1000 + 1),
+      ).toEqual({
+        kind: "id_in_use",
+      });
+    });
+
     describe("saveDraft (the stepper's answers so far)", () => {
       it("keeps the draft on a pending question, and get reads it back", async () => {
         const question = twoStepQuestion();

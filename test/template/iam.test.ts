@@ -277,6 +277,11 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
   ask: [
     { actions: LOGS, resources: ["AskLogGroup.Arn"] },
     { actions: QUESTION_ITEM_ACTIONS, resources: [TABLE] },
+    // A retried AskUser task whose question was answered meanwhile is resumed with the stored outcome.
+    {
+      actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
+      resources: [resumableStateMachines(stage)],
+    },
     { actions: ["states:SendTaskHeartbeat"], resources: [resumableStateMachines(stage)] },
     probeDurable(stage),
   ],

@@ -180,6 +180,8 @@ export function createDiscordWebhook(deps: DiscordWebhookDeps) {
         // Only the tapper sees it; nothing is posted in the channel and the message stays as it is.
         return { type: CHANNEL_MESSAGE, data: { ...ownLinkMessage(outcome.url), flags: EPHEMERAL } };
       case "resolved":
+        // A run that no longer waits is told in words; the stream consumer retires this copy with the others.
+        if (outcome.notWaiting === true) return privately(replies.recordedNotWaiting);
         // The tapped copy shows the outcome through this response; the pipeline has edited the others.
         if (tappedDelivery(outcome.record, interaction)) {
           return {

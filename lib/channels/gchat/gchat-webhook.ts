@@ -151,6 +151,9 @@ export function createGchatWebhook(deps: ChatWebhookDeps) {
         return updateCard(renderQuestionMessage(outcome.record, { step: outcome.questionIndex, browser }));
       }
       case "resolved":
+        // A run that no longer waits is told in words; the stream consumer retires this card with the others.
+        if (outcome.notWaiting === true) return notice(chat, textMessage(replies.recordedNotWaiting), true);
+        return updateCard(renderRetiredMessage(outcome.record));
       case "ended":
         return updateCard(renderRetiredMessage(outcome.record));
       case "needs_text":

@@ -11,7 +11,7 @@ import { type Control, controlAction } from "../control-codec.ts";
 import type { ControlAction } from "../inbound.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
 import { remembered } from "../remembered.ts";
-import { outcomeReplyText, replies } from "../replies.ts";
+import { outcomeReplyText, replies, toldByCopies } from "../replies.ts";
 import { pointAtQuestionThread } from "../thread-reply.ts";
 import type { MattermostApi, MattermostPost } from "./mattermost-api.ts";
 import {
@@ -301,8 +301,9 @@ export function createMattermostWebhook(deps: MattermostWebhookDeps) {
         await redraw({ postId, channelId: request.channelId }, outcome.record, outcome.questionIndex);
         return ok();
       case "resolved":
-        // The posts are edited to the outcome everywhere.
-        return ok();
+        // The posts are edited to the outcome everywhere. A run that no longer waits is told in the dialog,
+        // the one place a submission's response can speak (Mattermost has no ephemeral reply to it).
+        return toldByCopies(outcome) ? ok() : ok({ error: replies.recordedNotWaiting });
       default: {
         const text = outcomeReplyText(outcome, fitsPost);
         return text === undefined ? ok() : ok({ error: text });

@@ -7,7 +7,7 @@ import type { PrivacyUnconfirmed } from "../chat-channel.ts";
 import { type ChatWebhookDeps, EMPTY_ACK } from "../chat-webhook.ts";
 import { controlAction, decodeControl, encodeControl } from "../control-codec.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
-import { outcomeReplyText, replies } from "../replies.ts";
+import { outcomeReplyText, replies, toldByCopies } from "../replies.ts";
 import { pointAtQuestionThread } from "../thread-reply.ts";
 import type { SlackApi } from "./slack-api.ts";
 import { createSlackChannel } from "./slack-channel.ts";
@@ -147,12 +147,13 @@ export function createSlackWebhook(deps: SlackWebhookDeps) {
     const inbound = await pointAtQuestionThread(deps.store, deps.now(), message);
     const outcome = await deps.handleInbound(inbound);
     // Someone else writing in the question's thread (the person it was asked for too), or anything that
-    // answers nothing, is conversation: no notice. An answer shows itself: every copy is edited.
+    // answers nothing, is conversation: no notice. An answer shows itself: every copy is edited (one the run
+    // no longer waits for is told so).
     const silent =
       outcome.kind === "not_owner" ||
       outcome.kind === "requester" ||
       outcome.kind === "ignored" ||
-      outcome.kind === "resolved";
+      toldByCopies(outcome);
     const text = silent ? undefined : outcomeReplyText(outcome, fitsSection);
     await ephemeral(inbound.chatId, envelope.event.user ?? "", text, inbound.replyToMessageId);
     return ACK;
@@ -186,7 +187,7 @@ export function createSlackWebhook(deps: SlackWebhookDeps) {
     // resolved: the table's stream consumer edits every copy, which says so; Done with nothing ticked: ask;
     // "Answer in browser" by someone who may answer: their own link, which only they see.
     const text =
-      outcome.kind === "resolved" || outcome.kind === "private_link"
+      toldByCopies(outcome) || outcome.kind === "private_link"
         ? undefined
         : outcome.kind === "incomplete"
           ? replies.chooseAtLeastOne
@@ -268,8 +269,17 @@ export function createSlackWebhook(deps: SlackWebhookDeps) {
       const message = { chatId: origin.c, messageId: origin.m };
       await bestEffort("slack step", () => channel.showStep(outcome.record, message, outcome.questionIndex));
     }
-    // Outcomes that leave the modal open show on its first input; resolved, a step or a duplicate close it.
-    const text = outcome.kind === "resolved" ? undefined : outcomeReplyText(outcome, fitsSection);
+    // Outcomes that leave the modal open show on its first input; resolved, a step or a duplicate close it
+    // (one the run no longer waits for is told so beside the question, where a tap's notice would be).
+    if (outcome.kind === "resolved") {
+      await ephemeral(
+        origin.c,
+        payload.user.id,
+        toldByCopies(outcome) ? undefined : replies.recordedNotWaiting,
+      );
+      return ACK;
+    }
+    const text = outcomeReplyText(outcome, fitsSection);
     const [first] = Object.keys(values);
     return text === undefined || first === undefined ? ACK : errors({ [first]: text });
   }

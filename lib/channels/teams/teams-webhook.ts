@@ -4,7 +4,7 @@ import { HttpError } from "../../http/http-errors.ts";
 import { verifiedWebhook, type WebhookRequest } from "../../http/webhook-prelude.ts";
 import { browserEntry, copyIn } from "../answer-in-browser.ts";
 import { type ChatWebhookDeps, EMPTY_ACK } from "../chat-webhook.ts";
-import { noPrivateLinkText, outcomeReplyText, replies } from "../replies.ts";
+import { noPrivateLinkText, outcomeReplyText, replies, toldByCopies } from "../replies.ts";
 import { activityToInbound, parseActivity, withInputs } from "./teams-activity.ts";
 import type { TeamsApi } from "./teams-api.ts";
 import { KeySetUnavailableError, type VerifyTeamsRequest } from "./teams-auth.ts";
@@ -72,8 +72,9 @@ const ACK = EMPTY_ACK;
 function noticeOf(outcome: InboundOutcome, tapped: boolean, askedForLink: boolean): string | undefined {
   switch (outcome.kind) {
     case "resolved":
-      // The card is replaced with the outcome (the table's stream consumer retires every copy).
-      return undefined;
+      // The card is replaced with the outcome (the table's stream consumer retires every copy); a run that no
+      // longer waits is told in words.
+      return toldByCopies(outcome) ? undefined : outcomeReplyText(outcome, fitsActivity);
     case "needs_text":
       // Send with an empty own-answer box.
       return replies.chooseOrType;

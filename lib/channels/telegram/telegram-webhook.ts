@@ -16,7 +16,7 @@ import type { Inbound } from "../inbound.ts";
 import { PlatformApiError } from "../platform-api-error.ts";
 import { PLATFORM_LIMITS } from "../platform-limits.ts";
 import { remembered } from "../remembered.ts";
-import { outcomeReplyText, replies, typeYourAnswerText } from "../replies.ts";
+import { outcomeReplyText, replies, toldByCopies, typeYourAnswerText } from "../replies.ts";
 import type { TelegramApi } from "./telegram-api.ts";
 import { createTelegramChannel } from "./telegram-channel.ts";
 import {
@@ -67,6 +67,9 @@ const TOLD_IN_PRIVATE = new Set<InboundOutcome["kind"]>([
   "busy",
   "full",
 ]);
+
+/** A close the run that asked no longer waits for: the edited prompt alone would not say so. */
+const unheard = (outcome: InboundOutcome) => outcome.kind === "resolved" && !toldByCopies(outcome);
 
 /** Outcomes of a tap told in an alert the person must dismiss, not a toast that fades. */
 const ALERTED = new Set<InboundOutcome["kind"]>(["not_owner", "requester", "ended", "invalid"]);
@@ -206,7 +209,8 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
         return answer(outcomeReplyText(outcome), true);
       }
       default:
-        return answer(outcomeReplyText(outcome), ALERTED.has(outcome.kind));
+        // A close the run no longer waits for is an alert too: a fading toast would be easy to miss.
+        return answer(outcomeReplyText(outcome), ALERTED.has(outcome.kind) || unheard(outcome));
     }
   }
 
@@ -269,7 +273,8 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
   async function onMessage(inbound: Inbound, outcome: InboundOutcome) {
     // A private chat's id is its person's user id.
     const inPrivate = inbound.actor === `telegram:${inbound.chatId}`;
-    const told = TOLD_IN_CHAT.has(outcome.kind) || (inPrivate && TOLD_IN_PRIVATE.has(outcome.kind));
+    const told =
+      TOLD_IN_CHAT.has(outcome.kind) || unheard(outcome) || (inPrivate && TOLD_IN_PRIVATE.has(outcome.kind));
     const text = told ? outcomeReplyText(outcome, fitsMessage) : undefined;
     if (text === undefined) return;
     await deps.api.call("sendMessage", {

@@ -5,6 +5,7 @@ import type { CallbackOutcome, TaskCallbacks } from "#lib/callbacks/task-callbac
 import { durableWaiter } from "#lib/callbacks/waiter.ts";
 import type { ChatChannel } from "#lib/channels/chat-channel.ts";
 import { MAX_COPIES, type QuestionRecord } from "#lib/questions/question-record.ts";
+import { createInMemoryQuestionStore } from "#lib/store/in-memory-question-store.ts";
 import type { CreateResult, NewQuestion, Outcome, QuestionStore } from "#lib/store/question-store.ts";
 import { silentTelemetry } from "#lib/telemetry/telemetry.ts";
 
@@ -316,5 +317,78 @@ describe("askQuestion with a context (who is asking and why)", () => {
     await ask({ args, owner: "web:a", deliverTo: [], context: null });
     expect(created[0]?.context).toBe("y".repeat(500));
     expect(created[1]?.context).toBeUndefined();
+  });
+});
+
+describe("askQuestion: a retried AskUser task whose question was answered meanwhile", () => {
+  function retrySetup() {
+    const store = createInMemoryQuestionStore({ retentionSeconds: 3600 });
+    const sent: { command: string; token: string; output?: unknown; error?: string }[] = [];
+    const callbacks = {
+      async succeed(token: string, output: unknown) {
+        sent.push({ command: "success", token, output });
+        return "resumed";
+      },
+      async fail(token: string, error: string) {
+        sent.push({ command: "failure", token, error });
+        return "resumed";
+      },
+      async heartbeat() {
+        return "resumed";
+      },
+    } as unknown as TaskCallbacks;
+    const posted: string[] = [];
+    const console: ChatChannel = {
+      name: "console",
+      deliver: async (record, target) => {
+        posted.push(record.id);
+        return { ...target, messageId: `m${posted.length}` };
+      },
+      retire: async () => {},
+      remind: async () => {},
+    };
+    const askQuestion = createAskQuestion({
+      store,
+      channels: new Map([["console", console]]),
+      callbacks,
+      telemetry: silentTelemetry,
+      limits: { minTimeoutSeconds: 30, maxTimeoutSeconds: 3600 },
+      now: () => 1_000,
+    });
+    const ask = (taskToken: string) =>
+      askQuestion({
+        args,
+        owner: "web:a",
+        deliverTo: [{ channel: "console", chatId: "t" }],
+        runId: "arn:aws:states:eu-west-1:1:execution:agent:r1",
+        toolCallId: "c1",
+        taskToken,
+        askedBy: "run",
+      });
+    return { store, ask, sent, posted };
+  }
+
+  it("answered: the new token is sent the stored answers, nothing is posted again (not delivery_failed)", async () => {
+    const { store, ask, sent, posted } = retrySetup();
+    const first = await ask("T1");
+    await store.close(first.id, { status: "answered", answers: { q: ["B"] }, resolvedBy: "api" }, 1_000);
+    const again = await ask("T2");
+    expect(again).toMatchObject({ id: first.id, status: "answered", answers: { q: ["B"] } });
+    expect(sent).toEqual([
+      {
+        command: "success",
+        token: "T2",
+        output: expect.objectContaining({ status: "answered", answers: { q: ["B"] } }),
+      },
+    ]);
+    expect(posted).toEqual([first.id]);
+  });
+
+  it("skipped: the new token is failed with the skip, as the run would have been", async () => {
+    const { store, ask, sent } = retrySetup();
+    const first = await ask("T1");
+    await store.close(first.id, { status: "cancelled", reason: "skipped", resolvedBy: "telegram:42" }, 1_000);
+    expect((await ask("T2")).status).toBe("cancelled");
+    expect(sent).toEqual([{ command: "failure", token: "T2", error: "Handraise.Skipped" }]);
   });
 });

@@ -11,6 +11,7 @@ import {
   reminderText,
   replies,
   stillNeededText,
+  toldByCopies,
   withCancelCommand,
 } from "#lib/channels/replies.ts";
 import { validateAnswers } from "#lib/questions/answers.ts";
@@ -132,5 +133,31 @@ describe("the words renderers add to a prompt", () => {
     expect(answerLinkLine("http://127.0.0.1:3000/answer/ask_1?t=x")).toBe(
       "Answer in browser: http://127.0.0.1:3000/answer/ask_1?t=x",
     );
+  });
+});
+
+describe("a close the run no longer waits for", () => {
+  const answered = questionRecord({
+    questions: [deployTarget],
+    status: "answered",
+    answers: { deploy_target: ["Production"] },
+  });
+  const skipped = questionRecord({ questions: [deployTarget], status: "cancelled", reason: "skipped" });
+  const noQuorum = questionRecord({ questions: [deployTarget], status: "no_quorum", quorum: 2 });
+
+  it("an answer, a skip, a cancel or a vote that closed: the one sentence, whatever the outcome", () => {
+    for (const record of [answered, skipped, { ...skipped, reason: "cancelled" as const }, noQuorum]) {
+      const outcome = { kind: "resolved" as const, record, notWaiting: true as const };
+      expect(outcomeReplyText(outcome)).toBe("Recorded, but the run that asked no longer waits for it.");
+      expect(outcomeReplyText(outcome)).toBe(replies.recordedNotWaiting);
+      expect(toldByCopies(outcome)).toBe(false);
+    }
+  });
+
+  it("a run that took it (or was left to the stream's retry): the usual reply, told by the copies", () => {
+    expect(outcomeReplyText({ kind: "resolved", record: answered })).toBe(replies.gotIt);
+    expect(outcomeReplyText({ kind: "resolved", record: skipped })).toBe(replies.skipped);
+    expect(toldByCopies({ kind: "resolved", record: answered })).toBe(true);
+    expect(toldByCopies({ kind: "ended", record: answered })).toBe(false);
   });
 });
