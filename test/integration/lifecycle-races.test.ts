@@ -468,7 +468,13 @@ describe("self-healing writes", () => {
     const [stored] = (await allItems(stack)).filter((item) => item.pk === `Q#${run.id}`);
     const posts = telegram.callsTo("sendMessage").length + slack.callsTo("chat.postMessage").length;
     const retry = (taskToken: string) => retryAsk(run.executionArn, stored?.sessionKey, taskToken);
-    // An attempt whose token the run no longer waits on holds the question when the person answers…
+    // An attempt whose token the run no longer waits on holds the question when the person answers (its
+    // probe of the run is refused once, so the made-up token is not taken for a stopped run)…
+    stack.faults.stepFunctions.failNext(1, {
+      code: "AccessDeniedException",
+      status: 400,
+      operations: ["SendTaskHeartbeat"],
+    });
     expect(await retry("an-earlier-attempt")).toEqual({ questionId: run.id });
     const answered = await stack.api("POST", `/questions/${run.id}/answer`, {
       answers: { deploy_target: ["Production"] },
