@@ -20,6 +20,7 @@ import {
   postsMessage,
 } from "./support/discord-guild.ts";
 import { type FakePlatform, type RecordedCall, startFakePlatform } from "./support/fake-platform.ts";
+import { settledOnFakeClock } from "./support/fake-timers.ts";
 import { singleQuestion, unique } from "./support/sample-questions.ts";
 
 const CHANNEL = "645027906669520000";
@@ -57,17 +58,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/**
- * Lets the sockets move (real I/O) until `done` holds, the clock 1 ms further at each turn that did not get
- * there (as test/integration/durable-callbacks.test.ts moves it).
- */
-const settled = async (done: () => boolean) => {
-  for (let turn = 0; turn < 20_000 && !done(); turn++) {
-    await new Promise((resolve) => setImmediate(resolve));
-    if (!done()) await vi.advanceTimersByTimeAsync(1);
-  }
-  expect(done()).toBe(true);
-};
+const settled = (done: () => boolean) => settledOnFakeClock(done);
 
 describe("a chat webhook resuming a durable execution", () => {
   it("replies within the platform's 3 s when Lambda is slow, and leaves the resume to the stream", async () => {
