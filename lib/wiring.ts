@@ -13,7 +13,7 @@ import { createAskQuestion } from "./app/ask-question.ts";
 import { createResolveQuestion } from "./app/resolve-question.ts";
 import { createWaitForQuestion } from "./app/wait-for-question.ts";
 import { createApiKeyring } from "./auth/api-keys.ts";
-import { AWS_CALLBACK_TIMEOUTS, createAwsRequests } from "./aws/signed-request.ts";
+import { AWS_CALLBACK_TIMEOUTS, type AwsTimeouts, createAwsRequests } from "./aws/signed-request.ts";
 import {
   type AwsClientSettings,
   type AwsService,
@@ -55,12 +55,13 @@ const systemSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(re
 
 /**
  * Ports a process that runs the handlers side by side in one place gives in place of the ones built here
- * (the in-process test harness: test/support/in-process-stack.ts): the question store, the run callbacks,
- * the question timers, the clock and the waits. Each one absent is built as deployed.
+ * (the in-process test harness: test/support/in-process-stack.ts): the question store, the Step Functions
+ * task callbacks (a durable callback still goes to Lambda, at `aws`'s endpoint), the question timers, the
+ * clock and the waits. Each one absent is built as deployed.
  */
 export interface ServicePorts {
   store?: QuestionStore | undefined;
-  callbacks?: TaskCallbacks | undefined;
+  stepFunctions?: TaskCallbacks | undefined;
   timers?: Timers | undefined;
   now?: (() => number) | undefined;
   sleep?: ((ms: number) => Promise<void>) | undefined;
@@ -248,6 +249,12 @@ export function createBaseServices(
   };
 }
 
+/** How the function's durable callbacks are sent. */
+export interface CallbackOptions {
+  /** How long a durable callback may wait for Lambda; absent, AWS_CALLBACK_TIMEOUTS. */
+  callbackTimeouts?: AwsTimeouts | undefined;
+}
+
 /**
  * The base services, the run callbacks and the answer / cancel use case. The answer page is composed from this
  * alone (functions/answer-page.ts), so its bundle carries no chat channel, model step or question API — and
@@ -263,22 +270,25 @@ export function createCoreServices(
   observability: Observability,
   aws?: AwsClientSettings,
   ports: ServicePorts = {},
+  options: CallbackOptions = {},
 ) {
   const base = createBaseServices(config, fn, observability, aws, ports);
   const { store, telemetry, capture, now: clock } = base;
   // A question's waiter is a Step Functions task token or a durable execution's callback id (per record).
-  const callbacks =
-    ports.callbacks ??
-    createWaiterCallbacks({
-      stepFunctions: createSfnTaskCallbacks(capture(new SFNClient(sdkConfig(aws, "sfn")))),
-      // Lambda's callback API spoken with the SDK pieces the DynamoDB client already brings, not its client.
-      durable: createDurableCallbacks(
-        createAwsRequests(
-          { signingName: "lambda", label: "Lambda", protocol: "restJson1" },
-          { ...awsClientConfig(aws, "lambda"), timeouts: AWS_CALLBACK_TIMEOUTS },
-        ),
+  const callbacks = createWaiterCallbacks({
+    stepFunctions:
+      ports.stepFunctions ?? createSfnTaskCallbacks(capture(new SFNClient(sdkConfig(aws, "sfn")))),
+    // Lambda's callback API spoken with the SDK pieces the DynamoDB client already brings, not its client.
+    durable: createDurableCallbacks(
+      createAwsRequests(
+        { signingName: "lambda", label: "Lambda", protocol: "restJson1" },
+        {
+          ...awsClientConfig(aws, "lambda"),
+          timeouts: options.callbackTimeouts ?? AWS_CALLBACK_TIMEOUTS,
+        },
       ),
-    });
+    ),
+  });
   const resolve = createResolveQuestion({ store, callbacks, now: clock, telemetry });
   return { ...base, callbacks, resolve };
 }
@@ -297,8 +307,9 @@ export function createServices(
   descriptors: readonly AnyChannel[] = [],
   aws?: AwsClientSettings,
   ports: ServicePorts = {},
+  options: CallbackOptions = {},
 ) {
-  const core = createCoreServices(config, fn, observability, aws, ports);
+  const core = createCoreServices(config, fn, observability, aws, ports, options);
   const { secrets, secretNames, store, callbacks, resolve, telemetry, capture, now } = core;
   const sleep = ports.sleep ?? systemSleep;
   const links = createLinks(config, secrets, secretNames);

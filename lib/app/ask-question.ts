@@ -158,7 +158,7 @@ export function createAskQuestion(deps: AskQuestionDeps) {
    * stored: the run-status consumer found nothing to cancel. So, once the record is durable (and posted), the
    * run is asked whether it still waits on the token (SendTaskHeartbeat); if not, the question is cancelled
    * as a stopped run's is, and the stream consumer retires its copies. Between the two paths one sees it.
-   * Only Step Functions tokens: a durable execution's question cannot outlive it (lib/durable/ask-user.ts).
+   * Only Step Functions tokens: a durable execution bounds its question itself (lib/durable/ask-user.ts).
    */
   async function closeIfRunStopped(record: QuestionRecord, taskToken: string): Promise<QuestionRecord> {
     if (record.status !== "pending" || waiterOf(taskToken).kind !== "task") return record;

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import type { TaskCallbacks } from "../callbacks/task-callbacks.ts";
 import { validateAnswers } from "../questions/index.ts";
 import {
@@ -82,6 +83,20 @@ export interface Resolution {
   /** With `more`: this request's vote was the person's abstention (a Skip that left it to the others). */
   abstained?: boolean;
 }
+
+/**
+ * Whether `record` keeps the vote `mine`: the same voter (and key) at the same time, with the same answers —
+ * so the same person's other request in the same millisecond is not taken for this one.
+ */
+const holdsVote = (record: QuestionRecord, mine: Vote) =>
+  (record.votes ?? []).some(
+    (vote) =>
+      vote.by === mine.by &&
+      vote.atMs === mine.atMs &&
+      vote.key === mine.key &&
+      (vote.skipped ?? false) === (mine.skipped ?? false) &&
+      isDeepStrictEqual(vote.answers ?? {}, mine.answers ?? {}),
+  );
 
 /**
  * How often a vote is counted before it is given up on as busy (VotesBusyError, retryable). Each retry means
@@ -193,7 +208,8 @@ export function createResolveQuestion(deps: ResolveDeps) {
       if (keyVote ? votes.some((vote) => vote.key === key) : hasVoted(votes, by)) {
         throw new AlreadyAnsweredError(record.id, by, keyVote ? key : undefined);
       }
-      const counted = [...votes, { by, ...cast, atMs: now(), ...(key !== undefined && { key }) }];
+      const mine: Vote = { by, ...cast, atMs: now(), ...(key !== undefined && { key }) };
+      const counted = [...votes, mine];
       // The whole list is written on the condition that it still holds the votes read, so the list stored is
       // the one measured here: this check keeps the budget under races too.
       if (!votesFit(counted)) throw new VotesFullError(record.id);
@@ -212,6 +228,11 @@ export function createResolveQuestion(deps: ResolveDeps) {
           if (isItemTooLarge(error)) throw new VotesFullError(record.id);
           throw error;
         });
+      // A write applied whose response was lost, retried after another vote landed: the retry finds the votes
+      // changed, and among them this call's own (its voter and its time), so it was kept.
+      if ((result.kind === "stale" || result.kind === "not_pending") && holdsVote(result.record, mine)) {
+        return ownVote(result.record, cast);
+      }
       if (result.kind === "stale") {
         record = result.record;
         continue;
@@ -227,6 +248,21 @@ export function createResolveQuestion(deps: ResolveDeps) {
       return afterClose(record.id, result);
     }
     throw new VotesBusyError(record.id);
+  }
+
+  /** What a vote found kept on `record` gives, as if its own write had answered. */
+  function ownVote(record: QuestionRecord, cast: Pick<Vote, "skipped">): Resolution {
+    if (record.status !== "pending") {
+      // Closed since, by a later write or by this one: the table's stream resumes the run either way.
+      return { record, run: record.runId === undefined ? "no_run" : "pending_retry" };
+    }
+    const decided = tally(record.votes ?? [], record.quorum ?? 1, votersOf(record), record.questions);
+    return {
+      record,
+      run: "no_run",
+      more: decided.kind === "waiting" ? decided.more : 0,
+      ...(cast.skipped === true && { abstained: true }),
+    };
   }
 
   /** Whether the question is decided by several votes (else the first answer closes it). */

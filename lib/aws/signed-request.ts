@@ -66,10 +66,20 @@ export const AWS_TIMEOUTS = { connectionMs: 2_000, requestMs: 2_500 } as const;
  * A durable callback's: a connection not opened in 2 s is retried (nothing was sent), but a sent callback
  * waits up to 7 s for Lambda's answer, as one cut off after Lambda applied it finds the callback ended when
  * resent. A fixed 7 s for the whole call, retries included, since the use cases send it where the
- * invocation's remaining time is not at hand: it leaves 3 s of a webhook's 10 s (the shortest timeout of a
- * function that answers) for the work around it.
+ * invocation's remaining time is not at hand. The chat webhooks send with AWS_WEBHOOK_CALLBACK_TIMEOUTS.
  */
 export const AWS_CALLBACK_TIMEOUTS = { connectionMs: 2_000, requestMs: 7_000, callMs: 7_000 } as const;
+
+/**
+ * A durable callback's inside a chat webhook, which resumes the run before it replies and must reply within
+ * the platform's 3 s: waiting longer buys nothing there, as a callback cut off is left to the table's stream
+ * (its answer is kept, the run `pending_retry`), which sends it again with AWS_CALLBACK_TIMEOUTS.
+ */
+export const AWS_WEBHOOK_CALLBACK_TIMEOUTS = {
+  connectionMs: 1_000,
+  requestMs: 1_500,
+  callMs: 1_500,
+} as const;
 
 /**
  * One attempt's limits: for a connection, then for the response (from the attempt's start). The socket may

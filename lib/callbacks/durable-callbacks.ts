@@ -56,7 +56,8 @@ function pathLabel(callbackId: string): string {
  * Heartbeat, taking the callback id where the Step Functions adapter takes a task token. An ended callback
  * (CallbackTimeoutException: it timed out, or was already completed; ResourceNotFoundException: its
  * execution is gone) is `not_waiting`, as an ended task token is — unless an unanswered attempt of the same
- * success or failure may have ended it (UnconfirmedCallbackError). Sent with AWS_CALLBACK_TIMEOUTS.
+ * success or failure may have ended it (UnconfirmedCallbackError). Sent with AWS_CALLBACK_TIMEOUTS
+ * (AWS_WEBHOOK_CALLBACK_TIMEOUTS in a chat webhook).
  *
  * The three calls are sent as Lambda's REST API binds them (`POST /2025-12-01/durable-execution-callbacks/
  * {CallbackId}/succeed | fail | heartbeat`: the result's bytes as the body of a success, the error object as

@@ -59,13 +59,17 @@ export interface DurableExecutionBounds {
   timeoutSeconds: number;
   startedAtMs: (executionArn: string) => number | undefined;
   now: () => number;
+  /** Reports a question asked while the execution's start was unknown (the function's logger); absent, none. */
+  warn?: ((message: string, fields: { questionId: string }) => void) | undefined;
 }
 
 /**
- * A question never outlives its execution: with the execution's bounds, its timeout is capped so that it and
- * the callback's grace end within the time the execution has left (all of its timeout when its start is
- * unknown), but never below the deployment's minimum. Nothing else would close it when the execution ends:
- * the run-status rule watches Step Functions runs only.
+ * A question is bounded by its execution: with the execution's bounds, its timeout is capped so that it and
+ * the callback's grace end within the time the execution has left. Nothing else would close it when the
+ * execution ends: the run-status rule watches Step Functions runs only. Two exceptions: when the execution's
+ * start is unknown, the cap is its whole timeout (and `execution.warn` reports the question); and a question
+ * is never below the deployment's minimum, so one asked with less than that left outlives the execution —
+ * the ask use case raises any shorter timeout back to the minimum.
  *
  * @example
  * const askUser = createDurableAskUser({ askQuestion, limits, execution: { timeoutSeconds: 86400, startedAtMs, now } });
@@ -80,15 +84,18 @@ export function createDurableAskUser(deps: {
   limits: TimeoutLimits;
   execution?: DurableExecutionBounds | undefined;
 }) {
-  /** The question's timeout within what is left of the execution `runId`. */
-  function withinExecution(timeoutSeconds: number, runId: string): number {
+  /** The question's timeout within what is left of the execution `runId`, and whether its start was known. */
+  function withinExecution(timeoutSeconds: number, runId: string) {
     const { execution } = deps;
-    if (execution === undefined) return timeoutSeconds;
+    if (execution === undefined) return { timeoutSeconds, startUnknown: false };
     const startedAtMs = execution.startedAtMs(runId);
     const elapsed =
       startedAtMs === undefined ? 0 : Math.max(0, Math.ceil((execution.now() - startedAtMs) / 1000));
     const left = execution.timeoutSeconds - elapsed - TIMEOUT_GRACE_SECONDS;
-    return clampTimeout(Math.min(timeoutSeconds, left), deps.limits);
+    return {
+      timeoutSeconds: clampTimeout(Math.min(timeoutSeconds, left), deps.limits),
+      startUnknown: startedAtMs === undefined,
+    };
   }
 
   return async function askUser(
@@ -99,7 +106,7 @@ export function createDurableAskUser(deps: {
     // Checked before any durable operation: invalid arguments go back to the model, the run never waits.
     const asked = normalizeAskUserArgs(args, deps.limits);
     const runId = context.executionContext.durableExecutionArn;
-    const timeoutSeconds = withinExecution(asked.timeoutSeconds, runId);
+    const { timeoutSeconds, startUnknown } = withinExecution(asked.timeoutSeconds, runId);
     // Valid arguments are an object: only the timeout changes, and only when it was capped.
     const registered =
       timeoutSeconds === asked.timeoutSeconds ? args : { ...(args as object), timeoutSeconds };
@@ -126,6 +133,12 @@ export function createDurableAskUser(deps: {
               quorum: options.quorum,
               askedBy: "run",
             });
+            if (startUnknown) {
+              deps.execution?.warn?.(
+                "durable execution's start unknown: its question is capped at the whole execution timeout",
+                { questionId: record.id },
+              );
+            }
             if (record.status === "delivery_failed") throw new DeliveryFailedError(record.id);
           } catch (error) {
             // A checkpointed error keeps its message and data, not its class: the name rides as the data.

@@ -2,8 +2,8 @@ import type { DurableInstrumentationPlugin } from "@aws/durable-execution-sdk-js
 
 /**
  * When each execution this function is running started, as the durable SDK reports it at every invocation,
- * replays included: the public DurableContext does not expose it, and a question must not outlive its
- * execution (lib/durable/ask-user.ts). An entry lives for one invocation.
+ * replays included: the public DurableContext does not expose it, and a question is bounded by its
+ * execution's time left (lib/durable/ask-user.ts). An entry lives for one invocation.
  *
  * @example
  * const starts = createExecutionStarts();

@@ -7,6 +7,7 @@
 import middy from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import { createHandleInbound } from "../app/handle-inbound.ts";
+import { AWS_WEBHOOK_CALLBACK_TIMEOUTS } from "../aws/signed-request.ts";
 import type { AnyChannel, ChannelWebhookDefinition } from "../channels/channel-descriptor.ts";
 import type { Config } from "../config.ts";
 import { channelDisabled } from "../http/channel-disabled.ts";
@@ -34,7 +35,10 @@ export async function createChatWebhookHandler<Descriptor extends AnyChannel>(
   if (fn === undefined)
     throw new Error(`the ${descriptor.name} channel's manifest names no webhook function`);
   const { telemetry, logger } = observability;
-  const services = createServices(config, fn, observability, [descriptor], aws, ports);
+  // Durable callbacks held to the platform's reply time: AWS_WEBHOOK_CALLBACK_TIMEOUTS says why.
+  const services = createServices(config, fn, observability, [descriptor], aws, ports, {
+    callbackTimeouts: AWS_WEBHOOK_CALLBACK_TIMEOUTS,
+  });
   await services.ready();
   const base = () =>
     middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()

@@ -29,7 +29,12 @@ export async function createDurableAgentHandler(
       execution:
         timeoutSeconds === undefined
           ? undefined
-          : { timeoutSeconds, startedAtMs: starts.startedAtMs, now: services.now },
+          : {
+              timeoutSeconds,
+              startedAtMs: starts.startedAtMs,
+              now: services.now,
+              warn: (message, fields) => observability.logger.warn(message, fields),
+            },
     }),
     limits: config.limits,
     providerFor: createProviderFor(services.secrets, observability),

@@ -173,13 +173,16 @@ export function createDynamoDbQuestions(table: DynamoDbTable, retentionSeconds: 
 
     async replaceToken(question, nowMs) {
       if (question.runId === undefined || question.taskToken === undefined) return undefined;
+      // A fresh writeId: the first invocation's put, if the SDK retries it after this, is no longer its own
+      // write and cannot put its item (and token) back over this one.
       const out = await conditionally(() =>
         table.update(keys.question(question.id), {
-          UpdateExpression: "SET taskToken = :token",
+          UpdateExpression: "SET taskToken = :token, writeId = :writeId",
           ConditionExpression: "#status = :pending AND runId = :runId AND expiresAtMs > :now",
           ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: marshall({
             ":token": question.taskToken,
+            ":writeId": newWriteId(),
             ":pending": "pending",
             ":runId": question.runId,
             ":now": nowMs,

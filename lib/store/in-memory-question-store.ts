@@ -292,7 +292,8 @@ export function createInMemoryQuestionStore(options: InMemoryQuestionStoreOption
             question.id,
             (current) =>
               current.status === "pending" && current.runId === runId && current.expiresAtMs > nowMs,
-            (current) => ({ ...current, taskToken }),
+            // A fresh writeId, as the table's: the first put's retry no longer finds its own write.
+            (current) => ({ ...current, taskToken, writeId: newWriteId() }),
           );
           return before && updated(question.id, nowMs);
         });

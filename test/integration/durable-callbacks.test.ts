@@ -33,6 +33,7 @@ import {
 import { createDurableCallbacks, UnconfirmedCallbackError } from "#lib/callbacks/durable-callbacks.ts";
 import { FinalCallbackError } from "#lib/callbacks/task-callbacks.ts";
 import { resignedAuthorization } from "#test/support/sigv4.ts";
+import { settledOnFakeClock } from "./support/fake-timers.ts";
 
 const REGION = "eu-west-1";
 const CREDENTIALS = { accessKeyId: "AKIDTESTDURABLECB", secretAccessKey: "test-secret-access-key" };
@@ -302,17 +303,7 @@ describe("durable callbacks on Lambda's callback API, without the Lambda client"
       vi.useRealTimers();
     });
 
-    /**
-     * Lets the sockets move (real I/O) until `done` holds, the clock 1 ms further at each turn that did not
-     * get there: a retry's backoff of 0 is a timer of 1 ms.
-     */
-    const settled = async (done: () => boolean) => {
-      for (let turn = 0; turn < 10_000 && !done(); turn++) {
-        await new Promise((resolve) => setImmediate(resolve));
-        if (!done()) await vi.advanceTimersByTimeAsync(1);
-      }
-      expect(done()).toBe(true);
-    };
+    const settled = (done: () => boolean) => settledOnFakeClock(done, 10_000);
 
     /** A callback Lambda completes at once but answers for only after `answerAfterMs` (fake time). */
     function slowToAnswer(answerAfterMs: number) {

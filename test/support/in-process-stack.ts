@@ -52,7 +52,6 @@ import { lambdaContext } from "#infra/local/lambda-context.ts";
 import { readServerlessFunctions } from "#infra/local/serverless-functions.ts";
 import type { AwsService } from "#lib/aws-client-settings.ts";
 import { createSfnTaskCallbacks } from "#lib/callbacks/sfn-task-callbacks.ts";
-import { createWaiterCallbacks } from "#lib/callbacks/waiter-callbacks.ts";
 import { CHANNELS } from "#lib/channels/channel-list.ts";
 import { type Config, loadConfig } from "#lib/config.ts";
 import type { AskUserResult } from "#lib/questions/schema.ts";
@@ -207,7 +206,8 @@ function fakeStepFunctions(calls: InProcessStack["taskCalls"]) {
  * `env`: the deployment's settings over this stack's (a channel's token and API base, HANDRAISE_PUBLIC_URL, …).
  * `startMs`: where the clock starts.
  * `endpoints`: an AWS service the wiring still builds a client for, reached at a fake the test runs (the
- * e-mail channel's `sesv2` at infra/local/ses.ts) instead of nowhere.
+ * e-mail channel's `sesv2` at infra/local/ses.ts, `lambda` for a durable run's callbacks at
+ * infra/local/durable-callbacks.ts) instead of nowhere.
  */
 export async function startInProcessStack(
   env: Record<string, string> = {},
@@ -236,14 +236,6 @@ export async function startInProcessStack(
   };
   const taskCalls: InProcessStack["taskCalls"] = [];
   const sfn = fakeStepFunctions(taskCalls);
-  const callbacks = createWaiterCallbacks({
-    stepFunctions: createSfnTaskCallbacks(sfn.client),
-    durable: {
-      succeed: () => Promise.reject(new Error("no durable runs in process")),
-      fail: () => Promise.reject(new Error("no durable runs in process")),
-      heartbeat: () => Promise.reject(new Error("no durable runs in process")),
-    },
-  });
   const pendingTimers = new Map<string, TimerEvent>();
   const timers: Timers = {
     async set({ name, event }) {
@@ -274,7 +266,7 @@ export async function startInProcessStack(
   });
   const ports = {
     store,
-    callbacks,
+    stepFunctions: createSfnTaskCallbacks(sfn.client),
     timers,
     now: nowMs,
     // A wait (the question API's long poll, a timer fired early) moves the clock instead of passing time.

@@ -339,6 +339,17 @@ export function describeQuestionStoreContract(name: string, open: () => Promise<
       });
     });
 
+    it("a token replaced takes a fresh writeId, so the first put's retry (its own write) cannot undo it", async () => {
+      const question = newQuestion({ runId: "run-10", taskToken: "first" });
+      await store.create(question, T0);
+      const firstPut = (await subject.storedItem(keys.question(question.id)))?.writeId;
+      expect(firstPut).toEqual(expect.any(String));
+      await store.create({ ...question, taskToken: "second" }, T0 + 1);
+      const replaced = await subject.storedItem(keys.question(question.id));
+      expect(replaced).toMatchObject({ taskToken: "second", writeId: expect.any(String) });
+      expect(replaced?.writeId).not.toBe(firstPut);
+    });
+
     describe("saveDraft (the stepper's answers so far)", () => {
       it("keeps the draft on a pending question, and get reads it back", async () => {
         const question = twoStepQuestion();

@@ -143,8 +143,16 @@ describe("askUser (durable) within its execution", () => {
     expect(registered).toEqual({ ...args, timeoutSeconds: 600 - 100 - 10 });
   });
 
-  it("caps it at the whole execution when the execution's start is unknown", async () => {
-    expect((await askedTimeout(execution(300, undefined), 3600)).timeoutSeconds).toBe(290);
+  it("caps it at the whole execution when the execution's start is unknown, and says so by question id", async () => {
+    const warnings: unknown[] = [];
+    const warn = (message: string, fields: { questionId: string }) => warnings.push({ message, fields });
+    expect((await askedTimeout({ ...execution(300, undefined), warn }, 3600)).timeoutSeconds).toBe(290);
+    expect(warnings).toEqual([
+      { message: expect.stringContaining("start unknown"), fields: { questionId: "ask_x" } },
+    ]);
+    warnings.length = 0;
+    await askedTimeout({ ...execution(300, 10), warn }, 3600);
+    expect(warnings).toEqual([]);
   });
 
   it("leaves a question that fits as it was asked, and never goes below the deployment's minimum", async () => {
