@@ -83,7 +83,7 @@ export interface AskQuestionDeps {
   channels: ChannelRegistry;
   /**
    * Asks Step Functions whether a run still waits (SendTaskHeartbeat): the run holding a session's slot, and
-   * the run that asked, once its question is stored.
+   * the run that asked, once its question is stored — and then whether that run has ended (DescribeExecution).
    */
   callbacks: TaskCallbacks;
   limits: TimeoutLimits;
@@ -101,7 +101,7 @@ export interface AskQuestionDeps {
  * The outcome is the record: `pending` once at least one target has the question; `delivery_failed` (closed,
  * so the session is free and nothing can answer it) when no target took it, or when the posted copies could
  * not be recorded — those copies are then retired here, since nothing else knows where they are;
- * `cancelled` (`resolvedBy: "run-abort"`) when the Step Functions run that asked no longer waits on it.
+ * `cancelled` (`resolvedBy: "run-abort"`) when the Step Functions run that asked has ended.
  *
  * @example
  * const ask = createAskQuestion({ store, channels, callbacks, limits, now: Date.now });
@@ -156,24 +156,37 @@ export function createAskQuestion(deps: AskQuestionDeps) {
   /**
    * A run stopped while its AskUser task was in flight may have been handled before this question was
    * stored: the run-status consumer found nothing to cancel. So, once the record is durable (and posted), the
-   * run is asked whether it still waits on the token (SendTaskHeartbeat); if not, the question is cancelled
-   * as a stopped run's is, and the stream consumer retires its copies. Between the two paths one sees it.
-   * Only Step Functions tokens: a durable execution bounds its question itself (lib/durable/ask-user.ts).
+   * run is asked whether it still waits on the token (SendTaskHeartbeat), and if not, whether the run itself
+   * ended (DescribeExecution): a retried task's earlier token is dead while its run goes on, and that run's
+   * question must stay. Only an ended run's is cancelled as a stopped run's is, and the stream consumer
+   * retires its copies. Between the two paths one sees it. Only Step Functions tokens: a durable execution
+   * bounds its question itself (lib/durable/ask-user.ts).
    */
   async function closeIfRunStopped(record: QuestionRecord, taskToken: string): Promise<QuestionRecord> {
     if (record.status !== "pending" || waiterOf(taskToken).kind !== "task") return record;
+    // Either call failing keeps the question: the run-status consumer still cancels a stopped run's question
+    // it finds, and the deadline ends the rest.
     const alive = await deps.callbacks.heartbeat(taskToken).catch((error: unknown) => {
-      // The run-status consumer still cancels a stopped run's question it finds; the deadline ends the rest.
       telemetry.failed("asking whether the run still waits", error, idsOf(record));
       return "unknown" as const;
     });
-    if (alive !== "not_waiting") return record;
+    if (alive !== "not_waiting" || !(await runEnded(record))) return record;
     // Only while it waits on the token probed: answered meanwhile, or a retried task's live token, it stays.
     const resolvedAtMs = now();
     if (!(await store.release(record.id, RUN_STOPPED, resolvedAtMs, { taskToken }))) return record;
     const closed = { ...record, ...RUN_STOPPED, resolvedAtMs };
     telemetry.closed(closedOf(closed));
     return closed;
+  }
+
+  /** Whether the question's run has ended; false when that cannot be told (no run, a failed call). */
+  async function runEnded(record: QuestionRecord): Promise<boolean> {
+    const { runId } = record;
+    if (runId === undefined || deps.callbacks.runEnded === undefined) return false;
+    return deps.callbacks.runEnded(runId).catch((error: unknown) => {
+      telemetry.failed("asking whether the run has ended", error, idsOf(record));
+      return false;
+    });
   }
 
   return async function askQuestion(input: AskQuestionInput): Promise<QuestionRecord> {

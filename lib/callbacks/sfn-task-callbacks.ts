@@ -1,4 +1,6 @@
 import {
+  DescribeExecutionCommand,
+  type ExecutionStatus,
   InvalidToken,
   SendTaskFailureCommand,
   SendTaskHeartbeatCommand,
@@ -19,6 +21,14 @@ const FINAL_ERRORS = new Set([
   "InvalidOutput",
   "KmsAccessDeniedException",
   "KmsInvalidStateException",
+]);
+
+/** A run in one of these is over for good; RUNNING and PENDING_REDRIVE (it may go on) are not among them. */
+const ENDED: ReadonlySet<ExecutionStatus | undefined> = new Set([
+  "SUCCEEDED",
+  "FAILED",
+  "TIMED_OUT",
+  "ABORTED",
 ]);
 
 /**
@@ -51,5 +61,9 @@ export function createSfnTaskCallbacks(client: SFNClient): TaskCallbacks {
     fail: (taskToken, error, cause) =>
       send(() => client.send(new SendTaskFailureCommand({ taskToken, error, cause }))),
     heartbeat: (taskToken) => send(() => client.send(new SendTaskHeartbeatCommand({ taskToken }))),
+    runEnded: async (executionArn) => {
+      const { status } = await client.send(new DescribeExecutionCommand({ executionArn }));
+      return ENDED.has(status);
+    },
   };
 }

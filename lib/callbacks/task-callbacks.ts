@@ -39,4 +39,10 @@ export interface TaskCallbacks {
   succeed(taskToken: string, result: AskUserResult): Promise<CallbackOutcome>;
   fail(taskToken: string, error: TaskErrorName, cause: string): Promise<CallbackOutcome>;
   heartbeat(taskToken: string): Promise<CallbackOutcome>;
+  /**
+   * Whether the run `runId` (a Step Functions execution ARN) has ended: a dead token alone does not say so,
+   * since a retried task's earlier token dies while its run goes on. Step Functions only; throws when it
+   * cannot tell.
+   */
+  runEnded?(runId: string): Promise<boolean>;
 }

@@ -4,7 +4,8 @@ import { waiterOf } from "./waiter.ts";
 /**
  * The one TaskCallbacks every use case gets: it sends each call to the service the question's waiter
  * belongs to (lib/callbacks/waiter.ts) — Step Functions for a task token, Lambda for a durable callback id —
- * so answering, cancelling, the stream's second resume and the session probe work alike for both.
+ * so answering, cancelling, the stream's second resume and the session probe work alike for both. Whether a
+ * run has ended is asked of Step Functions: only its runs are probed so.
  */
 export function createWaiterCallbacks(adapters: {
   stepFunctions: TaskCallbacks;
@@ -28,6 +29,11 @@ export function createWaiterCallbacks(adapters: {
     heartbeat: (token) => {
       const [callbacks, id] = route(token);
       return callbacks.heartbeat(id);
+    },
+    runEnded: async (runId) => {
+      if (!adapters.stepFunctions.runEnded)
+        throw new Error("these callbacks cannot tell whether a run ended");
+      return adapters.stepFunctions.runEnded(runId);
     },
   };
 }

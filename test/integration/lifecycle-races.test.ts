@@ -440,13 +440,8 @@ describe("self-healing writes", () => {
     const [stored] = await itemsOf();
     const posts = telegram.callsTo("sendMessage").length + slack.callsTo("chat.postMessage").length;
     const retry = (taskToken: string) => retryAsk(run.executionArn, stored?.sessionKey, taskToken);
-    // A made-up token stands in for a retried attempt's live one: Step Functions cannot tell whether its run
-    // waits (the ask's probe is refused once), so the question stays, as it would for a live token.
-    stack.faults.stepFunctions.failNext(1, {
-      code: "AccessDeniedException",
-      status: 400,
-      operations: ["SendTaskHeartbeat"],
-    });
+    // A made-up token stands in for a retried attempt's: no run waits on it, but its run is still running,
+    // so the question stays.
     expect(await retry("a-retry-token")).toEqual({ questionId: run.id });
     expect((await itemsOf()).map((item) => item.taskToken)).toEqual(["a-retry-token"]);
     // The retry of the real attempt: the run's own token is back, still one record, no new posts.
@@ -468,13 +463,8 @@ describe("self-healing writes", () => {
     const [stored] = (await allItems(stack)).filter((item) => item.pk === `Q#${run.id}`);
     const posts = telegram.callsTo("sendMessage").length + slack.callsTo("chat.postMessage").length;
     const retry = (taskToken: string) => retryAsk(run.executionArn, stored?.sessionKey, taskToken);
-    // An attempt whose token the run no longer waits on holds the question when the person answers (its
-    // probe of the run is refused once, so the made-up token is not taken for a stopped run)…
-    stack.faults.stepFunctions.failNext(1, {
-      code: "AccessDeniedException",
-      status: 400,
-      operations: ["SendTaskHeartbeat"],
-    });
+    // An attempt whose token the run no longer waits on holds the question when the person answers (its run
+    // is still running, so the dead token is not taken for a stopped run)…
     expect(await retry("an-earlier-attempt")).toEqual({ questionId: run.id });
     const answered = await stack.api("POST", `/questions/${run.id}/answer`, {
       answers: { deploy_target: ["Production"] },

@@ -76,6 +76,10 @@ const LOG_DELIVERY = [
 const resumableStateMachines = (stage: string) =>
   `arn:AWS::Partition:states:AWS::Region:AWS::AccountId:stateMachine:handraise-${stage}-*`;
 
+/** The runs of those state machines (DescribeExecution's resource). */
+const resumableExecutions = (stage: string) =>
+  `arn:AWS::Partition:states:AWS::Region:AWS::AccountId:execution:handraise-${stage}-*:*`;
+
 /**
  * Whose durable executions an answer may resume (SendDurableExecutionCallback*): Lambda functions named
  * `handraise-<stage>-*` (`params.resumableDurableFunctions`), which also matches their executions' ARNs.
@@ -283,6 +287,8 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       resources: [resumableStateMachines(stage)],
     },
     { actions: ["states:SendTaskHeartbeat"], resources: [resumableStateMachines(stage)] },
+    // Whether the run that asked ended, once its token is dead (a retried task's earlier token is, too).
+    { actions: ["states:DescribeExecution"], resources: [resumableExecutions(stage)] },
     probeDurable(stage),
   ],
   telegramWebhook: [

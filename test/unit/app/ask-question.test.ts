@@ -22,11 +22,19 @@ function recordOf(question: NewQuestion): QuestionRecord {
     deliveries: question.deliverTo,
     createdAtMs: question.createdAtMs,
     expiresAtMs: question.createdAtMs + question.timeoutSeconds * 1000,
+    ...(question.runId !== undefined && { runId: question.runId }),
   };
 }
 
-/** A store whose session `s1` is held by `ask_old` (waiting on `old-token`) until that question is released. */
-function setup(heartbeat: CallbackOutcome | Error, defaultRemindAfterSeconds: number[] = []) {
+/**
+ * A store whose session `s1` is held by `ask_old` (waiting on `old-token`) until that question is released;
+ * `runEnded` is what DescribeExecution says of any run (ended or not, or its failure).
+ */
+function setup(
+  heartbeat: CallbackOutcome | Error,
+  defaultRemindAfterSeconds: number[] = [],
+  runEnded: boolean | Error = true,
+) {
   const created: NewQuestion[] = [];
   const released: { id: string; outcome: Outcome }[] = [];
   let holderOpen = true;
@@ -45,13 +53,21 @@ function setup(heartbeat: CallbackOutcome | Error, defaultRemindAfterSeconds: nu
     },
   } as unknown as QuestionStore;
   const probed: string[] = [];
+  const described: string[] = [];
   const callbacks = {
     async heartbeat(token: string) {
       probed.push(token);
       if (heartbeat instanceof Error) throw heartbeat;
       return heartbeat;
     },
+    async runEnded(runId: string) {
+      described.push(runId);
+      if (runEnded instanceof Error) throw runEnded;
+      return runEnded;
+    },
   } as unknown as TaskCallbacks;
+  const failures: string[] = [];
+  const telemetry = { ...silentTelemetry, failed: (context: string) => failures.push(context) };
   const console: ChatChannel = {
     name: "console",
     deliver: async (_, target) => target,
@@ -62,7 +78,7 @@ function setup(heartbeat: CallbackOutcome | Error, defaultRemindAfterSeconds: nu
     store,
     channels: new Map([["console", console]]),
     callbacks,
-    telemetry: silentTelemetry,
+    telemetry,
     limits: { minTimeoutSeconds: 30, maxTimeoutSeconds: 3600 },
     defaultRemindAfterSeconds,
     now: () => 1_000,
@@ -70,7 +86,7 @@ function setup(heartbeat: CallbackOutcome | Error, defaultRemindAfterSeconds: nu
   // Asked by a run unless the test says otherwise.
   const ask = (input: Omit<AskQuestionInput, "askedBy"> & { askedBy?: string }) =>
     askQuestion({ askedBy: "run", ...input });
-  return { ask, released, probed, created };
+  return { ask, released, probed, described, failures, created };
 }
 
 describe("askQuestion and a busy session", () => {
@@ -97,24 +113,54 @@ describe("askQuestion and a busy session", () => {
 
 describe("askQuestion and a run that stopped while it asked", () => {
   const taskToken = "AQCEAAAAKgAAAAMAAAAAAAAAAc+/9xK0ZyVw==";
+  const runId = "arn:aws:states:eu-west-1:123456789012:execution:handraise-dev-agent:run-1";
 
-  it("cancels the stored question as a stopped run's when the run no longer waits on the token", async () => {
-    const { ask, released, probed } = setup("not_waiting");
-    const record = await ask({ args, owner: "web:a", deliverTo: [], taskToken });
+  it("cancels the stored question as a stopped run's when the token is dead and the run has ended", async () => {
+    const { ask, released, probed, described } = setup("not_waiting", [], true);
+    const record = await ask({ args, owner: "web:a", deliverTo: [], taskToken, runId, toolCallId: "t1" });
     expect(probed).toEqual([taskToken]);
+    expect(described).toEqual([runId]);
     expect(released).toEqual([
       { id: record.id, outcome: { status: "cancelled", reason: "cancelled", resolvedBy: "run-abort" } },
     ]);
     expect(record).toMatchObject({ status: "cancelled", reason: "cancelled", resolvedBy: "run-abort" });
   });
 
+  it("keeps it when the token is dead but the run is still running (a retried task's earlier token)", async () => {
+    const { ask, released, described, failures } = setup("not_waiting", [], false);
+    const record = await ask({ args, owner: "web:a", deliverTo: [], taskToken, runId, toolCallId: "t1" });
+    expect(described).toEqual([runId]);
+    expect(record.status).toBe("pending");
+    expect(released).toEqual([]);
+    expect(failures).toEqual([]);
+  });
+
+  it("keeps it, and reports it, when Step Functions cannot tell whether the run ended", async () => {
+    const { ask, released, described, failures } = setup("not_waiting", [], new Error("ThrottlingException"));
+    const record = await ask({ args, owner: "web:a", deliverTo: [], taskToken, runId, toolCallId: "t1" });
+    expect(described).toEqual([runId]);
+    expect(record.status).toBe("pending");
+    expect(released).toEqual([]);
+    expect(failures).toEqual(["asking whether the run has ended"]);
+  });
+
+  it("keeps it when no run is named, asking nothing of a run", async () => {
+    const { ask, released, described } = setup("not_waiting", [], true);
+    const record = await ask({ args, owner: "web:a", deliverTo: [], taskToken });
+    expect(record.status).toBe("pending");
+    expect(described).toEqual([]);
+    expect(released).toEqual([]);
+  });
+
   it("keeps it while the run waits, or when Step Functions cannot tell", async () => {
     for (const alive of ["resumed", new Error("ThrottlingException")] as const) {
-      const { ask, released, probed } = setup(alive);
-      const record = await ask({ args, owner: "web:a", deliverTo: [], taskToken });
+      const { ask, released, probed, described, failures } = setup(alive, [], true);
+      const record = await ask({ args, owner: "web:a", deliverTo: [], taskToken, runId, toolCallId: "t1" });
       expect(record.status).toBe("pending");
       expect(probed).toEqual([taskToken]);
+      expect(described).toEqual([]);
       expect(released).toEqual([]);
+      expect(failures).toEqual(alive === "resumed" ? [] : ["asking whether the run still waits"]);
     }
   });
 

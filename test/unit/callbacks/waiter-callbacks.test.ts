@@ -44,4 +44,17 @@ describe("waiters", () => {
       "lambda.heartbeat cb2",
     ]);
   });
+
+  it("ask Step Functions whether a run ended, and fail when it cannot be asked", async () => {
+    const calls: string[] = [];
+    const runId = "arn:aws:states:eu-west-1:123456789012:execution:handraise-dev-agent:r1";
+    const stepFunctions = { ...recording("sfn", calls), runEnded: async (id: string) => id === runId };
+    const callbacks = createWaiterCallbacks({ stepFunctions, durable: recording("lambda", calls) });
+    expect(await callbacks.runEnded?.(runId)).toBe(true);
+    const without = createWaiterCallbacks({
+      stepFunctions: recording("sfn", calls),
+      durable: recording("lambda", calls),
+    });
+    await expect(without.runEnded?.(runId)).rejects.toThrow("cannot tell");
+  });
 });
