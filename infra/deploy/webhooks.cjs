@@ -180,6 +180,16 @@ function webhookResources({ resumableStateMachines, resumableDurableFunctions },
                     `arn:\${AWS::Partition}:states:\${AWS::Region}:\${AWS::AccountId}:stateMachine:${resumableStateMachines}`,
                   ),
                 },
+                // A run that no longer waits on a token: whether it has ended, before a person is told so (a
+                // retried AskUser task's earlier token is dead while its run goes on).
+                {
+                  Sid: "DescribeRuns",
+                  Effect: "Allow",
+                  Action: "states:DescribeExecution",
+                  Resource: sub(
+                    `arn:\${AWS::Partition}:states:\${AWS::Region}:\${AWS::AccountId}:execution:${resumableStateMachines}:*`,
+                  ),
+                },
                 {
                   Sid: "ResumeDurableExecutions",
                   Effect: "Allow",

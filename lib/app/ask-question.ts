@@ -20,7 +20,7 @@ import type { CreateResult, NewQuestion, QuestionStore } from "../store/question
 import { closedOf, idsOf, refOf, type Telemetry } from "../telemetry/telemetry.ts";
 import { IdInUseError, InvalidArgumentError, SessionBusyError } from "./errors.ts";
 import { retireDeliveries } from "./retire-deliveries.ts";
-import { resumeRun } from "./run-outcome.ts";
+import { resumeRun, runHasEnded } from "./run-outcome.ts";
 import { RUN_STOPPED, WAIT_ENDED } from "./wait-ended.ts";
 
 export interface AskQuestionInput {
@@ -135,9 +135,10 @@ export function createAskQuestion(deps: AskQuestionDeps) {
   }
 
   /**
-   * Creates the record. When the session's slot is held by a question whose run no longer waits on it (the
-   * wait was ended outside Handraise: an operator's SendTaskFailure, a run that moved on), that question is
-   * closed and the slot taken: a session is never blocked by a question nothing waits for.
+   * Creates the record. When the session's slot is held by a question nothing waits for any more — its
+   * durable callback has ended, or its Step Functions token is dead and its run has ended — that question is
+   * closed and the slot taken: a session is never blocked by a question nothing waits for. (A run that moved
+   * on past a wait ended outside Handraise releases that question at its next model step.)
    */
   async function create(question: NewQuestion): Promise<CreateResult> {
     const created = await store.create(question, now());
@@ -146,6 +147,12 @@ export function createAskQuestion(deps: AskQuestionDeps) {
     const taskToken = created.pendingTaskToken;
     const alive = await deps.callbacks.heartbeat(taskToken).catch(() => "unknown" as const);
     if (alive !== "not_waiting") return created;
+    // A dead token is not an ended run: a retried AskUser task's earlier token is dead while its retry is
+    // about to take the question over. (A run that moved on releases its question at its next model step.)
+    if (waiterOf(taskToken).kind === "task") {
+      const holder = await store.get(created.pendingId, now());
+      if (holder !== undefined && !(await runHasEnded(deps.callbacks, holder, telemetry))) return created;
+    }
     // Only if it still waits on the token probed: a retried task may have just given it a live one.
     if (await store.release(created.pendingId, WAIT_ENDED, now(), { taskToken })) {
       telemetry.closed({ id: created.pendingId, ...WAIT_ENDED, status: "cancelled" });
@@ -170,23 +177,13 @@ export function createAskQuestion(deps: AskQuestionDeps) {
       telemetry.failed("asking whether the run still waits", error, idsOf(record));
       return "unknown" as const;
     });
-    if (alive !== "not_waiting" || !(await runEnded(record))) return record;
+    if (alive !== "not_waiting" || !(await runHasEnded(deps.callbacks, record, telemetry))) return record;
     // Only while it waits on the token probed: answered meanwhile, or a retried task's live token, it stays.
     const resolvedAtMs = now();
     if (!(await store.release(record.id, RUN_STOPPED, resolvedAtMs, { taskToken }))) return record;
     const closed = { ...record, ...RUN_STOPPED, resolvedAtMs };
     telemetry.closed(closedOf(closed));
     return closed;
-  }
-
-  /** Whether the question's run has ended; false when that cannot be told (no run, a failed call). */
-  async function runEnded(record: QuestionRecord): Promise<boolean> {
-    const { runId } = record;
-    if (runId === undefined || deps.callbacks.runEnded === undefined) return false;
-    return deps.callbacks.runEnded(runId).catch((error: unknown) => {
-      telemetry.failed("asking whether the run has ended", error, idsOf(record));
-      return false;
-    });
   }
 
   return async function askQuestion(input: AskQuestionInput): Promise<QuestionRecord> {

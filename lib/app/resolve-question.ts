@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type { TaskCallbacks } from "../callbacks/task-callbacks.ts";
+import { waiterOf } from "../callbacks/waiter.ts";
 import { validateAnswers } from "../questions/index.ts";
 import {
   type ActingIn,
@@ -30,7 +31,7 @@ import {
   VotesBusyError,
   VotesFullError,
 } from "./errors.ts";
-import { resumeRun } from "./run-outcome.ts";
+import { resumeRun, runHasEnded } from "./run-outcome.ts";
 
 export interface ResolveDeps {
   store: QuestionStore;
@@ -177,6 +178,14 @@ export function createResolveQuestion(deps: ResolveDeps) {
         // "No longer waiting" may only mean the table's stream delivered this very outcome first: that
         // consumer notes its resume before it sends, so a note here means the run is the stream's to tell.
         if (run === "not_waiting" && (await store.streamResumeStarted(closed.record.id)))
+          run = "pending_retry";
+        // A dead token is not a stopped run: a retried AskUser task gives this outcome to its own token.
+        // Only a run that has ended is told as one; when that cannot be told, the answer is "recorded".
+        if (
+          run === "not_waiting" &&
+          waiterOf(closed.taskToken).kind === "task" &&
+          !(await runHasEnded(callbacks, closed.record, deps.telemetry))
+        )
           run = "pending_retry";
       } catch (error) {
         // The answer is accepted (the write won): the stream consumer delivers it to the run.

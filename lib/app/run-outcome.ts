@@ -1,5 +1,6 @@
 import { type CallbackOutcome, TASK_ERRORS, type TaskCallbacks } from "../callbacks/task-callbacks.ts";
 import type { QuestionRecord } from "../questions/question-record.ts";
+import { idsOf, type Telemetry } from "../telemetry/telemetry.ts";
 import { answeredResult, resultOf } from "./question-result.ts";
 
 /** The cause sent with each cancel reason. */
@@ -32,4 +33,23 @@ export async function resumeRun(
     return callbacks.fail(taskToken, TASK_ERRORS[reason], CANCEL_CAUSES[reason]);
   }
   return "not_waiting";
+}
+
+/**
+ * Whether the question's run has ended (Step Functions' DescribeExecution), told apart from a dead token: a
+ * retried AskUser task's earlier token no longer waits while its run goes on, and is given the outcome by the
+ * retry. False when it cannot be told — no run id, callbacks that cannot ask, a refused or failed call (the
+ * failure is reported) — so a caller that acts on "ended" errs on the side of keeping the question.
+ */
+export async function runHasEnded(
+  callbacks: TaskCallbacks,
+  record: QuestionRecord,
+  telemetry: Pick<Telemetry, "failed">,
+): Promise<boolean> {
+  const { runId } = record;
+  if (runId === undefined || callbacks.runEnded === undefined) return false;
+  return callbacks.runEnded(runId).catch((error: unknown) => {
+    telemetry.failed("asking whether the run has ended", error, idsOf(record));
+    return false;
+  });
 }

@@ -37,6 +37,8 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import {
+  DescribeExecutionCommand,
+  ExecutionDoesNotExist,
   InvalidOutput,
   SendTaskFailureCommand,
   SendTaskHeartbeatCommand,
@@ -163,7 +165,7 @@ const MAX_TASK_OUTPUT_BYTES = 262_144;
  * an output over Step Functions' limit is refused as it refuses it (the task stays waiting).
  */
 function fakeStepFunctions(calls: InProcessStack["taskCalls"]) {
-  const tasks = new Map<string, { outcome?: RunOutcome; ended: boolean }>();
+  const tasks = new Map<string, { outcome?: RunOutcome; ended: boolean; runId?: string }>();
   const task = (token: string) => {
     const found = tasks.get(token);
     if (!found) throw new TaskDoesNotExist({ message: "Provided task does not exist", $metadata: {} });
@@ -193,6 +195,11 @@ function fakeStepFunctions(calls: InProcessStack["taskCalls"]) {
       } else if (command instanceof SendTaskHeartbeatCommand) {
         calls.push({ command: "heartbeat", input: { ...command.input } });
         task(command.input.taskToken ?? "");
+      } else if (command instanceof DescribeExecutionCommand) {
+        // A run goes on while its task waits; one whose task timed out (timeOut) has ended with it.
+        const found = [...tasks.values()].find((t) => t.runId === command.input.executionArn);
+        if (!found) throw new ExecutionDoesNotExist({ message: "Execution does not exist", $metadata: {} });
+        return { status: found.ended ? (found.outcome ? "SUCCEEDED" : "TIMED_OUT") : "RUNNING" };
       } else {
         throw new Error(`the in-process stack's Step Functions has no ${String(command)}`);
       }
@@ -407,9 +414,10 @@ export async function startInProcessStack(
     },
     async ask(input) {
       const taskToken = `task-${++runs}-${randomUUID()}`;
-      sfn.tasks.set(taskToken, { ended: false });
+      const runId = `arn:aws:states:us-east-1:000000000000:execution:agent:run-${runs}`;
+      sfn.tasks.set(taskToken, { ended: false, runId });
       const { questionId } = (await invoke("ask", {
-        runId: `arn:aws:states:us-east-1:000000000000:execution:agent:run-${runs}`,
+        runId,
         toolCallId: "c1",
         ...input,
         taskToken,

@@ -80,6 +80,12 @@ const resumableStateMachines = (stage: string) =>
 const resumableExecutions = (stage: string) =>
   `arn:AWS::Partition:states:AWS::Region:AWS::AccountId:execution:handraise-${stage}-*:*`;
 
+/** Whether a run whose token is dead has ended (a retried AskUser task's earlier token is dead too). */
+const describeRuns = (stage: string): IamRow => ({
+  actions: ["states:DescribeExecution"],
+  resources: [resumableExecutions(stage)],
+});
+
 /**
  * Whose durable executions an answer may resume (SendDurableExecutionCallback*): Lambda functions named
  * `handraise-<stage>-*` (`params.resumableDurableFunctions`), which also matches their executions' ARNs.
@@ -276,6 +282,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
     resumeDurable(stage),
     // Is the run holding a busy session still waiting? (a wait ended outside Handraise frees the session)
     { actions: ["states:SendTaskHeartbeat"], resources: [resumableStateMachines(stage)] },
+    describeRuns(stage),
     probeDurable(stage),
   ],
   ask: [
@@ -288,7 +295,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
     },
     { actions: ["states:SendTaskHeartbeat"], resources: [resumableStateMachines(stage)] },
     // Whether the run that asked ended, once its token is dead (a retried task's earlier token is, too).
-    { actions: ["states:DescribeExecution"], resources: [resumableExecutions(stage)] },
+    describeRuns(stage),
     probeDurable(stage),
   ],
   telegramWebhook: [
@@ -299,6 +306,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
     },
+    describeRuns(stage),
     resumeDurable(stage),
   ],
   slackWebhook: [
@@ -309,6 +317,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
     },
+    describeRuns(stage),
     resumeDurable(stage),
   ],
   discordWebhook: [
@@ -319,6 +328,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
     },
+    describeRuns(stage),
     resumeDurable(stage),
   ],
   mattermostWebhook: [
@@ -329,6 +339,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
     },
+    describeRuns(stage),
     resumeDurable(stage),
   ],
   whatsappWebhook: [
@@ -339,6 +350,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
     },
+    describeRuns(stage),
     resumeDurable(stage),
   ],
   // No message-index writes: Teams has no command that posts a question again.
@@ -353,6 +365,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
     },
+    describeRuns(stage),
     resumeDurable(stage),
   ],
   // No message-index writes: Google Chat has no command that posts a question again.
@@ -367,6 +380,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
     },
+    describeRuns(stage),
     resumeDurable(stage),
   ],
   answerPage: [
@@ -381,6 +395,7 @@ const baseIamTable = (stage: string): Record<string, IamRow[]> => ({
       actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
       resources: [resumableStateMachines(stage)],
     },
+    describeRuns(stage),
     resumeDurable(stage),
   ],
   executionStatus: [

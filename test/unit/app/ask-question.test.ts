@@ -30,6 +30,9 @@ function recordOf(question: NewQuestion): QuestionRecord {
  * A store whose session `s1` is held by `ask_old` (waiting on `old-token`) until that question is released;
  * `runEnded` is what DescribeExecution says of any run (ended or not, or its failure).
  */
+/** The run whose question holds session `s1`. */
+const HOLDER_RUN = "arn:aws:states:eu-west-1:123456789012:execution:handraise-dev-agent:holder";
+
 function setup(
   heartbeat: CallbackOutcome | Error,
   defaultRemindAfterSeconds: number[] = [],
@@ -50,6 +53,9 @@ function setup(
       released.push({ id, outcome });
       holderOpen = false;
       return true;
+    },
+    async get(id: string) {
+      return id === "ask_old" && holderOpen ? { id, status: "pending", runId: HOLDER_RUN } : undefined;
     },
   } as unknown as QuestionStore;
   const probed: string[] = [];
@@ -90,14 +96,25 @@ function setup(
 }
 
 describe("askQuestion and a busy session", () => {
-  it("takes the session over when the run holding it no longer waits (its wait ended outside Handraise)", async () => {
-    const { ask, released, probed } = setup("not_waiting");
+  it("takes the session over when the run holding it no longer waits and has ended", async () => {
+    const { ask, released, probed, described } = setup("not_waiting");
     const record = await ask({ args, owner: "web:a", sessionKey: "s1", deliverTo: [] });
     expect(record.status).toBe("pending");
     expect(probed).toEqual(["old-token"]);
+    expect(described).toEqual([HOLDER_RUN]);
     expect(released).toEqual([
       { id: "ask_old", outcome: { status: "cancelled", reason: "cancelled", resolvedBy: "wait-ended" } },
     ]);
+  });
+
+  it("stays busy when the token is dead but its run goes on (a retried task's earlier token)", async () => {
+    const { ask, released, probed, described } = setup("not_waiting", [], false);
+    await expect(ask({ args, owner: "web:a", sessionKey: "s1", deliverTo: [] })).rejects.toBeInstanceOf(
+      SessionBusyError,
+    );
+    expect(probed).toEqual(["old-token"]);
+    expect(described).toEqual([HOLDER_RUN]);
+    expect(released).toEqual([]);
   });
 
   it("stays busy while that run still waits, or when Step Functions cannot tell", async () => {

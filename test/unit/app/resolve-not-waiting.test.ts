@@ -11,8 +11,14 @@ import { createInMemoryQuestionStore } from "#lib/store/in-memory-question-store
 import { silentTelemetry } from "#lib/telemetry/telemetry.ts";
 import { newQuestion, T0 } from "../../support/question-store-contract.ts";
 
-const callbacksThat = (send: () => Promise<"resumed" | "not_waiting">) =>
-  ({ succeed: send, fail: send, heartbeat: send }) as unknown as TaskCallbacks;
+/** Callbacks whose every send answers `send`; DescribeExecution says the run has ended unless told not. */
+const callbacksThat = (send: () => Promise<"resumed" | "not_waiting">, runEnded = true) =>
+  ({
+    succeed: send,
+    fail: send,
+    heartbeat: send,
+    runEnded: async () => runEnded,
+  }) as unknown as TaskCallbacks;
 
 describe("resolve: a run that no longer waits", () => {
   it("the run stopped (nothing else sent): run not_waiting", async () => {
@@ -26,6 +32,19 @@ describe("resolve: a run that no longer waits", () => {
     });
     const { run } = await resolve.answer("q-stopped", { q: ["A"] }, { resolvedBy: "api" });
     expect(run).toBe("not_waiting");
+  });
+
+  it("a dead token whose run goes on (a retried AskUser task's earlier one): left to the retry, not not_waiting", async () => {
+    const store = createInMemoryQuestionStore({ retentionSeconds: 3600 });
+    await store.create(newQuestion({ id: "q-retried", runId: "r", taskToken: "tok" }), T0);
+    const resolve = createResolveQuestion({
+      store,
+      callbacks: callbacksThat(async () => "not_waiting", false),
+      now: () => T0 + 1000,
+      telemetry: silentTelemetry,
+    });
+    const { run } = await resolve.answer("q-retried", { q: ["A"] }, { resolvedBy: "api" });
+    expect(run).toBe("pending_retry");
   });
 
   it("the stream's resume got there first: not told as not_waiting, but left to the stream", async () => {
