@@ -105,10 +105,18 @@ interface LinkQuery {
   sig: string;
 }
 
-/** The query string the page links back to itself with (the redirect after an answer). */
 /** `run=not_waiting`, added to the done page's link when the run that asked no longer waited for this post. */
 const NOT_WAITING: Resolution["run"] = "not_waiting";
 
+/** Whether the link's person ended the question: answered or skipped it, or cast a vote it counted. */
+function endedByLink(record: QuestionRecord, answerer: string): boolean {
+  if (!["answered", "cancelled", "no_quorum"].includes(record.status)) return false;
+  return (
+    record.resolvedBy === webResolvedBy(answerer) || (record.votes ?? []).some((vote) => vote.by === answerer)
+  );
+}
+
+/** The query string the page links back to itself with (the redirect after an answer). */
 function linkQueryString(link: LinkQuery): string {
   return `?${link.as === undefined ? "" : `as=${encodeURIComponent(link.as)}&`}sig=${link.sig}`;
 }
@@ -238,7 +246,9 @@ export function createAnswerPage(deps: AnswerPageDeps) {
     const link = { as, sig };
     if (event.requestContext.http.method === "POST") return post(event, record, link, answerer);
     if (record.status !== "pending") {
-      const notWaiting = event.queryStringParameters?.run === NOT_WAITING;
+      // The flag is not signed: it is honoured only on a question this link's person ended (their answer,
+      // skip or vote), so a link passed on cannot make the page claim a run stopped for anyone else's outcome.
+      const notWaiting = event.queryStringParameters?.run === NOT_WAITING && endedByLink(record, answerer);
       return page(200, renderOutcomePage(record, { notWaiting }));
     }
     // A person who has voted is shown their vote's standing, not the form again; one who skipped, that the

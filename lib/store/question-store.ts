@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import type {
   AnswererEntry,
   CancelReason,
@@ -59,7 +60,13 @@ export function takenIdResult(
   stored: QuestionRecord | undefined,
 ): Extract<CreateResult, { kind: "closed_for_run" | "id_in_use" }> {
   const sameRun = question.runId !== undefined && stored?.runId === question.runId;
-  return stored && sameRun && RUN_OUTCOMES.has(stored.status)
+  // The same question, not only the same id: an agent of one's own that reuses a tool-call id in a loop must
+  // not be handed an earlier iteration's answer.
+  const sameQuestion =
+    stored !== undefined &&
+    stored.owner === question.owner &&
+    isDeepStrictEqual(stored.questions, question.questions);
+  return stored && sameRun && sameQuestion && RUN_OUTCOMES.has(stored.status)
     ? { kind: "closed_for_run", record: stored }
     : { kind: "id_in_use" };
 }

@@ -430,6 +430,23 @@ describe("Telegram: a run that no longer waits is told so", () => {
       expect((await stack.api("GET", `/questions/${questionId}`)).body.question.status).toBe("answered");
     }
   });
+
+  it("the page's unsigned run=not_waiting is ignored on a question its link's person did not end", async () => {
+    const me = ++privateChats;
+    const { posts, questionId } = await startRun([single], { owner: me, chats: [me] });
+    const link = new URL(linkButton(posts[0] as RecordedCall)?.url ?? "");
+    // Ended by someone else (the API), then the owner's link is opened with the flag added by hand.
+    const release = stack.holdStream();
+    const byApi = await stack.api("POST", `/questions/${questionId}/answer`, {
+      answers: { deploy_target: ["Production"] },
+    });
+    release();
+    expect(byApi.status).toBe(200);
+    const done = await stack.request("GET", `${link.pathname}${link.search}&run=not_waiting`);
+    expect(done.status).toBe(200);
+    expect(done.text).toContain("Production");
+    expect(done.text).not.toContain(NOT_WAITING);
+  });
 });
 
 describe("Telegram: Answer in browser — a link only in its answerer's private chat", () => {

@@ -408,6 +408,9 @@ describe("answers", () => {
         timestamp: tooOld,
       },
       { type: "text", text: { body: "2" }, timestamp: undefined },
+      // A time of a shape Meta does not document: that message is ignored, the notification still taken.
+      { type: "text", text: { body: "2" }, timestamp: { at: 1 } },
+      { type: "text", text: { body: "2" }, timestamp: "x".repeat(40) },
     ]) {
       expect((await post(notification(owner, { ...message, id: nextWamid() }))).status).toBe(200);
     }
@@ -417,7 +420,12 @@ describe("answers", () => {
     expect(
       (
         await post(
-          notification(owner, { type: "text", text: { body: "2" }, timestamp: sentAgo(6 * DAY_MS - 60_000) }),
+          notification(owner, {
+            type: "text",
+            text: { body: "2" },
+            // Unix seconds as a number rather than the documented string: read all the same.
+            timestamp: Number(sentAgo(6 * DAY_MS - 60_000)),
+          }),
         )
       ).status,
     ).toBe(200);

@@ -325,6 +325,22 @@ export function describeQuestionStoreContract(name: string, open: () => Promise<
         status: "answered",
         answers: { q: ["A"] },
       });
+      // Another question under the same id (an own agent reusing a tool-call id): in use, not its outcome.
+      expect(
+        await store.create(
+          {
+            ...question,
+            taskToken: "third",
+            questions: [{ ...question.questions[0], header: "Other" }],
+          } as NewQuestion,
+          T0 + 2000,
+        ),
+      ).toEqual({ kind: "id_in_use" });
+      expect(
+        await store.create({ ...question, owner: "web:someone-else", taskToken: "x" }, T0 + 2000),
+      ).toEqual({
+        kind: "id_in_use",
+      });
       // Another run, or a question that ended with nothing for the run (expired, delivery_failed): in use.
       expect(await store.create({ ...question, runId: "other-run", taskToken: "x" }, T0 + 2000)).toEqual({
         kind: "id_in_use",

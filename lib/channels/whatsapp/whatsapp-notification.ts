@@ -15,8 +15,11 @@ const messageSchema = z.object({
   /** The sender's wa_id. Absent for a person known only by a business-scoped user id: not served. */
   from: z.optional(z.string()),
   id: z.string().check(z.minLength(1), z.maxLength(256)),
-  /** When the person sent it: Unix seconds, as a string. */
-  timestamp: z.optional(z.string().check(z.maxLength(20))),
+  /**
+   * When the person sent it: Unix seconds, as a string. Any shape is taken here and judged by isStale, so an
+   * unexpected one ignores that message instead of refusing the whole notification (which Meta would resend).
+   */
+  timestamp: z.optional(z.unknown()),
   type: z.string(),
   // No length of its own here: a body is at most the prelude's limit, and the pipeline names the answer's.
   text: z.optional(z.object({ body: z.string() })),
@@ -116,9 +119,15 @@ export function messagesOf(
 }
 
 /** Whether a message sent at `timestamp` (Unix seconds) is too old to act on; no readable time fails closed. */
-function isStale(timestamp: string | undefined, nowMs: number): boolean {
-  if (timestamp === undefined || !/^\d{1,15}$/.test(timestamp)) return true;
-  return nowMs - Number(timestamp) * 1000 > MAX_MESSAGE_AGE_MS;
+function isStale(timestamp: unknown, nowMs: number): boolean {
+  const seconds =
+    typeof timestamp === "string" && /^\d{1,15}$/.test(timestamp)
+      ? Number(timestamp)
+      : typeof timestamp === "number" && Number.isSafeInteger(timestamp) && timestamp >= 0
+        ? timestamp
+        : undefined;
+  if (seconds === undefined) return true;
+  return nowMs - seconds * 1000 > MAX_MESSAGE_AGE_MS;
 }
 
 function parse(message: WhatsappMessage): ParsedMessage | undefined {
