@@ -90,7 +90,7 @@ describe("a channel's webhook, from its manifest", () => {
     }
   });
 
-  it("has a role of its own: logs, question items (BatchWrite only when it writes the message index), pendingByOwner, resuming", () => {
+  it("has a role of its own: logs, question items (BatchWrite only when it writes the message index), pendingByOwner, resuming, describing runs", () => {
     const { Resources } = resources();
     expect(Object.keys(Resources).sort()).toEqual(
       RECEIVING.map((spec) => `${capitalized(spec.manifest.webhook as string)}Role`).sort(),
@@ -103,7 +103,14 @@ describe("a channel's webhook, from its manifest", () => {
       expect(
         statements.map((statement) => statement.Sid),
         name,
-      ).toEqual(["Logs", "QuestionItems", "PendingByOwner", "ResumeRuns", "ResumeDurableExecutions"]);
+      ).toEqual([
+        "Logs",
+        "QuestionItems",
+        "PendingByOwner",
+        "ResumeRuns",
+        "DescribeRuns",
+        "ResumeDurableExecutions",
+      ]);
       const items = statements.find((statement) => statement.Sid === "QuestionItems")?.Action;
       expect(items, name).toContain("dynamodb:GetItem");
       expect((items as string[]).includes("dynamodb:BatchWriteItem"), name).toBe(
