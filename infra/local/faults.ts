@@ -22,7 +22,7 @@ export interface FaultSpec {
   message?: string;
   /**
    * The call is served first (a write is applied) and only its response is the error: a response lost after
-   * the service acted (AWS says a 500 may have succeeded). Only where the server supports it (DynamoDB).
+   * the service acted (AWS says a 500 may have succeeded). Both servers support it (DynamoDB, Step Functions).
    */
   applied?: boolean;
 }

@@ -279,7 +279,8 @@ export function createAskQuestion(deps: AskQuestionDeps) {
    * retry's back-off: the earlier token no longer waits, so the new one is sent the stored outcome — else the
    * run would wait for an answer already given. The SDK's own retries cover a throttled send; one that still
    * fails throws, which ends the task through its Catch as a failed delivery although the question stays
-   * answered (the AskUser state retries only Lambda's own errors). A durable execution's retried registration keeps its callback, which the close (or the stream) resumes.
+   * answered (the AskUser state retries only Lambda's own errors). A durable execution's retried
+   * registration keeps its callback, which the close (or the stream) resumes.
    */
   async function resumeRetriedTask(record: QuestionRecord, taskToken: string | undefined) {
     if (taskToken === undefined || waiterOf(taskToken).kind !== "task") return record;

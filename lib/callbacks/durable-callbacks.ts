@@ -1,6 +1,11 @@
 import { extendedEncodeURIComponent } from "@smithy/core/protocols";
 import { type AwsRequests, AwsServiceError } from "../aws/signed-request.ts";
-import { type CallbackOutcome, FinalCallbackError, type TaskCallbacks } from "./task-callbacks.ts";
+import {
+  type CallbackOutcome,
+  FinalCallbackError,
+  type TaskCallbacks,
+  UnconfirmedCallbackError,
+} from "./task-callbacks.ts";
 
 /** The callback has ended: it timed out or was completed (CallbackTimeoutException), or its execution is gone. */
 const ENDED_ERRORS = new Set(["CallbackTimeoutException", "ResourceNotFoundException"]);
@@ -17,21 +22,6 @@ const FINAL_ERRORS = new Set([
   "KMSInvalidStateException",
   "KMSNotFoundException",
 ]);
-
-/**
- * Lambda answered that the callback has ended after an earlier attempt of this completion went unanswered
- * (cut off after it was sent, its connection lost, a 5xx): that attempt may be what completed it. Thrown, as
- * a failure to reach Lambda is, rather than `not_waiting`: nothing then records that the run missed the
- * outcome, and the table stream's own send reports what Lambda says of the callback.
- */
-export class UnconfirmedCallbackError extends Error {
-  override readonly name = "UnconfirmedCallbackError";
-  constructor(operation: string) {
-    super(
-      `${operation}: an attempt went unanswered and the callback has since ended; the run may have taken it.`,
-    );
-  }
-}
 
 /**
  * The callback id as a path label, encoded as the Lambda client encodes one (also `!'()*`), so the signed

@@ -29,6 +29,22 @@ export class FinalCallbackError extends Error {
 }
 
 /**
+ * The service answered that the run no longer waits (the token or callback has ended) after an earlier
+ * attempt of the same success or failure may have reached it without an answer (cut off after it was sent,
+ * its connection lost, a 5xx): that attempt may be what ended it. Thrown, as a failure to reach the service
+ * is, rather than `not_waiting`: nothing then records that the run missed the outcome, and the table
+ * stream's own send reports what the service says of it.
+ */
+export class UnconfirmedCallbackError extends Error {
+  override readonly name = "UnconfirmedCallbackError";
+  constructor(operation: string) {
+    super(
+      `${operation}: an attempt went unanswered and the run has since stopped waiting; it may have taken it.`,
+    );
+  }
+}
+
+/**
  * Resuming a waiting run. Callers hold the token only between closing the record and this call.
  *
  * @example

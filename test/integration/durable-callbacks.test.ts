@@ -14,7 +14,6 @@ import {
   SendDurableExecutionCallbackHeartbeatCommand,
   SendDurableExecutionCallbackSuccessCommand,
 } from "@aws-sdk/client-lambda";
-import { StandardRetryStrategy } from "@smithy/core/retry";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import {
@@ -30,8 +29,9 @@ import {
   attemptHandlerOptions,
   createAwsRequests,
 } from "#lib/aws/signed-request.ts";
-import { createDurableCallbacks, UnconfirmedCallbackError } from "#lib/callbacks/durable-callbacks.ts";
-import { FinalCallbackError } from "#lib/callbacks/task-callbacks.ts";
+import { createDurableCallbacks } from "#lib/callbacks/durable-callbacks.ts";
+import { FinalCallbackError, UnconfirmedCallbackError } from "#lib/callbacks/task-callbacks.ts";
+import { noWaitRetries } from "#test/support/retries.ts";
 import { resignedAuthorization } from "#test/support/sigv4.ts";
 import { settledOnFakeClock } from "./support/fake-timers.ts";
 
@@ -54,14 +54,6 @@ beforeEach(() => {
   lambda.requests.length = 0;
   lambda.calls.length = 0;
 });
-
-/** The SDK's standard strategy (3 attempts) with no wait between them. */
-const noWaitRetries = () =>
-  new StandardRetryStrategy({
-    maxAttempts: 3,
-    baseDelay: 0,
-    backoff: { computeNextBackoffDelay: () => 0, setDelayBase: () => undefined },
-  });
 
 const durable = (
   options: { endpoint?: string; env?: Record<string, string> } & Pick<

@@ -11,6 +11,7 @@ import { type HttpRequest, HttpResponse } from "@smithy/core/protocols";
 import { AdaptiveRetryStrategy, StandardRetryStrategy } from "@smithy/core/retry";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type AwsRequestOptions, AwsServiceError, createAwsRequests } from "#lib/aws/signed-request.ts";
+import { noWaitRetries } from "#test/support/retries.ts";
 import { resignedAuthorization } from "#test/support/sigv4.ts";
 
 const SSM = { signingName: "ssm", label: "SSM", protocol: "awsJson1_1" } as const;
@@ -78,14 +79,6 @@ async function startServer(
   servers.push(local);
   return local;
 }
-
-/** The SDK's standard strategy with `maxAttempts` and no wait between attempts. */
-const noWaitRetries = (maxAttempts = 3) =>
-  new StandardRetryStrategy({
-    maxAttempts,
-    baseDelay: 0,
-    backoff: { computeNextBackoffDelay: () => 0, setDelayBase: () => undefined },
-  });
 
 const requests = (options: AwsRequestOptions) =>
   createAwsRequests(SSM, { region: "eu-west-1", credentials: CREDENTIALS, env: {}, ...options });

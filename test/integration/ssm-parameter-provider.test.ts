@@ -5,10 +5,10 @@
  * retried then thrown by its SSM name, and a response SSM's API never gives refused clearly.
  */
 import { GetParameterError, ParameterNotFoundError } from "@aws-lambda-powertools/parameters/errors";
-import { StandardRetryStrategy } from "@smithy/core/retry";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { SsmParameterProvider } from "#lib/secrets/ssm-parameter-provider.ts";
 import { createSsmSecrets } from "#lib/secrets/ssm-secrets.ts";
+import { noWaitRetries } from "#test/support/retries.ts";
 import { resignedAuthorization } from "#test/support/sigv4.ts";
 import { type FakeSsm, type FakeSsmCall, startFakeSsm } from "./support/fake-ssm.ts";
 
@@ -28,14 +28,6 @@ beforeEach(() => {
   ssm.interject = undefined;
   ssm.calls.length = 0;
 });
-
-/** The SDK's standard strategy (3 attempts) with no wait between them. */
-const noWaitRetries = () =>
-  new StandardRetryStrategy({
-    maxAttempts: 3,
-    baseDelay: 0,
-    backoff: { computeNextBackoffDelay: () => 0, setDelayBase: () => undefined },
-  });
 
 const provider = (options: { endpoint?: string } = {}) =>
   new SsmParameterProvider({

@@ -76,7 +76,15 @@ async function handle(
     if (text === undefined) throw new SfnApiError("ValidationException", "The request body is too large");
     const fault = faults?.(name);
     if (fault) {
-      // AWS's own error shape, before the operation runs: the call changes nothing, as on AWS.
+      // AWS's own error shape. Before the operation runs the call changes nothing, as on AWS; `applied`
+      // runs it first (its own outcome, success or error, is dropped) and answers with the fault instead.
+      if (fault.applied) {
+        try {
+          await operation(engine, parseBody(text));
+        } catch {
+          // the call's own answer is the one lost
+        }
+      }
       send(response, fault.status, { __type: fault.code, message: fault.message }, fault.code);
       return;
     }
